@@ -1,0 +1,76 @@
+"""The ``verified-aat`` command: a thin dispatcher over subcommand modules.
+
+Each module in :data:`SUBCOMMANDS` defines ``register(subparsers)``, which
+adds its parser and sets ``func`` to a function ``(args) -> exit code``.
+Bad input anywhere becomes one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import EXIT_BAD_INPUT, InputError
+
+# Subcommand modules, in the order `--help` lists them.  A module that does
+# not exist yet is skipped, so stages can land one at a time.
+SUBCOMMANDS = ["info", "eval", "run", "compile", "certify", "check", "refute", "audit"]
+
+EXIT_CODES_HELP = """exit codes:
+  0  success (for certify/check: proved / certificate accepted)
+  1  refuted: a counterexample was found and replayed exactly
+  2  bad input: malformed file or arguments (one line: file:line: what is wrong)
+  3  unknown: a timeout or an unsupported case (never reported as proved)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="verified-aat",
+        description="Machine-checked transformer–circuit constructions (average attention ⇄ FSAC⁰[sign]).",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"verified_aat.cli.{name}_cmd")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"verified_aat.cli.{name}_cmd":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+class _ArgumentError(Exception):
+    pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed a one-line usage error
+        code = exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        return EXIT_BAD_INPUT if code not in (0,) else 0
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.func(args))
+    except InputError as exc:
+        print(f"verified-aat: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        where = getattr(exc, "filename", None) or "<input>"
+        print(f"verified-aat: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("verified-aat: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

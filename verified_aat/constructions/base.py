@@ -1,0 +1,156 @@
+"""What every construction provides, as plain immutable data.
+
+A construction compiles a circuit class into transformers ``T_K`` that depend
+only on the depth bound ``K`` (never on the circuit) and lays circuits out
+with :class:`~verified_aat.constructions.encoding.Encoding`.  For
+certification it also states its *intentions* — which coordinates are
+structural, when each position is meant to carry what (:class:`Schedule`),
+and a key decomposition of each score (:class:`ScoreHint`).  Intentions are
+never trusted: the symbolic engine and the checker prove them.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..circuits.ir import Circuit
+from ..transformer.model import Transformer
+from .encoding import Encoding
+
+
+@dataclass(frozen=True)
+class ClaimTerm:
+    """A claimed coordinate value: ``V(gate)`` or ``V(gate)·V(gate)``.
+
+    ``power`` is 1 or 2.  The value of a const gate is its constant.
+    """
+
+    gate: int
+    power: int = 1
+
+
+@dataclass(frozen=True)
+class PositionClaim:
+    """From layer ``settle`` on, the listed coordinates hold the listed terms."""
+
+    settle: int
+    values: tuple[tuple[int, ClaimTerm], ...]  # (coordinate index, term)
+
+
+@dataclass(frozen=True)
+class RoleRule:
+    """The schedule of every position of one role kind ("gate" or "edge").
+
+    The position settles at layer ``scale · depth(ref) + offset`` where ``ref``
+    is the position's gate (``"gate"``) or, for edges, the source gate
+    (``"source"``); from then on coordinate ``coord`` holds V(ref)^power for
+    each entry of ``claims``.  Rules are data so that certificates can carry
+    them and the checker can re-derive every claim.
+    """
+
+    scale: int
+    offset: int
+    ref: str
+    claims: tuple[tuple[str, str, int], ...]  # (coordinate, ref, power)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The intended invariant: one claim per position (``None``: never claimed)."""
+
+    claims: tuple[PositionClaim | None, ...]
+    layers_needed: int
+
+
+@dataclass(frozen=True)
+class ScoreHint:
+    """A claimed key decomposition of a score function.
+
+    The claim: for all real vectors x, y satisfying ``facts``,
+    ``score(x, y) + (row_key(x) − col_key(y))² + col_penalty(y)`` does not
+    depend on y.  Then argmax_j score(x_i, x_j) = argmin_j
+    (row_key_i − col_key_j)² + col_penalty_j, computable by a key join.
+    Each key circuit has ``d`` inputs named ``v.<coord>`` and one output.
+    """
+
+    row_key: Circuit
+    col_key: Circuit
+    col_penalty: Circuit
+    facts: tuple[tuple[str, Fraction], ...] = ()
+
+
+@dataclass(frozen=True)
+class CompiledConstruction:
+    """Everything ``compile`` produces for one circuit."""
+
+    construction: str
+    transformer: Transformer
+    encoding: Encoding
+    depth_bound: int
+
+
+class Construction(abc.ABC):
+    """A named circuit-to-transformer construction."""
+
+    name: str
+    summary: str
+    paper: str  # what the paper claims for this construction
+    structural: tuple[str, ...]  # coordinates that never change and carry the layout
+
+    @abc.abstractmethod
+    def check_class(self, circuit: Circuit) -> None:
+        """Raise InputError naming the first gate outside the construction's class."""
+
+    @abc.abstractmethod
+    def layers(self, depth_bound: int) -> int:
+        """How many layers T_K has."""
+
+    @abc.abstractmethod
+    def transformer(self, depth_bound: int) -> Transformer:
+        """T_K: one transformer for every circuit of depth ≤ K in the class."""
+
+    @abc.abstractmethod
+    def encode(self, circuit: Circuit) -> Encoding:
+        """enc(C, ·): structure plus input slots and read-out."""
+
+    @abc.abstractmethod
+    def schedule_rules(self) -> dict[str, RoleRule]:
+        """The intended invariant, as one rule per role kind."""
+
+    def schedule(self, circuit: Circuit, encoding: Encoding) -> Schedule:
+        """The intended invariant of every position, from :meth:`schedule_rules`."""
+        from ..circuits.measures import gate_depths
+
+        depths = gate_depths(circuit)
+        rules = self.schedule_rules()
+        coords = encoding.coordinates
+        claims: list[PositionClaim | None] = []
+        for role in encoding.roles:
+            rule = rules.get(role.kind)
+            if rule is None:
+                claims.append(None)
+                continue
+            ref = {"gate": role.gate, "source": role.source}
+            settle = rule.scale * depths[ref[rule.ref]] + rule.offset  # type: ignore[index]
+            values = tuple(sorted((coords.index(c), ClaimTerm(ref[r], power)) for c, r, power in rule.claims))  # type: ignore[arg-type]
+            claims.append(PositionClaim(settle, values))
+        gate_rule = rules["gate"]
+        needed = max((gate_rule.scale * depths[o] + gate_rule.offset for o in circuit.outputs), default=0)
+        return Schedule(tuple(claims), needed)
+
+    @abc.abstractmethod
+    def score_hints(self) -> dict[str, ScoreHint]:
+        """Key decompositions of the score functions, by head name."""
+
+    def compile(self, circuit: Circuit, depth_bound: int | None = None) -> CompiledConstruction:
+        from ..circuits.measures import depth as circuit_depth
+        from ..errors import InputError
+
+        self.check_class(circuit)
+        depth = circuit_depth(circuit)
+        k = depth if depth_bound is None else depth_bound
+        if k < depth:
+            raise InputError(f"depth bound {k} is below the circuit's depth {depth}")
+        return CompiledConstruction(self.name, self.transformer(max(k, 1)), self.encode(circuit), max(k, 1))

@@ -1,0 +1,53 @@
+"""Turn n-ary products (and, optionally, n-ary sums) into balanced binary trees."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..circuits.builder import CircuitBuilder
+from ..circuits.ir import Circuit, Gate, Kind
+from ..circuits.measures import depth
+
+
+@dataclass(frozen=True)
+class Binarized:
+    circuit: Circuit
+    depth_before: int
+    depth_after: int
+    gates_rewritten: int
+
+    @property
+    def depth_increase(self) -> int:
+        return self.depth_after - self.depth_before
+
+
+def binarize(circuit: Circuit, sums: bool = False) -> Binarized:
+    """Replace every mul of fan-in > 2 (and add of fan-in > 2 if ``sums``) by a
+    balanced tree of binary gates; the tree's root keeps the gate's name."""
+    b = CircuitBuilder(circuit.name, circuit.domain)
+    new_index: list[int] = []
+    rewritten = 0
+    for gate in circuit.gates:
+        args = [new_index[a] for a in gate.args]
+        kind = gate.kind
+        if kind is Kind.MUL and len(args) > 2 or (sums and kind is Kind.ADD and len(args) > 2):
+            rewritten += 1
+            new_index.append(_tree(b, kind, args, gate.name))
+        elif kind is Kind.INPUT:
+            new_index.append(b.input(gate.name))
+        else:
+            new_index.append(b._append(Gate(kind, tuple(args), gate.value, None, gate.name)))
+    for out, name in zip(circuit.outputs, circuit.output_names or [None] * len(circuit.outputs)):
+        b.output(new_index[out], name)
+    result = b.build(circuit.provenance)
+    return Binarized(result, depth(circuit), depth(result), rewritten)
+
+
+def _tree(b: CircuitBuilder, kind: Kind, args: list[int], name: str | None) -> int:
+    layer = list(args)
+    while len(layer) > 2:
+        nxt = [b._append(Gate(kind, (layer[i], layer[i + 1]))) for i in range(0, len(layer) - 1, 2)]
+        if len(layer) % 2:
+            nxt.append(layer[-1])
+        layer = nxt
+    return b._append(Gate(kind, tuple(layer), name=name))

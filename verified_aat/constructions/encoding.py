@@ -1,0 +1,104 @@
+"""enc(C, x): the sequence of vectors that lays out a circuit and its input.
+
+An :class:`Encoding` holds the structural part (concrete rationals, the same
+for every input x), the input slots (position, coordinate, input index) where
+x_i is placed, and the read-out (position, coordinate) of every circuit
+output.  Nothing else in the sequence depends on x, so the encoding cannot
+smuggle in the answer: the checker relies on that.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+from ..errors import InputError
+
+FORMAT = "verified-aat/encoding"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a position stands for: ``("gate", g)`` or ``("edge", src, tgt, arg_slot)``."""
+
+    kind: str
+    gate: int
+    source: int | None = None
+    slot: int | None = None
+
+
+@dataclass(frozen=True)
+class Encoding:
+    construction: str
+    coordinates: tuple[str, ...]
+    rows: tuple[tuple[Fraction, ...], ...]
+    input_slots: tuple[tuple[int, int, int], ...]  # (position, coordinate, input index)
+    readout: tuple[tuple[int, int], ...]           # (position, coordinate) per circuit output
+    roles: tuple[Role, ...]
+    n_inputs: int
+
+    @property
+    def length(self) -> int:
+        return len(self.rows)
+
+    def instantiate(self, x: Sequence[Any]) -> list[list[Any]]:
+        """The sequence enc(C, x) for concrete (or symbolic) input values ``x``."""
+        if len(x) != self.n_inputs:
+            raise InputError(f"the encoded circuit takes {self.n_inputs} inputs, got {len(x)}")
+        seq: list[list[Any]] = [[_exact(v) for v in row] for row in self.rows]
+        for position, coordinate, index in self.input_slots:
+            seq[position][coordinate] = x[index]
+        return seq
+
+    def read(self, sequence: Sequence[Sequence[Any]]) -> tuple[Any, ...]:
+        """The circuit outputs as read from a transformer's output sequence."""
+        return tuple(sequence[p][c] for p, c in self.readout)
+
+    # -- JSON ---------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "construction": self.construction,
+            "coordinates": list(self.coordinates),
+            "n_inputs": self.n_inputs,
+            "rows": [[str(v) for v in row] for row in self.rows],
+            "input_slots": [list(s) for s in self.input_slots],
+            "readout": [list(r) for r in self.readout],
+            "roles": [[r.kind, r.gate, r.source, r.slot] for r in self.roles],
+        }
+
+    @staticmethod
+    def from_json(data: Any, file: str | None = None) -> "Encoding":
+        try:
+            if data.get("format") != FORMAT:
+                raise InputError(f"not an encoding file (format should be {FORMAT!r})", file)
+            if data.get("version") != VERSION:
+                raise InputError(f"unsupported encoding version {data.get('version')!r}", file)
+            coordinates = tuple(str(c) for c in data["coordinates"])
+            rows = tuple(tuple(Fraction(v) for v in row) for row in data["rows"])
+            if any(len(r) != len(coordinates) for r in rows):
+                raise InputError("every row must have one value per coordinate", file)
+            slots = tuple((int(p), int(c), int(i)) for p, c, i in data["input_slots"])
+            readout = tuple((int(p), int(c)) for p, c in data["readout"])
+            roles = tuple(Role(str(k), int(g), None if s is None else int(s), None if t is None else int(t))
+                          for k, g, s, t in data["roles"])
+            n_inputs = int(data["n_inputs"])
+        except InputError:
+            raise
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
+            raise InputError(f"malformed encoding: {exc}", file) from None
+        for p, c, _ in slots + tuple((p, c, 0) for p, c in readout):
+            if not (0 <= p < len(rows) and 0 <= c < len(coordinates)):
+                raise InputError(f"position {p}, coordinate {c} is outside the sequence", file)
+        return Encoding(str(data["construction"]), coordinates, rows, slots, readout, roles, n_inputs)
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1)
+
+
+def _exact(v: Fraction) -> int | Fraction:
+    return v.numerator if v.denominator == 1 else v

@@ -1,0 +1,63 @@
+"""Small circuit gadgets shared by the constructions.
+
+All of them expand into the strict basis through :class:`CircuitBuilder`.
+Indicators over integer codes use either a Lagrange polynomial (no sign
+gate, MATH.md §4.1) or ``1 − sign((v − c)²)``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+from ..circuits.builder import CircuitBuilder, Wire
+from ..circuits.ir import Circuit
+
+
+def lagrange_indicator(b: CircuitBuilder, v: Wire, code: int, codes: Sequence[int]) -> Wire:
+    """Π_{c'≠c} (v − c')/(c − c'): 1 at ``code``, 0 at the other ``codes``."""
+    factors: list[Wire] = []
+    denominator = Fraction(1)
+    for other in codes:
+        if other == code:
+            continue
+        factors.append(b.add(v, b.const(-other)))
+        denominator *= code - other
+    if not factors:
+        return b.const(1)
+    return b.mul(b.const(1 / denominator), b.product_tree(factors)) if denominator != 1 else b.product_tree(factors)
+
+
+def equals_indicator(b: CircuitBuilder, v: Wire, code: int) -> Wire:
+    """[v = code] for integer v: 1 − sign((v − code)²)."""
+    shifted = b.add(v, b.const(-code))
+    return b.add(b.const(1), b.neg(b.sign(b.square(shifted))))
+
+
+def differs_indicator(b: CircuitBuilder, v: Wire, code: int) -> Wire:
+    """[v ≠ code] for integer v: sign((v − code)²)."""
+    shifted = b.add(v, b.const(-code))
+    return b.sign(b.square(shifted))
+
+
+def select_update(b: CircuitBuilder, old: Wire, cases: Sequence[tuple[Wire, Wire]]) -> Wire:
+    """old + Σ selector·(new − old): each selector is 0 or 1, at most one is 1."""
+    terms = [old]
+    for selector, new in cases:
+        terms.append(b.mul(selector, b.sub(new, old)))
+    return b.add(*terms)
+
+
+def key_distance_score(b: CircuitBuilder, key_i: Wire, key_j: Wire, penalty_j: Wire) -> Wire:
+    """−(key_i − key_j)² − penalty_j."""
+    diff = b.sub(key_i, key_j)
+    return b.add(b.neg(b.square(diff)), b.neg(penalty_j))
+
+
+def named_inputs(b: CircuitBuilder, names: Sequence[str]) -> dict[str, Wire]:
+    return {name: b.input(name) for name in names}
+
+
+def single_output(b: CircuitBuilder, wire: Wire) -> Circuit:
+    b.output(wire)
+    return b.build()

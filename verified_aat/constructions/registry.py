@@ -1,0 +1,28 @@
+"""Constructions by their stable names."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from .base import Construction
+from .gate_edge import GateEdge
+from .unique_hard import UniqueHard
+
+
+def _all() -> dict[str, Construction]:
+    items: list[Construction] = [GateEdge(), GateEdge(dot=True), UniqueHard()]
+    try:
+        from .edge_only import EdgeOnly
+        items.append(EdgeOnly())
+    except ImportError:  # pragma: no cover - optional stage
+        pass
+    return {c.name: c for c in items}
+
+
+CONSTRUCTIONS: dict[str, Construction] = _all()
+
+
+def get_construction(name: str) -> Construction:
+    try:
+        return CONSTRUCTIONS[name]
+    except KeyError:
+        raise InputError(f"unknown construction {name!r}; known: {', '.join(sorted(CONSTRUCTIONS))}") from None

@@ -1,0 +1,35 @@
+"""User-facing errors and the command line's exit codes.
+
+Bad user input (a malformed file, a wrong number of inputs, a circuit outside
+a construction's class) raises :class:`InputError`.  The command line prints
+it as one line ``file:line: what is wrong`` and exits with
+:data:`EXIT_BAD_INPUT`; internal invariants use ``assert`` instead.
+"""
+
+from __future__ import annotations
+
+EXIT_PROVED = 0
+EXIT_OK = 0
+EXIT_REFUTED = 1
+EXIT_BAD_INPUT = 2
+EXIT_UNKNOWN = 3
+
+
+class InputError(ValueError):
+    """Bad user input, located at ``file:line`` when those are known."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+
+    def located(self, file: str | None = None, line: int | None = None) -> "InputError":
+        """Return a copy that names ``file`` (and ``line``) unless already set."""
+        return InputError(self.message, self.file or file, self.line if self.line is not None else line)
+
+    def __str__(self) -> str:
+        where = self.file or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.message}"

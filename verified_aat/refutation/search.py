@@ -1,0 +1,156 @@
+"""Refutation: find a concrete input where the transformer's read-out differs
+from the circuit, and replay it in exact arithmetic.
+
+Candidates are deterministic: structured vectors first (all 0, all ±1,
+one-hot, 0/1 patterns, values taken from solver models of failed
+obligations), then seeded random small integers and fractions.  Every
+candidate is run through the exact engine; only a replayed difference is a
+counterexample.  Witnesses are rational, so they refute the claim over every
+ring between Q and R.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterator, Sequence
+
+from ..circuits.evaluate import evaluate, evaluate_gates
+from ..circuits.ir import Circuit
+from ..constructions.base import Schedule
+from ..constructions.encoding import Encoding
+from ..transformer.exact_engine import run_exact
+from ..transformer.model import Transformer
+
+
+@dataclass(frozen=True)
+class Step:
+    """One gate's value on both sides, at the layer where the schedule says it is right."""
+
+    gate: str
+    kind: str
+    layer: int
+    position: int
+    circuit_value: Fraction
+    transformer_value: Fraction | None
+
+    @property
+    def agrees(self) -> bool:
+        return self.transformer_value == self.circuit_value
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    inputs: tuple[Fraction, ...]
+    input_names: tuple[str, ...]
+    expected: tuple[Fraction, ...]
+    actual: tuple[Fraction, ...]
+    output_names: tuple[str, ...]
+    steps: tuple[Step, ...]  # up to and including the first mismatch
+    rational: bool = True
+
+    def report(self) -> str:
+        lines = ["counterexample (rational, replayed exactly; it refutes the claim over every ring Q ⊆ R ⊆ ℝ):",
+                 "  inputs:"]
+        lines += [f"    {n} = {v}" for n, v in zip(self.input_names, self.inputs)]
+        if self.steps:
+            lines.append("  gate by gate (circuit vs transformer at the scheduled layer):")
+            for s in self.steps:
+                mark = "ok" if s.agrees else "MISMATCH"
+                lines.append(f"    {s.gate:<14} {s.kind:<6} layer {s.layer:<3} circuit {s.circuit_value!s:<10} "
+                             f"transformer {s.transformer_value!s:<10} {mark}")
+        lines.append("  outputs:")
+        for n, e, a in zip(self.output_names, self.expected, self.actual):
+            mark = "" if e == a else "   <-- differs"
+            lines.append(f"    {n}: circuit {e}, transformer {a}{mark}")
+        return "\n".join(lines)
+
+
+def _candidates(n: int, model_values: list[Fraction], seed: int = 0) -> Iterator[list[Fraction]]:
+    zero, one = Fraction(0), Fraction(1)
+    yield [zero] * n
+    yield [one] * n
+    yield [-one] * n
+    for i in range(min(n, 8)):
+        yield [one if k == i else zero for k in range(n)]
+    pool = [Fraction(v) for v in (0, 1, -1, 2, -2, 3, Fraction(1, 2), Fraction(-3, 2))] + model_values
+    rng = random.Random(seed)
+    for _ in range(4):
+        yield [Fraction(rng.randint(0, 1)) for _ in range(n)]
+    while True:
+        yield [rng.choice(pool) for _ in range(n)]
+        yield [Fraction(rng.randint(-4, 4)) for _ in range(n)]
+        yield [Fraction(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(n)]
+
+
+def _model_values(models: Sequence[dict[str, str] | None]) -> list[Fraction]:
+    values: list[Fraction] = []
+    for model in models:
+        for text in (model or {}).values():
+            try:
+                values.append(Fraction(text.replace("(", "").replace(")", "").replace(" ", "")))
+            except (ValueError, ZeroDivisionError):
+                continue  # algebraic or not a plain number: not a rational candidate
+    return sorted(set(values))[:16]
+
+
+def search_counterexample(circuit: Circuit, transformer: Transformer, encoding: Encoding, schedule: Schedule,
+                          hints_models: Sequence[dict[str, str] | None] = (), budget_seconds: float = 20.0,
+                          max_runs: int = 300) -> Counterexample | None:
+    """A replayed counterexample, or None when the budget runs out."""
+    deadline = time.perf_counter() + budget_seconds
+    seen: set[tuple[Fraction, ...]] = set()
+    for runs, xs in enumerate(_candidates(circuit.n_inputs, _model_values(hints_models))):
+        if runs >= max_runs or time.perf_counter() > deadline:
+            return None
+        key = tuple(xs)
+        if key in seen:
+            continue
+        seen.add(key)
+        result = run_exact(transformer, encoding.instantiate(xs))
+        actual = encoding.read(result.outputs)
+        expected = evaluate(circuit, xs)
+        if tuple(actual) != tuple(expected):
+            return _report(circuit, transformer, encoding, schedule, xs, tuple(expected), tuple(actual))
+    return None
+
+
+def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, schedule: Schedule,
+            xs: list[Fraction], expected: tuple, actual: tuple) -> Counterexample:
+    steps: list[Step] = []
+    if encoding.length <= 5000:
+        traced = run_exact(transformer, encoding.instantiate(xs), trace=True)
+        assert traced.trace is not None
+        values = evaluate_gates(circuit, xs)
+        initial = encoding.instantiate(xs)
+        gate_positions = {r.gate: p for p, r in enumerate(encoding.roles) if r.kind == "gate"}
+        order = sorted(range(circuit.size), key=lambda g: (_settle(schedule, gate_positions.get(g)), g))
+        for g in order:
+            p = gate_positions.get(g)
+            claim = schedule.claims[p] if p is not None else None
+            if claim is None or not claim.values:
+                continue
+            c, term = claim.values[0]
+            layer = claim.settle
+            if layer > transformer.n_layers:
+                got = None
+            else:
+                vectors = initial if layer == 0 else traced.trace[layer - 1].vectors
+                got = vectors[p][c]
+            step = Step(circuit.gate_name(g), circuit.gates[g].kind.value, layer, p, Fraction(values[g]),
+                        None if got is None else Fraction(got))
+            steps.append(step)
+            if not step.agrees:
+                break
+    return Counterexample(tuple(Fraction(v) for v in xs), circuit.input_names,
+                          tuple(Fraction(v) for v in expected), tuple(Fraction(v) for v in actual),
+                          tuple(circuit.output_names or [circuit.gate_name(o) for o in circuit.outputs]),
+                          tuple(steps))
+
+
+def _settle(schedule: Schedule, p: int | None) -> int:
+    if p is None or schedule.claims[p] is None:
+        return 10 ** 9
+    return schedule.claims[p].settle  # type: ignore[union-attr]

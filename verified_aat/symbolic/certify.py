@@ -1,0 +1,284 @@
+"""Certification: run the actual transformer symbolically and discharge every
+obligation (MATH.md §6).
+
+Pipeline: compile (or take a given transformer) → attention (hint lemmas and
+key joins) → structural frame → per-position obligations, deduplicated by
+their canonical text → discharge → verdict.  *proved* only when every
+obligation is discharged; any failure goes to the refutation search, and
+without a replayed counterexample the verdict is *unknown*.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+from ..circuits.ir import Circuit, Kind
+from ..constructions.base import Construction, Schedule
+from ..constructions.encoding import Encoding
+from ..transformer.model import CircuitScore, Transformer
+from .analysis import output_reads
+from .attention import ArgmaxSets, brute_force_argmax, hint_lemma, hint_reads_structure_only, join_argmax, score_reads
+from .discharge import FAILED, PROVED, UNKNOWN, Verdict, discharge, discharge_all
+from .obligations import Derivation, Lemma, LayerFunction, ObligationDeriver, digest, layer_functions
+from .residual import concrete_outputs
+
+PROVED_STATUS, REFUTED_STATUS, UNKNOWN_STATUS = "proved", "refuted", "unknown"
+
+
+@dataclass
+class AttentionClaim:
+    function: int
+    head: str
+    layers: tuple[int, ...]
+    method: str  # "key-join" or "brute-force"
+    lemma: str | None  # digest of the hint lemma
+    sets: ArgmaxSets
+
+
+@dataclass
+class CertifyResult:
+    status: str
+    circuit: Circuit
+    transformer: Transformer
+    encoding: Encoding
+    construction: str
+    depth_bound: int
+    schedule: Schedule
+    structural: tuple[str, ...]
+    hints: dict[str, Any]
+    derivation: Derivation
+    verdicts: dict[str, Verdict]
+    attention: list[AttentionClaim]
+    problems: list[str] = field(default_factory=list)
+    counterexample: Any = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def solver_calls(self) -> int:
+        return sum(1 for v in self.verdicts.values() if v.solver != "normal-form")
+
+
+def certify(circuit: Circuit, construction: Construction, depth_bound: int | None = None,
+            transformer: Transformer | None = None, timeout_ms: int = 10_000, jobs: int = 1,
+            refute: bool = True, progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
+    """Certify that ``transformer`` (default: the construction's T_K) simulates ``circuit``."""
+    clock = time.perf_counter()
+    seconds: dict[str, float] = {}
+    compiled = construction.compile(circuit, depth_bound)
+    T = transformer or compiled.transformer
+    encoding = compiled.encoding
+    schedule = construction.schedule(circuit, encoding)
+    hints = construction.score_hints()
+    structural = tuple(construction.structural)
+    problems: list[str] = []
+    derivation = Derivation()
+    if T.coordinates != encoding.coordinates:
+        raise ValueError(f"transformer coordinates {T.coordinates} differ from the encoding's {encoding.coordinates}")
+    rows = encoding.rows
+    d = T.dimension
+    struct_idx = [T.coordinates.index(c) for c in structural]
+
+    # structure and base case (layer 0), schedule/read-out
+    derivation.kinds["structure"] += _check_structure(circuit, encoding, problems)
+    derivation.kinds["base"] += _check_base(circuit, encoding, schedule, problems)
+    derivation.kinds["schedule"] += _check_readout(circuit, encoding, schedule, T.n_layers, problems)
+
+    # attention
+    functions = layer_functions(T)
+    argmax: dict[tuple[int, int], ArgmaxSets] = {}
+    attention: list[AttentionClaim] = []
+    hint_verdicts: dict[str, Verdict] = {}
+    by_score: dict[Any, tuple[str, str | None, ArgmaxSets | None]] = {}
+    for fn in functions:
+        for h, head in enumerate(fn.layer.heads):
+            key = (head.score, head.name)
+            if key not in by_score:
+                by_score[key] = _attention(head, hints.get(head.name), T, rows, struct_idx, derivation,
+                                           hint_verdicts, problems, timeout_ms)
+            method, lemma_id, sets = by_score[key]
+            derivation.kinds["attention"] += len(rows)
+            if sets is None:
+                continue
+            argmax[(fn.number, h)] = sets
+            attention.append(AttentionClaim(fn.number, head.name, fn.layers, method, lemma_id, sets))
+    seconds["attention"] = time.perf_counter() - clock
+
+    # structural frame and per-position obligations
+    if not problems or all(not p.startswith("attention") for p in problems):
+        derivation.kinds["frame:structure"] += _check_structural_frame(functions, T, rows, struct_idx, argmax,
+                                                                        problems, derivation)
+        _derive_positions(circuit, T, rows, schedule, structural, functions, argmax, encoding, derivation, progress)
+    seconds["derive"] = time.perf_counter() - clock - seconds["attention"]
+
+    # discharge
+    t0 = time.perf_counter()
+    pending = [lemma for lemma in derivation.lemmas.values() if lemma.digest not in hint_verdicts]
+    tick = (lambda: progress("discharge", 1, len(pending))) if progress else None
+    results = discharge_all([l.text for l in pending], timeout_ms, jobs, tick)
+    verdicts = dict(hint_verdicts)
+    verdicts.update({l.digest: v for l, v in zip(pending, results)})
+    seconds["discharge"] = time.perf_counter() - t0
+
+    failed = [l for l in derivation.lemmas.values() if verdicts[l.digest].status == FAILED]
+    unknown = [l for l in derivation.lemmas.values() if verdicts[l.digest].status == UNKNOWN]
+    for lemma in failed:
+        problems.append(f"obligation {lemma.kind} failed (layer {lemma.first_use[0]}, position {lemma.first_use[1]}, "
+                        f"lemma {lemma.digest[:12]})")
+    for lemma in unknown:
+        problems.append(f"obligation {lemma.kind} unknown: {verdicts[lemma.digest].reason or 'timeout'} "
+                        f"(lemma {lemma.digest[:12]})")
+    problems.extend(derivation.failures)
+    problems.extend(derivation.unsupported)
+
+    status = PROVED_STATUS if not problems else UNKNOWN_STATUS
+    counterexample = None
+    if status != PROVED_STATUS and refute:
+        from ..refutation.search import search_counterexample
+        t0 = time.perf_counter()
+        counterexample = search_counterexample(circuit, T, encoding, schedule, hints_models=[
+            verdicts[l.digest].model for l in failed if verdicts[l.digest].model])
+        seconds["refute"] = time.perf_counter() - t0
+        if counterexample is not None:
+            status = REFUTED_STATUS
+    seconds["total"] = time.perf_counter() - clock
+    return CertifyResult(status, circuit, T, encoding, construction.name, compiled.depth_bound, schedule,
+                         structural, hints, derivation, verdicts, attention, problems, counterexample, seconds)
+
+
+def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, problems, timeout_ms):
+    """Argmax sets of one score: by a proven key decomposition, else brute force."""
+    d = T.dimension
+    if hint is not None and hint_reads_structure_only(hint, struct_idx):
+        facts_hold = all(all(row[T.coordinates.index(c)] == v for row in rows) for c, v in hint.facts)
+        text = hint_lemma(head.score, hint, T.coordinates)
+        lemma_id = digest(text)
+        if lemma_id not in hint_verdicts:
+            hint_verdicts[lemma_id] = discharge(text, timeout_ms)
+            derivation.lemmas[lemma_id] = Lemma(lemma_id, text, "attention:key-decomposition", 0, (0, 0))
+        derivation.lemmas[lemma_id].uses += 1
+        if facts_hold and hint_verdicts[lemma_id].status == PROVED:
+            return "key-join", lemma_id, join_argmax(rows, hint)
+        # A failed hint is not a failed construction: fall back to the real scores.
+        del derivation.lemmas[lemma_id]
+        del hint_verdicts[lemma_id]
+    if score_reads(head.score, d) <= set(struct_idx):
+        sets = brute_force_argmax(rows, head.score)
+        if sets is not None:
+            return "brute-force", None, sets
+        problems.append(f"attention: head {head.name!r} has no proven key decomposition and the sequence is too "
+                        f"long for brute force ({len(rows)} positions)")
+    else:
+        problems.append(f"attention: head {head.name!r} reads value coordinates; argmax sets depend on the input "
+                        f"(unsupported)")
+    return "none", None, None
+
+
+def _check_structure(circuit: Circuit, encoding: Encoding, problems: list[str]) -> int:
+    """Every gate has one position and every edge occurrence one position."""
+    gates = Counter(r.gate for r in encoding.roles if r.kind == "gate")
+    edges = Counter((r.source, r.gate, r.slot) for r in encoding.roles if r.kind == "edge")
+    want_edges = Counter((a, v, s) for v, g in enumerate(circuit.gates) for s, a in enumerate(g.args))
+    if gates != Counter(range(circuit.size)):
+        problems.append("structure: the encoding does not have exactly one position per gate")
+    if edges != want_edges:
+        problems.append("structure: the encoding's edge positions differ from the circuit's edges")
+    return len(encoding.roles)
+
+
+def _check_base(circuit: Circuit, encoding: Encoding, schedule: Schedule, problems: list[str]) -> int:
+    """Claims settled at layer 0 must hold in enc(C, x) itself."""
+    slots = {(p, c): i for p, c, i in encoding.input_slots}
+    count = 0
+    for p, claim in enumerate(schedule.claims):
+        if claim is None or claim.settle > 0:
+            continue
+        for c, term in claim.values:
+            count += 1
+            gate = circuit.gates[term.gate]
+            ok = (gate.kind is Kind.INPUT and term.power == 1 and slots.get((p, c)) == gate.index) or \
+                 (gate.kind is Kind.CONST and (p, c) not in slots and
+                  encoding.rows[p][c] == gate.value ** term.power)  # type: ignore[operator]
+            if not ok:
+                problems.append(f"base: position {p} coordinate {encoding.coordinates[c]} does not hold its claim "
+                                f"in the encoding")
+    return count
+
+
+def _check_readout(circuit: Circuit, encoding: Encoding, schedule: Schedule, n_layers: int,
+                   problems: list[str]) -> int:
+    for index, (out, (p, c)) in enumerate(zip(circuit.outputs, encoding.readout)):
+        claim = schedule.claims[p]
+        term = dict(claim.values).get(c) if claim else None
+        if term is None or term.gate != out or term.power != 1:
+            problems.append(f"schedule: output {index} is read where no claim gives its value")
+        elif claim.settle > n_layers:  # type: ignore[union-attr]
+            problems.append(f"schedule: output {index} (gate '{circuit.gate_name(out)}') is right only after layer "
+                            f"{claim.settle}, but the transformer has {n_layers} layers")  # type: ignore[union-attr]
+    return len(circuit.outputs)
+
+
+def _check_structural_frame(functions: list[LayerFunction], T: Transformer, rows, struct_idx, argmax,
+                            problems: list[str], derivation: Derivation) -> int:
+    """Structural coordinates never change, so argmax sets can be reused across layers."""
+    count = 0
+    d = T.dimension
+    for fn in functions:
+        act = fn.layer.activation
+        infos = output_reads(act)
+        for c in struct_idx:
+            count += len(rows)
+            if infos[c].identity_of == c:
+                continue
+            needed = infos[c].inputs
+            if any((k % d) not in struct_idx for k in needed):
+                problems.append(f"frame: structural coordinate {T.coordinates[c]} is computed from value coordinates "
+                                f"in layer {fn.layers[0]} (unsupported)")
+                continue
+            deriver = ObligationDeriver(None, T, rows, Schedule((), 0), [T.coordinates[i] for i in struct_idx],
+                                        argmax)  # type: ignore[arg-type]
+            for p, row in enumerate(rows):
+                known = deriver.structural_inputs(fn, p, needed)
+                value = concrete_outputs(act, [c], known)[0]
+                if value != row[c]:
+                    problems.append(f"frame: layer {fn.layers[0]} changes structural coordinate {T.coordinates[c]} "
+                                    f"at position {p} ({row[c]} → {value})")
+                    break
+    return count
+
+
+def _derive_positions(circuit, T, rows, schedule, structural, functions, argmax, encoding, derivation, progress):
+    deriver = ObligationDeriver(circuit, T, rows, schedule, structural, argmax)
+    lemmas = derivation.lemmas
+    kinds = derivation.kinds
+    n_layers = T.n_layers
+    total = len(functions) * len(rows)
+    done = 0
+    for fn in functions:
+        if any((fn.number, h) not in argmax for h in range(len(fn.layer.heads))):
+            derivation.unsupported.append(f"layer {fn.layers[0]}: attention unknown, its obligations were not derived")
+            continue
+        for p, claim in enumerate(schedule.claims):
+            done += 1
+            if progress and done % 2048 == 0:
+                progress("derive", 2048, total)
+            if claim is None or not claim.values or claim.settle > n_layers:
+                continue
+            layer = next((l for l in fn.layers if l >= claim.settle), None)
+            if layer is None:
+                continue
+            role = encoding.roles[p]
+            if layer == claim.settle:
+                kind = f"local-step:{circuit.gates[role.gate].kind.value}" if role.kind == "gate" else "local-step:edge"
+            else:
+                kind = f"frame:{role.kind}"
+            kinds[kind] += 1
+            text = deriver.obligation(fn, p, layer, claim)
+            key = digest(text)
+            lemma = lemmas.get(key)
+            if lemma is None:
+                lemma = lemmas[key] = Lemma(key, text, kind, 0, (layer, p))
+            lemma.uses += 1

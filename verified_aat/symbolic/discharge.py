@@ -1,0 +1,170 @@
+"""Discharging lemmas: exact normal forms first, Z3 for the rest.
+
+A lemma is SMT-LIB text whose single assertion is ``(not φ)``; it is proved
+when φ holds for all reals.  The normal-form path reads the text into sympy
+(sympy's automatic evaluation does the partial evaluation of concrete
+structure; ``sgn`` becomes ``sympy.sign``) and expands each equation's two
+sides; zero means proved.  Otherwise Z3 runs with a time limit: unsat is
+proved, sat is a *failed* obligation (a candidate for refutation, never a
+counterexample by itself), anything else is unknown.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+PROVED, FAILED, UNKNOWN = "proved", "failed", "unknown"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str
+    solver: str
+    seconds: float
+    model: dict[str, str] | None = None
+    reason: str = ""
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.split(";", 1)[0]
+        out.extend(line.replace("(", " ( ").replace(")", " ) ").split())
+    return out
+
+
+def _parse(tokens: list[str]) -> list[Any]:
+    stack: list[list[Any]] = [[]]
+    for tok in tokens:
+        if tok == "(":
+            stack.append([])
+        elif tok == ")":
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(tok)
+    assert len(stack) == 1, "unbalanced parentheses"
+    return stack[0]
+
+
+class _SympyReader:
+    """Evaluates the lemma fragment (define-fun, let, + - * /, sgn, =, and) in sympy."""
+
+    def __init__(self) -> None:
+        self.funs: dict[str, tuple[list[str], Any]] = {}
+        self.consts: dict[str, sympy.Symbol] = {}
+
+    def value(self, expr: Any, env: dict[str, Any]) -> Any:
+        if isinstance(expr, str):
+            if expr in env:
+                return env[expr]
+            if expr in self.consts:
+                return self.consts[expr]
+            return sympy.Rational(expr)
+        head, *rest = expr
+        if head == "let":
+            inner = dict(env)
+            for name, bound in rest[0]:
+                inner[name] = self.value(bound, env)
+            return self.value(rest[1], inner)
+        args = [self.value(a, env) for a in rest]
+        if head == "+":
+            return sympy.Add(*args)
+        if head == "*":
+            return sympy.Mul(*args)
+        if head == "-":
+            return -args[0] if len(args) == 1 else args[0] - sympy.Add(*args[1:])
+        if head == "/":
+            return args[0] / args[1]
+        if head == "sgn":
+            return sympy.sign(args[0])
+        if head in self.funs:
+            params, body = self.funs[head]
+            return self.value(body, dict(zip(params, args)))
+        raise ValueError(f"unsupported operator {head}")
+
+    def equations(self, text: str) -> list[Any] | None:
+        goal = None
+        for form in _parse(_tokens(text)):
+            if form[0] == "define-fun" and form[1] != "sgn":
+                self.funs[form[1]] = ([p[0] for p in form[2]], form[4])
+            elif form[0] == "declare-const":
+                self.consts[form[1]] = sympy.Symbol(form[1], real=True)
+            elif form[0] == "assert":
+                if goal is not None or form[1][0] != "not":
+                    return None
+                goal = form[1][1]
+        if goal is None:
+            return None
+        parts = goal[1:] if goal[0] == "and" else [goal]
+        if any(p[0] != "=" for p in parts):
+            return None
+        return [self.value(p[1], {}) - self.value(p[2], {}) for p in parts]
+
+
+def normal_form(text: str) -> bool:
+    """True when every equation's difference expands to 0 (an exact proof)."""
+    try:
+        differences = _SympyReader().equations(text)
+    except (ValueError, TypeError, ZeroDivisionError, RecursionError):
+        return False
+    if differences is None:
+        return False
+    return all(sympy.expand(d) == 0 for d in differences)
+
+
+def run_z3(text: str, timeout_ms: int) -> Verdict:
+    import z3
+
+    start = time.perf_counter()
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    try:
+        solver.from_string(text)
+        result = solver.check()
+    except z3.Z3Exception as exc:  # pragma: no cover - malformed lemma
+        return Verdict(UNKNOWN, "z3", time.perf_counter() - start, reason=f"z3 error: {exc}")
+    seconds = time.perf_counter() - start
+    if result == z3.unsat:
+        return Verdict(PROVED, "z3", seconds)
+    if result == z3.sat:
+        model = solver.model()
+        values = {str(d.name()): str(model[d]) for d in model.decls()}
+        return Verdict(FAILED, "z3", seconds, values)
+    return Verdict(UNKNOWN, "z3", seconds, reason=str(solver.reason_unknown()))
+
+
+def discharge(text: str, timeout_ms: int = 10_000) -> Verdict:
+    """Prove one lemma: normal form, else Z3."""
+    start = time.perf_counter()
+    if normal_form(text):
+        return Verdict(PROVED, "normal-form", time.perf_counter() - start)
+    return run_z3(text, timeout_ms)
+
+
+def _discharge_job(args: tuple[str, int]) -> Verdict:
+    return discharge(*args)
+
+
+def discharge_all(texts: list[str], timeout_ms: int, jobs: int = 1, progress: Any = None) -> list[Verdict]:
+    """Discharge many lemmas, across processes when there are many of them."""
+    if jobs <= 1 or len(texts) < 8:
+        verdicts = []
+        for text in texts:
+            verdicts.append(discharge(text, timeout_ms))
+            if progress:
+                progress()
+        return verdicts
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        verdicts = []
+        for verdict in pool.map(_discharge_job, [(t, timeout_ms) for t in texts], chunksize=4):
+            verdicts.append(verdict)
+            if progress:
+                progress()
+        return verdicts
