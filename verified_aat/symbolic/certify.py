@@ -56,6 +56,7 @@ class CertifyResult:
     problems: list[str] = field(default_factory=list)
     counterexample: Any = None
     seconds: dict[str, float] = field(default_factory=dict)
+    construction_rules: dict[str, Any] = field(default_factory=dict)
 
     @property
     def solver_calls(self) -> int:
@@ -68,11 +69,14 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     """Certify that ``transformer`` (default: the construction's T_K) simulates ``circuit``."""
     clock = time.perf_counter()
     seconds: dict[str, float] = {}
+    circuit = _normalised_circuit(circuit)
     compiled = construction.compile(circuit, depth_bound)
-    T = transformer or compiled.transformer
+    # The certificate embeds the transformer as JSON; derive everything from
+    # the parsed-back form so that the checker sees exactly the same circuits.
+    T = _normalised_transformer(transformer or compiled.transformer)
     encoding = compiled.encoding
     schedule = construction.schedule(circuit, encoding)
-    hints = construction.score_hints()
+    hints = {name: _normalised_hint(hint, T.coordinates) for name, hint in construction.score_hints().items()}
     structural = tuple(construction.structural)
     problems: list[str] = []
     derivation = Derivation()
@@ -146,7 +150,33 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
             status = REFUTED_STATUS
     seconds["total"] = time.perf_counter() - clock
     return CertifyResult(status, circuit, T, encoding, construction.name, compiled.depth_bound, schedule,
-                         structural, hints, derivation, verdicts, attention, problems, counterexample, seconds)
+                         structural, hints, derivation, verdicts, attention, problems, counterexample, seconds,
+                         construction.schedule_rules())
+
+
+def _normalised_circuit(circuit: Circuit) -> Circuit:
+    from ..circuits.json_format import circuit_from_json, circuit_to_json
+
+    return circuit_from_json(circuit_to_json(circuit))
+
+
+def _normalised_hint(hint: Any, coordinates: tuple[str, ...]) -> Any:
+    """The hint as the checker will read it back from the certificate's text."""
+    from dataclasses import replace
+    from ..circuits.text_format import parse_circuit_text, print_circuit
+
+    names = [f"v.{c}" for c in coordinates]
+
+    def again(c: Circuit) -> Circuit:
+        return parse_circuit_text(print_circuit(c, implicit_inputs=True), implicit_inputs=names)
+
+    return replace(hint, row_key=again(hint.row_key), col_key=again(hint.col_key), col_penalty=again(hint.col_penalty))
+
+
+def _normalised_transformer(transformer: Transformer) -> Transformer:
+    from ..transformer.spec import transformer_from_json, transformer_to_json
+
+    return transformer_from_json(transformer_to_json(transformer))
 
 
 def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, problems, timeout_ms):

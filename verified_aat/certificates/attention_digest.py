@@ -1,0 +1,20 @@
+"""The canonical digest of all argmax sets of one head (docs/certificates.md).
+
+Listing: one line ``p:s`` per position p with the number s of its set (sets
+numbered by first appearance), then one line ``#s:j1 j2 ...`` per distinct
+set with its sorted members.  The digest is the sha256 of that text.  It is
+a format definition, shared by the engine and the checker like a printer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Sequence
+
+
+def sets_digest(set_ids: Sequence[int], distinct: Sequence[Sequence[int]]) -> str:
+    h = hashlib.sha256()
+    h.update("".join(f"{p}:{s}\n" for p, s in enumerate(set_ids)).encode())
+    for s, members in enumerate(distinct):
+        h.update(f"#{s}:{' '.join(map(str, members))}\n".encode())
+    return h.hexdigest()

@@ -1,0 +1,266 @@
+"""``verified-aat check``: re-check a certificate from scratch.
+
+The checker trusts nothing in the certificate but the data it checks
+against: it re-hashes the embedded circuit, transformer and encoding,
+re-derives the structure, the schedule, every argmax set (via the key
+lemma and a join, or by brute force) and every per-position obligation, and
+compares them with the certificate before re-running a solver on every
+lemma.  Any difference is a rejection with a precise reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..circuits.ir import Circuit, Kind
+from ..circuits.json_format import canonical_circuit_bytes, circuit_from_json
+from ..circuits.text_format import parse_circuit_text
+from ..constructions.encoding import Encoding
+from ..errors import InputError
+from ..transformer.spec import transformer_from_json
+from .derive import (PositionObligations, argmax_brute, argmax_by_keys, cone_inputs, depths, hint_lemma_text,
+                     residual)
+from .solvers import SOLVERS
+
+
+@dataclass
+class CheckReport:
+    accepted: bool = False
+    reasons: list[str] = field(default_factory=list)
+    lemmas_checked: int = 0
+    solver_runs: int = 0
+    obligations: int = 0
+    seconds: float = 0.0
+
+    def reject(self, reason: str) -> None:
+        self.reasons.append(reason)
+
+
+def _sha_json(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def load_certificate(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError("not a certificate (not UTF-8 text)", path, 1) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not a certificate: invalid JSON ({exc.msg})", path, exc.lineno) from None
+    if not isinstance(doc, dict) or doc.get("format") != "verified-aat/certificate":
+        raise InputError("not a verified-aat certificate", path, 1)
+    if doc.get("version") != 1:
+        raise InputError(f"unsupported certificate version {doc.get('version')!r}", path, 1)
+    return doc
+
+
+def check_certificate(doc: dict[str, Any], circuit: Circuit | None = None, solvers: tuple[str, ...] = ("z3",),
+                      timeout_ms: int = 20_000) -> CheckReport:
+    start = time.perf_counter()
+    report = CheckReport()
+    try:
+        _check(doc, circuit, solvers, timeout_ms, report)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        report.reject(f"malformed certificate: {type(exc).__name__}: {exc}")
+    report.accepted = not report.reasons
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None:
+    # 1. data and hashes
+    C = circuit_from_json(doc["circuit"])
+    T = transformer_from_json(doc["transformer"])
+    E = Encoding.from_json(doc["encoding"])
+    hashes = doc["hashes"]
+    if hashlib.sha256(canonical_circuit_bytes(C)).hexdigest() != hashes["circuit"]:
+        report.reject("hash mismatch: the embedded circuit does not have the certified hash")
+    if _sha_json(doc["transformer"]) != hashes["transformer"]:
+        report.reject("hash mismatch: the embedded transformer does not have the certified hash")
+    if _sha_json(doc["encoding"]) != hashes["encoding"]:
+        report.reject("hash mismatch: the embedded encoding does not have the certified hash")
+    if given_circuit is not None and hashlib.sha256(canonical_circuit_bytes(given_circuit)).hexdigest() != hashes["circuit"]:
+        report.reject("circuit mismatch: the given circuit is not the certified one")
+    if doc["result"]["status"] != "proved" or doc["result"]["problems"]:
+        report.reject(f"the certificate does not claim a proof (status {doc['result']['status']!r})")
+    if T.coordinates != E.coordinates:
+        report.reject("the transformer's coordinates differ from the encoding's")
+        return
+    structural = {T.coordinates.index(c) for c in doc["structural"]}
+    rows = E.rows
+    n_layers = T.n_layers
+    if doc["schedule"]["layers"] != n_layers:
+        report.reject("schedule: the layer count differs from the transformer's")
+    derived: Counter = Counter()
+
+    # 2. structure: roles, input slots, read-out
+    gate_pos = {}
+    for p, role in enumerate(E.roles):
+        if role.kind == "gate":
+            gate_pos.setdefault(role.gate, []).append(p)
+    if sorted(gate_pos) != list(range(C.size)) or any(len(v) != 1 for v in gate_pos.values()):
+        report.reject("structure: the encoding does not have exactly one position per gate")
+    edges = Counter((r.source, r.gate, r.slot) for r in E.roles if r.kind == "edge")
+    if edges != Counter((a, v, s) for v, g in enumerate(C.gates) for s, a in enumerate(g.args)):
+        report.reject("structure: the encoding's edges are not the circuit's edges (multiset)")
+    derived["structure"] = len(E.roles)
+    if E.n_inputs != C.n_inputs:
+        report.reject("structure: the encoding takes a different number of inputs")
+
+    # 3. schedule from the rules, with depths computed here
+    depth = depths(C)
+    claims: list[tuple[int, dict[int, tuple[int, int]]]] = []
+    rules = doc["schedule"]["rules"]
+    for role in E.roles:
+        rule = rules.get(role.kind)
+        if rule is None:
+            claims.append((10 ** 9, {}))
+            continue
+        refs = {"gate": role.gate, "source": role.source}
+        settle = rule["scale"] * depth[refs[rule["ref"]]] + rule["offset"]
+        claims.append((settle, {T.coordinates.index(c): (refs[r], int(pw)) for c, r, pw in rule["claims"]}))
+    slots = {(p, c): i for p, c, i in E.input_slots}
+    for p, (settle, cl) in enumerate(claims):
+        if settle != 0:
+            continue
+        for c, (g, power) in cl.items():
+            derived["base"] += 1
+            gate = C.gates[g]
+            fine = (gate.kind is Kind.INPUT and power == 1 and slots.get((p, c)) == gate.index) or \
+                   (gate.kind is Kind.CONST and (p, c) not in slots and rows[p][c] == gate.value ** power)
+            if not fine:
+                report.reject(f"base: position {p} does not hold its claim in the encoding")
+    for i, (out, (p, c)) in enumerate(zip(C.outputs, E.readout)):
+        derived["schedule"] += 1
+        settle, cl = claims[p]
+        if cl.get(c) != (out, 1) or settle > n_layers:
+            report.reject(f"schedule: output {i} is not proven right at its read-out position by layer {n_layers}")
+    if len(E.readout) != len(C.outputs):
+        report.reject("schedule: the read-out does not cover the outputs")
+
+    # 4. layer functions, attention
+    functions: list[tuple[Any, list[int]]] = []
+    for number, layer in enumerate(T.layers, start=1):
+        for fn in functions:
+            if fn[0] == layer:
+                fn[1].append(number)
+                break
+        else:
+            functions.append((layer, [number]))
+    lemma_by_id = {l["id"]: l for l in doc["lemmas"]}
+    needed: Counter = Counter()
+    attention = {(a["function"], a["head"]): a for a in doc["attention"]}
+    sets: dict[int, list[list[tuple[int, ...]]]] = {}
+    from ..certificates.attention_digest import sets_digest
+    for f, (layer, used) in enumerate(functions):
+        sets[f] = []
+        for head in layer.heads:
+            derived["attention"] += len(rows)
+            claim = attention.get((f, head.name))
+            if claim is None:
+                report.reject(f"attention: no claim for head {head.name!r} of layer {used[0]}")
+                return
+            if claim["method"] == "key-join":
+                hint = {k: parse_circuit_text(claim["hint"][k], implicit_inputs=[f"v.{c}" for c in T.coordinates])
+                        for k in ("row_key", "col_key", "col_penalty")}
+                facts = {k: Fraction(v) for k, v in claim["hint"]["facts"].items()}
+                if any(k % T.dimension not in structural for h in hint.values() for k in cone_inputs(h, h.outputs[0])):
+                    report.reject(f"attention: the key circuits of head {head.name!r} read value coordinates")
+                for name, value in facts.items():
+                    if any(row[T.coordinates.index(name)] != value for row in rows):
+                        report.reject(f"attention: fact {name} = {value} fails at some position")
+                text = hint_lemma_text(head.score, hint, facts, list(T.coordinates))
+                lemma_id = hashlib.sha256(text.encode()).hexdigest()
+                if claim["lemma"] != lemma_id:
+                    report.reject(f"attention: the key lemma of head {head.name!r} is not the one derived here")
+                needed[lemma_id] += 1
+                head_sets = argmax_by_keys(rows, hint)
+            else:
+                head_sets = argmax_brute(rows, head.score)
+            ids, distinct, seen = [], [], {}
+            for s in head_sets:
+                if s not in seen:
+                    seen[s] = len(distinct)
+                    distinct.append(s)
+                ids.append(seen[s])
+            if sets_digest(ids, distinct) != claim["sets"]["digest"]:
+                report.reject(f"attention: the argmax sets of head {head.name!r} differ from the certificate's")
+            sets[f].append(head_sets)
+
+    # 5. structural frame
+    for f, (layer, used) in enumerate(functions):
+        act = layer.activation
+        for c in structural:
+            derived["frame:structure"] += len(rows)
+            root = act.gates[act.outputs[c]]
+            if root.kind is Kind.INPUT and root.index == c:
+                continue
+            inputs = cone_inputs(act, act.outputs[c])
+            for p, row in enumerate(rows):
+                known = {}
+                for k in inputs:
+                    owner, cc = divmod(k, T.dimension)
+                    if cc not in structural:
+                        break
+                    members = sets[f][owner - 1][p] if owner else None
+                    known[k] = Fraction(row[cc]) if owner == 0 else \
+                        sum((Fraction(rows[j][cc]) for j in members), Fraction(0)) / len(members)
+                values, _ = residual(act, [act.outputs[c]], known)
+                if values[0] != row[c]:
+                    report.reject(f"frame: layer {used[0]} may change structural coordinate {T.coordinates[c]}")
+                    break
+
+    # 6. per-position obligations
+    ob = PositionObligations(C, T, rows, claims, structural)
+    for f, (layer, used) in enumerate(functions):
+        for p, (settle, cl) in enumerate(claims):
+            if not cl or settle > n_layers:
+                continue
+            at = next((l for l in used if l >= settle), None)
+            if at is None:
+                continue
+            role = E.roles[p]
+            if at == settle:
+                kind = f"local-step:{C.gates[role.gate].kind.value}" if role.kind == "gate" else "local-step:edge"
+            else:
+                kind = f"frame:{role.kind}"
+            derived[kind] += 1
+            needed[hashlib.sha256(ob.text(f, layer, sets[f], p, at).encode()).hexdigest()] += 1
+    report.obligations = sum(derived.values())
+
+    # 7. compare with the certificate
+    if dict(derived) != {k: v for k, v in doc["obligations"].items()}:
+        diff = sorted(set(derived.items()) ^ set(doc["obligations"].items()))
+        report.reject(f"obligation counts differ from the certificate's: {diff[:4]}")
+    for lemma in doc["lemmas"]:
+        if hashlib.sha256(lemma["smt2"].encode()).hexdigest() != lemma["id"]:
+            report.reject(f"lemma {lemma['id'][:12]}: its text was edited (hash mismatch)")
+        if lemma["id"] not in needed:
+            report.reject(f"lemma {lemma['id'][:12]} ({lemma['kind']}) is not an obligation of this construction")
+        elif needed[lemma["id"]] != lemma["uses"]:
+            report.reject(f"lemma {lemma['id'][:12]}: used {needed[lemma['id']]} times here, "
+                          f"{lemma['uses']} in the certificate")
+        if lemma["status"] != "proved":
+            report.reject(f"lemma {lemma['id'][:12]} is not proved ({lemma['status']})")
+    for lemma_id in needed:
+        if lemma_id not in lemma_by_id:
+            report.reject(f"obligation {lemma_id[:12]} is missing from the certificate (dropped)")
+    if report.reasons:
+        return
+
+    # 8. re-run the solvers on every lemma
+    for lemma in doc["lemmas"]:
+        report.lemmas_checked += 1
+        for name in solvers:
+            report.solver_runs += 1
+            answer = SOLVERS[name](lemma["smt2"], timeout_ms)
+            if answer != "unsat":
+                report.reject(f"lemma {lemma['id'][:12]} ({lemma['kind']}): {name} says {answer}, not unsat")

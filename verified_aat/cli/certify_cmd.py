@@ -1,0 +1,95 @@
+"""``verified-aat certify``: prove that a construction simulates a circuit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..constructions.binarize import binarize
+from ..constructions.registry import CONSTRUCTIONS, get_construction
+from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("certify", help="prove T(enc(C, x)) = C(x) for every x and write a certificate",
+                       description="Certify that the construction's transformer (or a given, modified one) "
+                                   "simulates CIRCUIT on every input. Exit 0 proved, 1 refuted (with a replayed "
+                                   "counterexample), 3 unknown, 2 bad input.")
+    from .common import add_circuit_argument
+    add_circuit_argument(p)
+    p.add_argument("--construction", "-c", default="gate-edge", choices=sorted(CONSTRUCTIONS))
+    p.add_argument("--transformer", "-t", metavar="SPEC", help="certify this transformer spec instead of T_K "
+                   "(a modified construction); encoding and schedule still come from --construction")
+    p.add_argument("--depth-bound", "-K", type=int, default=None)
+    p.add_argument("--binarize", action="store_true", help="binarize n-ary products (and sums for unique-hard) first")
+    p.add_argument("-o", "--output", metavar="CERT", help="write the certificate here (only when proved)")
+    p.add_argument("--export-smt", metavar="DIR", help="also write every lemma as an .smt2 file")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per solver query (default 10)")
+    p.add_argument("--jobs", "-j", type=int, default=2, help="processes for discharging lemmas (default 2)")
+    p.add_argument("--no-timings", action="store_true", help="leave timings out (byte-identical certificates)")
+    p.add_argument("--no-refute", action="store_true", help="do not search for a counterexample on failure")
+    p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .common import circuit_from_args
+    from ..certificates.document import build_certificate, export_smt, write_certificate
+    from ..symbolic.certify import certify
+    from .progress import progress_reporter
+
+    circuit = circuit_from_args(args)
+    construction = get_construction(args.construction)
+    if args.binarize:
+        circuit = binarize(circuit, sums=construction.name == "unique-hard").circuit
+    transformer = None
+    if args.transformer:
+        from ..transformer.spec import load_transformer
+        transformer = load_transformer(args.transformer)
+    with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
+        result = certify(circuit, construction, args.depth_bound, transformer, int(args.timeout * 1000),
+                         max(1, args.jobs), refute=not args.no_refute, progress=progress)
+    print_summary(result)
+    if result.status == "proved":
+        doc = build_certificate(result, include_timings=not args.no_timings)
+        if args.output:
+            write_certificate(doc, args.output)
+            print(f"certificate      {args.output}")
+        if args.export_smt:
+            files = export_smt(doc, args.export_smt)
+            print(f"smt-lib          {len(files)} files in {args.export_smt}")
+        return EXIT_PROVED
+    if result.status == "refuted":
+        print(result.counterexample.report())
+        return EXIT_REFUTED
+    return EXIT_UNKNOWN
+
+
+def print_summary(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    kinds = result.derivation.kinds
+    table = Table(title=f"{result.construction} on {result.circuit.name}: {result.status.upper()}",
+                  show_header=True, header_style="bold")
+    table.add_column("obligation kind")
+    table.add_column("count", justify="right")
+    for kind in sorted(kinds):
+        table.add_row(kind, str(kinds[kind]))
+    console = Console(soft_wrap=True)
+    console.print(table)
+    t = result.transformer
+    statuses: dict[str, int] = {}
+    for v in result.verdicts.values():
+        statuses[f"{v.status}/{v.solver}"] = statuses.get(f"{v.status}/{v.solver}", 0) + 1
+    print(f"circuit          {result.circuit.size} gates, {result.circuit.n_edges} edges")
+    print(f"transformer      dimension {t.dimension}, {t.n_layers} layers, {result.encoding.length} positions")
+    print(f"distinct shapes  {len(result.derivation.lemmas)} lemmas "
+          f"({', '.join(f'{k}: {v}' for k, v in sorted(statuses.items()))})")
+    print(f"solver calls     {result.solver_calls}")
+    print("time             " + ", ".join(f"{k} {v:.2f}s" for k, v in result.seconds.items()))
+    for problem in result.problems[:10]:
+        print(f"problem          {problem}")
+    if len(result.problems) > 10:
+        print(f"problem          … and {len(result.problems) - 10} more")
+    print(f"result           {result.status}")
