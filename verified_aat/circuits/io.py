@@ -1,0 +1,113 @@
+"""Loading and saving circuits by file extension, and reading input vectors.
+
+=========================  ==========================================
+``.circ``, ``.txt``        the text format (:mod:`.text_format`)
+``.json``                  the JSON form (:mod:`.json_format`)
+``.bench``, ``.blif``      netlists, arithmetized (``mode`` exact/threshold)
+=========================  ==========================================
+
+Saving is atomic: the text goes to a temporary file in the target's
+directory, which then replaces the target, so a failure never leaves a
+half-written file behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from fractions import Fraction
+
+from ..errors import InputError
+from .ir import Circuit
+from .json_format import dumps_circuit, parse_circuit_json
+from .rationals import parse_rational
+from .text_format import decode_circuit_bytes, parse_circuit_text, print_circuit, read_circuit_file
+
+TEXT_EXTENSIONS = (".circ", ".txt")
+JSON_EXTENSIONS = (".json",)
+NETLIST_EXTENSIONS = (".bench", ".blif")
+MODES = ("exact", "threshold")
+
+
+def _extension(path: str) -> str:
+    return os.path.splitext(path)[1].lower()
+
+
+def load_circuit(path: str, mode: str | None = None) -> Circuit:
+    """Read a circuit; ``mode`` (default exact) only matters for netlists."""
+    ext = _extension(path)
+    if mode is not None and mode not in MODES:
+        raise InputError(f"unknown arithmetization mode '{mode}' (expected exact or threshold)", path)
+    if ext in TEXT_EXTENSIONS:
+        return parse_circuit_text(read_circuit_file(path), file=path)
+    if ext in JSON_EXTENSIONS:
+        return parse_circuit_json(read_circuit_file(path), file=path)
+    if ext in NETLIST_EXTENSIONS:
+        try:
+            from .arithmetize import import_netlist  # written separately; imported lazily
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__package__}.arithmetize":
+                raise
+            raise InputError(f"cannot read '{ext}' netlists: netlist import is not installed", path) from None
+        return import_netlist(path, mode or "exact")
+    known = ", ".join(TEXT_EXTENSIONS + JSON_EXTENSIONS + NETLIST_EXTENSIONS)
+    raise InputError(f"unknown circuit file type '{ext or '(none)'}' (expected {known})", path)
+
+
+def save_circuit(circuit: Circuit, path: str) -> None:
+    """Write ``circuit`` as text (``.circ``/``.txt``) or JSON (``.json``), atomically."""
+    ext = _extension(path)
+    if ext in TEXT_EXTENSIONS:
+        text = print_circuit(circuit)
+    elif ext in JSON_EXTENSIONS:
+        text = dumps_circuit(circuit)
+    else:
+        raise InputError(f"cannot write circuits as '{ext or '(none)'}' (use .circ, .txt or .json)", path)
+    write_atomically(path, text)
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` via a temporary file and :func:`os.replace`."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def parse_input_vector(text: str, n: int, file: str | None = None) -> list[Fraction]:
+    """``n`` rationals from ``1,-3/4,2``, ``1 -3/4 2`` or ``@path`` (a file of them, ``#`` comments).
+
+    Raises :class:`InputError` for a wrong count (``expected N inputs, got M``)
+    or an entry that is not an exact rational; errors in a file name its line.
+    """
+    from_file = text.startswith("@")
+    if from_file:
+        file = text[1:]
+        if not file:
+            raise InputError("'@' must be followed by a file name", "--input")
+        with open(file, "rb") as handle:
+            text = decode_circuit_bytes(handle.read(), file)
+    values: list[Fraction] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if from_file:
+            line = line.split("#", 1)[0]  # files may carry comments
+        for token in _SEPARATORS.split(line):
+            if token:
+                values.append(parse_rational(token, file, number if from_file else None))
+    if len(values) != n:
+        raise InputError(f"expected {n} input{'s' if n != 1 else ''}, got {len(values)}", file)
+    return values

@@ -1,0 +1,60 @@
+"""Helpers shared by subcommands: choosing a circuit (file or family) and printing values."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..circuits.io import MODES, load_circuit
+from ..circuits.ir import Circuit, Domain
+from ..errors import InputError
+
+ARGUMENTS = "command line"
+"""The ``file`` part of errors about the command line itself."""
+
+
+def add_circuit_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``CIRCUIT`` (optional positional), ``--family NAME --n N`` and ``--mode``."""
+    parser.add_argument("circuit", nargs="?", metavar="CIRCUIT",
+                        help="circuit file: .circ/.txt (text), .json, or a netlist .bench/.blif")
+    group = parser.add_argument_group("built-in families (instead of CIRCUIT)")
+    group.add_argument("--family", metavar="NAME", help="a built-in circuit family, e.g. inner-product")
+    group.add_argument("--n", type=int, metavar="N", help="input length for --family")
+    parser.add_argument("--mode", choices=MODES, default="exact",
+                        help="arithmetization of a netlist: exact (matches it on all of Q^n) or "
+                             "threshold (on {0,1}^n only); default exact")
+
+
+def circuit_from_args(args: argparse.Namespace) -> Circuit:
+    """The circuit named by the arguments of :func:`add_circuit_argument`."""
+    path = getattr(args, "circuit", None)
+    family = getattr(args, "family", None)
+    n = getattr(args, "n", None)
+    if path is not None and family is not None:
+        raise InputError("give either a CIRCUIT file or --family, not both", ARGUMENTS)
+    if family is None:
+        if n is not None:
+            raise InputError("--n needs --family NAME", ARGUMENTS)
+        if path is None:
+            raise InputError("no circuit: give a CIRCUIT file or --family NAME --n N", ARGUMENTS)
+        return load_circuit(path, getattr(args, "mode", None))
+    if n is None:
+        raise InputError(f"--family {family} needs --n N (the input length)", ARGUMENTS)
+    if n < 0:
+        raise InputError(f"--n must be >= 0, got {n}", ARGUMENTS)
+    from ..circuits.families import build_family  # written separately; imported lazily
+    try:
+        return build_family(family, n)
+    except InputError as exc:
+        raise exc.located("--family") from None
+
+
+def domain_sentence(circuit: Circuit) -> str:
+    """On which inputs the circuit computes what it is meant to (netlist or function)."""
+    arith = circuit.provenance.arithmetization if circuit.provenance else None
+    if arith == "exact":
+        return "exact arithmetization: it matches the netlist on all of Q^n"
+    if arith == "threshold":
+        return "threshold arithmetization: it matches the netlist on {0,1}^n only"
+    if circuit.domain is Domain.BOOLEAN:
+        return "meant for inputs in {0,1}^n only"
+    return "computes its function on all of Q^n"

@@ -1,0 +1,163 @@
+"""``verified-aat run``: run a transformer spec on a sequence or on an encoded circuit input.
+
+With ``--sequence FILE`` it prints the output vectors; with ``--encoding ENC
+--input 1,2,-3/4`` it builds enc(C, x), runs the model and prints the
+read-out values (the circuit outputs as the transformer computes them).
+``--engine float64|float32`` uses the floating-point engine instead of exact
+rationals (softmax pooling needs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from fractions import Fraction
+from typing import Any, Sequence
+
+from ..constructions.encoding import Encoding
+from ..errors import EXIT_OK, InputError
+from ..transformer.exact_engine import SOFTMAX_MESSAGE, RunResult, run_exact
+from ..transformer.float_engine import FloatRunResult, run_float
+from ..transformer.jsonfile import parse_rational, read_json_file
+from ..transformer.model import Transformer
+from ..transformer.sequence import load_sequence
+from ..transformer.spec import load_transformer
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run", help="run a transformer spec on a sequence (exact or floating point)",
+        description="Run a transformer spec (JSON) on an input sequence, or on enc(C, x) for an encoding "
+                    "file and input values, and print the outputs.")
+    parser.add_argument("model", metavar="MODEL", help="transformer spec (verified-aat/transformer JSON)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--sequence", metavar="FILE", help="input sequence (verified-aat/sequence JSON)")
+    source.add_argument("--encoding", metavar="ENC", help="encoding enc(C, ·) (verified-aat/encoding JSON)")
+    parser.add_argument("--input", metavar="VALUES", default=None,
+                        help="the circuit input x for --encoding: comma-separated rationals, e.g. "
+                             "--input=1,2,-3/4 (use '=' when the first value is negative)")
+    parser.add_argument("--engine", choices=["exact", "float64", "float32"], default="exact",
+                        help="exact rationals (default) or the floating-point engine")
+    parser.add_argument("--trace", action="store_true", help="print the vectors (and argmax sets) after every layer")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--softmax-temperature", type=float, default=1.0, metavar="T",
+                        help="temperature of softmax heads (float engines only; default 1)")
+    parser.set_defaults(func=run)
+
+
+def parse_input_values(text: str | None) -> list[int | Fraction]:
+    """``"1,2,-3/4"`` as exact rationals; an empty string or None is no inputs."""
+    if text is None or not text.strip():
+        return []
+    return [parse_rational(part.strip(), f"--input value {k + 1}") for k, part in enumerate(text.split(","))]
+
+
+def _load_encoding(path: str, model: Transformer) -> Encoding:
+    data, locator = read_json_file(path)
+    encoding = Encoding.from_json(data, path)
+    if tuple(encoding.coordinates) != tuple(model.coordinates):
+        raise InputError(f"the encoding's coordinates [{', '.join(encoding.coordinates)}] differ from the "
+                         f"model's [{', '.join(model.coordinates)}]", path, locator.line(("coordinates",)))
+    return encoding
+
+
+def _show(value: Any, engine: str) -> str:
+    if engine == "exact":
+        return str(value)
+    return repr(float(value))
+
+
+def run(args: argparse.Namespace) -> int:
+    model = load_transformer(args.model)
+    encoding: Encoding | None = None
+    if args.encoding is not None:
+        encoding = _load_encoding(args.encoding, model)
+        values = parse_input_values(args.input)
+        if len(values) != encoding.n_inputs:
+            raise InputError(f"expected {encoding.n_inputs} inputs, got {len(values)}", args.encoding)
+        sequence: Sequence[Sequence[Any]] = encoding.instantiate(values)
+    else:
+        if args.input is not None:
+            raise InputError("--input goes with --encoding, not with --sequence")
+        sequence = load_sequence(args.sequence, coordinates=model.coordinates).vectors
+    start = time.perf_counter()
+    result: RunResult | FloatRunResult
+    try:
+        if args.engine == "exact":
+            result = run_exact(model, sequence, trace=args.trace)
+            outputs: Sequence[Sequence[Any]] = result.outputs
+        else:
+            result = run_float(model, sequence, args.engine, args.softmax_temperature, trace=args.trace)
+            outputs = result.outputs.tolist()
+    except InputError as exc:
+        if exc.message == SOFTMAX_MESSAGE:
+            raise InputError(f"{SOFTMAX_MESSAGE} (--engine float64)", args.model) from None
+        raise exc.located(args.sequence or args.encoding)
+    seconds = time.perf_counter() - start
+    readout = encoding.read(outputs) if encoding is not None else None
+    if args.json:
+        print(json.dumps(_as_json(args, model, result, outputs, readout, seconds), indent=1))
+    else:
+        _print_text(args, model, result, outputs, readout, seconds)
+    return EXIT_OK
+
+
+def _as_json(args: argparse.Namespace, model: Transformer, result: RunResult | FloatRunResult,
+             outputs: Sequence[Sequence[Any]], readout: tuple[Any, ...] | None, seconds: float) -> dict[str, Any]:
+    show = (lambda v: str(v)) if args.engine == "exact" else (lambda v: float(v))
+    doc: dict[str, Any] = {"model": os.fspath(args.model), "engine": args.engine, "positions": len(outputs),
+                           "layers": model.n_layers, "seconds": round(seconds, 6),
+                           "coordinates": list(model.coordinates)}
+    if readout is not None:
+        doc["outputs"] = [show(v) for v in readout]
+    else:
+        doc["vectors"] = [[show(v) for v in row] for row in outputs]
+    if isinstance(result, RunResult):
+        doc["stats"] = {"score_evaluations": result.stats.score_evaluations,
+                        "argmax_computed": result.stats.argmax_computed,
+                        "argmax_reused": result.stats.argmax_reused}
+        if result.trace is not None:
+            doc["trace"] = [{"layer": lt.layer, "vectors": [[str(v) for v in row] for row in lt.vectors],
+                             "argmax": {h.head: [list(s) for s in h.argmax] for h in lt.heads}}
+                            for lt in result.trace]
+    elif result.layers is not None:
+        doc["trace"] = [{"layer": layer.name or f"layer {k + 1}", "vectors": [[float(v) for v in row]
+                                                                             for row in arr.tolist()]}
+                        for k, (layer, arr) in enumerate(zip(model.layers, result.layers))]
+    return doc
+
+
+def _vector(row: Sequence[Any], engine: str) -> str:
+    return "[" + ", ".join(_show(v, engine) for v in row) + "]"
+
+
+def _print_text(args: argparse.Namespace, model: Transformer, result: RunResult | FloatRunResult,
+                outputs: Sequence[Sequence[Any]], readout: tuple[Any, ...] | None, seconds: float) -> None:
+    engine = args.engine
+    if args.trace:
+        print(f"coordinates: {', '.join(model.coordinates)}")
+        if isinstance(result, RunResult) and result.trace is not None:
+            for lt in result.trace:
+                print(f"after {lt.layer}:")
+                for p, row in enumerate(lt.vectors):
+                    sets = "  ".join(f"{h.head}->{{{','.join(map(str, h.argmax[p]))}}}" for h in lt.heads)
+                    print(f"  {p}: {_vector(row, engine)}  {sets}".rstrip())
+        elif isinstance(result, FloatRunResult) and result.layers is not None:
+            for k, (layer, arr) in enumerate(zip(model.layers, result.layers)):
+                print(f"after {layer.name or f'layer {k + 1}'}:")
+                for p, row in enumerate(arr.tolist()):
+                    print(f"  {p}: {_vector(row, engine)}")
+    if readout is not None:
+        print("outputs: " + ", ".join(_show(v, engine) for v in readout))
+    else:
+        print(f"output vectors ({', '.join(model.coordinates)}):")
+        for p, vector in enumerate(outputs):
+            print(f"  {p}: {_vector(vector, engine)}")
+    summary = f"positions: {len(outputs)}  layers: {model.n_layers}  engine: {engine}  time: {seconds:.3f} s"
+    if isinstance(result, RunResult):
+        summary += (f"  score evaluations: {result.stats.score_evaluations}"
+                    f"  argmax reused: {result.stats.argmax_reused}/"
+                    f"{result.stats.argmax_reused + result.stats.argmax_computed}")
+    print(summary)

@@ -1,0 +1,173 @@
+"""Reading JSON input files with line numbers for error messages.
+
+:func:`read_json_file` turns an unreadable, empty, binary or malformed file
+into an :class:`InputError` at ``file:line``.  :class:`Locator` maps a path in
+the decoded document (keys and list indices, e.g. ``("layers", 0, "heads")``)
+to the line of the raw text where that value starts, so that later
+validation errors can point at the right line too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from fractions import Fraction
+from typing import Any, Iterable
+
+from ..errors import InputError
+
+JsonPath = tuple[str | int, ...]
+
+
+class Locator:
+    """Line numbers of the values in a JSON text, computed lazily on first use."""
+
+    def __init__(self, text: str | None):
+        self._text = text
+        self._lines: dict[JsonPath, int] | None = None
+
+    def line(self, path: Iterable[str | int]) -> int | None:
+        """The line where the value at ``path`` starts (or of its longest known prefix)."""
+        if self._text is None:
+            return None
+        if self._lines is None:
+            self._lines = {}
+            try:
+                _walk(self._text, _skip(self._text, 0), (), self._lines)
+            except (ValueError, IndexError):  # pragma: no cover - text was already decoded once
+                pass
+        key = tuple(path)
+        while key:
+            if key in self._lines:
+                return self._lines[key]
+            key = key[:-1]
+        return self._lines.get((), None)
+
+
+_DECODER = json.JSONDecoder()
+_WS = " \t\n\r"
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _WS:
+        pos += 1
+    return pos
+
+
+def _walk(text: str, pos: int, path: JsonPath, out: dict[JsonPath, int]) -> int:
+    """Record the line of the value starting at ``pos`` and its children; return its end."""
+    out[path] = text.count("\n", 0, pos) + 1
+    char = text[pos]
+    if char == "{":
+        pos = _skip(text, pos + 1)
+        if text[pos] == "}":
+            return pos + 1
+        while True:
+            key, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+            key_line = text.count("\n", 0, pos) + 1
+            pos = _skip(text, _skip(text, pos) + 1)  # past ':'
+            pos = _walk(text, pos, path + (key,), out)
+            out[path + (key,)] = min(out[path + (key,)], key_line)
+            pos = _skip(text, pos)
+            if text[pos] == "}":
+                return pos + 1
+            pos = _skip(text, pos + 1)  # past ','
+    if char == "[":
+        pos = _skip(text, pos + 1)
+        if text[pos] == "]":
+            return pos + 1
+        index = 0
+        while True:
+            pos = _walk(text, pos, path + (index,), out)
+            index += 1
+            pos = _skip(text, pos)
+            if text[pos] == "]":
+                return pos + 1
+            pos = _skip(text, pos + 1)
+    _, end = _DECODER.raw_decode(text, pos)
+    return end
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
+    """Decode ``text``; duplicate keys, NaN and syntax errors become :class:`InputError`."""
+    if not text.strip():
+        raise InputError("empty file", file, 1 if text is not None else None)
+    if "\x00" in text:
+        raise InputError("binary file (contains NUL bytes), expected JSON", file)
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg}", file, exc.lineno) from None
+    except _DuplicateKey as exc:
+        raise InputError(f"duplicate key {exc.args[0]!r}", file, _line_of_key(text, exc.args[0])) from None
+    except ValueError as exc:
+        raise InputError(f"malformed JSON: {exc}", file) from None
+    return data, Locator(text)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    needle = json.dumps(key)
+    first = text.find(needle)
+    second = text.find(needle, first + 1) if first >= 0 else -1
+    found = second if second >= 0 else first
+    return None if found < 0 else text.count("\n", 0, found) + 1
+
+
+def read_json_file(path: str | os.PathLike[str]) -> tuple[Any, Locator]:
+    """Read and decode a JSON file (UTF-8); every problem is an :class:`InputError`."""
+    file = os.fspath(path)
+    with open(file, "rb") as handle:
+        raw = handle.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError("not a UTF-8 text file (binary junk?), expected JSON", file, line) from None
+    return parse_json_text(text, file)
+
+
+def parse_rational(value: Any, what: str, file: str | None = None, line: int | None = None) -> int | Fraction:
+    """An exact rational from a JSON int or a string like ``"-3/4"`` or ``"0.25"``."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise InputError(f"{what}: expected a rational as a string or integer, got {value!r}", file, line)
+    try:
+        q = Fraction(value.strip() if isinstance(value, str) else value)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"{what}: not a rational number: {value!r}", file, line) from None
+    return q.numerator if q.denominator == 1 else q
+
+
+def format_rational(value: int | Fraction) -> str:
+    """The canonical string of an exact rational (``"3"``, ``"-3/4"``)."""
+    return str(Fraction(value))
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and :func:`os.replace`."""
+    file = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(file))
+    temp = os.path.join(directory, f".{os.path.basename(file)}.{os.getpid()}.tmp")
+    try:
+        with open(temp, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(temp, file)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
