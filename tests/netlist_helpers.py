@@ -1,0 +1,48 @@
+"""Shared pieces of the netlist tests: where the benchmark files are, the README
+table (the spec) and a Hypothesis strategy for random small netlists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import strategies as st
+
+from verified_aat.circuits.netlists import BoolGate, Netlist
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits"
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"benchmark netlists not found at {SHARED}")
+
+# The table of shared/circuits/README.md: PI, PO, gates, max fan-in, depth.
+# BUFF, NOT and constant gates count as gates and BUFF/NOT as levels; that is
+# what makes c880 (26 BUFFs) come out at 383 gates and depth 24.
+TABLE = {
+    "iscas85/c17.bench": (5, 2, 6, 2, 3),
+    "iscas85/c432.bench": (36, 7, 160, 9, 17),
+    "iscas85/c499.bench": (41, 32, 202, 5, 11),
+    "iscas85/c880.bench": (60, 26, 383, 4, 24),
+    "epfl/ctrl.blif": (7, 26, 175, 2, 10),
+    "epfl/dec.blif": (8, 256, 304, 2, 3),
+    "epfl/int2float.blif": (11, 7, 260, 2, 16),
+    "epfl/router.blif": (60, 30, 284, 2, 54),
+}
+
+# -- random netlists ---------------------------------------------------------
+OPS = ["AND", "NAND", "OR", "NOR", "XOR", "XNOR", "NOT", "BUFF", "CONST0", "CONST1"]
+
+
+@st.composite
+def netlists(draw: st.DrawFn, cubes: bool = True) -> Netlist:
+    """Random small netlists over all gate types with fan-in 1..5."""
+    n_in = draw(st.integers(1, 5))
+    signals = [f"i{k}" for k in range(n_in)]
+    gates = []
+    for k in range(draw(st.integers(0, 10))):
+        op = draw(st.sampled_from(OPS + (["CUBE"] if cubes else [])))
+        arity = 1 if op in ("NOT", "BUFF") else 0 if op.startswith("CONST") else draw(st.integers(1, 5))
+        args = tuple(draw(st.sampled_from(signals)) for _ in range(arity))
+        cube = draw(st.text("01-", min_size=arity, max_size=arity)) if op == "CUBE" else ""
+        gates.append(BoolGate(f"g{k}", op, args, cube, draw(st.integers(0, 1)) if op == "CUBE" else 1))
+        signals.append(f"g{k}")
+    outputs = tuple(draw(st.lists(st.sampled_from(signals), min_size=1, max_size=4)))
+    return Netlist("rand", tuple(signals[:n_in]), outputs, tuple(gates))

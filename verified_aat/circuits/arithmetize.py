@@ -1,0 +1,146 @@
+"""Arithmetization of Boolean netlists into FSAC⁰[sign] circuits over Q.
+
+Two modes; both use only binary multiplications, unbounded additions and (in
+threshold mode) sign gates, and both keep the netlist's input and output names
+(an output that is an input is that input gate; a constant output is a const
+gate).
+
+``exact`` (domain :attr:`Domain.RATIONALS`): every gate becomes its standard
+polynomial — NOT a = 1−a, AND = Πaᵢ, NAND = 1−Πaᵢ, NOR = Π(1−aᵢ),
+OR = 1−Π(1−aᵢ), XOR₂ = a+b−2ab (XOR_k a balanced tree of XOR₂, i.e.
+(1−Π(1−2aᵢ))/2), XNOR = 1−XOR, a BLIF cube = Π of literals aᵢ or 1−aᵢ
+(negated for an off-set row).  The circuit computes exactly this polynomial on
+all of Q; on {0,1} inputs it equals the netlist.  No sign gates.
+
+``threshold`` (domain :attr:`Domain.BOOLEAN`): meant for {0,1} inputs only.
+An AND/OR/NAND/NOR/cube of any fan-in costs one add and one sign level:
+OR_k = sign(Σaᵢ) and AND_k = 1 − sign(Σ(1−aᵢ)) on 0/1 values, or, with
+sᵢ = 2aᵢ−1 ∈ {±1}, AND_k = (1 + sign(Σsᵢ + 1−k))/2 and OR_k = (1 +
+sign(Σsᵢ + k−1))/2 (odd sums, never 0).  Each signal keeps the best of these
+and its exact polynomial as an operand of products, of sums and as an
+output, so wide gates go through sign gates and narrow ones often stay
+polynomial (a circuit may end up with no sign gate at all); XOR/XNOR are
+always polynomial.  Off {0,1} the circuit need not match the polynomial.
+
+Depth is kept low with affine forms (:mod:`.affine`): NOT, BUFF and every
+affine map cost no gate, a product is expanded into binary ``mul`` gates (one
+level) while it has at most ``cap`` terms, and negative coefficients use
+same-depth "scaled twins" instead of ``mul(const −1, ·)``.  A larger ``cap``
+gives shallower but bigger circuits.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable
+
+from ..errors import InputError
+from .affine import Engine, Form
+from .ir import Circuit, Domain, Provenance
+from .netlists import BoolGate, Netlist, measure_netlist, read_netlist
+
+MODES = ("exact", "threshold")
+DEFAULT_CAP = 16
+
+
+def _exact_form(eng: Engine, gate: BoolGate, fs: list[Form]) -> Form:
+    """The exact polynomial of ``gate`` applied to its argument forms."""
+    op = gate.op
+    if op == "CONST0":
+        return Form.of(0)
+    if op == "CONST1":
+        return Form.of(1)
+    if op == "BUFF":
+        return fs[0]
+    if op == "NOT":
+        return fs[0].affine(-1, 1)
+    if op in ("AND", "NAND"):
+        p = eng.product(fs)
+        return p if op == "AND" else p.affine(-1, 1)
+    if op in ("OR", "NOR"):
+        p = eng.product([f.affine(-1, 1) for f in fs])
+        return p if op == "NOR" else p.affine(-1, 1)
+    if op in ("XOR", "XNOR"):
+        x = _xor_tree(eng, fs)
+        return x if op == "XOR" else x.affine(-1, 1)
+    assert op == "CUBE"
+    p = eng.product([f if lit == "1" else f.affine(-1, 1) for lit, f in zip(gate.cube, fs) if lit != "-"])
+    return p if gate.polarity else p.affine(-1, 1)
+
+
+def _xor_tree(eng: Engine, fs: list[Form]) -> Form:
+    """A depth-balanced tree of XOR₂(a, b) = a + b − 2ab."""
+    layer = sorted(fs, key=eng.form_depth)
+    while len(layer) > 1:
+        a, b = layer.pop(0), layer.pop(0)
+        x = Form.lin([(1, a), (1, b), (-2, eng.mul(a, b))])
+        layer.append(x)
+        layer.sort(key=eng.form_depth)
+    return layer[0]
+
+
+def _threshold_forms(eng: Engine, gate: BoolGate, fs: list[Form]) -> list[Form]:
+    """0/1 forms of ``gate`` through one sign gate (empty if it has none); {0,1} inputs only."""
+    op = gate.op
+    if op in ("AND", "NAND", "OR", "NOR"):
+        lits = [(1, f) for f in fs]
+        conj, negate = op in ("AND", "NAND"), op in ("NAND", "NOR")
+    elif op == "CUBE":
+        lits = [(1 if lit == "1" else -1, f) for lit, f in zip(gate.cube, fs) if lit != "-"]
+        conj, negate = True, gate.polarity == 0
+    else:
+        return []
+    k = len(lits)
+    if k < 2:
+        return []
+    # literal values as forms: f or 1 − f
+    values = [f if sgn == 1 else f.affine(-1, 1) for sgn, f in lits]
+    # (1) sign over 0/1 values: OR = sign(Σ ℓᵢ), AND = 1 − sign(Σ (1 − ℓᵢ))
+    t = eng.sign(Form.lin([(-1 if conj else 1, v) for v in values], k if conj else 0))
+    direct = t if conj == negate else t.affine(-1, 1)
+    # (2) sign over ±1 values sᵢ = 2ℓᵢ − 1: AND = [Σsᵢ + 1−k > 0], OR = [Σsᵢ + k−1 > 0]
+    s = eng.sign(Form.lin([(2, v) for v in values], -k + ((1 - k) if conj else (k - 1))))
+    return [direct, s.affine(Fraction(-1, 2) if negate else Fraction(1, 2), Fraction(1, 2))]
+
+
+def arithmetize(netlist: Netlist, mode: str = "exact", cap: int = DEFAULT_CAP,
+                provenance: Provenance | None = None) -> Circuit:
+    """The arithmetic circuit of ``netlist`` in ``mode`` (``"exact"`` or ``"threshold"``).
+
+    ``cap`` bounds the terms of an expanded product before operands are
+    materialized (larger: shallower but bigger circuits).
+    """
+    if mode not in MODES:
+        raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)")
+    eng = Engine(cap)
+    # Each signal keeps up to three candidate forms: the best operand for
+    # products (shallowest terms), for sums (shallowest add) and as an output.
+    keys: list[Callable[[Form], tuple[int, int]]] = [
+        lambda f: (eng.form_depth(f), f.size), lambda f: (eng.sum_depth(f), f.size),
+        lambda f: (eng.materialized_depth(f), f.size)]
+    cands: dict[str, list[Form]] = {name: [Form.wire(eng.input(name))] for name in netlist.inputs}
+    for gate in netlist.gates:
+        found = [_exact_form(eng, gate, [min(cands[a], key=keys[0]) for a in gate.args])]
+        if mode == "threshold":
+            found += _threshold_forms(eng, gate, [min(cands[a], key=keys[1]) for a in gate.args])
+        cands[gate.name] = list(dict.fromkeys(min(found, key=key) for key in keys))
+    outputs = [(eng.materialize(min(cands[name], key=keys[2])), name) for name in netlist.outputs]
+    if provenance is None:
+        m = measure_netlist(netlist)
+        provenance = Provenance(arithmetization=mode, netlist_gates=m.gates, netlist_depth=m.depth,
+                                netlist_max_fan_in=m.max_fan_in, netlist_gate_types=m.gate_types)
+    domain = Domain.RATIONALS if mode == "exact" else Domain.BOOLEAN
+    return eng.build(netlist.name, outputs, domain, provenance)
+
+
+def import_netlist(path: str, mode: str = "exact", cap: int = DEFAULT_CAP) -> Circuit:
+    """Read a ``.bench``/``.blif`` file and arithmetize it; provenance records the source."""
+    if mode not in MODES:
+        raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)", path)
+    netlist, fmt = read_netlist(path)
+    m = measure_netlist(netlist)
+    prov = Provenance(source_format=fmt, source_path=str(Path(path)), arithmetization=mode,
+                      netlist_gates=m.gates, netlist_depth=m.depth, netlist_max_fan_in=m.max_fan_in,
+                      netlist_gate_types=m.gate_types)
+    return arithmetize(netlist, mode, cap, prov)
