@@ -95,7 +95,7 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
         report.reject("the transformer's coordinates differ from the encoding's")
         return
     structural = {T.coordinates.index(c) for c in doc["structural"]}
-    rows = E.rows
+    rows = [tuple(v.numerator if v.denominator == 1 else v for v in row) for row in E.rows]
     n_layers = T.n_layers
     if doc["schedule"]["layers"] != n_layers:
         report.reject("schedule: the layer count differs from the transformer's")
@@ -211,8 +211,7 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
                     if cc not in structural:
                         break
                     members = sets[f][owner - 1][p] if owner else None
-                    known[k] = Fraction(row[cc]) if owner == 0 else \
-                        sum((Fraction(rows[j][cc]) for j in members), Fraction(0)) / len(members)
+                    known[k] = row[cc] if owner == 0 else Fraction(sum(rows[j][cc] for j in members), len(members))
                 values, _ = residual(act, [act.outputs[c]], known)
                 if values[0] != row[c]:
                     report.reject(f"frame: layer {used[0]} may change structural coordinate {T.coordinates[c]}")

@@ -174,7 +174,7 @@ class PositionObligations:
         for k in sorted(wanted):
             owner, c = divmod(k, self.d)
             if c in self.structural:
-                known[k] = Fraction(self.rows[p][c]) if owner == 0 else \
+                known[k] = self.rows[p][c] if owner == 0 else \
                     self._pooled(layer.heads[owner - 1].pooling, sets[owner - 1][p], c)
         rkey = (fn_index, tuple(coords), tuple(known.items()))
         if rkey not in self.reads_cache:
@@ -249,10 +249,11 @@ class PositionObligations:
 
     def _pooled(self, pooling: Pooling, members: tuple[int, ...], c: int) -> Fraction:
         if pooling is Pooling.LEFTMOST:
-            return Fraction(self.rows[members[0]][c])
+            return self.rows[members[0]][c]
         if pooling is Pooling.RIGHTMOST:
-            return Fraction(self.rows[members[-1]][c])
-        return sum((Fraction(self.rows[j][c]) for j in members), Fraction(0)) / len(members)
+            return self.rows[members[-1]][c]
+        mean = Fraction(sum(self.rows[j][c] for j in members), len(members))
+        return mean.numerator if mean.denominator == 1 else mean
 
     def _prefix(self, fn_index: int, layer, coords: tuple[int, ...]) -> str:
         key = (fn_index, coords)

@@ -19,6 +19,8 @@ SGN_DEFINITION = "(define-fun sgn ((v Real)) Real (ite (> v 0.0) 1.0 (ite (< v 0
 
 def numeral(value: Fraction | int) -> str:
     """An exact SMT-LIB real: ``3.0``, ``(- 3.0)``, ``(/ 1.0 3.0)``, ``(- (/ 3.0 4.0))``."""
+    if type(value) is int:
+        return f"{value}.0" if value >= 0 else f"(- {-value}.0)"
     q = Fraction(value)
     magnitude = abs(q)
     text = f"{magnitude.numerator}.0" if magnitude.denominator == 1 else \

@@ -79,7 +79,7 @@ class Encoding:
             if data.get("version") != VERSION:
                 raise InputError(f"unsupported encoding version {data.get('version')!r}", file)
             coordinates = tuple(str(c) for c in data["coordinates"])
-            rows = tuple(tuple(Fraction(v) for v in row) for row in data["rows"])
+            rows = tuple(tuple(_rational(v) for v in row) for row in data["rows"])
             if any(len(r) != len(coordinates) for r in rows):
                 raise InputError("every row must have one value per coordinate", file)
             slots = tuple((int(p), int(c), int(i)) for p, c, i in data["input_slots"])
@@ -98,6 +98,14 @@ class Encoding:
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=1)
+
+
+def _rational(text: str) -> Fraction:
+    """Parse a rational; integers take the fast path."""
+    try:
+        return Fraction(int(text))
+    except (ValueError, TypeError):
+        return Fraction(text)
 
 
 def _exact(v: Fraction) -> int | Fraction:

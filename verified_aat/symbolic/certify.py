@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
+from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit, Kind
 from ..constructions.base import Construction, Schedule
 from ..constructions.encoding import Encoding
@@ -82,7 +83,7 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     derivation = Derivation()
     if T.coordinates != encoding.coordinates:
         raise ValueError(f"transformer coordinates {T.coordinates} differ from the encoding's {encoding.coordinates}")
-    rows = encoding.rows
+    rows = [tuple(as_exact(v) for v in row) for row in encoding.rows]  # ints where integral: fast
     d = T.dimension
     struct_idx = [T.coordinates.index(c) for c in structural]
 

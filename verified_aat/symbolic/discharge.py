@@ -1,10 +1,10 @@
 """Discharging lemmas: exact normal forms first, Z3 for the rest.
 
 A lemma is SMT-LIB text whose single assertion is ``(not φ)``; it is proved
-when φ holds for all reals.  The normal-form path reads the text into sympy
-(sympy's automatic evaluation does the partial evaluation of concrete
-structure; ``sgn`` becomes ``sympy.sign``) and expands each equation's two
-sides; zero means proved.  Otherwise Z3 runs with a time limit: unsat is
+when φ holds for all reals.  The normal-form path evaluates the text to
+sparse polynomials with sign atoms (:mod:`.polynomial`), lazily, so concrete
+structure switches branches off before they are expanded; equal normal
+forms on both sides mean proved.  Otherwise Z3 runs with a time limit: unsat is
 proved, sat is a *failed* obligation (a candidate for refutation, never a
 counterexample by itself), anything else is unknown.
 """
@@ -15,7 +15,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import sympy
+from fractions import Fraction
+
+from .polynomial import LazyEvaluator, TooLarge, add, scale
 
 PROVED, FAILED, UNKNOWN = "proved", "failed", "unknown"
 
@@ -51,70 +53,39 @@ def _parse(tokens: list[str]) -> list[Any]:
     return stack[0]
 
 
-class _SympyReader:
-    """Evaluates the lemma fragment (define-fun, let, + - * /, sgn, =, and) in sympy."""
-
-    def __init__(self) -> None:
-        self.funs: dict[str, tuple[list[str], Any]] = {}
-        self.consts: dict[str, sympy.Symbol] = {}
-
-    def value(self, expr: Any, env: dict[str, Any]) -> Any:
-        if isinstance(expr, str):
-            if expr in env:
-                return env[expr]
-            if expr in self.consts:
-                return self.consts[expr]
-            return sympy.Rational(expr)
-        head, *rest = expr
-        if head == "let":
-            inner = dict(env)
-            for name, bound in rest[0]:
-                inner[name] = self.value(bound, env)
-            return self.value(rest[1], inner)
-        args = [self.value(a, env) for a in rest]
-        if head == "+":
-            return sympy.Add(*args)
-        if head == "*":
-            return sympy.Mul(*args)
-        if head == "-":
-            return -args[0] if len(args) == 1 else args[0] - sympy.Add(*args[1:])
-        if head == "/":
-            return args[0] / args[1]
-        if head == "sgn":
-            return sympy.sign(args[0])
-        if head in self.funs:
-            params, body = self.funs[head]
-            return self.value(body, dict(zip(params, args)))
-        raise ValueError(f"unsupported operator {head}")
-
-    def equations(self, text: str) -> list[Any] | None:
-        goal = None
-        for form in _parse(_tokens(text)):
-            if form[0] == "define-fun" and form[1] != "sgn":
-                self.funs[form[1]] = ([p[0] for p in form[2]], form[4])
-            elif form[0] == "declare-const":
-                self.consts[form[1]] = sympy.Symbol(form[1], real=True)
-            elif form[0] == "assert":
-                if goal is not None or form[1][0] != "not":
-                    return None
-                goal = form[1][1]
-        if goal is None:
-            return None
-        parts = goal[1:] if goal[0] == "and" else [goal]
-        if any(p[0] != "=" for p in parts):
-            return None
-        return [self.value(p[1], {}) - self.value(p[2], {}) for p in parts]
+def _equations(text: str) -> tuple[LazyEvaluator, list[tuple[Any, Any]]] | None:
+    """The lemma's equations φ = (lhs, rhs) pairs from ``(assert (not φ))``, or None."""
+    functions: dict[str, tuple[list[str], Any]] = {}
+    variables: dict[str, int] = {}
+    goal = None
+    for form in _parse(_tokens(text)):
+        if form[0] == "define-fun" and form[1] != "sgn":
+            functions[form[1]] = ([p[0] for p in form[2]], form[4])
+        elif form[0] == "declare-const":
+            variables[form[1]] = len(variables)
+        elif form[0] == "assert":
+            if goal is not None or form[1][0] != "not":
+                return None
+            goal = form[1][1]
+    if goal is None:
+        return None
+    parts = goal[1:] if goal[0] == "and" else [goal]
+    if any(p[0] != "=" for p in parts):
+        return None
+    return LazyEvaluator(functions, variables), [(p[1], p[2]) for p in parts]
 
 
 def normal_form(text: str) -> bool:
-    """True when every equation's difference expands to 0 (an exact proof)."""
+    """True when both sides of every equation have the same normal form (an exact proof)."""
     try:
-        differences = _SympyReader().equations(text)
-    except (ValueError, TypeError, ZeroDivisionError, RecursionError):
+        parsed = _equations(text)
+        if parsed is None:
+            return False
+        evaluator, equations = parsed
+        return all(not add(evaluator.value(lhs, {}), scale(evaluator.value(rhs, {}), Fraction(-1)))
+                   for lhs, rhs in equations)
+    except (ValueError, TypeError, ZeroDivisionError, RecursionError, TooLarge):
         return False
-    if differences is None:
-        return False
-    return all(sympy.expand(d) == 0 for d in differences)
 
 
 def run_z3(text: str, timeout_ms: int) -> Verdict:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
 
+from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit, Kind
 from ..circuits.smtlib import LOGIC, SGN_DEFINITION, define_fun, numeral, smt_symbol
 from ..constructions.base import ClaimTerm, PositionClaim, Schedule
@@ -109,6 +110,7 @@ class ObligationDeriver:
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._residual: dict[tuple, frozenset[int]] = {}
         self._aggregate: dict[tuple, Fraction] = {}
+        self._static: dict[tuple, frozenset[int]] = {}
 
     # -- claim terms ---------------------------------------------------------
     def _gate_term(self, g: int, names: _Names) -> str:
@@ -156,11 +158,11 @@ class ObligationDeriver:
             members = sets.sets[p]
             pooling = fn.layer.heads[head].pooling
             if pooling is Pooling.LEFTMOST:
-                value = Fraction(self.rows[members[0]][c])
+                value = self.rows[members[0]][c]
             elif pooling is Pooling.RIGHTMOST:
-                value = Fraction(self.rows[members[-1]][c])
+                value = self.rows[members[-1]][c]
             else:
-                value = sum((Fraction(self.rows[j][c]) for j in members), Fraction(0)) / len(members)
+                value = as_exact(Fraction(sum(self.rows[j][c] for j in members), len(members)))
             self._aggregate[key] = value
         return value
 
@@ -172,7 +174,7 @@ class ObligationDeriver:
             owner, c = divmod(k, d)
             if c not in self.structural:
                 continue
-            known[k] = Fraction(self.rows[p][c]) if owner == 0 else self._pooled_structural(fn, owner - 1, p, c)
+            known[k] = self.rows[p][c] if owner == 0 else self._pooled_structural(fn, owner - 1, p, c)
         return known
 
     def _prefix_for(self, fn: LayerFunction, coords: tuple[int, ...]) -> str:
@@ -192,11 +194,11 @@ class ObligationDeriver:
         coords = tuple(sorted(c for c, _ in claim.values))
         act = fn.layer.activation
         d = self.d
-        infos = output_reads(act)
-        static: set[int] = set()
-        for c in coords:
-            static |= infos[c].inputs
-        known = self.structural_inputs(fn, p, frozenset(static))
+        static = self._static.get((fn.number, coords))
+        if static is None:
+            infos = output_reads(act)
+            static = self._static[(fn.number, coords)] = frozenset().union(*(infos[c].inputs for c in coords))
+        known = self.structural_inputs(fn, p, static)
         rkey = (fn.number, coords, tuple(sorted(known.items())))
         reads = self._residual.get(rkey)
         if reads is None:
