@@ -1,0 +1,29 @@
+"""certify then check for every netlist in ../shared/circuits (both arithmetizations)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verified_aat.certificates.document import build_certificate, dumps_certificate
+from verified_aat.checker.check import check_certificate
+from verified_aat.circuits.io import load_circuit
+from verified_aat.constructions.registry import get_construction
+from verified_aat.symbolic.certify import certify
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits"
+FILES = sorted(SHARED.glob("*/*.b*")) if SHARED.exists() else []
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/circuits is not beside the repository")
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("mode", ["exact", "threshold"])
+def test_shared_netlist_is_certified_and_checked(path, mode):
+    circuit = load_circuit(str(path), mode)
+    result = certify(circuit, get_construction("gate-edge"), refute=False)
+    assert result.status == "proved", result.problems
+    doc = json.loads(dumps_certificate(build_certificate(result)))
+    report = check_certificate(doc, circuit)
+    assert report.accepted, report.reasons
