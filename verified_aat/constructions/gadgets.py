@@ -14,7 +14,7 @@ from ..circuits.builder import CircuitBuilder, Wire
 from ..circuits.ir import Circuit
 
 
-def lagrange_indicator(b: CircuitBuilder, v: Wire, code: int, codes: Sequence[int]) -> Wire:
+def lagrange_indicator(b: CircuitBuilder, v: Wire, code: int, codes: Sequence[int], name: str | None = None) -> Wire:
     """Π_{c'≠c} (v − c')/(c − c'): 1 at ``code``, 0 at the other ``codes``."""
     factors: list[Wire] = []
     denominator = Fraction(1)
@@ -25,33 +25,41 @@ def lagrange_indicator(b: CircuitBuilder, v: Wire, code: int, codes: Sequence[in
         denominator *= code - other
     if not factors:
         return b.const(1)
-    return b.mul(b.const(1 / denominator), b.product_tree(factors)) if denominator != 1 else b.product_tree(factors)
+    if denominator == 1 and len(factors) == 1:
+        return factors[0]
+    if denominator == 1:
+        return _named(b, b.product_tree(factors[:-1]), factors[-1], name)
+    return b.mul(b.const(1 / denominator), b.product_tree(factors), name=name)
 
 
-def equals_indicator(b: CircuitBuilder, v: Wire, code: int) -> Wire:
+def _named(b: CircuitBuilder, left: Wire, right: Wire, name: str | None) -> Wire:
+    return b.mul(left, right, name=name)
+
+
+def equals_indicator(b: CircuitBuilder, v: Wire, code: int, name: str | None = None) -> Wire:
     """[v = code] for integer v: 1 − sign((v − code)²)."""
     shifted = b.add(v, b.const(-code))
-    return b.add(b.const(1), b.neg(b.sign(b.square(shifted))))
+    return b.add(b.const(1), b.neg(b.sign(b.square(shifted))), name=name)
 
 
-def differs_indicator(b: CircuitBuilder, v: Wire, code: int) -> Wire:
+def differs_indicator(b: CircuitBuilder, v: Wire, code: int, name: str | None = None) -> Wire:
     """[v ≠ code] for integer v: sign((v − code)²)."""
     shifted = b.add(v, b.const(-code))
-    return b.sign(b.square(shifted))
+    return b.sign(b.square(shifted), name=name)
 
 
-def select_update(b: CircuitBuilder, old: Wire, cases: Sequence[tuple[Wire, Wire]]) -> Wire:
+def select_update(b: CircuitBuilder, old: Wire, cases: Sequence[tuple[Wire, Wire]], name: str | None = None) -> Wire:
     """old + Σ selector·(new − old): each selector is 0 or 1, at most one is 1."""
     terms = [old]
     for selector, new in cases:
         terms.append(b.mul(selector, b.sub(new, old)))
-    return b.add(*terms)
+    return b.add(*terms, name=name)
 
 
 def key_distance_score(b: CircuitBuilder, key_i: Wire, key_j: Wire, penalty_j: Wire) -> Wire:
     """−(key_i − key_j)² − penalty_j."""
-    diff = b.sub(key_i, key_j)
-    return b.add(b.neg(b.square(diff)), b.neg(penalty_j))
+    diff = b.sub(key_i, key_j, name="key_diff")
+    return b.add(b.neg(b.square(diff)), b.neg(penalty_j), name="score")
 
 
 def named_inputs(b: CircuitBuilder, names: Sequence[str]) -> dict[str, Wire]:

@@ -49,6 +49,29 @@ class GateEdge(Construction):
     """``gate-edge`` (general scores) and ``gate-edge-dot`` (bilinear scores)."""
 
     EDGE_CODE = EDGE
+    CODES_DOC = (("add of fan-in k", "k (0, 1, 2, ...)"), ("mul", "-1"), ("sign", "-2"),
+                 ("input, const", "-3 (keep)"), ("edge", "-4"))
+    ARGMAX_DOC = {
+        "fetch": "edge u→v: exactly the position of gate u (score 0; every other position scores ≤ −1). "
+                 "gate g: g itself (score 0). Unique, so averaging is copying.",
+        "gather": "gate g of fan-in k ≥ 1: exactly its k in-edge positions, multi-edges counted (score 0; g itself "
+                  "scores −1). gate of fan-in 0: g itself plus any edge into gate g ± 1 (score −1); its value does "
+                  "not depend on the pooled vector. edge u→v: all in-edges of v (ignored: edges keep).",
+    }
+
+    def layout_doc(self) -> dict[str, tuple[str, str]]:
+        doc = {
+            "op": ("operation code (table below); fan-in for add", "-4"),
+            "a": ("its id (gate index)", "source id u"),
+            "b": ("its id (gate index)", "target id v"),
+            "val": ("C_g(x) from layer 2·depth(g) on; x_i / c initially for inputs / consts; 0 otherwise",
+                    "C_u(x) from layer 2·depth(u)+1 on; 0 initially"),
+            "sq": ("unused (0)", "C_u(x)² from layer 2·depth(u)+1 on; 0 initially"),
+        }
+        if self.dot:
+            doc.update({"one": ("1", "1"), "fa": ("a² (= a² + [edge])", "a² + 1"),
+                        "gb": ("b² + 1 (= b² + [gate])", "b²")})
+        return doc
 
     def gate_code(self, kind: Kind, fan_in: int) -> int:
         return gate_code(kind, fan_in)
@@ -93,8 +116,8 @@ class GateEdge(Construction):
         b = CircuitBuilder(f"score-{key}")
         w = {n: b.input(n) for n in score_input_names(self.coordinates)}
         op_j = w["j.op"]
-        penalty = (equals_indicator(b, op_j, self.EDGE_CODE) if fetch
-                   else differs_indicator(b, op_j, self.EDGE_CODE))
+        penalty = (equals_indicator(b, op_j, self.EDGE_CODE, name="j_is_edge") if fetch
+                   else differs_indicator(b, op_j, self.EDGE_CODE, name="j_is_gate"))
         b.output(key_distance_score(b, w[f"i.{key}"], w[f"j.{key}"], penalty), "score")
         return CircuitScore(b.build())
 
@@ -111,25 +134,26 @@ class GateEdge(Construction):
     def _fetch_activation(self) -> Circuit:
         """Edges take the pooled (source) value and its square; gates keep."""
         b, w = self._activation_builder("fetch")
-        is_edge = equals_indicator(b, w["x.op"], EDGE)
+        is_edge = equals_indicator(b, w["x.op"], EDGE, name="is_edge")
         fetched = w["fetch.val"]
-        val = select_update(b, w["x.val"], [(is_edge, fetched)])
-        sq = select_update(b, w["x.sq"], [(is_edge, b.square(fetched))])
+        val = select_update(b, w["x.val"], [(is_edge, fetched)], name="new_val")
+        sq = select_update(b, w["x.sq"], [(is_edge, b.square(fetched, name="fetched_sq"))], name="new_sq")
         return self._finish(b, w, {"val": val, "sq": sq})
 
     def _gather_activation(self) -> Circuit:
         """Gates apply their operation to the pooled in-edge values."""
         b, w = self._activation_builder("gather")
         op, m1, m2 = w["x.op"], w["gather.val"], w["gather.sq"]
-        t = b.sign(b.add(b.scale(2, op), b.const(1)))          # +1 for add codes, −1 otherwise
-        is_add = b.scale(Fraction(1, 2), b.add(b.const(1), t))
-        not_add = b.scale(Fraction(1, 2), b.add(b.const(1), b.neg(t)))
-        is_mul = b.mul(not_add, lagrange_indicator(b, op, MUL, NEGATIVE_CODES))
-        is_sign = b.mul(not_add, lagrange_indicator(b, op, SIGN, NEGATIVE_CODES))
-        add_value = b.mul(op, m1)                                 # k · mean = sum (1/k rescaling)
-        mul_value = b.add(b.scale(2, b.square(m1)), b.neg(m2))   # 2·m1² − m2 = u·w (polarization)
-        sign_value = b.sign(m1)
-        val = select_update(b, w["x.val"], [(is_add, add_value), (is_mul, mul_value), (is_sign, sign_value)])
+        t = b.sign(b.add(b.scale(2, op), b.const(1)), name="add_test")  # +1 for add codes, −1 otherwise
+        is_add = b.scale(Fraction(1, 2), b.add(b.const(1), t), name="is_add")
+        not_add = b.scale(Fraction(1, 2), b.add(b.const(1), b.neg(t)), name="not_add")
+        is_mul = b.mul(not_add, lagrange_indicator(b, op, MUL, NEGATIVE_CODES), name="is_mul")
+        is_sign = b.mul(not_add, lagrange_indicator(b, op, SIGN, NEGATIVE_CODES), name="is_sign")
+        add_value = b.mul(op, m1, name="add_value")              # k · mean = sum (1/k rescaling)
+        mul_value = b.add(b.scale(2, b.square(m1)), b.neg(m2), name="mul_value")  # 2·m1² − m2 = u·w
+        sign_value = b.sign(m1, name="sign_value")
+        val = select_update(b, w["x.val"], [(is_add, add_value), (is_mul, mul_value), (is_sign, sign_value)],
+                            name="new_val")
         return self._finish(b, w, {"val": val})
 
     # -- encoding ----------------------------------------------------------
@@ -185,7 +209,7 @@ class GateEdge(Construction):
             penalty = unary(lambda b, w: b.sub(w[f"v.{square_name}"], b.square(w[f"v.{key}"])))
             return ScoreHint(key_circuit, key_circuit, penalty, (("one", Fraction(1)),))
         if fetch:
-            penalty = unary(lambda b, w: equals_indicator(b, w["v.op"], self.EDGE_CODE))
+            penalty = unary(lambda b, w: equals_indicator(b, w["v.op"], self.EDGE_CODE, name="is_edge"))
         else:
-            penalty = unary(lambda b, w: differs_indicator(b, w["v.op"], self.EDGE_CODE))
+            penalty = unary(lambda b, w: differs_indicator(b, w["v.op"], self.EDGE_CODE, name="is_gate"))
         return ScoreHint(key_circuit, key_circuit, penalty)

@@ -28,6 +28,20 @@ class UniqueHard(GateEdge):
     """Fan-in ≤ 2 circuits, leftmost/rightmost hard attention, 2K layers."""
 
     EDGE_CODE = EDGE
+    CODES_DOC = (("add of fan-in 0", "0"), ("add of fan-in 1", "1"), ("add of fan-in 2", "2"), ("mul", "3"),
+                 ("sign", "4"), ("input, const", "5 (keep)"), ("edge", "6"))
+    ARGMAX_DOC = {
+        "fetch": "edge u→v: exactly gate u (unique, so leftmost = rightmost = u). gate g: g itself.",
+        "left": "gate g of fan-in 1 or 2: its in-edges; leftmost = the edge of its first argument. "
+                "fan-in 0: g and stray edges (not read). edges: in-edges of their target (not read).",
+        "right": "as `left`; rightmost = the edge of its second argument (the first, when the fan-in is 1).",
+    }
+
+    def layout_doc(self) -> dict[str, tuple[str, str]]:
+        doc = super().layout_doc()
+        doc["op"] = ("operation code (table below)", "6")
+        doc.pop("sq")
+        return doc
 
     def __init__(self) -> None:
         super().__init__(dot=False)
@@ -60,8 +74,8 @@ class UniqueHard(GateEdge):
 
     def _fetch_activation(self) -> Circuit:
         b, w = self._activation_builder("fetch")
-        is_edge = lagrange_indicator(b, w["x.op"], EDGE, CODES)
-        val = select_update(b, w["x.val"], [(is_edge, w["fetch.val"])])
+        is_edge = lagrange_indicator(b, w["x.op"], EDGE, CODES, name="is_edge")
+        val = select_update(b, w["x.val"], [(is_edge, w["fetch.val"])], name="new_val")
         return self._finish(b, w, {"val": val})
 
     def _gather_activation(self) -> Circuit:
@@ -70,13 +84,13 @@ class UniqueHard(GateEdge):
         w = {n: b.input(n) for n in activation_input_names(self.coordinates, ["left", "right"])}
         op, v1, v2 = w["x.op"], w["left.val"], w["right.val"]
         cases = [
-            (lagrange_indicator(b, op, ADD0, CODES), b.const(0)),
-            (lagrange_indicator(b, op, ADD1, CODES), v1),
-            (lagrange_indicator(b, op, ADD2, CODES), b.add(v1, v2)),
-            (lagrange_indicator(b, op, MUL, CODES), b.mul(v1, v2)),
-            (lagrange_indicator(b, op, SIGN, CODES), b.sign(v1)),
+            (lagrange_indicator(b, op, ADD0, CODES, name="is_add0"), b.const(0)),
+            (lagrange_indicator(b, op, ADD1, CODES, name="is_add1"), v1),
+            (lagrange_indicator(b, op, ADD2, CODES, name="is_add2"), b.add(v1, v2, name="sum")),
+            (lagrange_indicator(b, op, MUL, CODES, name="is_mul"), b.mul(v1, v2, name="product")),
+            (lagrange_indicator(b, op, SIGN, CODES, name="is_sign"), b.sign(v1, name="sign_value")),
         ]
-        val = select_update(b, w["x.val"], cases)
+        val = select_update(b, w["x.val"], cases, name="new_val")
         return self._finish(b, w, {"val": val})
 
     def _row(self, op: int, a: int, b: int, value: Fraction, is_edge: bool) -> tuple[Fraction, ...]:
