@@ -1,14 +1,16 @@
 """verified-aat: machine-checked transformer–circuit constructions.
 
-The public API is re-exported here; the stages live in sub-packages
-(``circuits`` → ``constructions`` → ``transformer`` → ``symbolic`` →
-``certificates`` / ``checker``).
+The public API (``verified_aat.api``) is re-exported here; the stages live in
+sub-packages (``circuits`` → ``constructions`` → ``transformer`` →
+``symbolic`` → ``certificates`` / ``checker``).
 """
 
-from .circuits.ir import Circuit, Domain, Gate, Kind
+from .api import certificate, certify, check, compile, family, load_circuit, parse_circuit, simulate
 from .circuits.evaluate import evaluate
+from .circuits.ir import Circuit, Domain, Gate, Kind
 from .circuits.measures import measure
 from .errors import InputError
 
-__all__ = ["Circuit", "Domain", "Gate", "Kind", "evaluate", "measure", "InputError"]
+__all__ = ["Circuit", "Domain", "Gate", "Kind", "InputError", "certificate", "certify", "check", "compile",
+           "evaluate", "family", "load_circuit", "measure", "parse_circuit", "simulate"]
 __version__ = "0.1.0"

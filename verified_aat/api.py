@@ -1,0 +1,72 @@
+"""The notebook-friendly API: one function per job, names as on the command line.
+
+>>> import verified_aat as va
+>>> C = va.family("inner-product", 3)
+>>> result = va.certify(C, "gate-edge")
+>>> result.status
+'proved'
+>>> va.check(va.certificate(result)).accepted
+True
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Sequence
+
+from .circuits.ir import Circuit
+
+
+def load_circuit(path: str, mode: str = "exact") -> Circuit:
+    """A circuit from a .circ/.json file or a netlist (.bench/.blif, arithmetized by ``mode``)."""
+    from .circuits.io import load_circuit as _load
+    return _load(path, mode)
+
+
+def parse_circuit(text: str) -> Circuit:
+    """A circuit from the text format."""
+    from .circuits.text_format import parse_circuit_text
+    return parse_circuit_text(text)
+
+
+def family(name: str, n: int) -> Circuit:
+    """A member of a built-in family, e.g. ``family("majority", 7)``."""
+    from .circuits.families import build_family
+    return build_family(name, n)
+
+
+def compile(circuit: Circuit, construction: str = "gate-edge", depth_bound: int | None = None) -> Any:  # noqa: A001
+    """Transformer T_K and encoding for ``circuit`` (a CompiledConstruction)."""
+    from .constructions.registry import get_construction
+    return get_construction(construction).compile(circuit, depth_bound)
+
+
+def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str = "gate-edge") -> tuple:
+    """Run the compiled transformer exactly on enc(C, x) and read the outputs."""
+    from .transformer.exact_engine import run_exact
+    compiled = compile(circuit, construction)
+    result = run_exact(compiled.transformer, compiled.encoding.instantiate(list(x)))
+    return tuple(compiled.encoding.read(result.outputs))
+
+
+def certify(circuit: Circuit, construction: str = "gate-edge", **options: Any) -> Any:
+    """Prove (or refute) that the construction simulates ``circuit`` on every input (a CertifyResult)."""
+    from .constructions.registry import get_construction
+    from .symbolic.certify import certify as _certify
+    return _certify(circuit, get_construction(construction), **options)
+
+
+def certificate(result: Any, timings: bool = True) -> dict[str, Any]:
+    """The certificate document of a proved result."""
+    from .certificates.document import build_certificate
+    if result.status != "proved":
+        raise ValueError(f"no certificate: the result is {result.status}")
+    return build_certificate(result, include_timings=timings)
+
+
+def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, solver: str = "z3") -> Any:
+    """Re-check a certificate (a dict or a path) independently (a CheckReport)."""
+    from .checker.check import check_certificate, load_certificate
+    doc = load_certificate(certificate) if isinstance(certificate, str) else certificate
+    solvers = ("z3", "cvc5") if solver == "both" else (solver,)
+    return check_certificate(doc, circuit, solvers)
