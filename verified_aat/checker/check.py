@@ -260,6 +260,10 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
         report.lemmas_checked += 1
         for name in solvers:
             report.solver_runs += 1
-            answer = SOLVERS[name](lemma["smt2"], timeout_ms)
+            try:
+                answer = SOLVERS[name](lemma["smt2"], timeout_ms)
+            except ImportError:
+                report.reject(f"solver {name} is not installed (pip install {name})")
+                return
             if answer != "unsat":
                 report.reject(f"lemma {lemma['id'][:12]} ({lemma['kind']}): {name} says {answer}, not unsat")

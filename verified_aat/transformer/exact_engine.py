@@ -17,6 +17,21 @@ three observations that do not change any value:
   function and after checking that every column the score reads is equal,
   at every position, to the columns it was computed on.
 
+and from exact kernels (:mod:`.exact_kernels`):
+
+* when the values a score reads and its constants are integers and a bound
+  check shows that no intermediate value can reach 2**62, the score is
+  evaluated on the whole (i-group, j-group) grid with numpy int64 arrays
+  (bilinear scores after an exact positive rescaling); otherwise with Python
+  ints/Fractions;
+* pooled vectors are computed only in the coordinates the activation reads,
+  and an average is recomputed only when one of the values it averages has
+  changed;
+* an activation is evaluated only on the inputs its computed outputs read,
+  outputs that are plain inputs are copied, and equal inputs (the same as at
+  this position in the previous layer with this activation, or as anywhere
+  before) reuse the earlier outputs.
+
 :func:`run_exact_reference` is the plain N² interpreter, kept for
 differential tests.
 """
@@ -31,6 +46,8 @@ from typing import Any, Callable, Sequence
 from ..circuits.evaluate import as_exact, compile_circuit, evaluate
 from ..circuits.ir import Circuit
 from ..errors import InputError
+from . import exact_kernels
+from .exact_kernels import ActivationKernel, BilinearKernel, CircuitKernel
 from .model import BilinearScore, CircuitScore, Head, Pooling, Score, Transformer
 
 Number = int | Fraction
@@ -57,6 +74,11 @@ class LayerTrace:
 
 @dataclass(frozen=True)
 class RunStats:
+    """Counts of one run.  ``score_evaluations`` counts (i-group, j-group) pairs,
+    ``argmax_int64`` the argmax computations done by the int64 kernels, and
+    ``activation_evaluations`` the activations actually evaluated (the
+    reference evaluates one per position and layer)."""
+
     positions: int
     layers: int
     score_evaluations: int = 0
@@ -64,6 +86,7 @@ class RunStats:
     argmax_reused: int = 0
     activation_evaluations: int = 0
     seconds: float = 0.0
+    argmax_int64: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,6 +136,7 @@ class _ScoreFn:
     j_cols: tuple[int, ...]
     pair: Callable[[Vector, Vector], Number]
     row: Callable[[Vector], Callable[[Vector], Number]] | None = None
+    kernel: CircuitKernel | BilinearKernel | None = None
 
 
 @dataclass
@@ -123,17 +147,20 @@ class _Argmax:
     i_group_of: list[int]
     j_groups: list[list[int]]
     best: list[tuple[int, ...]]
+    plan: tuple[list[list[int]], list[int]] | None = None
+    pool_cache: dict[tuple[int, tuple[int, ...]], tuple[tuple[Vector, ...], Vector]] = field(default_factory=dict)
 
 
 @dataclass
 class _Engine:
     score_cache: dict[int, tuple[Score, _ScoreFn]] = field(default_factory=dict)
-    activation_cache: dict[int, tuple[Circuit, Callable[..., tuple[Any, ...]]]] = field(default_factory=dict)
+    activation_cache: dict[int, tuple[Circuit, int, ActivationKernel]] = field(default_factory=dict)
     last_argmax: dict[int, _Argmax] = field(default_factory=dict)
+    activation_state: dict[int, list[Any]] = field(default_factory=dict)
     score_evaluations: int = 0
     argmax_computed: int = 0
     argmax_reused: int = 0
-    activation_evaluations: int = 0
+    argmax_int64: int = 0
 
     def score_fn(self, score: Score, d: int) -> tuple[int, _ScoreFn]:
         """The prepared function of ``score`` and a key shared by equal score functions."""
@@ -148,20 +175,22 @@ class _Engine:
         self.score_cache[id(score)] = (score, prepared)
         return id(score), prepared
 
-    def activation(self, circuit: Circuit) -> Callable[..., tuple[Any, ...]]:
+    def activation(self, circuit: Circuit, d: int, n_heads: int) -> ActivationKernel:
         cached = self.activation_cache.get(id(circuit))
-        if cached is None or cached[0] is not circuit:
-            cached = (circuit, compile_circuit(circuit))
+        if cached is None or cached[0] is not circuit or cached[1] != n_heads:
+            cached = (circuit, n_heads, ActivationKernel(circuit, d, n_heads))
             self.activation_cache[id(circuit)] = cached
-        return cached[1]
+        return cached[2]
 
 
 def _prepare_score(score: Score, d: int) -> _ScoreFn:
     if isinstance(score, CircuitScore):
         used = read_inputs(score.circuit)
         fn = compile_circuit(score.circuit)
-        return _ScoreFn(tuple(c for c in range(d) if c in used), tuple(c for c in range(d) if c + d in used),
-                        lambda xi, xj: fn(*xi, *xj)[0])
+        i_cols = tuple(c for c in range(d) if c in used)
+        j_cols = tuple(c for c in range(d) if c + d in used)
+        return _ScoreFn(i_cols, j_cols, lambda xi, xj: fn(*xi, *xj)[0],
+                        kernel=CircuitKernel(score.circuit, i_cols, j_cols, d))
     entries = score.entries()
     i_cols = tuple(sorted({r for r, _, _ in entries}))
     j_cols = tuple(sorted({c for _, c, _ in entries}))
@@ -171,7 +200,7 @@ def _prepare_score(score: Score, d: int) -> _ScoreFn:
         weights = [(c, as_exact(w)) for c, w in sums if w]
         return lambda xj: sum(w * xj[c] for c, w in weights)
 
-    return _ScoreFn(i_cols, j_cols, lambda xi, xj: row(xi)(xj), row)
+    return _ScoreFn(i_cols, j_cols, lambda xi, xj: row(xi)(xj), row, BilinearKernel(entries, i_cols, j_cols))
 
 
 def _group(rows: list[Vector], cols: tuple[int, ...]) -> tuple[list[int], list[list[int]]]:
@@ -202,6 +231,24 @@ def _argmax(engine: _Engine, key: int, fn: _ScoreFn, rows: list[Vector]) -> _Arg
     i_group_of, i_groups = _group(rows, fn.i_cols)
     _, j_groups = _group(rows, fn.j_cols)
     j_reps = [rows[g[0]] for g in j_groups]
+    best: list[tuple[int, ...]] | None = None
+    if exact_kernels.USE_INT64 and fn.kernel is not None:
+        i_reps = [rows[g[0]] for g in i_groups]
+        best = fn.kernel.argmax([[r[c] for r in i_reps] for c in fn.i_cols],
+                                [[r[c] for r in j_reps] for c in fn.j_cols], len(i_reps), len(j_reps))
+        if best is not None:
+            engine.argmax_int64 += 1
+    if best is None:
+        best = _argmax_python(fn, rows, i_groups, j_reps)
+    engine.score_evaluations += len(i_groups) * len(j_groups)
+    result = _Argmax(snapshot, i_group_of, j_groups, best)
+    engine.last_argmax[key] = result
+    return result
+
+
+def _argmax_python(fn: _ScoreFn, rows: list[Vector], i_groups: list[list[int]],
+                   j_reps: list[Vector]) -> list[tuple[int, ...]]:
+    """Per i-group, the j-groups of maximal score, with Python ints/Fractions."""
     best: list[tuple[int, ...]] = []
     for members in i_groups:
         xi = rows[members[0]]
@@ -213,31 +260,59 @@ def _argmax(engine: _Engine, key: int, fn: _ScoreFn, rows: list[Vector]) -> _Arg
             scores = [pair(xi, xj) for xj in j_reps]
         top = max(scores)
         best.append(tuple(g for g, s in enumerate(scores) if s == top))
-    engine.score_evaluations += len(i_groups) * len(j_groups)
-    result = _Argmax(snapshot, i_group_of, j_groups, best)
-    engine.last_argmax[key] = result
-    return result
+    return best
 
 
-def _pool(head: Head, am: _Argmax, rows: list[Vector], d: int) -> list[Vector]:
-    """The pooled vector of every position, computed once per distinct argmax set."""
-    per_set: dict[tuple[int, ...], Vector] = {}
-    for chosen in am.best:
-        if chosen in per_set:
-            continue
-        if head.pooling is Pooling.LEFTMOST:
-            per_set[chosen] = rows[min(am.j_groups[g][0] for g in chosen)]
-        elif head.pooling is Pooling.RIGHTMOST:
-            per_set[chosen] = rows[max(am.j_groups[g][-1] for g in chosen)]
-        else:
-            positions = [p for g in chosen for p in am.j_groups[g]]
+def _pool_plan(am: _Argmax) -> tuple[list[list[int]], list[int]]:
+    """The distinct argmax sets of ``am`` as sorted positions, and the set of each i-group."""
+    if am.plan is None:
+        index: dict[tuple[int, ...], int] = {}
+        sets: list[list[int]] = []
+        of_group: list[int] = []
+        for chosen in am.best:
+            k = index.get(chosen)
+            if k is None:
+                k = index[chosen] = len(sets)
+                sets.append(sorted(p for g in chosen for p in am.j_groups[g]))
+            of_group.append(k)
+        am.plan = (sets, of_group)
+    return am.plan
+
+
+def _pool(head: Head, am: _Argmax, rows: list[Vector], d: int, cols: list[int]) -> list[Vector]:
+    """The pooled vector of every position, computed once per distinct argmax set.
+
+    Averages are computed in the coordinates ``cols`` only (the others are
+    None: the activation does not read them) and reused from the previous
+    layer when the averaged vectors are unchanged (compared by value, which
+    is quick when they are the very same objects).
+    """
+    sets, of_group = _pool_plan(am)
+    per_set: list[Vector] = []
+    if head.pooling is Pooling.LEFTMOST:
+        per_set = [rows[positions[0]] for positions in sets]
+    elif head.pooling is Pooling.RIGHTMOST:
+        per_set = [rows[positions[-1]] for positions in sets]
+    else:
+        cache = am.pool_cache
+        wanted = tuple(cols)
+        for k, positions in enumerate(sets):
             if len(positions) == 1:
-                per_set[chosen] = rows[positions[0]]
-            else:
-                n = len(positions)
-                per_set[chosen] = tuple(as_exact(Fraction(sum(rows[p][c] for p in positions)) / n)
-                                        for c in range(d))
-    by_group = [per_set[chosen] for chosen in am.best]
+                per_set.append(rows[positions[0]])
+                continue
+            members = tuple([rows[p] for p in positions])
+            previous = cache.get((k, wanted))
+            if previous is not None and previous[0] == members:
+                per_set.append(previous[1])
+                continue
+            n = len(positions)
+            mean: list[Number | None] = [None] * d
+            for c in cols:
+                mean[c] = as_exact(Fraction(sum(row[c] for row in members)) / n)
+            vector = tuple(mean)
+            cache[(k, wanted)] = (members, vector)
+            per_set.append(vector)  # type: ignore[arg-type]
+    by_group = [per_set[k] for k in of_group]
     return [by_group[g] for g in am.i_group_of]
 
 
@@ -256,29 +331,22 @@ def run_exact(transformer: Transformer, sequence: Sequence[Sequence[Any]], trace
     for number, layer in enumerate(transformer.layers, start=1):
         pooled: list[list[Vector]] = []
         head_traces: list[HeadTrace] = []
-        for head in layer.heads:
+        act = engine.activation(layer.activation, d, len(layer.heads))
+        for h, head in enumerate(layer.heads):
             if head.pooling is Pooling.SOFTMAX:
                 raise InputError(SOFTMAX_MESSAGE)
             key, fn = engine.score_fn(head.score, d)
             am = _argmax(engine, key, fn, rows)
-            pooled.append(_pool(head, am, rows, d))
+            pooled.append(_pool(head, am, rows, d, act.pooled_cols[h]))
             if trace:
                 head_traces.append(HeadTrace(head.name, _expand(am)))
-        act = engine.activation(layer.activation)
-        new_rows: list[Vector] = []
-        for position, row in enumerate(rows):
-            args: list[Number] = list(row)
-            for p in pooled:
-                args.extend(p[position])
-            out = act(*args)
-            new_rows.append(tuple(v.numerator if isinstance(v, Fraction) and v.denominator == 1 else v
-                                  for v in out))
-        engine.activation_evaluations += len(rows)
-        rows = new_rows
+        rows, state = act.run(rows, pooled, engine.activation_state.get(id(act)))
+        engine.activation_state[id(act)] = state
         if trace:
             layers.append(LayerTrace(layer.name or f"layer {number}", tuple(rows), tuple(head_traces)))
+    evaluations = sum(kernel.evaluations for _, _, kernel in engine.activation_cache.values())
     stats = RunStats(len(rows), transformer.n_layers, engine.score_evaluations, engine.argmax_computed,
-                     engine.argmax_reused, engine.activation_evaluations, time.perf_counter() - start)
+                     engine.argmax_reused, evaluations, time.perf_counter() - start, engine.argmax_int64)
     return RunResult(tuple(rows), tuple(layers) if trace else None, stats)
 
 
