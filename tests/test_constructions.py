@@ -38,7 +38,7 @@ def _simulates(name, circuit, xs, reference=False):
     return tuple(compiled.encoding.read(result.outputs)), tuple(evaluate(circuit, xs))
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_transformer_output_equals_circuit_on_random_circuits(name, data):
@@ -48,7 +48,7 @@ def test_transformer_output_equals_circuit_on_random_circuits(name, data):
     assert got == want
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_fast_and_reference_engines_agree_on_compiled_constructions(name, data):
@@ -72,7 +72,7 @@ def _edge_cases():
     return b.build()
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
 def test_edge_cases_by_hand(name):
     circuit = _fit(_edge_cases(), name)
     x, y = Fraction(-2, 3), Fraction(5)
@@ -85,11 +85,15 @@ def test_dimensions_and_layers_match_the_documented_claims():
     circuit = _edge_cases()
     k = depth(circuit)
     dims = {name: get_construction(name).compile(_fit(circuit, name)) for name in
-            ("gate-edge", "gate-edge-dot", "unique-hard")}
+            ("gate-edge", "gate-edge-dot", "unique-hard", "edge-only")}
     assert dims["gate-edge"].transformer.dimension == 5      # paper: 7 (Thm 4.5), 9 (Thm 4.11)
     assert dims["gate-edge-dot"].transformer.dimension == 8
     assert dims["unique-hard"].transformer.dimension == 4
     assert dims["gate-edge"].transformer.n_layers == 2 * k
+    assert dims["edge-only"].transformer.dimension == 5
+    assert dims["edge-only"].transformer.n_layers == k + 1
+    # edge-only has no gate positions: edges plus one sink per distinct output gate
+    assert dims["edge-only"].encoding.length == circuit.n_edges + len(set(circuit.outputs))
     heads = {h.pooling.value for layer in dims["unique-hard"].transformer.layers for h in layer.heads}
     assert heads == {"leftmost", "rightmost"}
 

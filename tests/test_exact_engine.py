@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import random
 import time
+from contextlib import contextmanager
 from fractions import Fraction
+from typing import Iterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import synthetic_gate_edge as synthetic
-from transformer_strategies import sequences, transformers
+from transformer_strategies import INTEGERS, sequences, transformers
 from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.errors import InputError
+from verified_aat.transformer import exact_kernels
 from verified_aat.transformer.exact_engine import read_inputs, run_exact, run_exact_reference
+from verified_aat.transformer.exact_kernels import LIMIT, CircuitKernel
+from verified_aat.transformer.exact_engine import RunResult
 from verified_aat.transformer.model import (BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer,
                                             activation_input_names, score_input_names)
 
@@ -192,3 +197,174 @@ def test_speed_1300_positions_48_layers() -> None:
     assert [result.outputs[p][3] for p in positions] == values
     assert result.stats.argmax_reused == 46
     assert elapsed < 60, f"exact engine took {elapsed:.1f} s"
+
+
+# -- the int64 kernels and the Python fallback -------------------------------------
+
+@contextmanager
+def kernels(use_int64: bool = True, block: int | None = None, limit: int | None = None) -> Iterator[None]:
+    """Force the int64 kernels on or off (and optionally tiny blocks, or a wrong bound)."""
+    saved = exact_kernels.USE_INT64, exact_kernels.BLOCK, exact_kernels.LIMIT
+    exact_kernels.USE_INT64 = use_int64
+    exact_kernels.BLOCK = block or saved[1]
+    exact_kernels.LIMIT = limit or saved[2]
+    try:
+        yield
+    finally:
+        exact_kernels.USE_INT64, exact_kernels.BLOCK, exact_kernels.LIMIT = saved
+
+
+def _check_against_reference(t: Transformer, seq: list[list[Fraction]], use_int64: bool,
+                             block: int | None = None) -> RunResult:
+    with kernels(use_int64, block):
+        fast = run_exact(t, seq, trace=True)
+    slow = run_exact_reference(t, seq)
+    assert fast.outputs == slow.outputs
+    assert fast.trace == slow.trace
+    if not use_int64:
+        assert fast.stats.argmax_int64 == 0
+    return fast
+
+
+BIG = [Fraction(v) for v in (2 ** 40, -(2 ** 40) + 3, 2 ** 31, -(2 ** 31), 3037000499, 3037000500, 2 ** 20, -1, 0, 1)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), use_int64=st.booleans(), block=st.sampled_from([None, 1, 3]))
+def test_both_paths_match_reference(data: st.DataObject, use_int64: bool, block: int | None) -> None:
+    """Rational constants and values: the int64 kernels (bilinear after rescaling) and the Python path."""
+    t = data.draw(transformers())
+    _check_against_reference(t, data.draw(sequences(t.dimension)), use_int64, block)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), use_int64=st.booleans(), block=st.sampled_from([None, 1, 2, 5]))
+def test_both_paths_match_reference_on_integers(data: st.DataObject, use_int64: bool, block: int | None) -> None:
+    """Integer constants and values, so that the int64 kernels take most argmax computations."""
+    t = data.draw(transformers(constants=INTEGERS))
+    seq = data.draw(sequences(t.dimension, INTEGERS, max_len=10))
+    result = _check_against_reference(t, seq, use_int64, block)
+    if use_int64 and t.n_layers == 1:
+        # first layer: every value read is an integer and small, so every argmax is the kernel's
+        assert result.stats.argmax_int64 == result.stats.argmax_computed
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), use_int64=st.booleans())
+def test_both_paths_match_reference_on_huge_integers(data: st.DataObject, use_int64: bool) -> None:
+    """Values near 2**31, 2**40: products pass 2**62 and the bound check must send them to Python."""
+    t = data.draw(transformers(constants=INTEGERS))
+    seq = data.draw(sequences(t.dimension, BIG, max_len=8))
+    _check_against_reference(t, seq, use_int64)
+
+
+def _one_head(coords: tuple[str, ...], score: CircuitScore | BilinearScore, keep: set[str]) -> Transformer:
+    return Transformer(coords, (Layer((Head("h", score, Pooling.AVERAGE),), _take_pooled(coords, ["h"], keep)),))
+
+
+def test_bound_check_rejects_squares_near_2_pow_80() -> None:
+    """−(i.k − j.k)² with keys near 2**40: the squares reach 2**82, so the Python path runs."""
+    coords = ("k", "v")
+    t = _one_head(coords, _score_neg_sq_diff(coords, "k"), {"k"})
+    seq = [[2 ** 40 + d, v] for d, v in [(0, 1), (1, 2), (-1, 3), (0, 4), (2 ** 39, 5), (-(2 ** 40), 6)]]
+    result = _check_against_reference(t, seq, True)
+    assert result.stats.argmax_computed == 1 and result.stats.argmax_int64 == 0
+    small = [[k >> 20, v] for k, v in seq]  # keys below 2**21: squares below 2**44, int64 is exact
+    result = _check_against_reference(t, small, True)
+    assert result.stats.argmax_int64 == 1
+
+
+def test_bound_check_is_what_keeps_int64_exact() -> None:
+    """s = j.k² with k = 2**32 wraps to 0 in int64: with the bound disabled the argmax is wrong."""
+    coords = ("k", "v")
+    b = CircuitBuilder("square")
+    ins = dict(zip(score_input_names(coords), b.inputs(score_input_names(coords))))
+    b.output(b.square(ins["j.k"]))
+    t = _one_head(coords, CircuitScore(b.build()), {"k"})
+    seq = [[3, 1], [2 ** 32, 2], [-2, 3]]
+    expected = run_exact_reference(t, seq)
+    assert expected.trace[0].heads[0].argmax == ((1,),) * 3
+    result = _check_against_reference(t, seq, True)
+    assert result.stats.argmax_int64 == 0
+    with kernels(limit=2 ** 80):  # a wrong bound: int64 wraps and the engine goes wrong
+        wrong = run_exact(t, seq, trace=True)
+    assert wrong.stats.argmax_int64 == 1 and wrong.trace[0].heads[0].argmax == ((0,),) * 3
+
+
+def test_fractional_constants_or_values_use_the_python_path() -> None:
+    coords = ("k", "v")
+    b = CircuitBuilder("half")
+    ins = dict(zip(score_input_names(coords), b.inputs(score_input_names(coords))))
+    b.output(b.add(b.scale(F(1, 2), ins["j.k"]), b.neg(b.square(b.sub(ins["i.k"], ins["j.k"])))))
+    t = _one_head(coords, CircuitScore(b.build()), {"k"})
+    assert _check_against_reference(t, [[1, 1], [2, 2], [0, 3]], True).stats.argmax_int64 == 0
+    t = _one_head(coords, _score_neg_sq_diff(coords, "k"), {"k"})
+    assert _check_against_reference(t, [[F(1, 2), 1], [2, 2], [F(1, 2), 3]], True).stats.argmax_int64 == 0
+    # unread fractional coordinates do not matter
+    assert _check_against_reference(t, [[1, F(1, 2)], [2, 2], [1, F(1, 3)]], True).stats.argmax_int64 == 1
+
+
+def test_bilinear_kernel_rescales_rationals_and_respects_the_bound() -> None:
+    """x_iᵀ Q x_j with rational Q and values runs on int64 after rescaling; huge values do not."""
+    coords = ("k", "u", "v")
+    q = ((F(1, 3), F(0), F(0)), (F(-2, 5), F(3, 7), F(0)), (F(0), F(0), F(0)))
+    t = _one_head(coords, BilinearScore(q), {"k", "u"})
+    seq = [[F(1, 2), 1, 7], [F(-3, 4), F(2, 3), 8], [2, F(-5, 6), 9], [F(1, 2), 1, 10], [0, 0, 11]]
+    assert _check_against_reference(t, seq, True).stats.argmax_int64 == 1
+    huge = [[k * 2 ** 40, u * 2 ** 40, v] for k, u, v in seq]
+    assert _check_against_reference(t, huge, True).stats.argmax_int64 == 0
+    zero = ((F(0),) * 3,) * 3  # every score 0: every position is in every argmax set
+    result = _check_against_reference(_one_head(coords, BilinearScore(zero), {"k"}), seq, True)
+    assert result.trace[0].heads[0].argmax == (tuple(range(5)),) * 5
+
+
+def test_circuit_kernel_bounds() -> None:
+    """|add| ≤ Σ, |mul| ≤ Π max(·, 1) (a zero factor does not hide a big partial product), |sign| ≤ 1."""
+    coords = ("k",)
+    names = score_input_names(coords)
+
+    def kernel(build) -> CircuitKernel:
+        b = CircuitBuilder()
+        ins = dict(zip(names, b.inputs(names)))
+        b.output(build(b, ins["i.k"], ins["j.k"]))
+        return CircuitKernel(b.build(), (0,), (0,), 1)
+
+    product = kernel(lambda b, i, j: b.mul(i, j, b.const(0)))
+    assert product.bounded([2 ** 30], [2 ** 31]) and not product.bounded([2 ** 31], [2 ** 31])
+    total = kernel(lambda b, i, j: b.add(i, j, i, j))
+    assert total.bounded([2 ** 60 - 1], [1]) and not total.bounded([2 ** 60], [2 ** 60])
+    signed = kernel(lambda b, i, j: b.mul(b.sign(b.mul(i, i)), j, b.const(2 ** 30)))
+    assert not signed.bounded([2 ** 31], [1])  # i·i itself is too big
+    assert signed.bounded([2 ** 30], [2 ** 31]) and not signed.bounded([2 ** 30], [2 ** 32])
+    assert not kernel(lambda b, i, j: b.add(i, b.const(LIMIT))).bounded([0], [0])
+
+
+def test_constant_and_one_sided_scores() -> None:
+    """Scores that read nothing, only i, or only j broadcast over the grid."""
+    coords = ("k", "v")
+    names = score_input_names(coords)
+    seq = [[1, 5], [2, 6], [2, 7], [-1, 8], [0, 9]]
+    for build in (lambda b, w: b.const(3), lambda b, w: b.mul(w["i.k"], w["i.k"]),
+                  lambda b, w: b.sign(w["j.k"]), lambda b, w: b.add()):
+        b = CircuitBuilder()
+        w = dict(zip(names, b.inputs(names)))
+        b.output(build(b, w))
+        t = _one_head(coords, CircuitScore(b.build()), {"k"})
+        for use_int64 in (True, False):
+            result = _check_against_reference(t, seq, use_int64, block=2)
+            assert result.stats.argmax_int64 == int(use_int64)
+
+
+def test_activation_reuses_values_only_for_equal_inputs() -> None:
+    """Many layers of the same activation on positions that settle at different times."""
+    rng = random.Random(3)
+    circuit = synthetic.random_circuit(rng, 4, 6, 5)
+    x = [F(rng.randint(-5, 5), rng.randint(1, 3)) for _ in range(4)]
+    rows, positions = synthetic.encode(circuit, x)
+    t = synthetic.transformer(6)
+    for use_int64 in (True, False):
+        with kernels(use_int64):
+            result = run_exact(t, rows, trace=True)
+        assert [result.outputs[p][3] for p in positions] == synthetic.expected(circuit, x)
+        assert result.trace == run_exact_reference(t, rows).trace
+        assert result.stats.activation_evaluations < len(rows) * t.n_layers

@@ -69,7 +69,9 @@ def build_certificate(result: Any, include_timings: bool = True) -> dict[str, An
         "structural": list(result.structural),
         "schedule": {"layers": result.transformer.n_layers, "layers_needed": result.schedule.layers_needed,
                      "rules": {kind: {"scale": r.scale, "offset": r.offset, "ref": r.ref,
-                                      "claims": [list(c) for c in r.claims]} for kind, r in sorted(rules.items())}},
+                                      "claims": [list(c) for c in r.claims],
+                                      "kind_offsets": [list(k) for k in r.kind_offsets]}
+                               for kind, r in sorted(rules.items())}},
         "attention": attention,
         "obligations": dict(sorted(result.derivation.kinds.items())),
         "lemmas": lemmas,

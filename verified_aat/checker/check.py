@@ -106,8 +106,8 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
     for p, role in enumerate(E.roles):
         if role.kind == "gate":
             gate_pos.setdefault(role.gate, []).append(p)
-    if sorted(gate_pos) != list(range(C.size)) or any(len(v) != 1 for v in gate_pos.values()):
-        report.reject("structure: the encoding does not have exactly one position per gate")
+    if any(len(v) != 1 or not 0 <= g < C.size for g, v in gate_pos.items()):
+        report.reject("structure: a gate has more than one position")
     edges = Counter((r.source, r.gate, r.slot) for r in E.roles if r.kind == "edge")
     if edges != Counter((a, v, s) for v, g in enumerate(C.gates) for s, a in enumerate(g.args)):
         report.reject("structure: the encoding's edges are not the circuit's edges (multiset)")
@@ -117,21 +117,25 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
 
     # 3. schedule from the rules, with depths computed here
     depth = depths(C)
-    claims: list[tuple[int, dict[int, tuple[int, int]]]] = []
+    # claims[p] = {coordinate: (gate, power, settle layer)}
+    claims: list[dict[int, tuple[int, int, int]]] = []
     rules = doc["schedule"]["rules"]
     for role in E.roles:
         rule = rules.get(role.kind)
         if rule is None:
-            claims.append((10 ** 9, {}))
+            claims.append({})
             continue
         refs = {"gate": role.gate, "source": role.source}
-        settle = rule["scale"] * depth[refs[rule["ref"]]] + rule["offset"]
-        claims.append((settle, {T.coordinates.index(c): (refs[r], int(pw)) for c, r, pw in rule["claims"]}))
+        anchor = refs[rule["ref"]]
+        settle = rule["scale"] * depth[anchor] + rule["offset"]
+        shift = {c: d for k, c, d in rule.get("kind_offsets", []) if k == C.gates[anchor].kind.value}
+        claims.append({T.coordinates.index(c): (refs[r], int(pw), settle + shift.get(c, 0))
+                       for c, r, pw in rule["claims"]})
     slots = {(p, c): i for p, c, i in E.input_slots}
-    for p, (settle, cl) in enumerate(claims):
-        if settle != 0:
-            continue
-        for c, (g, power) in cl.items():
+    for p, cl in enumerate(claims):
+        for c, (g, power, settle) in cl.items():
+            if settle != 0:
+                continue
             derived["base"] += 1
             gate = C.gates[g]
             fine = (gate.kind is Kind.INPUT and power == 1 and slots.get((p, c)) == gate.index) or \
@@ -140,8 +144,8 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
                 report.reject(f"base: position {p} does not hold its claim in the encoding")
     for i, (out, (p, c)) in enumerate(zip(C.outputs, E.readout)):
         derived["schedule"] += 1
-        settle, cl = claims[p]
-        if cl.get(c) != (out, 1) or settle > n_layers:
+        g, power, settle = claims[p].get(c, (None, None, 0))
+        if (g, power) != (out, 1) or settle > n_layers:
             report.reject(f"schedule: output {i} is not proven right at its read-out position by layer {n_layers}")
     if len(E.readout) != len(C.outputs):
         report.reject("schedule: the read-out does not cover the outputs")
@@ -220,19 +224,17 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
     # 6. per-position obligations
     ob = PositionObligations(C, T, rows, claims, structural)
     for f, (layer, used) in enumerate(functions):
-        for p, (settle, cl) in enumerate(claims):
-            if not cl or settle > n_layers:
-                continue
-            at = next((l for l in used if l >= settle), None)
-            if at is None:
-                continue
+        for p, cl in enumerate(claims):
+            settles = {s for _, _, s in cl.values()}
             role = E.roles[p]
-            if at == settle:
-                kind = f"local-step:{C.gates[role.gate].kind.value}" if role.kind == "gate" else "local-step:edge"
-            else:
-                kind = f"frame:{role.kind}"
-            derived[kind] += 1
-            needed[hashlib.sha256(ob.text(f, layer, sets[f], p, at).encode()).hexdigest()] += 1
+            for at in sorted({next((l for l in used if l >= s), None) for s in settles} - {None}):
+                if at in settles:
+                    kind = (f"local-step:{C.gates[role.gate].kind.value}" if role.kind == "gate"
+                            else f"local-step:{role.kind}")
+                else:
+                    kind = f"frame:{role.kind}"
+                derived[kind] += 1
+                needed[hashlib.sha256(ob.text(f, layer, sets[f], p, at).encode()).hexdigest()] += 1
     report.obligations = sum(derived.values())
 
     # 7. compare with the certificate

@@ -163,8 +163,8 @@ class PositionObligations:
         self.wanted_cache: dict[Any, set[int]] = {}
 
     def text(self, fn_index: int, layer, sets: list[list[tuple[int, ...]]], p: int, at: int) -> str:
-        settle, claim = self.claims[p]
-        coords = sorted(claim)
+        claim = self.claims[p]
+        coords = sorted(c for c, (_, _, s) in claim.items() if s <= at)
         act = layer.activation
         wkey = (fn_index, tuple(coords))
         wanted = self.wanted_cache.get(wkey)
@@ -195,9 +195,9 @@ class PositionObligations:
             return v if term[1] == 1 else f"(* {v} {v})"
 
         def value_at(j: int, c: int) -> str:
-            s, cl = self.claims[j]
-            if s <= at - 1 and c in cl:
-                return claimed(cl[c])
+            entry = self.claims[j].get(c)
+            if entry is not None and entry[2] <= at - 1:
+                return claimed(entry[:2])
             return hs.setdefault((j, c), f"h{len(hs)}")
 
         def fresh() -> str:
@@ -224,7 +224,7 @@ class PositionObligations:
                     args.append(f"(/ (+ {' '.join(value_at(j, c) for j in members)}) {len(members)}.0)")
         equations = []
         for c in coords:
-            g, power = claim[c]
+            g, power, _ = claim[c]
             gate = self.circuit.gates[g]
             if gate.kind in (Kind.CONST, Kind.INPUT) or g in ys:
                 rhs = gate_value(g)

@@ -33,10 +33,20 @@ class ClaimTerm:
 
 @dataclass(frozen=True)
 class PositionClaim:
-    """From layer ``settle`` on, the listed coordinates hold the listed terms."""
+    """Coordinate ``values[k][0]`` holds ``values[k][1]`` from layer ``settles[k]`` on.
+
+    ``settle`` is the earliest of them; an empty ``settles`` means every
+    coordinate settles at ``settle``.
+    """
 
     settle: int
     values: tuple[tuple[int, ClaimTerm], ...]  # (coordinate index, term)
+    settles: tuple[int, ...] = ()
+
+    def by_coordinate(self) -> dict[int, tuple[ClaimTerm, int]]:
+        """coordinate → (term, settle layer)."""
+        settles = self.settles or (self.settle,) * len(self.values)
+        return {c: (term, s) for (c, term), s in zip(self.values, settles)}
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,7 @@ class RoleRule:
     offset: int
     ref: str
     claims: tuple[tuple[str, str, int], ...]  # (coordinate, ref, power)
+    kind_offsets: tuple[tuple[str, str, int], ...] = ()  # (kind of the ref gate, coordinate, delta)
 
 
 @dataclass(frozen=True)
@@ -133,12 +144,19 @@ class Construction(abc.ABC):
                 claims.append(None)
                 continue
             ref = {"gate": role.gate, "source": role.source}
-            settle = rule.scale * depths[ref[rule.ref]] + rule.offset  # type: ignore[index]
-            values = tuple(sorted((coords.index(c), ClaimTerm(ref[r], power)) for c, r, power in rule.claims))  # type: ignore[arg-type]
-            claims.append(PositionClaim(settle, values))
-        gate_rule = rules["gate"]
-        needed = max((gate_rule.scale * depths[o] + gate_rule.offset for o in circuit.outputs), default=0)
-        return Schedule(tuple(claims), needed)
+            anchor = ref[rule.ref]
+            base = rule.scale * depths[anchor] + rule.offset  # type: ignore[index]
+            kind = circuit.gates[anchor].kind.value  # type: ignore[index]
+            delta = {c: d for k, c, d in rule.kind_offsets if k == kind}
+            entries = sorted((coords.index(c), ClaimTerm(ref[r], power), base + delta.get(c, 0))  # type: ignore[arg-type]
+                             for c, r, power in rule.claims)
+            settles = tuple(s for _, _, s in entries)
+            same = len(set(settles)) <= 1
+            claims.append(PositionClaim(min(settles, default=base), tuple((c, t) for c, t, _ in entries),
+                                        () if same else settles))
+        readout = [claims[p].by_coordinate()[c][1] for p, c in encoding.readout  # type: ignore[union-attr]
+                   if claims[p] is not None and c in claims[p].by_coordinate()]  # type: ignore[union-attr]
+        return Schedule(tuple(claims), max(readout, default=0))
 
     @abc.abstractmethod
     def score_hints(self) -> dict[str, ScoreHint]:

@@ -27,8 +27,8 @@ def describe(construction: Construction, depth_bound: int = 2) -> str:
              "| coordinate | gate g | edge u → v |", "|---|---|---|"]
     for coord, (gate, edge) in construction.layout_doc().items():  # type: ignore[attr-defined]
         lines.append(f"| `{coord}` | {gate} | {edge} |")
-    lines += ["", "Positions: all gates in circuit order, then for every gate v and every argument slot s of v "
-              "the edge (arg_s(v) → v); multi-edges are separate positions.", "",
+    lines += ["", getattr(construction, "POSITIONS_DOC", "Positions: all gates in circuit order, then for every "
+              "gate v and every argument slot s of v the edge (arg_s(v) → v); multi-edges are separate positions."), "",
               "## Operation codes", "", "| gate | `op` |", "|---|---|"]
     lines += [f"| {kind} | {code} |" for kind, code in construction.CODES_DOC]  # type: ignore[attr-defined]
     seen: dict = {}
@@ -63,6 +63,10 @@ def describe(construction: Construction, depth_bound: int = 2) -> str:
         claims = ", ".join(f"`{c}` = C_{ref}(x)" + ("²" if power == 2 else "") for c, ref, power in rule.claims)
         lines.append(f"- {kind} position: from layer {rule.scale}·depth({rule.ref}) + {rule.offset} on, {claims}; "
                      "structural coordinates always equal their encoded values.")
+        for ref_kind, coord, delta in rule.kind_offsets:
+            lines.append(f"  - when {rule.ref} is {'an' if ref_kind[0] in 'aeiou' else 'a'} {ref_kind} gate, "
+                         f"`{coord}` settles {-delta} layer(s) earlier.")
     lines += ["- Before that layer a value coordinate is unconstrained (the certificates treat it as havoc).",
-              "- Read-out: output gate g is read at g's position, coordinate `val`, after the last layer.", ""]
+              "- Read-out: " + getattr(construction, "READOUT_DOC", "output gate g is read at g's position, "
+                                       "coordinate `val`, after the last layer.") , ""]
     return "\n".join(lines)

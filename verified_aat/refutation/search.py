@@ -132,8 +132,7 @@ def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, sche
             claim = schedule.claims[p] if p is not None else None
             if claim is None or not claim.values:
                 continue
-            c, term = claim.values[0]
-            layer = claim.settle
+            c, (term, layer) = next(iter(claim.by_coordinate().items()))
             if layer > transformer.n_layers:
                 got = None
             else:

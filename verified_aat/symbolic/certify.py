@@ -10,6 +10,7 @@ without a replayed counterexample the verdict is *unknown*.
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -209,12 +210,12 @@ def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, probl
 
 
 def _check_structure(circuit: Circuit, encoding: Encoding, problems: list[str]) -> int:
-    """Every gate has one position and every edge occurrence one position."""
+    """No gate has two positions and every edge occurrence has one position."""
     gates = Counter(r.gate for r in encoding.roles if r.kind == "gate")
     edges = Counter((r.source, r.gate, r.slot) for r in encoding.roles if r.kind == "edge")
     want_edges = Counter((a, v, s) for v, g in enumerate(circuit.gates) for s, a in enumerate(g.args))
-    if gates != Counter(range(circuit.size)):
-        problems.append("structure: the encoding does not have exactly one position per gate")
+    if any(n > 1 or not 0 <= g < circuit.size for g, n in gates.items()):
+        problems.append("structure: a gate has more than one position")
     if edges != want_edges:
         problems.append("structure: the encoding's edge positions differ from the circuit's edges")
     return len(encoding.roles)
@@ -227,7 +228,9 @@ def _check_base(circuit: Circuit, encoding: Encoding, schedule: Schedule, proble
     for p, claim in enumerate(schedule.claims):
         if claim is None or claim.settle > 0:
             continue
-        for c, term in claim.values:
+        for c, (term, settle) in claim.by_coordinate().items():
+            if settle > 0:
+                continue
             count += 1
             gate = circuit.gates[term.gate]
             ok = (gate.kind is Kind.INPUT and term.power == 1 and slots.get((p, c)) == gate.index) or \
@@ -243,12 +246,12 @@ def _check_readout(circuit: Circuit, encoding: Encoding, schedule: Schedule, n_l
                    problems: list[str]) -> int:
     for index, (out, (p, c)) in enumerate(zip(circuit.outputs, encoding.readout)):
         claim = schedule.claims[p]
-        term = dict(claim.values).get(c) if claim else None
+        term, settle = claim.by_coordinate().get(c, (None, 0)) if claim else (None, 0)
         if term is None or term.gate != out or term.power != 1:
             problems.append(f"schedule: output {index} is read where no claim gives its value")
-        elif claim.settle > n_layers:  # type: ignore[union-attr]
+        elif settle > n_layers:
             problems.append(f"schedule: output {index} (gate '{circuit.gate_name(out)}') is right only after layer "
-                            f"{claim.settle}, but the transformer has {n_layers} layers")  # type: ignore[union-attr]
+                            f"{settle}, but the transformer has {n_layers} layers")
     return len(circuit.outputs)
 
 
@@ -298,18 +301,28 @@ def _derive_positions(circuit, T, rows, schedule, structural, functions, argmax,
                 progress("derive", 2048, total)
             if claim is None or not claim.values or claim.settle > n_layers:
                 continue
-            layer = next((l for l in fn.layers if l >= claim.settle), None)
-            if layer is None:
-                continue
+            settles = {s for _, s in deriver.claim_maps[p].values()}  # type: ignore[union-attr]
             role = encoding.roles[p]
-            if layer == claim.settle:
-                kind = f"local-step:{circuit.gates[role.gate].kind.value}" if role.kind == "gate" else "local-step:edge"
-            else:
-                kind = f"frame:{role.kind}"
-            kinds[kind] += 1
-            text = deriver.obligation(fn, p, layer, claim)
-            key = digest(text)
-            lemma = lemmas.get(key)
-            if lemma is None:
-                lemma = lemmas[key] = Lemma(key, text, kind, 0, (layer, p))
-            lemma.uses += 1
+            for layer in _check_layers(fn.layers, settles):
+                if layer in settles:
+                    kind = (f"local-step:{circuit.gates[role.gate].kind.value}" if role.kind == "gate"
+                            else f"local-step:{role.kind}")
+                else:
+                    kind = f"frame:{role.kind}"
+                kinds[kind] += 1
+                text = deriver.obligation(fn, p, layer, claim)
+                key = digest(text)
+                lemma = lemmas.get(key)
+                if lemma is None:
+                    lemma = lemmas[key] = Lemma(key, text, kind, 0, (layer, p))
+                lemma.uses += 1
+
+
+def _check_layers(layers: tuple[int, ...], settles: set[int]) -> list[int]:
+    """For each settle layer s, the first of ``layers`` (sorted) that is ≥ s."""
+    found = set()
+    for s in settles:
+        i = bisect.bisect_left(layers, s)
+        if i < len(layers):
+            found.add(layers[i])
+    return sorted(found)

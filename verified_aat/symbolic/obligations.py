@@ -106,7 +106,7 @@ class ObligationDeriver:
         self.d = transformer.dimension
         self.structural = frozenset(transformer.coordinates.index(c) for c in structural)
         self.argmax = argmax
-        self.claim_maps = [None if c is None else dict(c.values) for c in self.claims]
+        self.claim_maps = [None if c is None else c.by_coordinate() for c in self.claims]
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._residual: dict[tuple, frozenset[int]] = {}
         self._aggregate: dict[tuple, Fraction] = {}
@@ -123,11 +123,11 @@ class ObligationDeriver:
 
     def _value_term(self, j: int, c: int, limit: int, names: _Names) -> str:
         """Position j's coordinate c before a layer: its claim if settled by ``limit``, else havoc."""
-        claim = self.claims[j]
-        if claim is not None and claim.settle <= limit:
-            term = self.claim_maps[j].get(c)  # type: ignore[union-attr]
-            if term is not None:
-                return self._claim_term(term, names)
+        claim = self.claim_maps[j]
+        if claim is not None:
+            entry = claim.get(c)
+            if entry is not None and entry[1] <= limit:
+                return self._claim_term(entry[0], names)
         return names.havoc(j, c)
 
     def _expected(self, term: ClaimTerm, names: _Names) -> str:
@@ -190,8 +190,8 @@ class ObligationDeriver:
 
     # -- one obligation ------------------------------------------------------------
     def obligation(self, fn: LayerFunction, p: int, layer: int, claim: PositionClaim) -> str:
-        """The lemma text for position p under ``fn`` at ``layer``."""
-        coords = tuple(sorted(c for c, _ in claim.values))
+        """The lemma text for position p under ``fn`` at ``layer`` (the coordinates settled by then)."""
+        coords = tuple(sorted(c for c, (_, s) in self.claim_maps[p].items() if s <= layer))  # type: ignore[union-attr]
         act = fn.layer.activation
         d = self.d
         static = self._static.get((fn.number, coords))
@@ -232,7 +232,7 @@ class ObligationDeriver:
         equations = []
         for c in coords:
             lhs = f"(out_{smt_symbol(self.transformer.coordinates[c])} {' '.join(args)})"
-            equations.append(f"(= {lhs} {self._expected(claim_map[c], names)})")  # type: ignore[index]
+            equations.append(f"(= {lhs} {self._expected(claim_map[c][0], names)})")  # type: ignore[index]
         body = equations[0] if len(equations) == 1 else f"(and {' '.join(equations)})"
         return (self._prefix_for(fn, coords) + names.declarations()
                 + f"(assert (not {body}))\n(check-sat)\n")

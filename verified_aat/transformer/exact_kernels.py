@@ -1,0 +1,386 @@
+"""Exact kernels for the exact engine: int64 score grids and memoised activations.
+
+Nothing here rounds.  The int64 kernels run only after a bound check shows
+that no value they compute — every gate, every partial sum or product — can
+reach ``2**62`` in magnitude, so numpy's wrapping int64 arithmetic never
+wraps and every score is the exact integer the score function gives.  When
+the check fails, or a value or constant the score reads is not an integer,
+the kernels return ``None`` and the engine evaluates the score with Python
+ints/Fractions as before.
+
+* :class:`CircuitKernel` evaluates a score circuit on the whole grid of
+  (i-group, j-group) pairs with numpy broadcasting: gates that read only
+  i-coordinates are computed once per i-group (shape ``(n_i, 1)``), gates that
+  read only j-coordinates once per j-group (``(1, n_j)``), and the gates that
+  read both on blocks of rows of the grid.  Bounds: ``|input| ≤`` the largest
+  absolute value of its column, ``|const| = |c|``, ``|add| ≤ Σ|args|``,
+  ``|mul| ≤ Π max(|args|, 1)`` (which also bounds every partial product),
+  ``|sign| ≤ 1``.
+* :class:`BilinearKernel` evaluates ``x_iᵀ Q x_j``.  Rational entries and
+  values are allowed: with ``D_r``/``E_c`` the common denominators of the
+  i-/j-columns and ``L > 0`` that of ``Q_rc / (D_r E_c)``, the integers
+  ``L·s = Σ (L Q_rc / (D_r E_c)) (D_r x_ir)(E_c x_jc)`` are a positive multiple
+  of the scores, so they have the same argmax; they are bounded like a circuit.
+* :class:`ActivationKernel` evaluates an activation only on the coordinates
+  its computed outputs read, copies the outputs that are plain inputs, and
+  reuses the outputs of an earlier evaluation on equal inputs (the activation
+  is a function of those values).
+
+``USE_INT64`` switches the int64 kernels off (the tests use it to force the
+Python path).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import lcm
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..circuits.ir import Circuit, Kind
+
+USE_INT64 = True
+LIMIT = 2 ** 62          # every intermediate value of the int64 kernels stays strictly below this
+BLOCK = 1 << 18          # grid cells per block of rows
+
+Number = int | Fraction
+
+_I, _J = 1, 2            # dependency bits: a gate reads i-coordinates / j-coordinates
+
+
+def live_gates(circuit: Circuit, outputs: Sequence[int] | None = None) -> list[bool]:
+    """Which gates have a path to one of ``outputs`` (default: the circuit's outputs)."""
+    live = [False] * len(circuit.gates)
+    for out in circuit.outputs if outputs is None else outputs:
+        live[out] = True
+    for index in range(len(circuit.gates) - 1, -1, -1):
+        if live[index]:
+            for arg in circuit.gates[index].args:
+                live[arg] = True
+    return live
+
+
+def _integers(column: Sequence[Number]) -> bool:
+    return all(type(v) is int for v in column)
+
+
+def _max_abs(column: Sequence[int]) -> int:
+    return max((abs(v) for v in column), default=0)
+
+
+def _row_argmax(scores: np.ndarray) -> list[tuple[int, ...]]:
+    """For each row of an int64 score block, the columns holding its maximum."""
+    top = scores.max(axis=1)
+    mask = scores == top[:, None]
+    counts = mask.sum(axis=1)
+    cols = np.nonzero(mask)[1].tolist()          # row-major: grouped by row, increasing columns
+    if len(cols) == len(counts):                  # one maximum per row, the usual case
+        return [(c,) for c in cols]
+    out: list[tuple[int, ...]] = []
+    start = 0
+    for count in counts.tolist():
+        out.append(tuple(cols[start:start + count]))
+        start += count
+    return out
+
+
+def _blocks(n_i: int, n_j: int) -> list[tuple[int, int]]:
+    step = max(1, BLOCK // max(n_j, 1))
+    return [(lo, min(lo + step, n_i)) for lo in range(0, n_i, step)]
+
+
+class CircuitKernel:
+    """A score circuit on int64 arrays over the (i-group, j-group) grid (see the module docstring)."""
+
+    def __init__(self, circuit: Circuit, i_cols: Sequence[int], j_cols: Sequence[int], d: int):
+        live = live_gates(circuit)
+        i_pos = {c: k for k, c in enumerate(i_cols)}
+        j_pos = {c: k for k, c in enumerate(j_cols)}
+        self.integral = True
+        # steps: (gate, kind, args, payload) for the live gates, in topological order
+        self.steps: list[tuple[int, Kind, tuple[int, ...], Any]] = []
+        self.dep: dict[int, int] = {}
+        for index, gate in enumerate(circuit.gates):
+            if not live[index]:
+                continue
+            kind = gate.kind
+            payload: Any = None
+            if kind is Kind.CONST:
+                value = gate.value
+                assert value is not None
+                if value.denominator != 1:
+                    self.integral = False
+                payload = int(value.numerator)
+                dep = 0
+            elif kind is Kind.INPUT:
+                assert gate.index is not None
+                payload = (_I, i_pos[gate.index]) if gate.index < d else (_J, j_pos[gate.index - d])
+                dep = payload[0]
+            else:
+                dep = 0
+                for arg in gate.args:
+                    dep |= self.dep[arg]
+            self.dep[index] = dep
+            self.steps.append((index, kind, gate.args, payload))
+        self.output = circuit.outputs[0]
+        # for the gates reading both sides: the last step that uses each, to free block arrays early
+        self.last_use: dict[int, int] = {}
+        for position, (index, _, args, _) in enumerate(self.steps):
+            for arg in args:
+                self.last_use[arg] = position
+        self.last_use[self.output] = len(self.steps)
+
+    def bounded(self, i_max: Sequence[int], j_max: Sequence[int]) -> bool:
+        """Whether every gate (and partial sum/product) stays below LIMIT for inputs this large."""
+        bound: dict[int, int] = {}
+        for index, kind, args, payload in self.steps:
+            if kind is Kind.INPUT:
+                b = (i_max if payload[0] == _I else j_max)[payload[1]]
+            elif kind is Kind.CONST:
+                b = abs(payload)
+            elif kind is Kind.ADD:
+                b = sum(bound[a] for a in args)
+            elif kind is Kind.MUL:
+                b = 1
+                for a in args:
+                    b *= max(bound[a], 1)
+            else:
+                b = 1
+            if b >= LIMIT:
+                return False
+            bound[index] = b
+        return True
+
+    def argmax(self, i_vals: list[list[Number]], j_vals: list[list[Number]], n_i: int, n_j: int
+               ) -> list[tuple[int, ...]] | None:
+        """Per i-group, the j-groups of maximal score; None if int64 would not be exact.
+
+        ``i_vals[k]`` holds the k-th read i-coordinate of every i-group's
+        representative (``n_i`` groups), ``j_vals`` likewise for j.
+        """
+        if n_i == 0:
+            return []
+        if not self.integral or not all(map(_integers, i_vals)) or not all(map(_integers, j_vals)):
+            return None
+        if not self.bounded([_max_abs(c) for c in i_vals], [_max_abs(c) for c in j_vals]):
+            return None
+        i_arr = [np.array(c, dtype=np.int64)[:, None] for c in i_vals]
+        j_arr = [np.array(c, dtype=np.int64)[None, :] for c in j_vals]
+        # gates that read at most one side: computed once
+        side: dict[int, Any] = {}
+        for index, kind, args, payload in self.steps:
+            if self.dep[index] != _I | _J:
+                side[index] = _apply(kind, [side[a] for a in args], payload, i_arr, j_arr)
+        best: list[tuple[int, ...]] = []
+        for lo, hi in _blocks(n_i, n_j):
+            env: dict[int, Any] = {}
+
+            def value(a: int) -> Any:
+                if a in env:
+                    return env[a]
+                v = side[a]
+                return v[lo:hi] if self.dep[a] == _I else v
+
+            for position, (index, kind, args, payload) in enumerate(self.steps):
+                if self.dep[index] == _I | _J:
+                    env[index] = _apply(kind, [value(a) for a in args], payload, i_arr, j_arr)
+                    for a in args:
+                        if a in env and self.last_use[a] == position:
+                            del env[a]
+            scores = np.broadcast_to(np.asarray(value(self.output), dtype=np.int64), (hi - lo, n_j))
+            best.extend(_row_argmax(scores))
+        return best
+
+
+def _apply(kind: Kind, args: list[Any], payload: Any, i_arr: list[np.ndarray], j_arr: list[np.ndarray]) -> Any:
+    """One gate on Python ints (constant parts) or int64 arrays."""
+    if kind is Kind.INPUT:
+        return (i_arr if payload[0] == _I else j_arr)[payload[1]]
+    if kind is Kind.CONST:
+        return payload
+    if kind is Kind.ADD:
+        total: Any = 0
+        for v in args:
+            total = total + v
+        return total
+    if kind is Kind.MUL:
+        product = args[0]
+        for v in args[1:]:
+            product = product * v
+        return product
+    v = args[0]
+    if isinstance(v, np.ndarray):
+        return np.sign(v)
+    return (v > 0) - (v < 0)
+
+
+class BilinearKernel:
+    """``x_iᵀ Q x_j`` on int64 arrays, after an exact positive rescaling (see the module docstring)."""
+
+    def __init__(self, entries: Sequence[tuple[int, int, Fraction]], i_cols: Sequence[int], j_cols: Sequence[int]):
+        i_pos = {c: k for k, c in enumerate(i_cols)}
+        j_pos = {c: k for k, c in enumerate(j_cols)}
+        self.entries = [(i_pos[r], j_pos[c], Fraction(q)) for r, c, q in entries]
+        self.n_i_cols, self.n_j_cols = len(i_cols), len(j_cols)
+
+    def argmax(self, i_vals: list[list[Number]], j_vals: list[list[Number]], n_i: int, n_j: int
+               ) -> list[tuple[int, ...]] | None:
+        """As :meth:`CircuitKernel.argmax`."""
+        if n_i == 0:
+            return []
+        if not self.entries:
+            return [tuple(range(n_j))] * n_i
+        d_i = [lcm(*(Fraction(v).denominator for v in col)) for col in i_vals]
+        d_j = [lcm(*(Fraction(v).denominator for v in col)) for col in j_vals]
+        scaled = [(r, c, q / (d_i[r] * d_j[c])) for r, c, q in self.entries]
+        big_l = lcm(*(q.denominator for _, _, q in scaled))
+        matrix = [[0] * self.n_j_cols for _ in range(self.n_i_cols)]
+        for r, c, q in scaled:
+            matrix[r][c] += int(q * big_l)
+        xi = [[int(v * d_i[r]) for v in col] for r, col in enumerate(i_vals)]
+        xj = [[int(v * d_j[c]) for v in col] for c, col in enumerate(j_vals)]
+        i_max = [_max_abs(col) for col in xi]
+        j_max = [_max_abs(col) for col in xj]
+        # M = Xi·Q (per j-column c: Σ_r Q_rc x_ir), then s = Σ_c M_c x_jc
+        m_bounds = [sum(abs(matrix[r][c]) * i_max[r] for r in range(self.n_i_cols)) for c in range(self.n_j_cols)]
+        total = sum(m_bounds[c] * j_max[c] for c in range(self.n_j_cols))
+        if max(i_max + j_max + [abs(q) for row in matrix for q in row] + m_bounds + [total]) >= LIMIT:
+            return None
+        i_arr = np.array(xi, dtype=np.int64).reshape(self.n_i_cols, n_i)
+        q_arr = np.array(matrix, dtype=np.int64).reshape(self.n_i_cols, self.n_j_cols)
+        j_arr = np.array(xj, dtype=np.int64).reshape(self.n_j_cols, n_j)
+        m = i_arr.T @ q_arr                       # (n_i, |j_cols|), exact: partial sums ≤ m_bounds
+        live = [c for c in range(self.n_j_cols) if q_arr[:, c].any()]
+        best: list[tuple[int, ...]] = []
+        for lo, hi in _blocks(n_i, n_j):
+            scores = np.zeros((hi - lo, n_j), dtype=np.int64)
+            for c in live:
+                scores += m[lo:hi, c:c + 1] * j_arr[c][None, :]
+            best.extend(_row_argmax(scores))
+        return best
+
+
+# -- activations -------------------------------------------------------------------
+
+def _normal(v: Any) -> Any:
+    return v.numerator if isinstance(v, Fraction) and v.denominator == 1 else v
+
+
+def _sign(v: Any) -> int:
+    return (v > 0) - (v < 0)
+
+
+class ActivationKernel:
+    """An activation split into copied outputs and computed ones, memoised on what they read.
+
+    ``run(row, pooled_1, …, pooled_H)`` gives the new vector.  Inputs are
+    numbered as in the activation circuit: ``x.<c>`` is ``k = c`` and head h's
+    ``<h>.<c>`` is ``k = (h + 1)·d + c``.
+    """
+
+    def __init__(self, circuit: Circuit, d: int, n_heads: int):
+        self.d = d
+        gates = circuit.gates
+        computed = [o for o in dict.fromkeys(circuit.outputs) if gates[o].kind is not Kind.INPUT]
+        live = live_gates(circuit, computed)
+        self.key_inputs = sorted(g.index for i, g in enumerate(gates) if live[i] and g.kind is Kind.INPUT)
+        copied = {g.index for o in circuit.outputs if (g := gates[o]).kind is Kind.INPUT}
+        #: the pooled columns each head must provide
+        self.pooled_cols: list[list[int]] = [
+            sorted({k - (h + 1) * d for k in set(self.key_inputs) | copied if (h + 1) * d <= k < (h + 2) * d})
+            for h in range(n_heads)]
+        args = ["row"] + [f"p{h}" for h in range(n_heads)]
+
+        def source(k: int) -> str:
+            return f"row[{k}]" if k < d else f"p{k // d - 1}[{k % d}]"
+
+        # the key: the values the computed outputs read
+        key_expr = "(" + "".join(f"{source(k)}, " for k in self.key_inputs) + ")"
+        # the compiled computed outputs, on the key's values
+        param = {k: f"x{k}" for k in self.key_inputs}
+        lines = [f"def _act({', '.join(param[k] for k in self.key_inputs)}):"]
+        consts: dict[str, Any] = {"_sign": _sign, "_normal": _normal}
+        for index, gate in enumerate(gates):
+            if not live[index]:
+                continue
+            kind = gate.kind
+            if kind is Kind.INPUT:
+                expr = param[gate.index]  # type: ignore[index]
+            elif kind is Kind.CONST:
+                value = gate.value
+                assert value is not None
+                if value.denominator == 1:
+                    expr = repr(int(value.numerator))
+                else:
+                    consts[f"_c{index}"] = value
+                    expr = f"_c{index}"
+            elif kind is Kind.ADD:
+                expr = " + ".join(f"g{a}" for a in gate.args) or "0"
+            elif kind is Kind.MUL:
+                expr = " * ".join(f"g{a}" for a in gate.args)
+            else:
+                expr = f"_sign(g{gate.args[0]})"
+            lines.append(f"    g{index} = {expr}")
+        lines.append("    return (" + "".join(f"_normal(g{o}), " for o in computed) + ")")
+        slot = {o: n for n, o in enumerate(computed)}
+        out_expr = ", ".join(source(gates[o].index) if gates[o].kind is Kind.INPUT  # type: ignore[arg-type]
+                             else f"vals[{slot[o]}]" for o in circuit.outputs)
+        lines.append(f"def _key({', '.join(args)}):")
+        lines.append(f"    return {key_expr}")
+        lines.append(f"def _assemble({', '.join(args)}, vals):")
+        lines.append(f"    return ({out_expr}{',' if len(circuit.outputs) == 1 else ''})")
+        namespace: dict[str, Any] = dict(consts)
+        exec(compile("\n".join(lines), f"<activation {circuit.name}>", "exec"), namespace)  # noqa: S102
+        self.compute: Callable[..., tuple[Any, ...]] = namespace["_act"]
+        self.key: Callable[..., tuple[Any, ...]] = namespace["_key"]
+        self.assemble: Callable[..., tuple[Any, ...]] = namespace["_assemble"]
+        self.memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self.evaluations = 0
+
+    def run(self, rows: list[tuple[Any, ...]], pooled: list[list[tuple[Any, ...]]], state: list[list[Any]] | None
+            ) -> tuple[list[tuple[Any, ...]], list[list[Any]]]:
+        """The new vectors of all positions, and the state to pass to this kernel's next run.
+
+        The state holds, per position, the inputs, output, key and computed
+        values of this kernel's previous run.  Equal inputs give the previous
+        output; an equal key gives the previous values; otherwise the memo
+        or an evaluation does.  An output equal to the input vector is the
+        input vector itself, so unchanged positions keep their objects and
+        most comparisons succeed on identity.
+        """
+        n = len(rows)
+        memo, compute, key_of, assemble = self.memo, self.compute, self.key, self.assemble
+        if len(memo) > 1 << 20:
+            memo.clear()
+        if state is None or len(state[0]) != n:
+            state = [[None] * n for _ in range(5)]
+        s_rows, s_pooled, s_out, s_key, s_vals = state
+        heads = list(zip(*pooled)) if pooled else [()] * n
+        new_rows: list[tuple[Any, ...]] = []
+        append = new_rows.append
+        evaluations = 0
+        for position, row in enumerate(rows):
+            ps = heads[position]
+            if row == s_rows[position] and ps == s_pooled[position]:
+                append(s_out[position])
+                continue
+            key = key_of(row, *ps)
+            if key == s_key[position]:
+                vals = s_vals[position]
+            else:
+                vals = memo.get(key)
+                if vals is None:
+                    vals = memo[key] = compute(*key)
+                    evaluations += 1
+                s_key[position] = key
+                s_vals[position] = vals
+            new = assemble(row, *ps, vals)
+            if new == row:
+                new = row
+            s_rows[position] = row
+            s_pooled[position] = ps
+            s_out[position] = new
+            append(new)
+        self.evaluations += evaluations
+        return new_rows, state
