@@ -14,7 +14,8 @@ from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.circuits.ir import Circuit, Kind
 from verified_aat.constructions.encoding import Encoding, Role
 from verified_aat.constructions.gadgets import (differs_indicator, equals_indicator, key_distance_score,
-                                                lagrange_indicator, select_update)
+                                                lagrange_indicator, operation_selectors, operation_values,
+                                                select_update)
 from verified_aat.constructions.gate_edge import EDGE, MUL, NEGATIVE_CODES, SIGN, GateEdge
 from verified_aat.constructions.unique_hard import UniqueHard
 from verified_aat.transformer.model import (CircuitScore, Head, Layer, Pooling, Transformer, score_input_names)
@@ -24,16 +25,10 @@ class _GatherMutant(GateEdge):
     """gate-edge with a changed gather activation; subclasses override ``values``."""
 
     def values(self, b, op, m1, m2):
-        add_value = b.mul(op, m1)
-        mul_value = b.add(b.scale(2, b.square(m1)), b.neg(m2))
-        return add_value, mul_value, b.sign(m1)
+        return operation_values(b, op, m1, m2)
 
     def selectors(self, b, op):
-        t = b.sign(b.add(b.scale(2, op), b.const(1)))
-        is_add = b.scale(Fraction(1, 2), b.add(b.const(1), t))
-        not_add = b.scale(Fraction(1, 2), b.add(b.const(1), b.neg(t)))
-        return (is_add, b.mul(not_add, lagrange_indicator(b, op, MUL, NEGATIVE_CODES)),
-                b.mul(not_add, lagrange_indicator(b, op, SIGN, NEGATIVE_CODES)))
+        return operation_selectors(b, op, MUL, SIGN, NEGATIVE_CODES)
 
     def _gather_activation(self) -> Circuit:
         b, w = self._activation_builder("gather")

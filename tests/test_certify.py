@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 import json
-from fractions import Fraction
-
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import mutants
 from strategies import circuits

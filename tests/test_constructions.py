@@ -17,7 +17,7 @@ from verified_aat.circuits.ir import Kind
 from verified_aat.circuits.measures import depth
 from verified_aat.cli.main import main
 from verified_aat.constructions.binarize import binarize
-from verified_aat.constructions.registry import CONSTRUCTIONS, get_construction
+from verified_aat.constructions.registry import get_construction
 from verified_aat.errors import InputError
 from verified_aat.transformer.exact_engine import run_exact, run_exact_reference
 

@@ -17,9 +17,8 @@ from transformer_strategies import INTEGERS, sequences, transformers
 from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.errors import InputError
 from verified_aat.transformer import exact_kernels
-from verified_aat.transformer.exact_engine import read_inputs, run_exact, run_exact_reference
+from verified_aat.transformer.exact_engine import RunResult, read_inputs, run_exact, run_exact_reference
 from verified_aat.transformer.exact_kernels import LIMIT, CircuitKernel
-from verified_aat.transformer.exact_engine import RunResult
 from verified_aat.transformer.model import (BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer,
                                             activation_input_names, score_input_names)
 

@@ -28,9 +28,12 @@ class CircuitBuilder:
         self._outputs: list[Wire] = []
         self._output_names: list[str] = []
 
-    def _append(self, gate: Gate) -> Wire:
+    def append(self, gate: Gate) -> Wire:
+        """Append a gate as it is (its arguments must be earlier wires)."""
         self._gates.append(gate)
         return len(self._gates) - 1
+
+    _append = append
 
     def input(self, name: str | None = None) -> Wire:
         wire = self._append(Gate(Kind.INPUT, index=self._n_inputs, name=name))
@@ -74,17 +77,23 @@ class CircuitBuilder:
     def square(self, a: Wire, name: str | None = None) -> Wire:
         return self.mul(a, a, name=name)
 
-    def product_tree(self, args: list[Wire]) -> Wire:
-        """A balanced tree of binary products (depth ceil(log2 k))."""
-        if not args:
-            return self.const(1)
+    def tree(self, kind: Kind, args: list[Wire], name: str | None = None) -> Wire:
+        """A balanced tree of binary ``kind`` gates over ``args`` (depth ceil(log2 k)).
+
+        The root gets ``name``; a single argument is returned as it is.
+        """
+        assert kind in (Kind.ADD, Kind.MUL) and args
         layer = list(args)
-        while len(layer) > 1:
-            nxt = [self.mul(layer[i], layer[i + 1]) for i in range(0, len(layer) - 1, 2)]
+        while len(layer) > 2:
+            nxt = [self._append(Gate(kind, (layer[i], layer[i + 1]))) for i in range(0, len(layer) - 1, 2)]
             if len(layer) % 2:
                 nxt.append(layer[-1])
             layer = nxt
-        return layer[0]
+        return layer[0] if len(layer) == 1 else self._append(Gate(kind, tuple(layer), name=name))
+
+    def product_tree(self, args: list[Wire]) -> Wire:
+        """A balanced tree of binary products; 1 for no factors."""
+        return self.tree(Kind.MUL, args) if args else self.const(1)
 
     def gate(self, wire: Wire) -> Gate:
         return self._gates[wire]

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 import re
-from fractions import Fraction
+
 from typing import Sequence
 
 from ..errors import InputError

@@ -32,22 +32,13 @@ def binarize(circuit: Circuit, sums: bool = False) -> Binarized:
         kind = gate.kind
         if kind is Kind.MUL and len(args) > 2 or (sums and kind is Kind.ADD and len(args) > 2):
             rewritten += 1
-            new_index.append(_tree(b, kind, args, gate.name))
+            new_index.append(b.tree(kind, args, gate.name))
         elif kind is Kind.INPUT:
             new_index.append(b.input(gate.name))
         else:
-            new_index.append(b._append(Gate(kind, tuple(args), gate.value, None, gate.name)))
+            new_index.append(b.append(Gate(kind, tuple(args), gate.value, None, gate.name)))
     for out, name in zip(circuit.outputs, circuit.output_names or [None] * len(circuit.outputs)):
         b.output(new_index[out], name)
     result = b.build(circuit.provenance)
     return Binarized(result, depth(circuit), depth(result), rewritten)
 
-
-def _tree(b: CircuitBuilder, kind: Kind, args: list[int], name: str | None) -> int:
-    layer = list(args)
-    while len(layer) > 2:
-        nxt = [b._append(Gate(kind, (layer[i], layer[i + 1]))) for i in range(0, len(layer) - 1, 2)]
-        if len(layer) % 2:
-            nxt.append(layer[-1])
-        layer = nxt
-    return b._append(Gate(kind, tuple(layer), name=name))

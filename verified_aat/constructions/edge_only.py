@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..transformer.model import CircuitScore, Head, Layer, Pooling, Transformer, score_input_names
 from .base import Construction, RoleRule, ScoreHint
 from .encoding import Encoding, Role
-from .gadgets import key_distance_score, lagrange_indicator, select_update
+from .gadgets import key_distance_score, operation_selectors, operation_values, select_update, unary_circuit
 from .gate_edge import KEEP, MUL, SIGN, gate_code
 
 SINK = -1  # target id of sink edges: no gate has it
@@ -74,15 +74,9 @@ class EdgeOnly(Construction):
         b = CircuitBuilder("activation-step")
         w = {n: b.input(n) for n in activation_input_names(self.coordinates, ["pred"])}
         op, m1, m2 = w["x.op"], w["pred.val"], w["pred.sq"]
-        t = b.sign(b.add(b.scale(2, op), b.const(1)), name="add_test")
-        is_add = b.scale(Fraction(1, 2), b.add(b.const(1), t), name="is_add")
-        not_add = b.scale(Fraction(1, 2), b.add(b.const(1), b.neg(t)), name="not_add")
-        is_mul = b.mul(not_add, lagrange_indicator(b, op, MUL, CODES), name="is_mul")
-        is_sign = b.mul(not_add, lagrange_indicator(b, op, SIGN, CODES), name="is_sign")
-        cases = [(is_add, b.mul(op, m1, name="add_value")),
-                 (is_mul, b.add(b.scale(2, b.square(m1)), b.neg(m2), name="mul_value")),
-                 (is_sign, b.sign(m1, name="sign_value"))]
-        val = select_update(b, w["x.val"], cases, name="new_val")
+        selectors = operation_selectors(b, op, MUL, SIGN, CODES)
+        values = operation_values(b, op, m1, m2)
+        val = select_update(b, w["x.val"], list(zip(selectors, values)), name="new_val")
         sq = b.square(val, name="new_sq")
         for coord in self.coordinates:
             b.output({"val": val, "sq": sq}.get(coord, w[f"x.{coord}"]), coord)
@@ -120,12 +114,6 @@ class EdgeOnly(Construction):
 
     def score_hints(self) -> dict[str, ScoreHint]:
         names = [f"v.{c}" for c in self.coordinates]
-
-        def unary(pick) -> Circuit:
-            b = CircuitBuilder("hint")
-            w = {n: b.input(n) for n in names}
-            b.output(pick(b, w))
-            return b.build()
-
-        return {"pred": ScoreHint(unary(lambda b, w: w["v.src"]), unary(lambda b, w: w["v.tgt"]),
-                                  unary(lambda b, w: b.const(0)))}
+        return {"pred": ScoreHint(unary_circuit(names, lambda b, w: w["v.src"]),
+                                  unary_circuit(names, lambda b, w: w["v.tgt"]),
+                                  unary_circuit(names, lambda b, w: b.const(0)))}

@@ -62,6 +62,36 @@ def key_distance_score(b: CircuitBuilder, key_i: Wire, key_j: Wire, penalty_j: W
     return b.add(b.neg(b.square(diff)), b.neg(penalty_j), name="score")
 
 
+def operation_selectors(b: CircuitBuilder, op: Wire, mul_code: int, sign_code: int,
+                        negative_codes: Sequence[int]) -> tuple[Wire, Wire, Wire]:
+    """(is_add, is_mul, is_sign) for an integer code: add codes are the fan-ins ≥ 0,
+    the others are the distinct negative ``negative_codes``.  One sign gate,
+    sign(2·op + 1), separates the two groups; Lagrange polynomials pick among
+    the negative codes."""
+    t = b.sign(b.add(b.scale(2, op), b.const(1)), name="add_test")  # +1 for add codes, −1 otherwise
+    is_add = b.scale(Fraction(1, 2), b.add(b.const(1), t), name="is_add")
+    not_add = b.scale(Fraction(1, 2), b.add(b.const(1), b.neg(t)), name="not_add")
+    is_mul = b.mul(not_add, lagrange_indicator(b, op, mul_code, negative_codes), name="is_mul")
+    is_sign = b.mul(not_add, lagrange_indicator(b, op, sign_code, negative_codes), name="is_sign")
+    return is_add, is_mul, is_sign
+
+
+def operation_values(b: CircuitBuilder, op: Wire, m1: Wire, m2: Wire) -> tuple[Wire, Wire, Wire]:
+    """The gate's value from the mean m1 and mean square m2 of its k inputs:
+    add k·m1 (the 1/k rescaling), mul 2·m1² − m2 (polarization), sign sign(m1)."""
+    add_value = b.mul(op, m1, name="add_value")
+    mul_value = b.add(b.scale(2, b.square(m1)), b.neg(m2), name="mul_value")
+    return add_value, mul_value, b.sign(m1, name="sign_value")
+
+
+def unary_circuit(names: Sequence[str], build) -> Circuit:  # type: ignore[no-untyped-def]
+    """A one-output circuit over inputs ``names``; ``build(b, wires)`` returns the output wire."""
+    b = CircuitBuilder("hint")
+    wires = {n: b.input(n) for n in names}
+    b.output(build(b, wires))
+    return b.build()
+
+
 def named_inputs(b: CircuitBuilder, names: Sequence[str]) -> dict[str, Wire]:
     return {name: b.input(name) for name in names}
 

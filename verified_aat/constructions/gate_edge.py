@@ -31,8 +31,8 @@ from ..transformer.model import (BilinearScore, CircuitScore, Head, Layer, Pooli
                                  activation_input_names, score_input_names)
 from .base import Construction, RoleRule, ScoreHint
 from .encoding import Encoding, Role
-from .gadgets import (differs_indicator, equals_indicator, key_distance_score, lagrange_indicator,
-                      select_update)
+from .gadgets import (differs_indicator, equals_indicator, key_distance_score, operation_selectors,
+                      operation_values, select_update, unary_circuit)
 
 MUL, SIGN, KEEP, EDGE = -1, -2, -3, -4
 NEGATIVE_CODES = (MUL, SIGN, KEEP, EDGE)
@@ -144,16 +144,9 @@ class GateEdge(Construction):
         """Gates apply their operation to the pooled in-edge values."""
         b, w = self._activation_builder("gather")
         op, m1, m2 = w["x.op"], w["gather.val"], w["gather.sq"]
-        t = b.sign(b.add(b.scale(2, op), b.const(1)), name="add_test")  # +1 for add codes, −1 otherwise
-        is_add = b.scale(Fraction(1, 2), b.add(b.const(1), t), name="is_add")
-        not_add = b.scale(Fraction(1, 2), b.add(b.const(1), b.neg(t)), name="not_add")
-        is_mul = b.mul(not_add, lagrange_indicator(b, op, MUL, NEGATIVE_CODES), name="is_mul")
-        is_sign = b.mul(not_add, lagrange_indicator(b, op, SIGN, NEGATIVE_CODES), name="is_sign")
-        add_value = b.mul(op, m1, name="add_value")              # k · mean = sum (1/k rescaling)
-        mul_value = b.add(b.scale(2, b.square(m1)), b.neg(m2), name="mul_value")  # 2·m1² − m2 = u·w
-        sign_value = b.sign(m1, name="sign_value")
-        val = select_update(b, w["x.val"], [(is_add, add_value), (is_mul, mul_value), (is_sign, sign_value)],
-                            name="new_val")
+        selectors = operation_selectors(b, op, MUL, SIGN, NEGATIVE_CODES)
+        values = operation_values(b, op, m1, m2)
+        val = select_update(b, w["x.val"], list(zip(selectors, values)), name="new_val")
         return self._finish(b, w, {"val": val})
 
     # -- encoding ----------------------------------------------------------
@@ -197,11 +190,8 @@ class GateEdge(Construction):
     def _hint(self, key: str, fetch: bool) -> ScoreHint:
         names = [f"v.{c}" for c in self.coordinates]
 
-        def unary(build) -> Circuit:
-            b = CircuitBuilder("hint")
-            w = {n: b.input(n) for n in names}
-            b.output(build(b, w))
-            return b.build()
+        def unary(build) -> Circuit:  # type: ignore[no-untyped-def]
+            return unary_circuit(names, build)
 
         key_circuit = unary(lambda b, w: w[f"v.{key}"])
         if self.dot:

@@ -19,7 +19,7 @@ from ..circuits.evaluate import compile_circuit
 from ..circuits.ir import Circuit
 from ..circuits.smtlib import LOGIC, SGN_DEFINITION, circuit_term, numeral, smt_symbol
 from ..constructions.base import ScoreHint
-from ..transformer.model import BilinearScore, CircuitScore, Score, score_input_names
+from ..transformer.model import CircuitScore, Score, score_input_names
 from .analysis import reads_of
 
 

@@ -14,18 +14,18 @@ import bisect
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Callable
 
 from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit, Kind
 from ..constructions.base import Construction, Schedule
 from ..constructions.encoding import Encoding
-from ..transformer.model import CircuitScore, Transformer
+from ..transformer.model import Transformer
 from .analysis import output_reads
 from .attention import ArgmaxSets, brute_force_argmax, hint_lemma, hint_reads_structure_only, join_argmax, score_reads
 from .discharge import FAILED, PROVED, UNKNOWN, Verdict, discharge, discharge_all
-from .obligations import Derivation, Lemma, LayerFunction, ObligationDeriver, digest, layer_functions
+from .obligations import (Derivation, Lemma, LayerFunction, ObligationDeriver, StructureView, digest,
+                          layer_functions)
 from .residual import concrete_outputs
 
 PROVED_STATUS, REFUTED_STATUS, UNKNOWN_STATUS = "proved", "refuted", "unknown"
@@ -85,7 +85,6 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     if T.coordinates != encoding.coordinates:
         raise ValueError(f"transformer coordinates {T.coordinates} differ from the encoding's {encoding.coordinates}")
     rows = [tuple(as_exact(v) for v in row) for row in encoding.rows]  # ints where integral: fast
-    d = T.dimension
     struct_idx = [T.coordinates.index(c) for c in structural]
 
     # structure and base case (layer 0), schedule/read-out
@@ -272,10 +271,9 @@ def _check_structural_frame(functions: list[LayerFunction], T: Transformer, rows
                 problems.append(f"frame: structural coordinate {T.coordinates[c]} is computed from value coordinates "
                                 f"in layer {fn.layers[0]} (unsupported)")
                 continue
-            deriver = ObligationDeriver(None, T, rows, Schedule((), 0), [T.coordinates[i] for i in struct_idx],
-                                        argmax)  # type: ignore[arg-type]
+            view = StructureView(T, rows, [T.coordinates[i] for i in struct_idx], argmax)
             for p, row in enumerate(rows):
-                known = deriver.structural_inputs(fn, p, needed)
+                known = view.structural_inputs(fn, p, needed)
                 value = concrete_outputs(act, [c], known)[0]
                 if value != row[c]:
                     problems.append(f"frame: layer {fn.layers[0]} changes structural coordinate {T.coordinates[c]} "

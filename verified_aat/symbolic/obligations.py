@@ -94,22 +94,59 @@ class _Names:
         return "".join(f"(declare-const {n} Real)\n" for n in names)
 
 
-class ObligationDeriver:
-    """Derives the lemmas for one (circuit, transformer, encoding, schedule)."""
+class StructureView:
+    """Concrete structural inputs of a layer function at a position: own rows and
+    pooled (leftmost, rightmost or averaged) rows of the argmax sets."""
 
-    def __init__(self, circuit: Circuit, transformer: Transformer, rows: Sequence[Sequence[Fraction]],
-                 schedule: Schedule, structural: Sequence[str], argmax: dict[tuple[int, int], ArgmaxSets]):
-        self.circuit = circuit
+    def __init__(self, transformer: Transformer, rows: Sequence[Sequence[Fraction | int]],
+                 structural: Sequence[str], argmax: dict[tuple[int, int], ArgmaxSets]):
         self.transformer = transformer
         self.rows = rows
-        self.claims = schedule.claims
         self.d = transformer.dimension
         self.structural = frozenset(transformer.coordinates.index(c) for c in structural)
         self.argmax = argmax
+        self._aggregate: dict[tuple, Fraction | int] = {}
+
+    # -- structure of arguments ------------------------------------------------
+    def _pooled_structural(self, fn: LayerFunction, head: int, p: int, c: int) -> Fraction:
+        sets = self.argmax[(fn.number, head)]
+        key = (fn.number, head, sets.set_ids[p], c)
+        value = self._aggregate.get(key)
+        if value is None:
+            members = sets.sets[p]
+            pooling = fn.layer.heads[head].pooling
+            if pooling is Pooling.LEFTMOST:
+                value = self.rows[members[0]][c]
+            elif pooling is Pooling.RIGHTMOST:
+                value = self.rows[members[-1]][c]
+            else:
+                value = as_exact(Fraction(sum(self.rows[j][c] for j in members), len(members)))
+            self._aggregate[key] = value
+        return value
+
+    def structural_inputs(self, fn: LayerFunction, p: int, inputs: frozenset[int]) -> dict[int, Fraction | int]:
+        """Values of the structural inputs in ``inputs`` at position p."""
+        known: dict[int, Fraction | int] = {}
+        d = self.d
+        for k in inputs:
+            owner, c = divmod(k, d)
+            if c not in self.structural:
+                continue
+            known[k] = self.rows[p][c] if owner == 0 else self._pooled_structural(fn, owner - 1, p, c)
+        return known
+
+
+class ObligationDeriver(StructureView):
+    """Derives the lemmas for one (circuit, transformer, encoding, schedule)."""
+
+    def __init__(self, circuit: Circuit, transformer: Transformer, rows: Sequence[Sequence[Fraction | int]],
+                 schedule: Schedule, structural: Sequence[str], argmax: dict[tuple[int, int], ArgmaxSets]):
+        super().__init__(transformer, rows, structural, argmax)
+        self.circuit = circuit
+        self.claims = schedule.claims
         self.claim_maps = [None if c is None else c.by_coordinate() for c in self.claims]
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._residual: dict[tuple, frozenset[int]] = {}
-        self._aggregate: dict[tuple, Fraction] = {}
         self._static: dict[tuple, frozenset[int]] = {}
 
     # -- claim terms ---------------------------------------------------------
@@ -148,34 +185,6 @@ class ObligationDeriver:
             else:
                 base = f"({'+' if gate.kind is Kind.ADD else '*'} {' '.join(args)})"
         return base if term.power == 1 else f"(* {base} {base})"
-
-    # -- structure of arguments ------------------------------------------------
-    def _pooled_structural(self, fn: LayerFunction, head: int, p: int, c: int) -> Fraction:
-        sets = self.argmax[(fn.number, head)]
-        key = (fn.number, head, sets.set_ids[p], c)
-        value = self._aggregate.get(key)
-        if value is None:
-            members = sets.sets[p]
-            pooling = fn.layer.heads[head].pooling
-            if pooling is Pooling.LEFTMOST:
-                value = self.rows[members[0]][c]
-            elif pooling is Pooling.RIGHTMOST:
-                value = self.rows[members[-1]][c]
-            else:
-                value = as_exact(Fraction(sum(self.rows[j][c] for j in members), len(members)))
-            self._aggregate[key] = value
-        return value
-
-    def structural_inputs(self, fn: LayerFunction, p: int, inputs: frozenset[int]) -> dict[int, Fraction]:
-        """Values of the structural inputs in ``inputs`` at position p."""
-        known: dict[int, Fraction] = {}
-        d = self.d
-        for k in inputs:
-            owner, c = divmod(k, d)
-            if c not in self.structural:
-                continue
-            known[k] = self.rows[p][c] if owner == 0 else self._pooled_structural(fn, owner - 1, p, c)
-        return known
 
     def _prefix_for(self, fn: LayerFunction, coords: tuple[int, ...]) -> str:
         key = (fn.number, coords)

@@ -11,7 +11,7 @@ from math import prod
 from typing import TYPE_CHECKING
 
 from ..builder import CircuitBuilder, Wire
-from ..ir import Circuit, Domain
+from ..ir import Circuit, Domain, Kind
 from ..measures import CircuitClass
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,15 +25,7 @@ def vector(b: CircuitBuilder, letter: str, n: int) -> list[Wire]:
 
 def add_tree(b: CircuitBuilder, args: list[Wire]) -> Wire:
     """A balanced tree of binary additions (depth ceil(log2 k)); 0 for k = 0."""
-    if not args:
-        return b.add()
-    layer = list(args)
-    while len(layer) > 1:
-        nxt = [b.add(layer[i], layer[i + 1]) for i in range(0, len(layer) - 1, 2)]
-        if len(layer) % 2:
-            nxt.append(layer[-1])
-        layer = nxt
-    return layer[0]
+    return b.tree(Kind.ADD, args) if args else b.add()
 
 
 # -- builders ---------------------------------------------------------------
