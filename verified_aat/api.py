@@ -56,6 +56,16 @@ def certify(circuit: Circuit, construction: str = "gate-edge", **options: Any) -
     return _certify(circuit, get_construction(construction), **options)
 
 
+def refute(transformer: Any, construction: str = "gate-edge", circuit: Circuit | None = None, **options: Any) -> Any:
+    """A small circuit and an exactly replayed input where ``transformer`` (a Transformer
+    or a spec path) fails, or a Refutation with no counterexample (which is not a proof)."""
+    from .constructions.registry import get_construction
+    from .refutation.refute import refute as _refute
+    from .transformer.spec import load_transformer
+    model = load_transformer(transformer) if isinstance(transformer, str) else transformer
+    return _refute(model, get_construction(construction), None if circuit is None else [circuit], **options)
+
+
 def certificate(result: Any, timings: bool = True) -> dict[str, Any]:
     """The certificate document of a proved result."""
     from .certificates.document import build_certificate

@@ -1,0 +1,47 @@
+"""``verified-aat refute``: a small circuit and input where a modified transformer fails."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..constructions.registry import CONSTRUCTIONS, get_construction
+from ..errors import EXIT_REFUTED, EXIT_UNKNOWN
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("refute", help="find a circuit and an input where a (modified) transformer goes wrong",
+                       description="Search, smallest circuits first, for a circuit and an input on which MODEL "
+                                   "(a transformer spec, e.g. an edited compiled construction) differs from the "
+                                   "circuit; every counterexample is replayed exactly. Exit 1 refuted, 3 nothing "
+                                   "found (not a proof), 2 bad input.")
+    p.add_argument("model", metavar="MODEL", help="transformer spec (JSON)")
+    from .common import add_circuit_argument
+    add_circuit_argument(p)
+    p.add_argument("--construction", "-c", default="gate-edge", choices=sorted(CONSTRUCTIONS),
+                   help="whose encoding and schedule to use")
+    p.add_argument("--depth-bound", "-K", type=int, default=None,
+                   help="the depth bound MODEL is meant for (default: from its number of layers)")
+    p.add_argument("--budget", type=float, default=60.0, help="seconds for the whole search (default 60)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..circuits.text_format import print_circuit
+    from ..refutation.refute import refute
+    from ..transformer.spec import load_transformer
+
+    transformer = load_transformer(args.model)
+    construction = get_construction(args.construction)
+    circuits = None
+    if args.circuit or args.family:
+        from .common import circuit_from_args
+        circuits = [circuit_from_args(args)]
+    result = refute(transformer, construction, circuits, budget_seconds=args.budget, depth_bound=args.depth_bound)
+    if result.counterexample is None:
+        print(f"no counterexample in {result.circuits_tried} circuits ({result.seconds:.1f}s); this is not a proof: "
+              f"use `verified-aat certify` to prove a construction correct")
+        return EXIT_UNKNOWN
+    print(f"refuted after {result.circuits_tried} circuit(s), {result.seconds:.1f}s; the circuit:")
+    print(print_circuit(result.circuit).rstrip())  # type: ignore[arg-type]
+    print(result.counterexample.report())
+    return EXIT_REFUTED

@@ -1,0 +1,66 @@
+"""Refute a (modified) transformer: find a small circuit and an input where it fails.
+
+Uses the construction's encoding and schedule and the exact engine only; a
+reported counterexample has been replayed in exact arithmetic.  Finding none
+is *not* a proof (use ``certify`` for that).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Iterable
+
+from ..circuits.ir import Circuit
+from ..circuits.measures import depth
+from ..constructions.base import Construction
+from ..errors import InputError
+from ..transformer.model import Transformer
+from .candidates import candidate_circuits
+from .search import Counterexample, search_counterexample
+
+
+@dataclass(frozen=True)
+class Refutation:
+    circuit: Circuit | None
+    counterexample: Counterexample | None
+    circuits_tried: int
+    seconds: float
+
+
+def intended_depth(construction: Construction, transformer: Transformer) -> int:
+    """The depth bound K the transformer is meant for: the least K whose T_K has at
+    least as many layers (a T_K with a layer missing is still meant for K)."""
+    k = 1
+    while construction.layers(k) < transformer.n_layers:
+        k += 1
+    return k
+
+
+def refute(transformer: Transformer, construction: Construction, circuits: Iterable[Circuit] | None = None,
+           budget_seconds: float = 60.0, per_circuit_seconds: float = 5.0,
+           depth_bound: int | None = None) -> Refutation:
+    """The first (smallest) circuit with a replayed counterexample, if any within the budget."""
+    if transformer.coordinates != construction.transformer(1).coordinates:
+        raise InputError(f"the transformer's coordinates {transformer.coordinates} are not those of "
+                         f"{construction.name} {construction.transformer(1).coordinates}")
+    start = time.perf_counter()
+    reach = depth_bound or intended_depth(construction, transformer)
+    tried = 0
+    for circuit in circuits if circuits is not None else candidate_circuits():
+        if time.perf_counter() - start > budget_seconds:
+            break
+        try:
+            construction.check_class(circuit)
+        except InputError:
+            continue
+        if circuits is None and depth(circuit) > reach:
+            continue
+        tried += 1
+        encoding = construction.encode(circuit)
+        schedule = construction.schedule(circuit, encoding)
+        found = search_counterexample(circuit, transformer, encoding, schedule,
+                                      budget_seconds=per_circuit_seconds, max_runs=80)
+        if found is not None:
+            return Refutation(circuit, found, tried, time.perf_counter() - start)
+    return Refutation(None, None, tried, time.perf_counter() - start)
