@@ -73,7 +73,7 @@ def build_certificate(result: Any, include_timings: bool = True) -> dict[str, An
                                       "kind_offsets": [list(k) for k in r.kind_offsets]}
                                for kind, r in sorted(rules.items())}},
         "attention": attention,
-        "obligations": dict(sorted(result.derivation.kinds.items())),
+        "obligations": {kind: n for kind, n in sorted(result.derivation.kinds.items()) if n},
         "lemmas": lemmas,
         "result": {"status": result.status, "problems": list(result.problems),
                    "distinct_lemmas": len(lemmas), "solver_calls": result.solver_calls},

@@ -1,0 +1,7 @@
+"""The upper-bound direction (MATH.md §5): unroll a transformer into an FSAC⁰[sign] circuit and audit it."""
+
+from .check import AuditReport, AuditRow, audit, compare, sample_sequences
+from .unroll import SizeFormula, UnrolledCircuit, flatten, input_names, size_formula, unroll
+
+__all__ = ["AuditReport", "AuditRow", "SizeFormula", "UnrolledCircuit", "audit", "compare", "flatten",
+           "input_names", "sample_sequences", "size_formula", "unroll"]

@@ -1,0 +1,304 @@
+"""Unroll an average-attention transformer into an FSAC⁰[sign] circuit (MATH.md §5).
+
+For a fixed length N the transformer T (d coordinates, L layers) becomes a
+circuit with N·d inputs ``x[p].<coord>`` and N·d outputs ``y[p].<coord>``
+(position-major), built literally as in MATH.md §5 with the strict basis:
+
+per layer, per head, for every pair (i, j) of positions
+
+* ``s_ij`` — a copy of the score circuit on (x_i, x_j) (a bilinear score is
+  Σ q·(x_i[r]·x_j[c]) over the non-zero entries: binary products, then one
+  product with q unless q = 1, then one addition);
+* ``n_ij = −1·s_ij``;
+* for j′ ≠ j: ``gt(s_ij′, s_ij) = (σ² + σ)·½`` with σ = sign(s_ij′ + n_ij)
+  (gt(s_ij, s_ij) = 0 is left out of the sum);
+* ``M_ij = 1 + (−1)·sign(Σ_{j′≠j} gt(s_ij′, s_ij))`` — 1 exactly on the argmax set;
+
+then, per position i, the pooling
+
+* average: ``c_i = Σ_j M_ij``, ``S_i[c] = Σ_j M_ij·x_j[c]``,
+  ``r_i = Σ_{m=1..N} (1/m)·(1 + (−1)·sign(c_i + (−m))²)``, ``a_i[c] = S_i[c]·r_i``;
+* leftmost (rightmost): ``P_ij = Σ_{j′<j} M_ij′`` (j′ > j),
+  ``L_ij = M_ij·(1 + (−1)·sign(P_ij)²)``, ``a_i[c] = Σ_j L_ij·x_j[c]``;
+* softmax is refused (:class:`~verified_aat.errors.InputError`): it is not exact;
+
+and finally a copy of the activation circuit on (x_i, a_i⁽¹⁾, …, a_i⁽ᴴ⁾)
+gives the next x_i.  Copies keep additions as they are (any fan-in) and
+split a multiplication of fan-in k into k − 1 binary ones, so every
+multiplication of the result has fan-in exactly 2.  Constants are shared
+(one gate per value).  :func:`size_formula` states the exact gate count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+from ..circuits.builder import CircuitBuilder, Wire
+from ..circuits.ir import Circuit, Kind
+from ..errors import InputError
+from ..transformer.model import BilinearScore, CircuitScore, Pooling, Transformer
+
+SOFTMAX_REFUSAL = ("softmax pooling cannot be unrolled into an exact arithmetic circuit over Q "
+                   "(exp is not a rational function); only average, leftmost and rightmost heads can")
+
+
+@dataclass(frozen=True)
+class UnrolledCircuit:
+    """The circuit of T at length N and where its intermediate values live.
+
+    ``vectors[l][p][c]`` is the gate holding coordinate ``c`` of position ``p``
+    after layer ``l`` (``l = 0``: the inputs).  ``argmax[l - 1][h][i][j]`` is the
+    gate of M_ij of head ``h`` in layer ``l`` (1 iff j is in i's argmax set).
+    ``layer_ranges[l - 1]`` is the half-open range of gate indices created for
+    layer ``l`` (a shared constant belongs to the layer that created it).
+    """
+
+    circuit: Circuit
+    n_positions: int
+    coordinates: tuple[str, ...]
+    vectors: tuple[tuple[tuple[int, ...], ...], ...]
+    argmax: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]
+    layer_ranges: tuple[tuple[int, int], ...]
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.layer_ranges)
+
+    @property
+    def layer_gates(self) -> tuple[int, ...]:
+        """Gates created per layer, constants included."""
+        return tuple(end - start for start, end in self.layer_ranges)
+
+    def layer_operations(self) -> tuple[int, ...]:
+        """Non-constant gates per layer (what :func:`size_formula` counts exactly)."""
+        gates = self.circuit.gates
+        return tuple(sum(1 for g in gates[start:end] if g.kind is not Kind.CONST)
+                     for start, end in self.layer_ranges)
+
+    def gate_of(self, layer: int, position: int, coordinate: int | str) -> int:
+        """The gate of coordinate ``coordinate`` of ``position`` after ``layer`` (0: input)."""
+        c = self.coordinates.index(coordinate) if isinstance(coordinate, str) else coordinate
+        return self.vectors[layer][position][c]
+
+    @property
+    def trace_map(self) -> dict[tuple[int, int, str], int]:
+        """(layer, position, coordinate name) → gate index, for every layer 0..L."""
+        return {(layer, p, name): gates[p][c]
+                for layer, gates in enumerate(self.vectors)
+                for p in range(self.n_positions) for c, name in enumerate(self.coordinates)}
+
+
+def input_names(coordinates: Sequence[str], n_positions: int) -> list[str]:
+    """``x[p].<coord>`` in position-major order (the unrolled circuit's inputs)."""
+    return [f"x[{p}].{c}" for p in range(n_positions) for c in coordinates]
+
+
+def flatten(sequence: Sequence[Sequence[object]]) -> list[object]:
+    """A sequence of vectors as the unrolled circuit's input (or output) list."""
+    return [v for vector in sequence for v in vector]
+
+
+# -- copies of small circuits ---------------------------------------------------------
+
+def op_size(circuit: Circuit) -> int:
+    """Gates a copy of ``circuit`` adds besides shared constants:
+    #add + #sign + Σ_mul (fan-in − 1)."""
+    total = 0
+    for gate in circuit.gates:
+        if gate.kind in (Kind.ADD, Kind.SIGN):
+            total += 1
+        elif gate.kind is Kind.MUL:
+            total += gate.fan_in - 1
+    return total
+
+
+def copy_circuit(b: CircuitBuilder, circuit: Circuit, inputs: Sequence[Wire]) -> list[Wire]:
+    """Append a copy of ``circuit`` with input ``k`` wired to ``inputs[k]``; its output wires.
+
+    Adds are kept, muls of fan-in k become k − 1 binary muls (a balanced tree,
+    depth ⌈log₂ k⌉, a constant of the transformer), constants are shared.
+    """
+    wires: list[Wire] = []
+    for gate in circuit.gates:
+        kind = gate.kind
+        if kind is Kind.INPUT:
+            wires.append(inputs[gate.index])  # type: ignore[index]
+        elif kind is Kind.CONST:
+            wires.append(b.const(gate.value))  # type: ignore[arg-type]
+        elif kind is Kind.ADD:
+            wires.append(b.add(*(wires[a] for a in gate.args)))
+        elif kind is Kind.SIGN:
+            wires.append(b.sign(wires[gate.args[0]]))
+        else:
+            wires.append(b.tree(Kind.MUL, [wires[a] for a in gate.args]))
+    return [wires[o] for o in circuit.outputs]
+
+
+def bilinear_size(score: BilinearScore) -> int:
+    """Gates of one bilinear score s_ij: one product per non-zero entry, one more when q ≠ 1, one sum."""
+    entries = score.entries()
+    return len(entries) + sum(1 for _, _, q in entries if q != 1) + 1
+
+
+def _bilinear(b: CircuitBuilder, score: BilinearScore, xi: Sequence[Wire], xj: Sequence[Wire]) -> Wire:
+    terms = []
+    for r, c, q in score.entries():
+        term = b.mul(xi[r], xj[c])
+        terms.append(term if q == 1 else b.mul(b.const(q), term))
+    return b.add(*terms)
+
+
+def score_size(score: CircuitScore | BilinearScore) -> int:
+    """σ: gates of one copy of a score (constants not counted)."""
+    return bilinear_size(score) if isinstance(score, BilinearScore) else op_size(score.circuit)
+
+
+# -- the unrolling -------------------------------------------------------------------
+
+def _check_unrollable(transformer: Transformer, n_positions: int) -> None:
+    if isinstance(n_positions, bool) or not isinstance(n_positions, int) or n_positions < 1:
+        raise InputError(f"the sequence length N must be an integer >= 1, got {n_positions!r}")
+    for number, layer in enumerate(transformer.layers, start=1):
+        for head in layer.heads:
+            if head.pooling is Pooling.SOFTMAX:
+                raise InputError(f"layer {number}, head {head.name}: {SOFTMAX_REFUSAL}")
+
+
+def _argmax_gates(b: CircuitBuilder, scores: list[list[Wire]]) -> list[list[Wire]]:
+    """M_ij = 1 − sign(Σ_{j′≠j} gt(s_ij′, s_ij)) from the N×N score wires."""
+    n = len(scores)
+    one, minus_one, half = b.const(1), b.const(-1), b.const(Fraction(1, 2))
+    marks: list[list[Wire]] = []
+    for i in range(n):
+        negated = [b.mul(minus_one, scores[i][j]) for j in range(n)]
+        row = []
+        for j in range(n):
+            gts = []
+            for jp in range(n):
+                if jp == j:
+                    continue
+                sg = b.sign(b.add(scores[i][jp], negated[j]))
+                gts.append(b.mul(half, b.add(b.mul(sg, sg), sg)))
+            row.append(b.add(one, b.mul(minus_one, b.sign(b.add(*gts)))))
+        marks.append(row)
+    return marks
+
+
+def _is_zero(b: CircuitBuilder, value: Wire) -> Wire:
+    """[v = 0] = 1 + (−1)·sign(v)²  (4 gates)."""
+    sg = b.sign(value)
+    return b.add(b.const(1), b.mul(b.const(-1), b.mul(sg, sg)))
+
+
+def _average(b: CircuitBuilder, marks: list[Wire], xs: list[list[Wire]]) -> list[Wire]:
+    """a_i = (Σ_j M_ij·x_j) · Σ_{m=1..N} [c_i = m]/m with c_i = Σ_j M_ij."""
+    n, d = len(xs), len(xs[0])
+    count = b.add(*marks)
+    sums = [b.add(*(b.mul(marks[j], xs[j][c]) for j in range(n))) for c in range(d)]
+    weights = [b.mul(b.const(Fraction(1, m)), _is_zero(b, b.add(count, b.const(-m)))) for m in range(1, n + 1)]
+    reciprocal = b.add(*weights)
+    return [b.mul(sums[c], reciprocal) for c in range(d)]
+
+
+def _unique(b: CircuitBuilder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
+    """a_i = Σ_j L_ij·x_j with L_ij = M_ij·[no marked j′ before (after) j]."""
+    n, d = len(xs), len(xs[0])
+    firsts = []
+    for j in range(n):
+        others = marks[:j] if leftmost else marks[j + 1:]
+        firsts.append(b.mul(marks[j], _is_zero(b, b.add(*others))))
+    return [b.add(*(b.mul(firsts[j], xs[j][c]) for j in range(n))) for c in range(d)]
+
+
+def unroll(transformer: Transformer, n_positions: int) -> UnrolledCircuit:
+    """The FSAC⁰[sign] circuit computing ``transformer`` on sequences of length ``n_positions``."""
+    _check_unrollable(transformer, n_positions)
+    n, coords = n_positions, transformer.coordinates
+    b = CircuitBuilder(f"{transformer.name}_unrolled_N{n}")
+    xs: list[list[Wire]] = [[b.input(f"x[{p}].{c}") for c in coords] for p in range(n)]
+    vectors = [tuple(tuple(row) for row in xs)]
+    argmax = []
+    layer_ranges = []
+    for layer in transformer.layers:
+        before = b.n_gates
+        pooled: list[list[list[Wire]]] = []  # [head][position][coordinate]
+        layer_marks = []
+        for head in layer.heads:
+            score = head.score
+            scores = [[(_bilinear(b, score, xs[i], xs[j]) if isinstance(score, BilinearScore)
+                        else copy_circuit(b, score.circuit, xs[i] + xs[j])[0]) for j in range(n)]
+                      for i in range(n)]
+            marks = _argmax_gates(b, scores)
+            layer_marks.append(tuple(tuple(row) for row in marks))
+            if head.pooling is Pooling.AVERAGE:
+                pooled.append([_average(b, marks[i], xs) for i in range(n)])
+            else:
+                pooled.append([_unique(b, marks[i], xs, head.pooling is Pooling.LEFTMOST) for i in range(n)])
+        xs = [copy_circuit(b, layer.activation, xs[i] + [w for a in pooled for w in a[i]]) for i in range(n)]
+        vectors.append(tuple(tuple(row) for row in xs))
+        argmax.append(tuple(layer_marks))
+        layer_ranges.append((before, b.n_gates))
+    for p in range(n):
+        for c, name in enumerate(coords):
+            b.output(xs[p][c], f"y[{p}].{name}")
+    return UnrolledCircuit(b.build(), n, coords, tuple(vectors), tuple(argmax), tuple(layer_ranges))
+
+
+# -- the size formula ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SizeFormula:
+    """The exact number of non-constant gates and a bound on the shared constants.
+
+    With σ_h the score size (:func:`score_size`), α_l the activation's
+    :func:`op_size`, d the dimension and κ the number of distinct constants
+    in the transformer's circuits and matrices::
+
+        gates(N) = N·d + Σ_l [ Σ_{h∈l} ( N²·(σ_h + 5) + 5·N²·(N−1) + pool_h(N) ) + N·α_l ]
+        pool_h(N) = N²·(d + 6) + N·(2d + 2)   (average)
+                  = N²·(d + 6) + N·d          (leftmost / rightmost)
+        constants(N) ≤ 3 + 2N + κ            ({1, −1, ½} ∪ {−m, 1/m : m ≤ N} ∪ the transformer's)
+        size(N) = gates(N) + constants(N)
+    """
+
+    gates: int
+    constants_bound: int
+    per_layer: tuple[int, ...]
+
+    @property
+    def size_bound(self) -> int:
+        return self.gates + self.constants_bound
+
+
+FORMULA_TEXT = ("size ≤ N·d + Σ_layers[Σ_heads(N²(σ+5) + 5N²(N−1) + N²(d+6) + N·(2d+2 | d)) + N·α] + 3 + 2N + κ "
+                "(σ score size, α activation size, κ distinct constants of T; 2d+2 for average, d for "
+                "leftmost/rightmost heads)")
+
+
+def _constants(transformer: Transformer) -> set[Fraction]:
+    values: set[Fraction] = set()
+    for layer in transformer.layers:
+        circuits = [layer.activation]
+        for head in layer.heads:
+            if isinstance(head.score, BilinearScore):
+                values.update(q for _, _, q in head.score.entries() if q != 1)
+            else:
+                circuits.append(head.score.circuit)
+        for circuit in circuits:
+            values.update(g.value for g in circuit.gates if g.kind is Kind.CONST)  # type: ignore[misc]
+    return values
+
+
+def size_formula(transformer: Transformer, n_positions: int) -> SizeFormula:
+    """The count of :class:`SizeFormula`, computed from T alone (not from the built circuit)."""
+    n, d = n_positions, transformer.dimension
+    per_layer = []
+    for layer in transformer.layers:
+        total = n * op_size(layer.activation)
+        for head in layer.heads:
+            pool = n * n * (d + 6) + (n * (2 * d + 2) if head.pooling is Pooling.AVERAGE else n * d)
+            total += n * n * (score_size(head.score) + 5) + 5 * n * n * (n - 1) + pool
+        per_layer.append(total)
+    return SizeFormula(n * d + sum(per_layer), 3 + 2 * n + len(_constants(transformer)), tuple(per_layer))
