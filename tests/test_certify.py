@@ -241,3 +241,19 @@ def test_check_rejects_garbage_with_exit_2(tmp_path, capsys):
     assert main(["check", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(bad) in err[0]
+
+
+def test_encoding_must_be_the_constructions_encoding(proved):
+    from verified_aat.certificates.document import sha256_json
+
+    doc = _doc(proved)
+    doc["encoding"]["rows"][0][1] = "99"  # gate 0's id
+    doc["hashes"]["encoding"] = sha256_json(doc["encoding"])
+    assert "not gate-edge's encoding" in _rejected(doc)
+
+
+def test_checker_says_whether_the_transformer_is_the_constructions_own():
+    own = check_certificate(_doc(certify(mutants.probe_circuit(), get_construction("gate-edge"))))
+    edited = check_certificate(_doc(certify(mutants.probe_circuit(), mutants.SignOfDoubleMean())))
+    assert own.accepted and edited.accepted
+    assert own.transformer_is_construction is True and edited.transformer_is_construction is False

@@ -35,6 +35,7 @@ class CheckReport:
     reasons: list[str] = field(default_factory=list)
     lemmas_checked: int = 0
     solver_runs: int = 0
+    transformer_is_construction: bool | None = None  # T equals the construction's own T_K?
     obligations: int = 0
     seconds: float = 0.0
 
@@ -75,6 +76,31 @@ def check_certificate(doc: dict[str, Any], circuit: Circuit | None = None, solve
     return report
 
 
+def _check_against_construction(doc: dict[str, Any], C: Circuit, report: CheckReport) -> None:
+    """The embedded encoding must be the named construction's encoding of C.
+
+    The construction stage defines enc(C, ·); it is not the symbolic engine.
+    Whether the transformer is the construction's own T_K is reported, not
+    required: certificates may be about edited transformers.
+    """
+    from ..constructions.registry import CONSTRUCTIONS
+    from ..transformer.spec import transformer_to_json
+
+    construction = CONSTRUCTIONS.get(doc["construction"])
+    if construction is None:
+        report.reject(f"unknown construction {doc['construction']!r}")
+        return
+    try:
+        expected = construction.encode(C).to_json()
+    except InputError as exc:
+        report.reject(f"structure: the circuit is outside {construction.name}'s class ({exc.message})")
+        return
+    if expected != doc["encoding"]:
+        report.reject(f"structure: the embedded encoding is not {construction.name}'s encoding of the circuit")
+    own = transformer_to_json(construction.transformer(int(doc["depth_bound"])))
+    report.transformer_is_construction = own == doc["transformer"]
+
+
 def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None:
     # 1. data and hashes
     C = circuit_from_json(doc["circuit"])
@@ -89,6 +115,7 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
         report.reject("hash mismatch: the embedded encoding does not have the certified hash")
     if given_circuit is not None and hashlib.sha256(canonical_circuit_bytes(given_circuit)).hexdigest() != hashes["circuit"]:
         report.reject("circuit mismatch: the given circuit is not the certified one")
+    _check_against_construction(doc, C, report)
     if doc["result"]["status"] != "proved" or doc["result"]["problems"]:
         report.reject(f"the certificate does not claim a proof (status {doc['result']['status']!r})")
     if T.coordinates != E.coordinates:

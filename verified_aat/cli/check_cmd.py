@@ -31,6 +31,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"certificate  {args.certificate}")
     print(f"obligations  {report.obligations} re-derived, {report.lemmas_checked} lemmas, "
           f"{report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
+    if report.transformer_is_construction is not None:
+        print("transformer  " + ("the construction's own T_K" if report.transformer_is_construction
+                                 else "an edited transformer (not the construction's T_K)"))
     if report.accepted:
         print("result       ACCEPTED")
         return 0

@@ -1,0 +1,154 @@
+"""``verified-aat audit``: unroll a transformer into an FSAC⁰[sign] circuit per length N and audit it.
+
+MODEL is a transformer spec (JSON); ``--construction NAME`` with a circuit
+(file or ``--family NAME --n N``) audits the compiled T_K instead, and
+``--encoded K`` adds K encodings enc(C, x) with random x at their own length.
+Exit 0 when every check passes, 1 on a mismatch, a class violation, a size
+formula violation or a depth that depends on N, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from fractions import Fraction
+from typing import Any
+
+from ..audit.check import DEFAULT_LENGTHS, AuditReport, audit
+from ..audit.unroll import unroll
+from ..circuits.io import save_circuit
+from ..errors import EXIT_OK, EXIT_REFUTED, InputError
+from ..transformer.model import Transformer
+from ..transformer.spec import load_transformer
+from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "audit", help="unroll a transformer into an FSAC0[sign] circuit per length N and audit it",
+        description="For each length N: unroll the transformer into an arithmetic circuit with N·d inputs "
+                    "(MATH.md §5), check its class (every mul binary: FSAC0[sign] or smaller), its size against "
+                    "the exact count formula and its depth (the same for every N >= 2), and compare it with the "
+                    "exact engine on seeded random sequences with ties.")
+    parser.add_argument("model", nargs="?", metavar="MODEL", help="transformer spec (verified-aat/transformer JSON)")
+    parser.add_argument("--construction", metavar="NAME",
+                        help="audit the construction's compiled transformer for a circuit (CIRCUIT or --family)")
+    add_circuit_argument(parser)
+    parser.add_argument("--lengths", default=",".join(map(str, DEFAULT_LENGTHS)), metavar="N,N,...",
+                        help="sequence lengths to audit (default %(default)s)")
+    parser.add_argument("--samples", type=int, default=20, metavar="K",
+                        help="random sequences per length (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random sequences (default 0)")
+    parser.add_argument("--encoded", type=int, default=0, metavar="K",
+                        help="with --construction: also check K sequences enc(C, x) for random x, at their length")
+    parser.add_argument("--output-circuit", metavar="FILE",
+                        help="write the unrolled circuit (.circ or .json) for length --output-length")
+    parser.add_argument("--output-length", type=int, metavar="N",
+                        help="length for --output-circuit (default: the largest audited length; without "
+                             "--family, --n N means the same)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(func=run)
+
+
+def parse_lengths(text: str) -> list[int]:
+    lengths = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            n = int(part)
+        except ValueError:
+            raise InputError(f"--lengths: {part!r} is not an integer", ARGUMENTS) from None
+        if n < 1:
+            raise InputError(f"--lengths: lengths must be >= 1, got {n}", ARGUMENTS)
+        lengths.append(n)
+    if not lengths:
+        raise InputError("--lengths: give at least one length", ARGUMENTS)
+    return lengths
+
+
+def _model(args: argparse.Namespace) -> tuple[Transformer, list[list[list[Any]]]]:
+    """The transformer to audit and the extra (encoded) sequences."""
+    if args.construction is None:
+        if args.model is None:
+            raise InputError("no model: give a transformer spec MODEL or --construction NAME with a circuit",
+                             ARGUMENTS)
+        if args.circuit is not None or args.family is not None:
+            raise InputError("a circuit goes with --construction NAME", ARGUMENTS)
+        if args.encoded:
+            raise InputError("--encoded goes with --construction NAME", ARGUMENTS)
+        return load_transformer(args.model), []
+    from ..constructions.registry import get_construction
+    if args.model is not None and args.circuit is not None:
+        raise InputError("with --construction give one CIRCUIT file, not a MODEL as well", ARGUMENTS)
+    circuit_args = argparse.Namespace(**vars(args))
+    circuit_args.circuit = args.circuit if args.circuit is not None else args.model
+    construction = get_construction(args.construction)
+    compiled = construction.compile(circuit_from_args(circuit_args))
+    rng = random.Random(args.seed)
+    values = [Fraction(v) for v in (-3, -2, -1, 0, 1, 2, 3)] + [Fraction(1, 2), Fraction(-5, 3)]
+    extra = [compiled.encoding.instantiate([rng.choice(values) for _ in range(compiled.encoding.n_inputs)])
+             for _ in range(args.encoded)]
+    return compiled.transformer, extra
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.samples < 0:
+        raise InputError(f"--samples must be >= 0, got {args.samples}", ARGUMENTS)
+    if args.encoded < 0:
+        raise InputError(f"--encoded must be >= 0, got {args.encoded}", ARGUMENTS)
+    output_length = args.output_length
+    if args.family is None and args.n is not None:  # --n N as the length of --output-circuit
+        if output_length is not None and output_length != args.n:
+            raise InputError("--n and --output-length disagree", ARGUMENTS)
+        output_length, args.n = args.n, None
+    if output_length is not None and args.output_circuit is None:
+        raise InputError("--output-length (or --n) goes with --output-circuit FILE", ARGUMENTS)
+    lengths = parse_lengths(args.lengths)
+    transformer, extra = _model(args)
+    report = audit(transformer, lengths, args.samples, args.seed, extra)
+    if args.output_circuit:
+        n = output_length if output_length is not None else max(row.n for row in report.rows)
+        if n < 1:
+            raise InputError(f"--output-length must be >= 1, got {n}", ARGUMENTS)
+        save_circuit(unroll(transformer, n).circuit, args.output_circuit)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+    else:
+        print_report(report)
+        if args.output_circuit:
+            print(f"unrolled circuit (N = {n}) written to {args.output_circuit}")
+    return EXIT_OK if report.ok else EXIT_REFUTED
+
+
+def _yes(flag: bool | None) -> str:
+    return "n/a" if flag is None else ("yes" if flag else "NO")
+
+
+def print_report(report: AuditReport) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=escape(f"unrolling {report.transformer} (d = {report.dimension}, {report.layers} layers, "
+                               f"{report.heads} heads)"), show_header=True, header_style="bold")
+    for name in ("N", "inputs", "depth", "size", "edges", "size ≤ formula", "class", "mul fan-in 2", "samples",
+                 "mismatches", "time"):
+        table.add_column(name, justify="left" if name == "class" else "right", no_wrap=True)
+    for row in report.rows:
+        table.add_row(str(row.n), str(row.inputs), str(row.depth), str(row.size), str(row.edges),
+                      f"{row.size_bound} {'ok' if row.size_ok else 'VIOLATED'}", escape(row.class_name),
+                      "yes" if row.mul_binary else "NO", str(row.samples), str(row.mismatches),
+                      f"{row.seconds:.2f}s")
+    console = Console(soft_wrap=True)
+    if not console.is_terminal:
+        console = Console(soft_wrap=True, width=160)
+    console.print(table)
+    print(f"depth independent of N: {_yes(report.depth_independent)}")
+    print(f"size formula: {report.formula}")
+    print(f"asymptotically: {report.asymptotic}")
+    for problem in report.problems:
+        print(f"problem: {problem}")
+    print(f"result: {'all checks passed' if report.ok else 'FAILED'}")
