@@ -1,0 +1,361 @@
+#!/usr/bin/env python
+"""Benchmarks for verified-aat: certification scaling, real netlists, a monolithic
+Z3 baseline, and the exact engine.  See benchmarks/README.md.
+
+    python benchmarks/run_benchmarks.py --quick
+    python benchmarks/run_benchmarks.py --only certify,shared --markdown --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from rich.console import Console  # noqa: E402
+
+from tables import Column, Table, render_markdown, render_rich  # noqa: E402
+
+SECTIONS = ("certify", "shared", "baseline", "run")
+SCALING_FAMILIES = ("inner-product", "sum-of-products", "random-fsac", "relu")
+SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "circuits"
+C880_TARGETS = {"certify_s": 5.0, "check_s": 2.0}
+RUN_TARGET_S = 30.0
+
+err = Console(stderr=True, highlight=False)
+
+
+class Report:
+    """Collects tables and failures; prints each table as soon as it is complete."""
+
+    def __init__(self, markdown: bool):
+        self.markdown = markdown
+        # rich squeezes tables to 80 columns when stdout is not a terminal: give it room
+        self.out = Console(highlight=False, width=None if sys.stdout.isatty() else 250)
+        self.tables: dict[str, list[Table]] = {}
+        self.failures: list[str] = []
+
+    def show(self, section: str, table: Table) -> None:
+        self.tables.setdefault(section, []).append(table)
+        if self.markdown:
+            print(render_markdown(table), flush=True)
+        else:
+            render_rich(self.out, table)
+
+    def fail(self, message: str) -> None:
+        self.failures.append(message)
+        err.print(f"[bold red]!!! FAILURE: {message}[/]")
+
+
+# -- machine ---------------------------------------------------------------------
+
+def machine_info() -> dict[str, Any]:
+    import z3
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return "?"
+
+    dirty = git("status", "--porcelain")
+    return {"nproc": os.cpu_count(), "usable_cpus": len(os.sched_getaffinity(0)),
+            "python": platform.python_version(), "implementation": platform.python_implementation(),
+            "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+            "z3": z3.get_version_string(), "commit": git("rev-parse", "--short", "HEAD") + ("+dirty" if dirty else ""),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+
+
+def machine_table(info: dict[str, Any]) -> Table:
+    t = Table("Machine", [Column("key", "item", right=False), Column("value", "value", right=False)])
+    for k, v in info.items():
+        t.add({"key": k, "value": v})
+    return t
+
+
+# -- columns shared by the certify tables ---------------------------------------------
+
+CERT_COLUMNS = [
+    Column("gates", "gates"), Column("edges", "edges"), Column("positions", "positions"),
+    Column("layers", "layers"), Column("lemmas", "lemmas"), Column("solver_calls", "solver calls"),
+    Column("nf_proofs", "NF proofs"), Column("certify_s", "certify s", ".2f"), Column("cert_mb", "cert MB", ".2f"),
+    Column("check_s", "check s", ".2f"), Column("certify_us_per_gate", "µs/gate cert", ".0f"),
+    Column("check_us_per_gate", "µs/gate check", ".0f"), Column("status", "status", right=False),
+]
+
+
+def guarded(report: Report, what: str, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run one measurement; an exception becomes a loud failure row instead of ending the run."""
+    from measure import failure_text
+
+    try:
+        row = fn()
+    except Exception as exc:  # noqa: BLE001 - every error is reported
+        row = {"status": f"ERROR {type(exc).__name__}", "error": f"{type(exc).__name__}: {exc}", "ok": False}
+    if not row.get("ok"):
+        report.fail(failure_text(what, row))
+    return row
+
+
+# -- 1. scaling ------------------------------------------------------------------------
+
+def section_certify(report: Report, args: argparse.Namespace) -> None:
+    from verified_aat.circuits.families import build_family
+    from measure import measure_certify, n_for_gates
+
+    targets = [100, 1_000, 10_000] + ([] if args.quick else [100_000])
+    table = Table("1. Scaling: gate-edge certify + check on families",
+                  [Column("family", "family", right=False), Column("n", "n"), *CERT_COLUMNS])
+    by_family: dict[str, list[dict[str, Any]]] = {}
+    for family in SCALING_FAMILIES:
+        for target in targets:
+            n = n_for_gates(family, target)
+            err.print(f"[dim]certify {family} n={n} (≈{target} gates) …[/]")
+            circuit = build_family(family, n)
+            row = {"family": family, "n": n, "target": target}
+            row.update(guarded(report, f"certify {family} n={n}",
+                               lambda: measure_certify(circuit, timeout_ms=args.timeout_ms, jobs=args.jobs)))
+            table.add(row, bad=not row.get("ok"))
+            by_family.setdefault(family, []).append(row)
+    table.notes.append("certify s: the certify() call; check s: check_certificate with z3 on the certificate after "
+                       "dumps_certificate → json.loads; NF proofs: lemmas closed by normal forms (no solver).")
+    report.show("certify", table)
+
+    growth = Table("1b. Growth between successive sizes (time ratio / gate ratio; 1.0 = linear)",
+                   [Column("family", "family", right=False), Column("from", "from gates"), Column("to", "to gates"),
+                    Column("gate_ratio", "gate ×", ".1f"), Column("cert_ratio", "certify time ×", ".1f"),
+                    Column("cert_norm", "certify norm.", ".2f"), Column("check_ratio", "check time ×", ".1f"),
+                    Column("check_norm", "check norm.", ".2f")])
+    for family, rows in by_family.items():
+        for a, b in zip(rows, rows[1:]):
+            if not (a.get("ok") and b.get("ok")):
+                continue
+            g = b["gates"] / a["gates"]
+            c, k = b["certify_s"] / a["certify_s"], b["check_s"] / a["check_s"]
+            growth.add({"family": family, "from": a["gates"], "to": b["gates"], "gate_ratio": g, "cert_ratio": c,
+                        "cert_norm": c / g, "check_ratio": k, "check_norm": k / g})
+    growth.notes.append("norm. = (time ratio)/(gate ratio): ≈1 linear, <1 fixed costs amortised, >1 superlinear.")
+    report.show("certify", growth)
+
+
+# -- 2. shared netlists ------------------------------------------------------------------
+
+def shared_files() -> list[Path]:
+    return sorted(p for p in SHARED_DIR.rglob("*") if p.suffix in (".bench", ".blif"))
+
+
+def section_shared(report: Report, args: argparse.Namespace) -> None:
+    from verified_aat.circuits.io import load_circuit
+    from measure import measure_certify
+
+    table = Table(f"2. Shared netlists ({SHARED_DIR}): gate-edge certify + check",
+                  [Column("file", "file", right=False), Column("mode", "mode", right=False),
+                   Column("depth", "depth"), *CERT_COLUMNS, Column("target", "target", right=False)])
+    files = shared_files()
+    if not files:
+        report.fail(f"shared: no .bench/.blif files under {SHARED_DIR}")
+    for path in files:
+        for mode in ("exact", "threshold"):
+            name = f"{path.parent.name}/{path.name}"
+            err.print(f"[dim]certify {name} ({mode}) …[/]")
+            row: dict[str, Any] = {"file": name, "mode": mode}
+            row.update(guarded(report, f"certify {name} {mode}",
+                               lambda: measure_certify(load_circuit(str(path), mode), timeout_ms=args.timeout_ms,
+                                                       jobs=args.jobs)))
+            if path.stem == "c880" and mode == "exact" and row.get("ok"):
+                marks = []
+                for key, limit in C880_TARGETS.items():
+                    hit = row[key] <= limit
+                    marks.append(f"{key.split('_')[0]} ≤{limit:g}s {'ok' if hit else 'MISSED'}")
+                    if not hit:
+                        report.fail(f"c880 exact: {key} {row[key]:.2f}s exceeds the target {limit:g}s")
+                row["target"] = ", ".join(marks)
+            table.add(row, bad=not row.get("ok"))
+    table.notes.append(f"Targets for c880 exact: certify ≤ {C880_TARGETS['certify_s']:g} s, "
+                       f"check ≤ {C880_TARGETS['check_s']:g} s.")
+    report.show("shared", table)
+
+
+# -- 3. baseline ----------------------------------------------------------------------------
+
+def baseline_cases(quick: bool) -> list[tuple[str, Any]]:
+    from verified_aat.circuits.families import build_family
+    from verified_aat.circuits.io import load_circuit
+
+    random_ns = (2, 3, 7, 11, 25, 37, 50, 100)
+    cases = [(f"random-fsac n={n}", lambda n=n: build_family("random-fsac", n)) for n in random_ns]
+    if quick:
+        return cases[:2]
+    c17 = SHARED_DIR / "iscas85" / "c17.bench"
+    cases.append(("c17 (exact)", lambda: load_circuit(str(c17), "exact")))
+    for family, n in (("inner-product", 4), ("sum-of-products", 4), ("relu", 4), ("max", 4)):
+        cases.append((f"{family} n={n}", lambda f=family, n=n: build_family(f, n)))
+    return cases
+
+
+def section_baseline(report: Report, args: argparse.Namespace) -> None:
+    from verified_aat.circuits.measures import depth
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.symbolic.certify import certify
+    from baseline import run_in_subprocess
+
+    timeout = 10.0 if args.quick and args.baseline_timeout is None else (args.baseline_timeout or 60.0)
+    table = Table(f"3. Baseline: one monolithic Z3 query ∀x. T(enc(C,x)) = C(x) (timeout {timeout:g} s) vs certify",
+                  [Column("circuit", "circuit", right=False), Column("gates", "gates"), Column("depth", "depth"),
+                   Column("positions", "positions"), Column("nodes", "query nodes"),
+                   Column("build_s", "build s", ".2f"), Column("solve", "solve s", right=True),
+                   Column("status", "baseline", right=False), Column("baseline_s", "baseline s", ".2f"),
+                   Column("ours_s", "certify s", ".3f"), Column("ratio", "baseline/ours", ".1f")])
+    construction = get_construction("gate-edge")
+    for label, build in baseline_cases(args.quick):
+        err.print(f"[dim]baseline {label} …[/]")
+        try:
+            circuit = build()
+            t0 = time.perf_counter()
+            ours = certify(circuit, construction, timeout_ms=args.timeout_ms)
+            ours_s = time.perf_counter() - t0
+            if ours.status != "proved":
+                report.fail(f"baseline case {label}: certify says {ours.status}: {ours.problems[:3]}")
+            res = run_in_subprocess(circuit, "gate-edge", timeout)
+        except Exception as exc:  # noqa: BLE001
+            report.fail(f"baseline {label}: {type(exc).__name__}: {exc}")
+            table.add({"circuit": label, "status": f"ERROR {type(exc).__name__}"}, bad=True)
+            continue
+        row = {"circuit": label, "gates": circuit.size, "depth": depth(circuit), "positions": ours.encoding.length,
+               "nodes": res.get("query_nodes"), "build_s": res.get("build_s"), "status": res["status"],
+               "reason": res.get("reason"), "solve_s": res.get("solve_s"), "wall_s": res.get("wall_s"),
+               "ours_s": ours_s, "ours_status": ours.status}
+        solve_s = res.get("solve_s")
+        row["solve"] = "TIMEOUT" if res["status"] == "TIMEOUT" else (f"{solve_s:.2f}" if solve_s is not None else "–")
+        if res["status"] == "proved":
+            row["baseline_s"] = res["build_s"] + res["solve_s"]
+            row["ratio"] = row["baseline_s"] / ours_s
+        if res["status"] in ("REFUTED", "error"):
+            report.fail(f"baseline {label}: {res['status']}: {res.get('reason')}")
+        if res["status"] == "unsupported":
+            row["status"] = "unsupported"
+        table.add(row, bad=res["status"] in ("REFUTED", "error"))
+    table.notes.append("baseline s = build (symbolic run of T on Z3 terms, constant folding only) + solve; "
+                       "ratio only where the baseline proves the claim. certify s = our certify() call.")
+    report.show("baseline", table)
+
+
+# -- 4. exact engine ------------------------------------------------------------------------
+
+def section_run(report: Report, args: argparse.Namespace) -> None:
+    from verified_aat.circuits.evaluate import evaluate
+    from verified_aat.circuits.io import load_circuit
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.transformer.exact_engine import run_exact
+
+    path = SHARED_DIR / "iscas85" / "c880.bench"
+    table = Table(f"4. Exact engine: run_exact of the compiled c880 (exact mode, gate-edge), target ≤ {RUN_TARGET_S:g} s",
+                  [Column("input", "input", right=False), Column("positions", "positions"),
+                   Column("layers", "layers"), Column("score_evals", "score pairs"),
+                   Column("argmax", "argmax computed/reused", right=False), Column("run_s", "run s", ".2f"),
+                   Column("matches", "read-out = C(x)"), Column("target", "target", right=False)])
+    try:
+        circuit = load_circuit(str(path), "exact")
+        compiled = get_construction("gate-edge").compile(circuit, None)
+    except Exception as exc:  # noqa: BLE001
+        report.fail(f"run: cannot compile c880: {type(exc).__name__}: {exc}")
+        return
+    rng = random.Random(880)
+    inputs: list[tuple[str, list[Any]]] = [
+        (f"0/1 #{k + 1}", [rng.randint(0, 1) for _ in range(circuit.n_inputs)]) for k in range(1 if args.quick else 3)]
+    inputs.append(("rational", [Fraction(rng.randint(-30, 30), rng.randint(1, 12)) for _ in range(circuit.n_inputs)]))
+    for label, x in inputs:
+        err.print(f"[dim]run_exact c880 on {label} …[/]")
+        row: dict[str, Any] = {"input": label}
+        try:
+            t0 = time.perf_counter()
+            result = run_exact(compiled.transformer, compiled.encoding.instantiate(x))
+            row["run_s"] = time.perf_counter() - t0
+            got, want = compiled.encoding.read(result.outputs), evaluate(circuit, x)
+            s = result.stats
+            int64 = getattr(s, "argmax_int64", None)
+            row.update(positions=s.positions, layers=s.layers, score_evals=s.score_evaluations,
+                       argmax=f"{s.argmax_computed}/{s.argmax_reused}" + (f" ({int64} int64)" if int64 else ""),
+                       matches=tuple(got) == tuple(want))
+            if not row["matches"]:
+                bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+                report.fail(f"run c880 {label}: MISMATCH at outputs {bad[:10]} (got {[got[i] for i in bad[:3]]}, "
+                            f"want {[want[i] for i in bad[:3]]})")
+            hit = row["run_s"] <= RUN_TARGET_S
+            row["target"] = "ok" if hit else "MISSED"
+            if not hit:
+                report.fail(f"run c880 {label}: {row['run_s']:.1f}s exceeds the target {RUN_TARGET_S:g}s")
+        except Exception as exc:  # noqa: BLE001
+            row["matches"] = False
+            report.fail(f"run c880 {label}: {type(exc).__name__}: {exc}")
+        table.add(row, bad=not row.get("matches") or row.get("target") != "ok")
+    report.show("run", table)
+
+
+# -- main ------------------------------------------------------------------------------------
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", default=",".join(SECTIONS),
+                   help=f"comma-separated sections to run (default all: {','.join(SECTIONS)})")
+    p.add_argument("--quick", action="store_true", help="small sizes only; the whole run stays around a minute")
+    p.add_argument("--markdown", action="store_true", help="print GitHub-markdown tables instead of rich tables")
+    p.add_argument("--json", metavar="FILE", help="also write every row (raw numbers) to FILE")
+    p.add_argument("--baseline-timeout", type=float, default=None,
+                   help="Z3 timeout in seconds for the monolithic baseline (default 60, 10 with --quick)")
+    p.add_argument("--timeout", type=float, default=10.0, help="per-lemma solver timeout of certify/check (s)")
+    p.add_argument("--jobs", type=int, default=1, help="processes certify uses to discharge lemmas (default 1)")
+    args = p.parse_args(argv)
+    args.sections = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = [s for s in args.sections if s not in SECTIONS]
+    if unknown:
+        p.error(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    args.timeout_ms = int(args.timeout * 1000)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    report = Report(args.markdown)
+    info = machine_info()
+    report.show("machine", machine_table(info))
+    runners = {"certify": section_certify, "shared": section_shared, "baseline": section_baseline,
+               "run": section_run}
+    started = time.perf_counter()
+    seconds: dict[str, float] = {}
+    for name in SECTIONS:
+        if name in args.sections:
+            t0 = time.perf_counter()
+            runners[name](report, args)
+            seconds[name] = round(time.perf_counter() - t0, 2)
+    total = time.perf_counter() - started
+    err.print(f"sections took {seconds} (total {total:.1f}s)")
+    if args.json:
+        data = {"machine": info, "quick": args.quick, "sections_run": args.sections, "section_seconds": seconds,
+                "tables": {s: [t.to_json() for t in ts] for s, ts in report.tables.items()},
+                "failures": report.failures}
+        Path(args.json).write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
+        err.print(f"wrote {args.json}")
+    if report.failures:
+        err.print(f"[bold red]{len(report.failures)} FAILURE(S):[/]")
+        for f in report.failures:
+            err.print(f"[bold red]  - {f}[/]")
+        return 1
+    err.print("[bold green]all benchmarks proved/accepted and matched[/]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
