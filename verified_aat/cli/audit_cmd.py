@@ -108,7 +108,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--output-length (or --n) goes with --output-circuit FILE", ARGUMENTS)
     lengths = parse_lengths(args.lengths)
     transformer, extra = _model(args)
-    report = audit(transformer, lengths, args.samples, args.seed, extra)
+    try:
+        report = audit(transformer, lengths, args.samples, args.seed, extra)
+    except InputError as exc:  # e.g. a softmax head: name the model file
+        raise exc.located(args.model if args.construction is None else None) from None
     if args.output_circuit:
         n = output_length if output_length is not None else max(row.n for row in report.rows)
         if n < 1:
