@@ -91,11 +91,13 @@ def _check_against_construction(doc: dict[str, Any], C: Circuit, report: CheckRe
         report.reject(f"unknown construction {doc['construction']!r}")
         return
     try:
-        expected = construction.encode(C).to_json()
+        expected = construction.encode(C)
     except InputError as exc:
         report.reject(f"structure: the circuit is outside {construction.name}'s class ({exc.message})")
         return
-    if expected != doc["encoding"]:
+    embedded = Encoding.from_json(doc["encoding"])
+    if (expected.rows, expected.input_slots, expected.readout, expected.roles, expected.coordinates) != \
+            (embedded.rows, embedded.input_slots, embedded.readout, embedded.roles, embedded.coordinates):
         report.reject(f"structure: the embedded encoding is not {construction.name}'s encoding of the circuit")
     own = transformer_to_json(construction.transformer(int(doc["depth_bound"])))
     report.transformer_is_construction = own == doc["transformer"]
@@ -251,15 +253,21 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
     # 6. per-position obligations
     ob = PositionObligations(C, T, rows, claims, structural)
     for f, (layer, used) in enumerate(functions):
+        plans: dict[frozenset[int], list[tuple[int, bool]]] = {}  # settle layers → (check layer, local?)
         for p, cl in enumerate(claims):
-            settles = {s for _, _, s in cl.values()}
+            settles = frozenset(s for _, _, s in cl.values())
+            plan = plans.get(settles)
+            if plan is None:
+                ats = {next((l for l in used if l >= s), None) for s in settles} - {None}
+                plan = plans[settles] = [(at, at in settles) for at in sorted(ats)]  # type: ignore[type-var]
             role = E.roles[p]
-            for at in sorted({next((l for l in used if l >= s), None) for s in settles} - {None}):
-                if at in settles:
-                    kind = (f"local-step:{C.gates[role.gate].kind.value}" if role.kind == "gate"
-                            else f"local-step:{role.kind}")
-                else:
+            for at, local in plan:
+                if not local:
                     kind = f"frame:{role.kind}"
+                elif role.kind == "gate":
+                    kind = f"local-step:{C.gates[role.gate].kind.value}"
+                else:
+                    kind = f"local-step:{role.kind}"
                 derived[kind] += 1
                 needed[hashlib.sha256(ob.text(f, layer, sets[f], p, at).encode()).hexdigest()] += 1
     report.obligations = sum(derived.values())

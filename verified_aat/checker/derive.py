@@ -164,68 +164,66 @@ class PositionObligations:
 
     def text(self, fn_index: int, layer, sets: list[list[tuple[int, ...]]], p: int, at: int) -> str:
         claim = self.claims[p]
-        coords = sorted(c for c, (_, _, s) in claim.items() if s <= at)
+        coords = tuple(sorted(c for c, (_, _, s) in claim.items() if s <= at))
         act = layer.activation
-        wkey = (fn_index, tuple(coords))
-        wanted = self.wanted_cache.get(wkey)
-        if wanted is None:
-            wanted = self.wanted_cache[wkey] = set().union(*(cone_inputs(act, act.outputs[c]) for c in coords))
-        known: dict[int, Fraction] = {}
-        for k in sorted(wanted):
-            owner, c = divmod(k, self.d)
-            if c in self.structural:
-                known[k] = self.rows[p][c] if owner == 0 else \
-                    self._pooled(layer.heads[owner - 1].pooling, sets[owner - 1][p], c)
-        rkey = (fn_index, tuple(coords), tuple(known.items()))
-        if rkey not in self.reads_cache:
-            self.reads_cache[rkey] = residual(act, [act.outputs[c] for c in coords], known)[1]
-        reads = self.reads_cache[rkey]
+        wkey = (fn_index, coords)
+        split = self.wanted_cache.get(wkey)
+        if split is None:
+            wanted = sorted(set().union(*(cone_inputs(act, act.outputs[c]) for c in coords)))
+            split = self.wanted_cache[wkey] = [divmod(k, self.d) + (k,) for k in wanted
+                                               if k % self.d in self.structural]
+        known: dict[int, Any] = {}
+        for owner, c, k in split:
+            known[k] = self.rows[p][c] if owner == 0 else \
+                self._pooled(layer.heads[owner - 1].pooling, sets[owner - 1][p], c)
+        rkey = (fn_index, coords, tuple(known.items()))
+        template = self.reads_cache.get(rkey)
+        if template is None:
+            template = self.reads_cache[rkey] = self._template(layer, coords, known)
         ys: dict[int, str] = {}
         hs: dict[tuple[int, int], str] = {}
-        free = [0]
+        gates = self.circuit.gates
+        claims = self.claims
 
         def gate_value(g: int) -> str:
-            gate = self.circuit.gates[g]
+            gate = gates[g]
             if gate.kind is Kind.CONST:
                 return numeral(gate.value)
-            return ys.setdefault(g, f"y{len(ys)}")
-
-        def claimed(term: tuple[int, int]) -> str:
-            v = gate_value(term[0])
-            return v if term[1] == 1 else f"(* {v} {v})"
+            name = ys.get(g)
+            if name is None:
+                name = ys[g] = f"y{len(ys)}"
+            return name
 
         def value_at(j: int, c: int) -> str:
-            entry = self.claims[j].get(c)
-            if entry is not None and entry[2] <= at - 1:
-                return claimed(entry[:2])
-            return hs.setdefault((j, c), f"h{len(hs)}")
-
-        def fresh() -> str:
-            free[0] += 1
-            return f"f{free[0] - 1}"
+            entry = claims[j].get(c)
+            if entry is not None and entry[2] < at:
+                v = gate_value(entry[0])
+                return v if entry[1] == 1 else f"(* {v} {v})"
+            name = hs.get((j, c))
+            if name is None:
+                name = hs[(j, c)] = f"h{len(hs)}"
+            return name
 
         args = []
-        for k in range(act.n_inputs):
-            owner, c = divmod(k, self.d)
-            if k in known:
-                args.append(numeral(known[k]))
-            elif k not in reads:
-                args.append(fresh())
-            elif owner == 0:
-                args.append(value_at(p, c))
+        for slot in template[0]:
+            if slot[0] == "lit":
+                args.append(slot[1])
+            elif slot[0] == "own":
+                args.append(value_at(p, slot[1]))
             else:
-                members = sets[owner - 1][p]
-                pooling = layer.heads[owner - 1].pooling
+                _, head, c, pooling = slot
+                members = sets[head][p]
                 if pooling is Pooling.LEFTMOST or pooling is Pooling.RIGHTMOST:
                     args.append(value_at(members[0] if pooling is Pooling.LEFTMOST else members[-1], c))
                 elif len(members) == 1:
                     args.append(value_at(members[0], c))
                 else:
-                    args.append(f"(/ (+ {' '.join(value_at(j, c) for j in members)}) {len(members)}.0)")
+                    args.append(f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)")
+        joined = " ".join(args)
         equations = []
         for c in coords:
             g, power, _ = claim[c]
-            gate = self.circuit.gates[g]
+            gate = gates[g]
             if gate.kind in (Kind.CONST, Kind.INPUT) or g in ys:
                 rhs = gate_value(g)
             else:
@@ -240,12 +238,31 @@ class PositionObligations:
                     rhs = f"({'+' if gate.kind is Kind.ADD else '*'} {' '.join(parts)})"
             if power == 2:
                 rhs = f"(* {rhs} {rhs})"
-            name = f"out_{smt_symbol(self.t.coordinates[c])}"
-            equations.append(f"(= ({name} {' '.join(args)}) {rhs})")
+            equations.append(f"(= ({template[1][c]} {joined}) {rhs})")
         goal = equations[0] if len(equations) == 1 else f"(and {' '.join(equations)})"
-        decls = [*ys.values(), *hs.values(), *(f"f{i}" for i in range(free[0]))]
-        return (self._prefix(fn_index, layer, tuple(coords)) + "".join(f"(declare-const {n} Real)\n" for n in decls)
+        decls = [*ys.values(), *hs.values(), *(f"f{i}" for i in range(template[2]))]
+        return (self._prefix(fn_index, layer, coords) + "".join(f"(declare-const {n} Real)\n" for n in decls)
                 + f"(assert (not {goal}))\n(check-sat)\n")
+
+    def _template(self, layer, coords: tuple[int, ...], known: dict[int, Any]) -> tuple:
+        """Per activation input: a fixed literal (numeral or free variable), own value, or pooled value."""
+        act = layer.activation
+        reads = residual(act, [act.outputs[c] for c in coords], known)[1]
+        slots: list[tuple] = []
+        free = 0
+        for k in range(act.n_inputs):
+            owner, c = divmod(k, self.d)
+            if k in known:
+                slots.append(("lit", numeral(known[k])))
+            elif k not in reads:
+                slots.append(("lit", f"f{free}"))
+                free += 1
+            elif owner == 0:
+                slots.append(("own", c))
+            else:
+                slots.append(("pool", owner - 1, c, layer.heads[owner - 1].pooling))
+        names = {c: f"out_{smt_symbol(self.t.coordinates[c])}" for c in coords}
+        return slots, names, free
 
     def _pooled(self, pooling: Pooling, members: tuple[int, ...], c: int) -> Fraction:
         if pooling is Pooling.LEFTMOST:

@@ -90,7 +90,8 @@ class EdgeOnly(Construction):
         def edge(u: int, target: int, role: Role) -> None:
             gate = circuit.gates[u]
             c = gate.value if gate.kind is Kind.CONST else Fraction(0)
-            rows.append((Fraction(gate_code(gate.kind, gate.fan_in)), Fraction(u), Fraction(target), c, c * c))
+            exact = c.numerator if c.denominator == 1 else c
+            rows.append((gate_code(gate.kind, gate.fan_in), u, target, exact, exact * exact))
             if gate.kind is Kind.INPUT:
                 slots.append((len(rows) - 1, val, gate.index))
             roles.append(role)

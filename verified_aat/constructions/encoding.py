@@ -34,7 +34,7 @@ class Role:
 class Encoding:
     construction: str
     coordinates: tuple[str, ...]
-    rows: tuple[tuple[Fraction, ...], ...]
+    rows: tuple[tuple[Fraction | int, ...], ...]  # exact rationals; ints where integral
     input_slots: tuple[tuple[int, int, int], ...]  # (position, coordinate, input index)
     readout: tuple[tuple[int, int], ...]           # (position, coordinate) per circuit output
     roles: tuple[Role, ...]
@@ -100,12 +100,12 @@ class Encoding:
         return json.dumps(self.to_json(), indent=1)
 
 
-def _rational(text: str) -> Fraction:
-    """Parse a rational; integers take the fast path."""
+def _rational(text: str) -> Fraction | int:
+    """Parse a rational: an int when integral (the fast path), else a Fraction."""
     try:
-        return Fraction(int(text))
+        return int(text)
     except (ValueError, TypeError):
-        return Fraction(text)
+        return _exact(Fraction(text))
 
 
 def _exact(v: Fraction) -> int | Fraction:

@@ -170,11 +170,11 @@ class GateEdge(Construction):
         return Encoding(self.name, self.coordinates, tuple(rows), tuple(slots), readout, tuple(roles),
                         circuit.n_inputs)
 
-    def _row(self, op: int, a: int, b: int, value: Fraction, is_edge: bool) -> tuple[Fraction, ...]:
-        row = [Fraction(op), Fraction(a), Fraction(b), Fraction(value), Fraction(0)]
+    def _row(self, op: int, a: int, b: int, value: Fraction, is_edge: bool) -> tuple[Fraction | int, ...]:
+        exact = value.numerator if value.denominator == 1 else value
         if self.dot:
-            row += [Fraction(1), Fraction(a * a + int(is_edge)), Fraction(b * b + int(not is_edge))]
-        return tuple(row)
+            return (op, a, b, exact, 0, 1, a * a + int(is_edge), b * b + int(not is_edge))
+        return (op, a, b, exact, 0)
 
     # -- intentions ----------------------------------------------------------
     def schedule_rules(self) -> dict[str, RoleRule]:

@@ -93,8 +93,8 @@ class UniqueHard(GateEdge):
         val = select_update(b, w["x.val"], cases, name="new_val")
         return self._finish(b, w, {"val": val})
 
-    def _row(self, op: int, a: int, b: int, value: Fraction, is_edge: bool) -> tuple[Fraction, ...]:
-        return (Fraction(op), Fraction(a), Fraction(b), Fraction(value))
+    def _row(self, op: int, a: int, b: int, value: Fraction, is_edge: bool) -> tuple[Fraction | int, ...]:
+        return (op, a, b, value.numerator if value.denominator == 1 else value)
 
     def schedule_rules(self) -> dict[str, RoleRule]:
         return {
