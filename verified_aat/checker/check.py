@@ -76,7 +76,7 @@ def check_certificate(doc: dict[str, Any], circuit: Circuit | None = None, solve
     return report
 
 
-def _check_against_construction(doc: dict[str, Any], C: Circuit, report: CheckReport) -> None:
+def _check_against_construction(doc: dict[str, Any], C: Circuit, embedded: Encoding, report: CheckReport) -> None:
     """The embedded encoding must be the named construction's encoding of C.
 
     The construction stage defines enc(C, ·); it is not the symbolic engine.
@@ -95,7 +95,6 @@ def _check_against_construction(doc: dict[str, Any], C: Circuit, report: CheckRe
     except InputError as exc:
         report.reject(f"structure: the circuit is outside {construction.name}'s class ({exc.message})")
         return
-    embedded = Encoding.from_json(doc["encoding"])
     if (expected.rows, expected.input_slots, expected.readout, expected.roles, expected.coordinates) != \
             (embedded.rows, embedded.input_slots, embedded.readout, embedded.roles, embedded.coordinates):
         report.reject(f"structure: the embedded encoding is not {construction.name}'s encoding of the circuit")
@@ -117,7 +116,7 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
         report.reject("hash mismatch: the embedded encoding does not have the certified hash")
     if given_circuit is not None and hashlib.sha256(canonical_circuit_bytes(given_circuit)).hexdigest() != hashes["circuit"]:
         report.reject("circuit mismatch: the given circuit is not the certified one")
-    _check_against_construction(doc, C, report)
+    _check_against_construction(doc, C, E, report)
     if doc["result"]["status"] != "proved" or doc["result"]["problems"]:
         report.reject(f"the certificate does not claim a proof (status {doc['result']['status']!r})")
     if T.coordinates != E.coordinates:
@@ -252,6 +251,7 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
 
     # 6. per-position obligations
     ob = PositionObligations(C, T, rows, claims, structural)
+    kind_names: dict[tuple[str, str, bool], str] = {}
     for f, (layer, used) in enumerate(functions):
         plans: dict[frozenset[int], list[tuple[int, bool]]] = {}  # settle layers → (check layer, local?)
         for p, cl in enumerate(claims):
@@ -261,13 +261,12 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
                 ats = {next((l for l in used if l >= s), None) for s in settles} - {None}
                 plan = plans[settles] = [(at, at in settles) for at in sorted(ats)]  # type: ignore[type-var]
             role = E.roles[p]
+            gate_kind = C.gates[role.gate].kind.value if role.kind == "gate" else role.kind
             for at, local in plan:
-                if not local:
-                    kind = f"frame:{role.kind}"
-                elif role.kind == "gate":
-                    kind = f"local-step:{C.gates[role.gate].kind.value}"
-                else:
-                    kind = f"local-step:{role.kind}"
+                kind = kind_names.get((role.kind, gate_kind, local))
+                if kind is None:
+                    kind = kind_names[(role.kind, gate_kind, local)] = \
+                        f"local-step:{gate_kind}" if local else f"frame:{role.kind}"
                 derived[kind] += 1
                 needed[hashlib.sha256(ob.text(f, layer, sets[f], p, at).encode()).hexdigest()] += 1
     report.obligations = sum(derived.values())
