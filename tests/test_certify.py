@@ -257,3 +257,13 @@ def test_checker_says_whether_the_transformer_is_the_constructions_own():
     edited = check_certificate(_doc(certify(mutants.probe_circuit(), mutants.SignOfDoubleMean())))
     assert own.accepted and edited.accepted
     assert own.transformer_is_construction is True and edited.transformer_is_construction is False
+
+
+def test_transformer_of_another_construction_is_bad_input(tmp_path, capsys):
+    src = tmp_path / "probe.circ"
+    src.write_text(print_circuit(mutants.probe_circuit()))
+    spec = tmp_path / "uh.json"
+    save_transformer(get_construction("unique-hard").transformer(5), spec)
+    assert main(["certify", str(src), "--transformer", str(spec)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "coordinates" in err[0]

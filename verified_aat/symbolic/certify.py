@@ -20,6 +20,7 @@ from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit, Kind
 from ..constructions.base import Construction, Schedule
 from ..constructions.encoding import Encoding
+from ..errors import InputError
 from ..transformer.model import Transformer
 from .analysis import output_reads
 from .attention import ArgmaxSets, brute_force_argmax, hint_lemma, hint_reads_structure_only, join_argmax, score_reads
@@ -83,7 +84,8 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     problems: list[str] = []
     derivation = Derivation()
     if T.coordinates != encoding.coordinates:
-        raise ValueError(f"transformer coordinates {T.coordinates} differ from the encoding's {encoding.coordinates}")
+        raise InputError(f"the transformer's coordinates {T.coordinates} are not {construction.name}'s "
+                         f"{encoding.coordinates}")
     rows = [tuple(as_exact(v) for v in row) for row in encoding.rows]  # ints where integral: fast
     struct_idx = [T.coordinates.index(c) for c in structural]
 
