@@ -207,7 +207,9 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
                 if any(k % T.dimension not in structural for h in hint.values() for k in cone_inputs(h, h.outputs[0])):
                     report.reject(f"attention: the key circuits of head {head.name!r} read value coordinates")
                 for name, value in facts.items():
-                    if any(row[T.coordinates.index(name)] != value for row in rows):
+                    if T.coordinates.index(name) not in structural:
+                        report.reject(f"attention: fact {name} = {value} is about a coordinate that may change")
+                    elif any(row[T.coordinates.index(name)] != value for row in rows):
                         report.reject(f"attention: fact {name} = {value} fails at some position")
                 text = hint_lemma_text(head.score, hint, facts, list(T.coordinates))
                 lemma_id = hashlib.sha256(text.encode()).hexdigest()

@@ -186,7 +186,9 @@ def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, probl
     """Argmax sets of one score: by a proven key decomposition, else brute force."""
     d = T.dimension
     if hint is not None and hint_reads_structure_only(hint, struct_idx):
-        facts_hold = all(all(row[T.coordinates.index(c)] == v for row in rows) for c, v in hint.facts)
+        # facts must be structural (so they hold at every layer) and hold in the encoding
+        facts_hold = all(T.coordinates.index(c) in struct_idx and all(row[T.coordinates.index(c)] == v for row in rows)
+                         for c, v in hint.facts)
         text = hint_lemma(head.score, hint, T.coordinates)
         lemma_id = digest(text)
         if lemma_id not in hint_verdicts:
