@@ -29,6 +29,8 @@ from typing import Any
 
 import z3
 
+from verified_aat.transformer.exact_engine import read_inputs
+
 from verified_aat.circuits.evaluate import compile_circuit
 from verified_aat.circuits.ir import Circuit, Kind
 from verified_aat.transformer.model import CircuitScore, Pooling, Transformer
@@ -107,22 +109,6 @@ def eval_circuit(circuit: Circuit, inputs: list[Any]) -> list[Any]:
         else:
             values.append(_sign(values[gate.args[0]]))
     return [values[o] for o in circuit.outputs]
-
-
-def read_inputs(circuit: Circuit) -> set[int]:
-    """Indices of the inputs that have a path to some output."""
-    live = [False] * len(circuit.gates)
-    for out in circuit.outputs:
-        live[out] = True
-    used: set[int] = set()
-    for index in range(len(circuit.gates) - 1, -1, -1):
-        if live[index]:
-            gate = circuit.gates[index]
-            if gate.kind is Kind.INPUT:
-                used.add(gate.index)  # type: ignore[arg-type]
-            for arg in gate.args:
-                live[arg] = True
-    return used
 
 
 def _as_rational(v: Any) -> Number:

@@ -66,23 +66,25 @@ def _generic_sign(v: Any) -> Any:
     return (v > 0) - (v < 0)
 
 
-def compile_circuit(circuit: Circuit) -> Callable[..., tuple[Any, ...]]:
-    """Straight-line Python for ``circuit``: ``f(x0, ..., x_{n-1}) -> outputs``.
+def straight_line(circuit: Circuit, params: dict[int, str], live: Sequence[bool] | None = None,
+                  consts: dict[str, Any] | None = None) -> list[str]:
+    """Python statements ``gN = ...`` for the (live) gates, input k read from ``params[k]``.
 
-    The result is exact on ints/Fractions.  It evaluates every gate, so it is
-    meant for small circuits called many times (scores and activations).
+    Non-integral constants are bound in ``consts`` as ``_cN``; sign is ``_sign``.
     """
-    lines = [f"def _compiled({', '.join(f'x{i}' for i in range(circuit.n_inputs))}):"]
-    consts: dict[str, Any] = {"_sign": _generic_sign}
+    lines = []
     for index, gate in enumerate(circuit.gates):
+        if live is not None and not live[index]:
+            continue
         kind = gate.kind
         if kind is Kind.INPUT:
-            expr = f"x{gate.index}"
+            expr = params[gate.index]  # type: ignore[index]
         elif kind is Kind.CONST:
             value = as_exact(gate.value)  # type: ignore[arg-type]
             if isinstance(value, int):
                 expr = repr(value)
             else:
+                assert consts is not None
                 consts[f"_c{index}"] = value
                 expr = f"_c{index}"
         elif kind is Kind.ADD:
@@ -92,6 +94,18 @@ def compile_circuit(circuit: Circuit) -> Callable[..., tuple[Any, ...]]:
         else:
             expr = f"_sign(g{gate.args[0]})"
         lines.append(f"    g{index} = {expr}")
+    return lines
+
+
+def compile_circuit(circuit: Circuit) -> Callable[..., tuple[Any, ...]]:
+    """Straight-line Python for ``circuit``: ``f(x0, ..., x_{n-1}) -> outputs``.
+
+    The result is exact on ints/Fractions.  It evaluates every gate, so it is
+    meant for small circuits called many times (scores and activations).
+    """
+    lines = [f"def _compiled({', '.join(f'x{i}' for i in range(circuit.n_inputs))}):"]
+    consts: dict[str, Any] = {"_sign": _generic_sign}
+    lines += straight_line(circuit, {i: f"x{i}" for i in range(circuit.n_inputs)}, None, consts)
     outs = ", ".join(f"g{o}" for o in circuit.outputs)
     lines.append(f"    return ({outs}{',' if len(circuit.outputs) == 1 else ''})")
     namespace: dict[str, Any] = dict(consts)

@@ -38,6 +38,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..circuits.evaluate import straight_line
 from ..circuits.ir import Circuit, Kind
 
 USE_INT64 = True
@@ -301,27 +302,7 @@ class ActivationKernel:
         param = {k: f"x{k}" for k in self.key_inputs}
         lines = [f"def _act({', '.join(param[k] for k in self.key_inputs)}):"]
         consts: dict[str, Any] = {"_sign": _sign, "_normal": _normal}
-        for index, gate in enumerate(gates):
-            if not live[index]:
-                continue
-            kind = gate.kind
-            if kind is Kind.INPUT:
-                expr = param[gate.index]  # type: ignore[index]
-            elif kind is Kind.CONST:
-                value = gate.value
-                assert value is not None
-                if value.denominator == 1:
-                    expr = repr(int(value.numerator))
-                else:
-                    consts[f"_c{index}"] = value
-                    expr = f"_c{index}"
-            elif kind is Kind.ADD:
-                expr = " + ".join(f"g{a}" for a in gate.args) or "0"
-            elif kind is Kind.MUL:
-                expr = " * ".join(f"g{a}" for a in gate.args)
-            else:
-                expr = f"_sign(g{gate.args[0]})"
-            lines.append(f"    g{index} = {expr}")
+        lines += straight_line(circuit, param, live, consts)
         lines.append("    return (" + "".join(f"_normal(g{o}), " for o in computed) + ")")
         slot = {o: n for n, o in enumerate(computed)}
         out_expr = ", ".join(source(gates[o].index) if gates[o].kind is Kind.INPUT  # type: ignore[arg-type]
