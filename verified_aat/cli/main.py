@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # output piped into e.g. `head`: not an error of ours
+        return 0
     except OSError as exc:
         where = getattr(exc, "filename", None) or "<input>"
         print(f"verified-aat: {where}: {exc.strerror or exc}", file=sys.stderr)
