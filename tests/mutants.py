@@ -226,3 +226,19 @@ def probe_fnc_circuit() -> Circuit:
 
 
 __all__ = ["WRONG", "HARMLESS", "probe_circuit", "probe_fnc_circuit", "Role", "differs_indicator", "Head", "Layer"]
+
+
+class WrongOnlyAtRootTwo(_GatherMutant):
+    """sign(v) + [v² = 2]: right on every rational, wrong at v = ±√2 (MATH.md §1)."""
+
+    def values(self, b, op, m1, m2):
+        add_value, mul_value, _ = super().values(b, op, m1, m2)
+        off = b.add(b.square(m1), b.const(-2))
+        at_root = b.add(b.const(1), b.neg(b.sign(b.square(off))))
+        return add_value, mul_value, b.add(b.sign(m1), at_root)
+
+
+def sign_circuit() -> Circuit:
+    b = CircuitBuilder("sign-only")
+    b.output(b.sign(b.input("x")))
+    return b.build()

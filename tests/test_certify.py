@@ -267,3 +267,20 @@ def test_transformer_of_another_construction_is_bad_input(tmp_path, capsys):
     assert main(["certify", str(src), "--transformer", str(spec)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "coordinates" in err[0]
+
+
+def test_irrational_witness_refutes_the_reals_but_not_the_rationals():
+    result = certify(mutants.sign_circuit(), mutants.WrongOnlyAtRootTwo())
+    assert result.status == "unknown" and result.counterexample is None
+    assert any("irrational witness" in p and "over Q the claim is unknown" in p for p in result.problems)
+    assert any("root-obj" in p for p in result.problems)
+
+
+def test_z3_finds_a_rational_witness_the_random_search_misses(monkeypatch):
+    from verified_aat.refutation import search
+
+    monkeypatch.setattr(search, "_candidates", lambda n, models, seed=0: iter(()))
+    result = certify(mutants.probe_circuit(), mutants.SignOfZeroIsOne())
+    assert result.status == "refuted"
+    assert tuple(evaluate(mutants.probe_circuit(), list(result.counterexample.inputs))) != \
+        result.counterexample.actual

@@ -117,6 +117,30 @@ def search_counterexample(circuit: Circuit, transformer: Transformer, encoding: 
     return None
 
 
+def z3_search(circuit: Circuit, transformer: Transformer, encoding: Encoding, schedule: Schedule,
+              timeout_ms: int = 10_000) -> tuple[Counterexample | None, str | None]:
+    """Ask Z3 for a model of T(enc(C, x)) ≠ C(x) (small sequences only).
+
+    A rational model is replayed exactly and returned as a counterexample; an
+    irrational one is returned as text: it refutes the claim over ℝ, not over Q.
+    """
+    from .monolithic import z3_witness
+
+    if encoding.length > 2000:
+        return None, None
+    witness = z3_witness(circuit, transformer, encoding, timeout_ms)
+    if witness is None:
+        return None, None
+    if witness.rational is None:
+        return None, witness.irrational
+    xs = list(witness.rational)
+    actual = encoding.read(run_exact(transformer, encoding.instantiate(xs)).outputs)
+    expected = evaluate(circuit, xs)
+    if tuple(actual) == tuple(expected):  # the symbolic run and the engine disagree: report nothing
+        return None, None
+    return _report(circuit, transformer, encoding, schedule, xs, tuple(expected), tuple(actual)), None
+
+
 def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, schedule: Schedule,
             xs: list[Fraction], expected: tuple, actual: tuple) -> Counterexample:
     steps: list[Step] = []

@@ -144,10 +144,15 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     status = PROVED_STATUS if not problems else UNKNOWN_STATUS
     counterexample = None
     if status != PROVED_STATUS and refute:
-        from ..refutation.search import search_counterexample
+        from ..refutation.search import search_counterexample, z3_search
         t0 = time.perf_counter()
         counterexample = search_counterexample(circuit, T, encoding, schedule, hints_models=[
             verdicts[l.digest].model for l in failed if verdicts[l.digest].model])
+        if counterexample is None and failed:
+            counterexample, irrational = z3_search(circuit, T, encoding, schedule, timeout_ms)
+            if irrational:
+                problems.append(f"refuted over the reals by an irrational witness ({irrational}); no rational "
+                                f"counterexample found, so over Q the claim is unknown")
         seconds["refute"] = time.perf_counter() - t0
         if counterexample is not None:
             status = REFUTED_STATUS
