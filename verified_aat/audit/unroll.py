@@ -36,6 +36,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..circuits.builder import CircuitBuilder, Wire
+from ..circuits.evaluate import fold_circuit
 from ..circuits.ir import Circuit, Kind
 from ..errors import InputError
 from ..transformer.model import BilinearScore, CircuitScore, Pooling, Transformer
@@ -120,20 +121,8 @@ def copy_circuit(b: CircuitBuilder, circuit: Circuit, inputs: Sequence[Wire]) ->
     Adds are kept, muls of fan-in k become k − 1 binary muls (a balanced tree,
     depth ⌈log₂ k⌉, a constant of the transformer), constants are shared.
     """
-    wires: list[Wire] = []
-    for gate in circuit.gates:
-        kind = gate.kind
-        if kind is Kind.INPUT:
-            wires.append(inputs[gate.index])  # type: ignore[index]
-        elif kind is Kind.CONST:
-            wires.append(b.const(gate.value))  # type: ignore[arg-type]
-        elif kind is Kind.ADD:
-            wires.append(b.add(*(wires[a] for a in gate.args)))
-        elif kind is Kind.SIGN:
-            wires.append(b.sign(wires[gate.args[0]]))
-        else:
-            wires.append(b.tree(Kind.MUL, [wires[a] for a in gate.args]))
-    return [wires[o] for o in circuit.outputs]
+    return fold_circuit(circuit, inputs, b.const, lambda args: b.add(*args),
+                        lambda args: b.tree(Kind.MUL, args), b.sign)
 
 
 def bilinear_size(score: BilinearScore) -> int:

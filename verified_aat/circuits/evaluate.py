@@ -62,6 +62,26 @@ def evaluate(circuit: Circuit, inputs: Sequence[Number]) -> tuple[Number, ...]:
     return tuple(values[o] for o in circuit.outputs)
 
 
+def fold_circuit(circuit: Circuit, inputs: Sequence[Any], const: Callable[[Fraction], Any],
+                 add: Callable[[list[Any]], Any], mul: Callable[[list[Any]], Any],
+                 sign: Callable[[Any], Any]) -> list[Any]:
+    """Interpret ``circuit`` in another algebra (symbolic terms, builder wires, …): its outputs."""
+    values: list[Any] = []
+    for gate in circuit.gates:
+        kind = gate.kind
+        if kind is Kind.INPUT:
+            values.append(inputs[gate.index])  # type: ignore[index]
+        elif kind is Kind.CONST:
+            values.append(const(gate.value))  # type: ignore[arg-type]
+        elif kind is Kind.ADD:
+            values.append(add([values[a] for a in gate.args]))
+        elif kind is Kind.MUL:
+            values.append(mul([values[a] for a in gate.args]))
+        else:
+            values.append(sign(values[gate.args[0]]))
+    return [values[o] for o in circuit.outputs]
+
+
 def _generic_sign(v: Any) -> Any:
     return (v > 0) - (v < 0)
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import z3
 
-from ..circuits.evaluate import compile_circuit
-from ..circuits.ir import Circuit, Kind
+from ..circuits.evaluate import compile_circuit, fold_circuit
+from ..circuits.ir import Circuit
 from ..transformer.exact_engine import read_inputs
 from ..transformer.model import CircuitScore, Pooling, Transformer
 
@@ -84,20 +84,7 @@ def _sign(v: Any) -> Any:
 
 def eval_circuit(circuit: Circuit, inputs: list[Any]) -> list[Any]:
     """The outputs of ``circuit`` on a mix of rationals and Z3 terms."""
-    values: list[Any] = []
-    for gate in circuit.gates:
-        kind = gate.kind
-        if kind is Kind.INPUT:
-            values.append(inputs[gate.index])  # type: ignore[index]
-        elif kind is Kind.CONST:
-            values.append(_norm(gate.value))  # type: ignore[arg-type]
-        elif kind is Kind.ADD:
-            values.append(_add([values[a] for a in gate.args]))
-        elif kind is Kind.MUL:
-            values.append(_mul([values[a] for a in gate.args]))
-        else:
-            values.append(_sign(values[gate.args[0]]))
-    return [values[o] for o in circuit.outputs]
+    return fold_circuit(circuit, inputs, _norm, _add, _mul, _sign)
 
 
 def _as_rational(v: Any) -> Number:
