@@ -284,3 +284,22 @@ def test_z3_finds_a_rational_witness_the_random_search_misses(monkeypatch):
     assert result.status == "refuted"
     assert tuple(evaluate(mutants.probe_circuit(), list(result.counterexample.inputs))) != \
         result.counterexample.actual
+
+
+def test_softmax_transformers_are_refused_by_certify_and_check(proved):
+    from dataclasses import replace
+
+    from verified_aat.errors import InputError
+    from verified_aat.transformer.model import Pooling
+    from verified_aat.transformer.spec import transformer_to_json
+    from verified_aat.certificates.document import sha256_json
+
+    t = get_construction("gate-edge").transformer(proved.depth_bound)
+    soft = replace(t, layers=tuple(replace(l, heads=tuple(replace(h, pooling=Pooling.SOFTMAX) for h in l.heads))
+                                   for l in t.layers))
+    with pytest.raises(InputError, match="softmax"):
+        certify(mutants.probe_circuit(), get_construction("gate-edge"), transformer=soft)
+    doc = _doc(proved)
+    doc["transformer"] = transformer_to_json(soft)
+    doc["hashes"]["transformer"] = sha256_json(doc["transformer"])
+    assert "softmax" in _rejected(doc)

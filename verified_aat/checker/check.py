@@ -119,6 +119,9 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
     _check_against_construction(doc, C, E, report)
     if doc["result"]["status"] != "proved" or doc["result"]["problems"]:
         report.reject(f"the certificate does not claim a proof (status {doc['result']['status']!r})")
+    if any(head.pooling.value == "softmax" for layer in T.layers for head in layer.heads):
+        report.reject("the transformer uses softmax pooling, which is not exact: nothing can be certified")
+        return
     if T.coordinates != E.coordinates:
         report.reject("the transformer's coordinates differ from the encoding's")
         return

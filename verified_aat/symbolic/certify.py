@@ -21,7 +21,7 @@ from ..circuits.ir import Circuit, Kind
 from ..constructions.base import Construction, Schedule
 from ..constructions.encoding import Encoding
 from ..errors import InputError
-from ..transformer.model import Transformer
+from ..transformer.model import Pooling, Transformer
 from .analysis import output_reads
 from .attention import ArgmaxSets, brute_force_argmax, hint_lemma, hint_reads_structure_only, join_argmax, score_reads
 from .discharge import FAILED, PROVED, UNKNOWN, Verdict, discharge, discharge_all
@@ -77,6 +77,8 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     # The certificate embeds the transformer as JSON; derive everything from
     # the parsed-back form so that the checker sees exactly the same circuits.
     T = _normalised_transformer(transformer or compiled.transformer)
+    if any(head.pooling is Pooling.SOFTMAX for layer in T.layers for head in layer.heads):
+        raise InputError("softmax pooling cannot be certified: it is not exact over Q (use the float engine)")
     encoding = compiled.encoding
     schedule = construction.schedule(circuit, encoding)
     hints = {name: _normalised_hint(hint, T.coordinates) for name, hint in construction.score_hints().items()}
