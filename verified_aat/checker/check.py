@@ -69,7 +69,7 @@ def check_certificate(doc: dict[str, Any], circuit: Circuit | None = None, solve
     report = CheckReport()
     try:
         _check(doc, circuit, solvers, timeout_ms, report)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         report.reject(f"malformed certificate: {type(exc).__name__}: {exc}")
     report.accepted = not report.reasons
     report.seconds = time.perf_counter() - start
@@ -306,5 +306,7 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
             except ImportError:
                 report.reject(f"solver {name} is not installed (pip install {name})")
                 return
+            except Exception as exc:  # noqa: BLE001 - a solver's parse error on a lemma is a rejection
+                answer = f"an error ({type(exc).__name__}: {str(exc)[:80]})"
             if answer != "unsat":
                 report.reject(f"lemma {lemma['id'][:12]} ({lemma['kind']}): {name} says {answer}, not unsat")
