@@ -104,6 +104,10 @@ def _check_against_construction(doc: dict[str, Any], C: Circuit, embedded: Encod
 
 def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None:
     # 1. data and hashes
+    if doc.get("format") != "verified-aat/certificate" or doc.get("version") != 1:
+        report.reject(f"not a version-1 verified-aat certificate (format {doc.get('format')!r}, "
+                      f"version {doc.get('version')!r})")
+        return
     C = circuit_from_json(doc["circuit"])
     T = transformer_from_json(doc["transformer"])
     E = Encoding.from_json(doc["encoding"])
@@ -180,6 +184,10 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
             report.reject(f"schedule: output {i} is not proven right at its read-out position by layer {n_layers}")
     if len(E.readout) != len(C.outputs):
         report.reject("schedule: the read-out does not cover the outputs")
+    needed_layers = max((claims[p][c][2] for p, c in E.readout if c in claims[p]), default=0)
+    if doc["schedule"]["layers_needed"] != needed_layers:
+        report.reject(f"schedule: {needed_layers} layers are needed, the certificate says "
+                      f"{doc['schedule']['layers_needed']}")
 
     # 4. layer functions, attention
     functions: list[tuple[Any, list[int]]] = []
@@ -192,6 +200,7 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
             functions.append((layer, [number]))
     lemma_by_id = {l["id"]: l for l in doc["lemmas"]}
     needed: Counter = Counter()
+    first_kind: dict[str, str] = {}
     attention = {(a["function"], a["head"]): a for a in doc["attention"]}
     sets: dict[int, list[list[tuple[int, ...]]]] = {}
     from ..certificates.attention_digest import sets_digest
@@ -199,10 +208,14 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
         sets[f] = []
         for head in layer.heads:
             derived["attention"] += len(rows)
-            claim = attention.get((f, head.name))
+            claim = attention.pop((f, head.name), None)
             if claim is None:
                 report.reject(f"attention: no claim for head {head.name!r} of layer {used[0]}")
                 return
+            if claim["layers"] != used:
+                report.reject(f"attention: head {head.name!r} is used in layers {used}, not {claim['layers']}")
+            if claim["method"] not in ("key-join", "brute-force"):
+                report.reject(f"attention: unknown method {claim['method']!r}")
             if claim["method"] == "key-join":
                 hint = {k: parse_circuit_text(claim["hint"][k], implicit_inputs=[f"v.{c}" for c in T.coordinates])
                         for k in ("row_key", "col_key", "col_penalty")}
@@ -219,6 +232,7 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
                 if claim["lemma"] != lemma_id:
                     report.reject(f"attention: the key lemma of head {head.name!r} is not the one derived here")
                 needed[lemma_id] += 1
+                first_kind.setdefault(lemma_id, "attention:key-decomposition")
                 head_sets = argmax_by_keys(rows, hint)
             else:
                 head_sets = argmax_brute(rows, head.score)
@@ -228,9 +242,13 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
                     seen[s] = len(distinct)
                     distinct.append(s)
                 ids.append(seen[s])
-            if sets_digest(ids, distinct) != claim["sets"]["digest"]:
+            summary = {"positions": len(rows), "distinct": len(distinct), "members": sum(map(len, distinct)),
+                       "digest": sets_digest(ids, distinct)}
+            if summary != claim["sets"]:
                 report.reject(f"attention: the argmax sets of head {head.name!r} differ from the certificate's")
             sets[f].append(head_sets)
+    if attention:
+        report.reject(f"attention: claims for heads that no layer has: {sorted(attention)[:3]}")
 
     # 5. structural frame
     for f, (layer, used) in enumerate(functions):
@@ -273,7 +291,9 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
                     kind = kind_names[(role.kind, gate_kind, local)] = \
                         f"local-step:{gate_kind}" if local else f"frame:{role.kind}"
                 derived[kind] += 1
-                needed[hashlib.sha256(ob.text(f, layer, sets[f], p, at).encode()).hexdigest()] += 1
+                lemma_id = hashlib.sha256(ob.text(f, layer, sets[f], p, at).encode()).hexdigest()
+                needed[lemma_id] += 1
+                first_kind.setdefault(lemma_id, kind)
     report.obligations = sum(derived.values())
 
     # 7. compare with the certificate
@@ -290,6 +310,14 @@ def _check(doc, given_circuit, solvers, timeout_ms, report: CheckReport) -> None
                           f"{lemma['uses']} in the certificate")
         if lemma["status"] != "proved":
             report.reject(f"lemma {lemma['id'][:12]} is not proved ({lemma['status']})")
+        if lemma["id"] in first_kind and lemma["kind"] != first_kind[lemma["id"]]:
+            report.reject(f"lemma {lemma['id'][:12]} is a {first_kind[lemma['id']]} obligation, not {lemma['kind']}")
+        if lemma["solver"] not in ("normal-form", "z3"):
+            report.reject(f"lemma {lemma['id'][:12]}: unknown solver {lemma['solver']!r}")
+    result = doc["result"]
+    if result["distinct_lemmas"] != len(doc["lemmas"]) or \
+            result["solver_calls"] != sum(1 for l in doc["lemmas"] if l["solver"] != "normal-form"):
+        report.reject("result: the lemma counts do not match the lemma list")
     for lemma_id in needed:
         if lemma_id not in lemma_by_id:
             report.reject(f"obligation {lemma_id[:12]} is missing from the certificate (dropped)")

@@ -1,0 +1,78 @@
+"""The checker under random tampering: it never accepts a changed certificate and never crashes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mutants
+from strategies import circuits
+from verified_aat.certificates.document import build_certificate, dumps_certificate
+from verified_aat.checker.check import check_certificate
+from verified_aat.constructions.binarize import binarize
+from verified_aat.constructions.registry import get_construction
+from verified_aat.symbolic.certify import certify
+
+TEXT = dumps_certificate(build_certificate(certify(mutants.probe_circuit(), get_construction("gate-edge")),
+                                          include_timings=False))
+
+
+def _paths(node, prefix=()):
+    """Every (path, leaf) in a JSON document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, prefix + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, prefix + (index,))
+    else:
+        yield prefix, node
+
+
+LEAVES = [(p, v) for p, v in _paths(json.loads(TEXT))
+          if p[0] not in ("claim", "domain", "timings") and p[-1] not in ("name", "notes", "problems")
+          and "output_names" not in p and p[-1] != "anonymous"]  # names are for people, not the claim
+
+
+def _mutate(value, choice):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + choice
+    if isinstance(value, str):
+        if value.lstrip("-").isdigit():
+            return str(int(value) + choice)
+        cut = abs(choice) % max(len(value), 1)
+        return value[:cut] + ("X" if value[cut:cut + 1] != "X" else "Y") + value[cut + 1:]
+    return choice
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(index=st.integers(0, len(LEAVES) - 1), choice=st.integers(-3, 3).filter(bool))
+def test_changing_any_single_value_is_rejected_or_harmless(index, choice):
+    path, value = LEAVES[index]
+    doc = json.loads(TEXT)
+    node = doc
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = _mutate(value, choice)
+    report = check_certificate(doc)  # must not raise
+    if report.accepted:
+        # Only two fields may change unnoticed: which solver the engine used (normal-form ↔ z3:
+        # the checker re-runs its own), and the depth bound, which only names the T_K the
+        # transformer is compared with for the informational "own T_K" line.
+        assert path == ("depth_bound",) or (path[0] == "lemmas" and path[-1] == "solver"), path
+
+
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(circuit=circuits(max_gates=8, max_inputs=3))
+def test_random_circuits_are_certified_and_checked_under_every_construction(name, circuit):
+    circuit = binarize(circuit, sums=name == "unique-hard").circuit
+    result = certify(circuit, get_construction(name), refute=False)
+    assert result.status == "proved", result.problems
+    report = check_certificate(json.loads(dumps_certificate(build_certificate(result))))
+    assert report.accepted, report.reasons
