@@ -183,3 +183,19 @@ def test_sequence_file_round_trip(tmp_path: Path) -> None:
     assert path.read_bytes() == first
     save_sequence(path, ["a"], [])
     assert load_sequence(path).vectors == ()
+
+
+def test_float_run_compares_with_exact(tmp_path, capsys):
+    from verified_aat.cli.main import main as cli
+
+    src = tmp_path / "c.circ"
+    src.write_text("input x y\np = mul x y\nq = add p 1/3\noutput q\n")
+    out = tmp_path / "out"
+    assert cli(["compile", str(src), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert cli(["run", str(out / "transformer.json"), "--encoding", str(out / "encoding.json"),
+                "--input=1/3,3/7", "--engine", "float32", "--compare-exact"]) == 0
+    text = capsys.readouterr().out
+    val_line = next(line for line in text.splitlines() if line.startswith("val"))
+    abs_err = float(val_line.split()[1])
+    assert 0 < abs_err < 1e-6  # float32 cannot hold 1/7 or 1/3 exactly, but is close

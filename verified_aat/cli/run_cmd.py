@@ -44,6 +44,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--softmax-temperature", type=float, default=1.0, metavar="T",
                         help="temperature of softmax heads (float engines only; default 1)")
+    parser.add_argument("--compare-exact", action="store_true",
+                        help="with a float engine: also run exactly and print the error per coordinate")
     parser.set_defaults(func=run)
 
 
@@ -101,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(_as_json(args, model, result, outputs, readout, seconds), indent=1))
     else:
         _print_text(args, model, result, outputs, readout, seconds)
+    if args.compare_exact and args.engine != "exact":
+        from ..transformer.float_engine import compare_to_exact
+        exact = run_exact(model, sequence).outputs
+        print(compare_to_exact(exact, result.outputs, model.coordinates).format())  # type: ignore[union-attr]
     return EXIT_OK
 
 
