@@ -304,3 +304,12 @@ def test_softmax_transformers_are_refused_by_certify_and_check(proved):
     doc["transformer"] = transformer_to_json(soft)
     doc["hashes"]["transformer"] = sha256_json(doc["transformer"])
     assert "softmax" in _rejected(doc)
+
+
+def test_parallel_discharge_gives_the_same_certificate():
+    circuit = mutants.probe_circuit()
+    serial = certify(circuit, get_construction("gate-edge"), jobs=1)
+    parallel = certify(circuit, get_construction("gate-edge"), jobs=2)
+    assert len(serial.derivation.lemmas) >= 8  # enough lemmas for the process pool to be used
+    assert dumps_certificate(build_certificate(serial, include_timings=False)) == \
+        dumps_certificate(build_certificate(parallel, include_timings=False))
