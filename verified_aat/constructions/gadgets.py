@@ -90,12 +90,3 @@ def unary_circuit(names: Sequence[str], build) -> Circuit:  # type: ignore[no-un
     wires = {n: b.input(n) for n in names}
     b.output(build(b, wires))
     return b.build()
-
-
-def named_inputs(b: CircuitBuilder, names: Sequence[str]) -> dict[str, Wire]:
-    return {name: b.input(name) for name in names}
-
-
-def single_output(b: CircuitBuilder, wire: Wire) -> Circuit:
-    b.output(wire)
-    return b.build()

@@ -56,11 +56,6 @@ def partial_evaluate(circuit: Circuit, outputs: Sequence[int], known: Mapping[in
     return [value[r] for r in roots], frozenset(out)
 
 
-def residual_reads(circuit: Circuit, outputs: Sequence[int], known: Mapping[int, Number]) -> frozenset[int]:
-    """Input indices the residual of ``outputs`` reads, given ``known`` input values."""
-    return partial_evaluate(circuit, outputs, known)[1]
-
-
 def concrete_outputs(circuit: Circuit, outputs: Sequence[int], known: Mapping[int, Number]) -> list[Number | None]:
     """The outputs' values when they are concrete under ``known`` (else None)."""
     return partial_evaluate(circuit, outputs, known)[0]
