@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from verified_aat.certificates.document import build_certificate, dumps_certificate
-from verified_aat.checker.check import check_certificate, load_certificate
+from checking import check as check_certificate, load_certificate
 from verified_aat.circuits.io import load_circuit
 from verified_aat.constructions.registry import CONSTRUCTIONS
 from verified_aat.symbolic.certify import certify

@@ -74,9 +74,20 @@ def certificate(result: Any, timings: bool = True) -> dict[str, Any]:
     return build_certificate(result, include_timings=timings)
 
 
-def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, solver: str = "z3") -> Any:
-    """Re-check a certificate (a dict or a path) independently (a CheckReport)."""
-    from .checker.check import check_certificate, load_certificate
+def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, solver: str = "z3",
+          netlist: str | None = None) -> Any:
+    """The trusted kernel's verdict on a certificate (a dict or a path): a kernel Report
+    (``.outcome`` accepted / rejected / not-checked, ``.theorem``, ``.rejections``)."""
+    import hashlib
+    import os
+
+    from .circuits.json_format import canonical_circuit_bytes
+    from .kernel import Options, check_certificate, load_certificate
     doc = load_certificate(certificate) if isinstance(certificate, str) else certificate
     solvers = ("z3", "cvc5") if solver == "both" else (solver,)
-    return check_certificate(doc, circuit, solvers)
+    digest = hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest() if circuit is not None else None
+    link = None
+    if netlist is not None:
+        with open(netlist, "rb") as handle:
+            link = (os.path.basename(netlist), handle.read())
+    return check_certificate(doc, Options(solvers=solvers, circuit_sha256=digest, netlist=link))

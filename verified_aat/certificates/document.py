@@ -1,86 +1,87 @@
-"""The certificate: a versioned JSON document anyone can re-check.
+"""The certificate: a versioned JSON document the trusted kernel re-checks.
 
-It embeds the circuit, the transformer and the encoding (with their sha256
-hashes), the structural coordinates, the schedule rules, the attention claims
-(key-decomposition lemma and a digest of all argmax sets), every distinct
-lemma as self-contained SMT-LIB text with its status and solver, and the
-obligation counts.  Timings live under ``"timings"`` only, so the rest is
-byte-identical for the same inputs.  Format details: docs/certificates.md.
+Version 2 (docs/certificates.md) embeds the circuit and the transformer in
+the kernel's structural forms, the hash of the encoding (the kernel rebuilds
+enc(C) from its own statement of the construction's layout), the engine's
+*hints* (structural coordinates, schedule rules, attention methods and key
+decompositions), what the engine *derived* (layer counts, argmax-set
+summaries, obligation counts), and every distinct lemma as self-contained
+SMT-LIB text.  The kernel trusts none of it: it re-derives everything and
+verifies every hint.  Timings live under ``"timings"`` only, so the rest is
+byte-identical for the same inputs.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-from ..circuits.json_format import canonical_circuit_bytes, circuit_to_json
-from ..circuits.text_format import print_circuit
-from ..transformer.spec import transformer_to_json
+from ..circuits.json_format import canonical_circuit_bytes
 from .attention_digest import sets_digest
+from .kernel_form import circuit_structure, encoding_digest, sha256_json, transformer_form
 
 FORMAT = "verified-aat/certificate"
-VERSION = 1
+VERSION = 2
+CLAIM = ("for every x in R^n and every ordered ring Q ⊆ R ⊆ ℝ: the transformer on enc(C, x), read at the "
+         "read-out positions, equals C(x)")
 
 
-def sha256_json(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def build_certificate(result: Any, include_timings: bool = True) -> dict[str, Any]:
-    """The certificate document for a :class:`~verified_aat.symbolic.certify.CertifyResult`."""
-    circuit_json = circuit_to_json(result.circuit)
-    transformer_json = transformer_to_json(result.transformer)
-    encoding_json = result.encoding.to_json()
+def build_certificate(result: Any, include_timings: bool = True, netlist: dict[str, Any] | None = None
+                      ) -> dict[str, Any]:
+    """The certificate document for a proved :class:`~verified_aat.symbolic.certify.CertifyResult`."""
+    circuit = json.loads(canonical_circuit_bytes(result.circuit))
+    transformer = transformer_form(result.transformer)
     lemmas = []
-    for lemma in result.derivation.lemmas.values():
+    for lemma in sorted(result.derivation.lemmas.values(), key=lambda l: l.digest):
         verdict = result.verdicts.get(lemma.digest)
         lemmas.append({"id": lemma.digest, "kind": lemma.kind, "uses": lemma.uses,
-                       "status": verdict.status if verdict else "unknown",
-                       "solver": verdict.solver if verdict else "none", "smt2": lemma.text})
-    attention = []
+                       "engine": verdict.solver if verdict else "none", "smt2": lemma.text})
+    attention_hints, attention_derived = [], []
     for claim in result.attention:
+        entry: dict[str, Any] = {"function": claim.function, "head": claim.head, "method": claim.method}
         hint = result.hints.get(claim.head) if claim.method == "key-join" else None
-        entry: dict[str, Any] = {"function": claim.function, "head": claim.head, "layers": list(claim.layers),
-                                 "method": claim.method, "lemma": claim.lemma,
-                                 "sets": {"positions": len(claim.sets.set_ids), "distinct": len(claim.sets.distinct),
-                                          "members": sum(len(s) for s in claim.sets.distinct),
-                                          "digest": sets_digest(claim.sets.set_ids, claim.sets.distinct)}}
         if hint is not None:
-            entry["hint"] = {"row_key": print_circuit(hint.row_key, implicit_inputs=True),
-                             "col_key": print_circuit(hint.col_key, implicit_inputs=True),
-                             "col_penalty": print_circuit(hint.col_penalty, implicit_inputs=True),
-                             "facts": {name: str(value) for name, value in hint.facts}}
-        attention.append(entry)
+            coords = result.transformer.coordinates
+            entry["key"] = {"row_key": circuit_structure(hint.row_key), "col_key": circuit_structure(hint.col_key),
+                            "col_penalty": circuit_structure(hint.col_penalty),
+                            "facts": [[name, str(value)] for name, value in
+                                      sorted(hint.facts, key=lambda f: coords.index(f[0]))]}
+        attention_hints.append(entry)
+        attention_derived.append({"function": claim.function, "head": claim.head, "layers": list(claim.layers),
+                                  "method": claim.method,
+                                  "sets": {"positions": len(claim.sets.set_ids), "distinct": len(claim.sets.distinct),
+                                           "members": sum(len(s) for s in claim.sets.distinct),
+                                           "digest": sets_digest(claim.sets.set_ids, claim.sets.distinct)}})
     rules = result.construction_rules
     doc: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
-        "claim": ("for every x in R^n, for every ordered ring Q ⊆ R ⊆ ℝ: the transformer on enc(C, x), read at "
-                  "the read-out positions, equals C(x)"),
+        "claim": CLAIM,
         "construction": result.construction,
-        "depth_bound": result.depth_bound,
-        "domain": "all of R^n (proofs over the reals; the circuit's intended domain is "
-                  f"{result.circuit.domain.value})",
-        "hashes": {"circuit": hashlib.sha256(canonical_circuit_bytes(result.circuit)).hexdigest(),
-                   "transformer": sha256_json(transformer_json), "encoding": sha256_json(encoding_json)},
-        "structural": list(result.structural),
-        "schedule": {"layers": result.transformer.n_layers, "layers_needed": result.schedule.layers_needed,
-                     "rules": {kind: {"scale": r.scale, "offset": r.offset, "ref": r.ref,
+        "info": {"depth_bound": result.depth_bound, "circuit": result.circuit.name,
+                 "domain": ("all of R^n (proofs over the reals; the circuit was meant for "
+                            f"{result.circuit.domain.value})")},
+        "hashes": {"circuit": sha256_json(circuit), "transformer": sha256_json(transformer),
+                   "encoding": encoding_digest(result.encoding)},
+        "circuit": circuit,
+        "transformer": transformer,
+        "hints": {"structural": list(result.structural),
+                  "schedule": {kind: {"scale": r.scale, "offset": r.offset, "ref": r.ref,
                                       "claims": [list(c) for c in r.claims],
                                       "kind_offsets": [list(k) for k in r.kind_offsets]}
-                               for kind, r in sorted(rules.items())}},
-        "attention": attention,
-        "obligations": {kind: n for kind, n in sorted(result.derivation.kinds.items()) if n},
+                               for kind, r in sorted(rules.items())},
+                  "attention": attention_hints},
+        "derived": {"layers": result.transformer.n_layers, "layers_needed": result.schedule.layers_needed,
+                    "attention": attention_derived,
+                    "obligations": {kind: n for kind, n in sorted(result.derivation.kinds.items()) if n}},
         "lemmas": lemmas,
-        "result": {"status": result.status, "problems": list(result.problems),
-                   "distinct_lemmas": len(lemmas), "solver_calls": result.solver_calls},
-        "circuit": circuit_json,
-        "transformer": transformer_json,
-        "encoding": encoding_json,
+        "result": {"status": result.status,
+                   "engine": {"problems": list(result.problems), "solver_calls": result.solver_calls}},
     }
+    if netlist is not None:
+        doc["netlist"] = netlist
     if include_timings:
         doc["timings"] = {"phases": {k: round(v, 4) for k, v in sorted(result.seconds.items())},
                           "lemmas": {l.digest: round(result.verdicts[l.digest].seconds, 5)
@@ -89,7 +90,10 @@ def build_certificate(result: Any, include_timings: bool = True) -> dict[str, An
 
 
 def dumps_certificate(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    """Compact JSON, sorted keys, one top-level key per line (readable with ``verified-aat show``)."""
+    parts = [f"{json.dumps(k)}:{json.dumps(doc[k], sort_keys=True, separators=(',', ':'), ensure_ascii=False)}"
+             for k in sorted(doc)]
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def write_certificate(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
@@ -107,7 +111,26 @@ def export_smt(doc: dict[str, Any], directory: str | os.PathLike[str]) -> list[P
     for lemma in doc["lemmas"]:
         name = f"{lemma['kind'].replace(':', '-')}-{lemma['id'][:12]}.smt2"
         path = out / name
-        path.write_text(f"; status in certificate: {lemma['status']} ({lemma['solver']}); expected: unsat\n"
+        path.write_text(f"; {lemma['kind']} lemma, closed by the engine with {lemma['engine']}; expected: unsat\n"
                         + lemma["smt2"])
         written.append(path)
     return written
+
+
+def is_constructions_own(doc: dict[str, Any]) -> bool | None:
+    """Whether the certificate's transformer is its construction's own T_K for the informational depth
+    bound (None: the construction is unknown).  Never builds a T_K whose layer count differs from the
+    certificate's, so a hostile ``depth_bound`` costs nothing."""
+    from ..constructions.registry import CONSTRUCTIONS
+
+    construction = CONSTRUCTIONS.get(doc.get("construction"))  # type: ignore[arg-type]
+    info = doc.get("info")
+    depth = info.get("depth_bound") if isinstance(info, dict) else None
+    transformer = doc.get("transformer")
+    if construction is None or not isinstance(transformer, dict):
+        return None
+    layers = transformer.get("layers")
+    if type(depth) is not int or depth < 1 or not isinstance(layers, list) or \
+            construction.layers(depth) != len(layers):
+        return False
+    return transformer_form(construction.transformer(depth)) == transformer

@@ -1,43 +1,91 @@
-"""``verified-aat check``: re-check a certificate independently."""
+"""``verified-aat check``: the trusted kernel's verdict on a certificate.
+
+Exit codes: 0 accepted, 1 rejected, 2 bad input (the file is not JSON, a
+bad option), 3 not checked (a solver answered *unknown* or timed out).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+
+from ..errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+
+NETLIST_SUFFIXES = (".bench", ".blif")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="re-check a certificate (independent of the symbolic engine)",
-                       description="Re-derive every obligation of CERT from its circuit, transformer and encoding, "
-                                   "compare with the certificate and re-run the solver(s) on every lemma. "
-                                   "Exit 0 accepted, 1 rejected, 2 bad input.")
+    p = sub.add_parser("check", help="re-check a certificate with the trusted kernel",
+                       description="Re-derive every obligation of CERT with the trusted kernel "
+                                   "(verified_aat/kernel), verify every hint, re-run the solver(s) on every lemma "
+                                   "and run the kernel's own interpreter on seeded inputs. Exit 0 accepted, "
+                                   "1 rejected, 2 bad input, 3 not checked (a solver gave up).")
     p.add_argument("certificate", metavar="CERT")
-    p.add_argument("--circuit", metavar="FILE", help="check against this circuit file (must be the certified one)")
-    p.add_argument("--mode", choices=["exact", "threshold"], default="exact", help="arithmetization for netlists")
+    p.add_argument("--circuit", metavar="FILE",
+                   help="the circuit the certificate must be about: a circuit file (same structure) or a netlist "
+                        "(.bench/.blif: the kernel proves the certified circuit equals the netlist's function)")
+    p.add_argument("--mode", choices=["exact", "threshold"], default=None,
+                   help="(accepted for compatibility; a netlist certificate states its own mode)")
     p.add_argument("--solver", choices=["z3", "cvc5", "both"], default="z3")
-    p.add_argument("--timeout", type=float, default=20.0, help="seconds per lemma and solver")
+    p.add_argument("--timeout", type=float, default=20.0,
+                   help="seconds per lemma and solver (> 0; default 20)")
+    p.add_argument("--defence-budget", type=int, default=None, metavar="N",
+                   help="activation evaluations the kernel's interpreter may spend (0: skip it; default: "
+                        "max(40000, 5 per position), about one full run)")
+    p.add_argument("--verbose", action="store_true", help="print every check with its time")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..checker.check import check_certificate, load_certificate
+    from ..kernel import CertificateFileError, Options, check_certificate, load_certificate
 
-    doc = load_certificate(args.certificate)
-    circuit = None
+    if not args.timeout > 0:
+        raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
+    if args.defence_budget is not None and args.defence_budget < 0:
+        raise InputError(f"must be >= 0, got {args.defence_budget}", "--defence-budget")
+    try:
+        doc = load_certificate(args.certificate)
+    except CertificateFileError as exc:
+        print(f"verified-aat: {exc}", file=__import__("sys").stderr)
+        return EXIT_BAD_INPUT
+    circuit_sha, netlist = None, None
     if args.circuit:
-        from ..circuits.io import load_circuit
-        circuit = load_circuit(args.circuit, args.mode)
+        if args.circuit.lower().endswith(NETLIST_SUFFIXES):
+            with open(args.circuit, "rb") as handle:
+                netlist = (os.path.basename(args.circuit), handle.read())
+        else:
+            import hashlib
+
+            from ..circuits.io import load_circuit
+            from ..circuits.json_format import canonical_circuit_bytes
+            circuit_sha = hashlib.sha256(canonical_circuit_bytes(load_circuit(args.circuit, "exact"))).hexdigest()
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
-    report = check_certificate(doc, circuit, solvers, int(args.timeout * 1000))
+    options = Options(solvers=solvers, timeout_ms=int(args.timeout * 1000), circuit_sha256=circuit_sha,
+                      netlist=netlist, defence_budget=args.defence_budget)
+    report = check_certificate(doc, options)
     print(f"certificate  {args.certificate}")
-    print(f"obligations  {report.obligations} re-derived, {report.lemmas_checked} lemmas, "
+    if args.verbose:
+        for name, result, seconds in report.checks:
+            print(f"  check {name:17} {result:4} {seconds:.3f}s")
+    print(f"obligations  {report.obligations} re-derived, {report.lemmas} lemmas, "
           f"{report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
-    if report.transformer_is_construction is not None:
-        print("transformer  " + ("the construction's own T_K" if report.transformer_is_construction
-                                 else "an edited transformer (not the construction's T_K)"))
+    if report.defence:
+        print(f"defence      {report.defence}")
+    from ..certificates.document import is_constructions_own
+    own = is_constructions_own(doc)
+    if own is not None:
+        print("transformer  " + ("the construction's own T_K" if own else "an edited transformer (not the "
+                                                                      "construction's T_K)"))
+    for rejection in report.rejections:
+        print(f"rejected     {rejection}")
+    for item in report.unchecked:
+        print(f"not checked  {item}")
     if report.accepted:
+        print(f"theorem      {report.theorem}")
         print("result       ACCEPTED")
-        return 0
-    for reason in report.reasons:
-        print(f"rejected     {reason}")
-    print("result       REJECTED")
-    return 1
+        return EXIT_OK
+    if report.rejections:
+        print("result       REJECTED")
+        return EXIT_REFUTED
+    print("result       NOT CHECKED (a solver gave up: this is neither a rejection nor a proof)")
+    return EXIT_UNKNOWN

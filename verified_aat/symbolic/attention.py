@@ -38,7 +38,7 @@ def hint_lemma(score: Score, hint: ScoreHint, coordinates: Sequence[str]) -> str
     lines = [LOGIC, SGN_DEFINITION]
     for v in ("x", "y", "z"):
         lines += [f"(declare-const {p} Real)" for p in vec[v]]
-    for name, value in hint.facts:
+    for name, value in sorted(hint.facts, key=lambda fact: d.index(fact[0])):
         k = d.index(name)
         lines += [f"(assert (= {vec[v][k]} {numeral(value)}))" for v in ("x", "y", "z")]
 

@@ -60,8 +60,12 @@ def _equations(text: str) -> tuple[LazyEvaluator, list[tuple[Any, Any]]] | None:
     goal = None
     for form in _parse(_tokens(text)):
         if form[0] == "define-fun" and form[1] != "sgn":
+            if form[1] in functions or form[1] in variables:
+                return None
             functions[form[1]] = ([p[0] for p in form[2]], form[4])
         elif form[0] == "declare-const":
+            if form[1] in variables or form[1] in functions:
+                return None  # a name declared twice: not a lemma this normal form may judge
             variables[form[1]] = len(variables)
         elif form[0] == "assert":
             if goal is not None or form[1][0] != "not":

@@ -39,11 +39,17 @@ class LayerFunction:
 
 
 def layer_functions(transformer: Transformer) -> list[LayerFunction]:
-    """Distinct layers, in order of first use."""
-    found: dict[Layer, list[int]] = {}
+    """Distinct layers (equal heads and activation structure; names do not count), in order of first use."""
+    from ..certificates.kernel_form import layer_key
+
+    found: dict[tuple, tuple[Layer, list[int]]] = {}
+    keys: dict[int, tuple] = {}
     for number, layer in enumerate(transformer.layers, start=1):
-        found.setdefault(layer, []).append(number)
-    return [LayerFunction(i, layer, tuple(ls)) for i, (layer, ls) in enumerate(found.items())]
+        key = keys.get(id(layer))
+        if key is None:
+            key = keys[id(layer)] = layer_key(layer)
+        found.setdefault(key, (layer, []))[1].append(number)
+    return [LayerFunction(i, layer, tuple(ls)) for i, (layer, ls) in enumerate(found.values())]
 
 
 @dataclass

@@ -128,7 +128,8 @@ class LazyEvaluator:
     def __init__(self, functions: dict[str, tuple[list[str], Any]], variables: dict[str, int]):
         self.functions = functions
         self.variables = variables
-        self.atoms = SignAtoms(len(variables))
+        # sign atoms are numbered after every variable index, so an atom never shares one
+        self.atoms = SignAtoms(max(variables.values(), default=-1) + 1)
 
     def value(self, expr: Any, env: dict[str, Callable[[], Poly]]) -> Poly:
         if isinstance(expr, str):

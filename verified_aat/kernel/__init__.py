@@ -1,0 +1,100 @@
+"""The trusted kernel: ``check_certificate`` accepts, rejects, or says *not checked*.
+
+Everything the verdict rests on is in this package, and it imports nothing
+else from ``verified_aat`` — only the standard library, the solvers (z3,
+cvc5) and, for the defence interpreter alone, numpy.  The argument it checks
+is docs/soundness.md; every check in ``checks.py`` names its step there.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from .checks import CHECKS, VERSION
+from .data import Malformed
+from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Rejection, Report
+
+class CertificateFileError(ValueError):
+    """The certificate file cannot be read as JSON at all (bad input, exit 2)."""
+
+
+def load_certificate(path: str) -> dict[str, Any]:
+    """Read a certificate file as JSON (no semantics yet: the checks judge the content)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise CertificateFileError(f"{path}: {exc.strerror or exc}") from None
+    return parse_certificate(raw, path)
+
+
+def parse_certificate(raw: bytes, path: str = "<certificate>") -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CertificateFileError(f"{path}: not a certificate (not UTF-8 text)") from None
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise CertificateFileError(f"{path}:{exc.lineno}: not a certificate: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise CertificateFileError(f"{path}: not a certificate: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise CertificateFileError(f"{path}: not a certificate: {exc}") from None
+    if not isinstance(doc, dict):
+        raise CertificateFileError(f"{path}: not a certificate: the top level is not a JSON object")
+    return doc
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Report:
+    """Run every check of the table in order; the first failing check ends the run."""
+    start = time.perf_counter()
+    ctx = Context(doc, options or Options())
+    report = Report()
+    for check in CHECKS:
+        t0 = time.perf_counter()
+        try:
+            problems = check.run(ctx)
+        except Malformed as exc:
+            problems = [f"{exc.path}: {exc.message}"]
+        except (RecursionError, MemoryError) as exc:
+            problems = [f"too large to check ({type(exc).__name__})"]
+        report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
+        if problems:
+            report.rejections = [Rejection(check.name, check.step, check.rule, p) for p in problems]
+            break
+    report.unchecked = list(ctx.unchecked)
+    report.lemmas = len(ctx.derivation.lemmas)
+    report.obligations = sum(ctx.derivation.counts.values())
+    report.solver_runs = ctx.solver_runs
+    report.defence = ctx.defence
+    if report.rejections:
+        report.outcome = REJECTED
+    elif report.unchecked:
+        report.outcome = NOT_CHECKED
+    else:
+        report.outcome = ACCEPTED
+        report.theorem = theorem(ctx)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def theorem(ctx: Context) -> str:
+    """The accepted statement in one line (docs/soundness.md, S13)."""
+    C, T = ctx.circuit, ctx.transformer
+    assert C is not None and T is not None
+    sentence = (f"for every x in R^{C.n_inputs} and every ordered ring Q ⊆ R ⊆ ℝ: T (sha256 "
+                f"{ctx.hashes['transformer'][:12]}, {len(T.layers)} layers) on enc_{ctx.doc['construction']}(C, x) "
+                f"reads out C(x) for C (sha256 {ctx.hashes['circuit'][:12]}, {len(C.gates)} gates, "
+                f"{len(C.outputs)} outputs)")
+    return sentence + (f"; {ctx.netlist_theorem}" if ctx.netlist_theorem else "")
+
+
+__all__ = ["ACCEPTED", "NOT_CHECKED", "REJECTED", "VERSION", "CertificateFileError", "Options", "Report",
+           "check_certificate", "load_certificate", "parse_certificate"]

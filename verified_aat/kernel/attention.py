@@ -1,0 +1,137 @@
+"""Argmax sets (docs/soundness.md, S6), computed by the kernel from structure alone.
+
+Two methods, each with the condition that makes it sound:
+
+* **key-join**: a key lemma, proved by the solver, says that for all real
+  vectors x, y, z satisfying the facts,
+  score(x,y) + (rk(x) − ck(y))² + pen(y) = score(x,z) + (rk(x) − ck(z))² + pen(z).
+  With rk, ck, pen reading structural coordinates only and every fact about a
+  structural coordinate that holds at every position, argmax_j score(x_i, x_j)
+  = argmin_j (rk_i − ck_j)² + pen_j at every layer; a join over sorted keys
+  computes it exactly.
+* **brute-force**: the score reads structural coordinates only (its cone, or
+  the bilinear form's non-zero entries), so scores are those of the encoded
+  rows at every layer; they are evaluated on all pairs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from typing import Any, Sequence
+
+from .circuits import compiled, reads
+from .data import Bilinear, Circuit, Number
+from .smt import LOGIC, SGN, bilinear_term, numeral, term
+
+BRUTE_FORCE_LIMIT = 1500
+"""Longest sequence on which brute-force attention is evaluated (N² score evaluations)."""
+
+Sets = list[tuple[int, ...]]
+
+
+def score_reads(score: Circuit | Bilinear, d: int) -> set[int]:
+    """Coordinates (of either vector) the score may read."""
+    if isinstance(score, Bilinear):
+        return {r for r, _, _ in score.entries} | {c for _, c, _ in score.entries}
+    return {k % d for k in reads(score, list(score.outputs))}
+
+
+def key_lemma(score: Circuit | Bilinear, keys: dict[str, Circuit], facts: Sequence[tuple[int, Number]],
+              coordinates: Sequence[str]) -> str:
+    """The key-decomposition lemma (docs/certificates.md): unsat ⇔ the decomposition holds."""
+    vec = {v: [f"{v}_{c}" for c in coordinates] for v in "xyz"}
+    lines = [LOGIC, SGN]
+    lines += [f"(declare-const {name} Real)" for v in "xyz" for name in vec[v]]
+    for c, value in facts:
+        lines += [f"(assert (= {vec[v][c]} {numeral(value)}))" for v in "xyz"]
+
+    def side(col: str) -> str:
+        if isinstance(score, Bilinear):
+            s = bilinear_term(score.entries, vec["x"], vec[col])
+        else:
+            s = term(score, 0, vec["x"] + vec[col])
+        diff = f"(- {term(keys['row_key'], 0, vec['x'])} {term(keys['col_key'], 0, vec[col])})"
+        return f"(+ {s} (* {diff} {diff}) {term(keys['col_penalty'], 0, vec[col])})"
+
+    lines.append(f"(assert (not (= {side('y')} {side('z')})))")
+    lines.append("(check-sat)")
+    return "\n".join(lines) + "\n"
+
+
+def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit]) -> Sets:
+    """argmin_j (rk(row_i) − ck(row_j))² + pen(row_j) for every i; equal row keys share one tuple.
+
+    For a row key a, the candidates are the column keys; the cost of key k is
+    (a − k)² + (the least penalty among columns with key k).  Walking outward
+    from a in both directions, (a − k)² only grows, so a direction can stop as
+    soon as (a − k)² + (the least penalty overall) exceeds the best cost found.
+    """
+    rk, ck, pen = (compiled(keys[k]) for k in ("row_key", "col_key", "col_penalty"))
+    groups: dict[Number, dict[Number, list[int]]] = {}
+    for j, row in enumerate(rows):
+        groups.setdefault(ck(*row)[0], {}).setdefault(pen(*row)[0], []).append(j)
+    ordered = sorted(groups)
+    least = {k: min(g) for k, g in groups.items()}
+    floor = min(least.values())
+    memo: dict[Number, tuple[int, ...]] = {}
+    out: Sets = []
+    for row in rows:
+        a = rk(*row)[0]
+        found = memo.get(a)
+        if found is None:
+            best: Any = None
+            chosen: list[Number] = []
+            start = bisect.bisect_left(ordered, a)
+            for k_range in (range(start - 1, -1, -1), range(start, len(ordered))):
+                for k in k_range:
+                    key = ordered[k]
+                    distance = (a - key) * (a - key)
+                    if best is not None and distance + floor > best:
+                        break
+                    cost = distance + least[key]
+                    if best is None or cost < best:
+                        best, chosen = cost, [key]
+                    elif cost == best:
+                        chosen.append(key)
+            found = memo[a] = tuple(sorted(j for key in chosen for j in groups[key][least[key]]))
+        out.append(found)
+    return out
+
+
+def brute_force(rows: Sequence[Sequence[Number]], score: Circuit | Bilinear) -> Sets:
+    """argmax_j score(row_i, row_j) on all pairs."""
+    if isinstance(score, Bilinear):
+        entries = score.entries
+
+        def value(x: Sequence[Number], y: Sequence[Number]) -> Number:
+            return sum(q * x[r] * y[c] for r, c, q in entries)
+    else:
+        f = compiled(score)
+
+        def value(x: Sequence[Number], y: Sequence[Number]) -> Number:
+            return f(*x, *y)[0]
+    out: Sets = []
+    for x in rows:
+        values = [value(x, y) for y in rows]
+        top = max(values)
+        out.append(tuple(j for j, v in enumerate(values) if v == top))
+    return out
+
+
+def summary(sets: Sets) -> dict[str, Any]:
+    """positions, distinct sets, their members, and the digest of docs/certificates.md."""
+    number: dict[tuple[int, ...], int] = {}
+    by_object: dict[int, int] = {}  # one hash per distinct tuple object, not per position: no n² on wide sets
+    ids: list[int] = []
+    for s in sets:
+        known = by_object.get(id(s))
+        if known is None:
+            known = by_object[id(s)] = number.setdefault(s, len(number))
+        ids.append(known)
+    digest = hashlib.sha256()
+    digest.update("".join(f"{p}:{s}\n" for p, s in enumerate(ids)).encode())
+    for s in number:
+        digest.update(f"#{number[s]}:{' '.join(map(str, s))}\n".encode())
+    return {"positions": len(sets), "distinct": len(number), "members": sum(map(len, number)),
+            "digest": digest.hexdigest()}

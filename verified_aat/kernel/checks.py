@@ -1,0 +1,360 @@
+"""The kernel's checks: a table of named rules over a typed context (Alive2 style).
+
+Each check enforces one rule, names the step of docs/soundness.md that the
+rule discharges, and reports every violation it finds.  Checks run in table
+order and each may rely on the ones before it, so the first failing check
+stops the run.  Nothing in the certificate is trusted: every field is either
+recomputed here (hashes, encoding, claims, argmax sets, obligations, lemma
+texts) or is a hint that the kernel verifies in full (structural
+coordinates, schedule rules, attention methods and key decompositions).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Callable
+
+from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, score_reads, summary
+from .circuits import reads
+from .data import (MAX_DEGREE, MAX_LAYERS, Bilinear, Malformed, as_dict, as_int, as_list, as_rational, load_circuit,
+                   load_transformer, need)
+from .defence import run_defence
+from .layouts import LAYOUTS, OutsideLayout, encoding_digest
+from .netlist_link import check_netlist
+from .obligations import Deriver, activation_params, frame_changes, layer_functions
+from .report import Context
+from .schedule import base_failures, claims_from_rules, count_base, layers_needed, readout_failures
+from .solvers import SAT, SOLVERS, UNSAT
+
+FORMAT = "verified-aat/certificate"
+VERSION = 2
+CIRCUIT_FORMAT = "verified-aat/circuit-structure"
+KEY_KIND = "attention:key-decomposition"
+TOP_KEYS = {"format", "version", "claim", "construction", "info", "hashes", "circuit", "transformer", "hints",
+            "derived", "lemmas", "result"}
+OPTIONAL_TOP_KEYS = {"netlist", "timings"}
+
+
+def sha256_json(value: object) -> str:
+    """The hash of a JSON value in canonical form (sorted keys, no spaces, ASCII)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    step: str
+    rule: str
+    run: Callable[[Context], list[str]]
+
+
+# -- S1: data -------------------------------------------------------------------------
+
+def _document(ctx: Context) -> list[str]:
+    doc = as_dict(ctx.doc, "$", TOP_KEYS, OPTIONAL_TOP_KEYS)
+    need(doc["format"] == FORMAT, "$.format", f"must be {FORMAT!r}")
+    need(type(doc["version"]) is int and doc["version"] == VERSION, "$.version",
+         f"this kernel checks version {VERSION} (regenerate older certificates with certify), got {doc['version']!r}"[:200])
+    need(type(doc["claim"]) is str, "$.claim", "expected a string")
+    need(type(doc["construction"]) is str, "$.construction", "expected a string")
+    need(type(doc["info"]) is dict, "$.info", "expected an object")
+    result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
+    need(result["status"] == "proved", "$.result.status", f"the certificate claims {result['status']!r}, not 'proved'"[:120])
+    return []
+
+
+def _circuit(ctx: Context) -> list[str]:
+    raw = ctx.doc["circuit"]
+    ctx.circuit = load_circuit(raw, "$.circuit", extra_keys={"format", "version", "domain"})
+    need(raw.get("format") == CIRCUIT_FORMAT and raw.get("version") == 1 and type(raw.get("version")) is int,
+         "$.circuit", f"expected format {CIRCUIT_FORMAT!r} version 1")
+    need(raw.get("domain") in ("rationals", "boolean"), "$.circuit.domain", "must be 'rationals' or 'boolean'")
+    ctx.domain = raw["domain"]
+    return []
+
+
+def _transformer(ctx: Context) -> list[str]:
+    ctx.transformer = load_transformer(ctx.doc["transformer"])
+    return []
+
+
+def _hashes(ctx: Context) -> list[str]:
+    given = as_dict(ctx.doc["hashes"], "$.hashes", {"circuit", "transformer", "encoding"})
+    ctx.hashes = {"circuit": sha256_json(ctx.doc["circuit"]), "transformer": sha256_json(ctx.doc["transformer"])}
+    return [f"the embedded {k} has hash {v[:16]}…, the certificate says {str(given[k])[:16]}…"
+            for k, v in ctx.hashes.items() if given[k] != v]
+
+
+def _given_circuit(ctx: Context) -> list[str]:
+    wanted = ctx.options.circuit_sha256
+    if wanted is None or wanted == ctx.hashes["circuit"]:
+        return []
+    return [f"the given circuit has structure hash {wanted[:16]}…, the certified one {ctx.hashes['circuit'][:16]}…"]
+
+
+# -- S2: the encoding ------------------------------------------------------------------
+
+def _encoding(ctx: Context) -> list[str]:
+    name = ctx.doc["construction"]
+    layout = LAYOUTS.get(name)
+    if layout is None:
+        return [f"the kernel states no encoding for construction {name!r}"[:200]]
+    try:
+        encoding = layout.build(ctx.circuit)  # type: ignore[arg-type]
+    except OutsideLayout as exc:
+        return [f"the circuit is outside {name}'s encoding: {exc}"]
+    T = ctx.transformer
+    if T.coordinates != encoding.coordinates:  # type: ignore[union-attr]
+        return [f"the transformer's coordinates {list(T.coordinates)} are not {name}'s "  # type: ignore[union-attr]
+                f"{list(encoding.coordinates)}"]
+    digest = encoding_digest(encoding)
+    ctx.hashes["encoding"] = digest
+    if ctx.doc["hashes"]["encoding"] != digest:
+        return [f"enc(C) as the kernel builds it for {name} has hash {digest[:16]}…, the certificate's proof was about "
+                f"an encoding with hash {str(ctx.doc['hashes']['encoding'])[:16]}…"]
+    ctx.encoding = encoding
+    ctx.rows = list(encoding.rows)
+    return []
+
+
+# -- S7 / S11: what can be rendered and pooled exactly -------------------------------------
+
+def _exact_pooling(ctx: Context) -> list[str]:
+    return [f"layer {n}, head {h.name}: softmax pooling is not exact; nothing can be certified"
+            for n, layer in enumerate(ctx.transformer.layers, start=1) for h in layer.heads  # type: ignore[union-attr]
+            if h.pooling == "softmax"][:3]
+
+
+def _names(ctx: Context) -> list[str]:
+    """Parameters are ``<owner>_<coordinate>``: distinct unless an underscore makes two of them meet."""
+    T = ctx.transformer
+    for layer in {layer.key: layer for layer in T.layers}.values():  # type: ignore[union-attr]
+        symbols = activation_params(T, layer)  # type: ignore[arg-type]
+        if len(set(symbols)) != len(symbols):
+            return [f"two activation inputs get the same SMT name in a layer with heads "
+                    f"{[h.name for h in layer.heads]}: rename a head or a coordinate"]
+    return []
+
+
+# -- S4: hints ------------------------------------------------------------------------------
+
+def _structural(ctx: Context) -> list[str]:
+    hints = as_dict(ctx.doc["hints"], "$.hints", {"structural", "schedule", "attention"})
+    raw = as_list(hints["structural"], "$.hints.structural", 256)
+    coords = ctx.encoding.coordinates  # type: ignore[union-attr]
+    for k, c in enumerate(raw):
+        need(c in coords, f"$.hints.structural[{k}]", f"unknown coordinate {c!r}"[:120])
+    ctx.structural = {coords.index(c) for c in raw}
+    need(len(ctx.structural) == len(raw), "$.hints.structural", "a coordinate is listed twice")
+    return [f"input x_{i} is placed in structural coordinate {coords[c]} (position {p})"
+            for p, c, i in ctx.encoding.input_slots if c in ctx.structural][:3]  # type: ignore[union-attr]
+
+
+def _schedule(ctx: Context) -> list[str]:
+    ctx.claims = claims_from_rules(ctx.doc["hints"]["schedule"], ctx.circuit, ctx.encoding,  # type: ignore[arg-type]
+                                   ctx.structural)
+    return []
+
+
+def _base(ctx: Context) -> list[str]:
+    return list(_first(base_failures(ctx.claims, ctx.circuit, ctx.encoding)))  # type: ignore[arg-type]
+
+
+def _readout(ctx: Context) -> list[str]:
+    return list(_first(readout_failures(ctx.claims, ctx.circuit, ctx.encoding,  # type: ignore[arg-type]
+                                        len(ctx.transformer.layers))))  # type: ignore[union-attr]
+
+
+# -- S6: attention ----------------------------------------------------------------------------
+
+def _attention(ctx: Context) -> list[str]:
+    T = ctx.transformer
+    d = T.dimension  # type: ignore[union-attr]
+    ctx.functions = layer_functions(T)  # type: ignore[arg-type]
+    claims = {}
+    for k, raw in enumerate(as_list(ctx.doc["hints"]["attention"], "$.hints.attention", 10 * MAX_LAYERS)):
+        entry = as_dict(raw, f"$.hints.attention[{k}]", {"function", "head", "method"}, {"key"})
+        need((entry["function"], entry["head"]) not in claims, f"$.hints.attention[{k}]", "a head is given twice")
+        claims[(entry["function"], entry["head"])] = (k, entry)
+    problems: list[str] = []
+    by_score: dict[object, list[tuple[int, ...]]] = {}
+    for fn in ctx.functions:
+        for h, head in enumerate(fn.layer.heads):
+            found = claims.pop((fn.number, head.name), None)
+            if found is None:
+                return [f"layer {fn.layers[0]}, head {head.name}: the certificate gives no attention method"]
+            k, entry = found
+            where = f"$.hints.attention[{k}]"
+            method = entry["method"]
+            if method == "key-join":
+                need("key" in entry, where, "a key-join needs a key decomposition")
+                keys, facts = _load_key(entry["key"], f"{where}.key", ctx)
+                bad = [name for name, c in keys.items() if c.n_inputs != d or len(c.outputs) != 1]
+                need(not bad, f"{where}.key", f"key circuits take the {d} coordinates and give one output")
+                read = set().union(*(reads(c, list(c.outputs)) for c in keys.values()))
+                if not read <= ctx.structural:
+                    return [f"head {head.name}: the key circuits read value coordinates "
+                            f"{sorted(T.coordinates[c] for c in read - ctx.structural)}"]  # type: ignore[union-attr]
+                for c, value in facts:
+                    if c not in ctx.structural:
+                        return [f"head {head.name}: fact {T.coordinates[c]} = {value} is about a coordinate "  # type: ignore[union-attr]
+                                f"that may change"]
+                    if any(row[c] != value for row in ctx.rows):
+                        return [f"head {head.name}: fact {T.coordinates[c]} = {value} fails at some position"]  # type: ignore[union-attr]
+                text = key_lemma(head.score, keys, facts, T.coordinates)  # type: ignore[union-attr]
+                ctx.derivation.use(text, KEY_KIND, count=False)  # counted as attention below
+                cache = ("key", text)
+                if cache not in by_score:
+                    by_score[cache] = join(ctx.rows, keys)
+            elif method == "brute-force":
+                need("key" not in entry, where, "brute-force takes no key")
+                value_reads = score_reads(head.score, d) - ctx.structural
+                if value_reads:
+                    return [f"head {head.name}: brute-force attention on a score that reads value coordinates "
+                            f"{sorted(T.coordinates[c] for c in value_reads)}: its argmax sets may depend on x"]  # type: ignore[union-attr]
+                if len(ctx.rows) > BRUTE_FORCE_LIMIT:
+                    return [f"head {head.name}: brute force is limited to {BRUTE_FORCE_LIMIT} positions, the sequence "
+                            f"has {len(ctx.rows)}"]
+                cache = ("brute", head.score_key)
+                if cache not in by_score:
+                    by_score[cache] = brute_force(ctx.rows, head.score)
+            else:
+                raise Malformed(f"{where}.method", f"must be 'key-join' or 'brute-force', got {method!r}"[:120])
+            ctx.sets[(fn.number, h)] = by_score[cache]
+            ctx.attention_methods[(fn.number, h)] = method
+    if claims:
+        k, _ = next(iter(claims.values()))
+        raise Malformed(f"$.hints.attention[{k}]", "names a head that no layer has")
+    return problems
+
+
+def _load_key(raw: object, path: str, ctx: Context):  # type: ignore[no-untyped-def]
+    obj = as_dict(raw, path, {"row_key", "col_key", "col_penalty", "facts"})
+    keys = {name: load_circuit(obj[name], f"{path}.{name}", 10_000, max_degree=MAX_DEGREE)
+            for name in ("row_key", "col_key", "col_penalty")}
+    coords = ctx.transformer.coordinates  # type: ignore[union-attr]
+    facts = []
+    for k, item in enumerate(as_list(obj["facts"], f"{path}.facts", len(coords))):
+        need(type(item) is list and len(item) == 2 and item[0] in coords, f"{path}.facts[{k}]",
+             "expected [coordinate, value]")
+        facts.append((coords.index(item[0]), as_rational(item[1], f"{path}.facts[{k}][1]")))
+    need(len({c for c, _ in facts}) == len(facts), f"{path}.facts", "a coordinate is given twice")
+    return keys, sorted(facts)
+
+
+# -- S8, S9: frame and obligations ----------------------------------------------------------------
+
+def _structural_frame(ctx: Context) -> list[str]:
+    problems: list[str] = []
+    for fn in ctx.functions:
+        problems += frame_changes(fn, ctx.transformer, ctx.rows, ctx.structural, ctx.sets)  # type: ignore[arg-type]
+    return problems[:3]
+
+
+def _obligations(ctx: Context) -> list[str]:
+    C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
+    deriver = Deriver(C, T, ctx.rows, ctx.claims, ctx.structural, ctx.sets)  # type: ignore[arg-type]
+    deriver.derivation = ctx.derivation
+    deriver.set_roles([C.gates[r.gate].op if r.kind == "gate" else r.kind for r in E.roles],  # type: ignore[union-attr]
+                      [r.kind for r in E.roles])  # type: ignore[union-attr]
+    deriver.run(ctx.functions)
+    counts = ctx.derivation.counts
+    n = len(ctx.rows)
+    counts.update({"structure": n, "base": count_base(ctx.claims), "schedule": len(C.outputs),  # type: ignore[union-attr]
+                   "attention": n * sum(len(fn.layer.heads) for fn in ctx.functions),
+                   "frame:structure": n * len(ctx.structural) * len(ctx.functions)})
+    derived = as_dict(ctx.doc["derived"], "$.derived", {"layers", "layers_needed", "attention", "obligations"})
+    attention = [{"function": fn.number, "head": head.name, "layers": list(fn.layers),
+                  "method": ctx.attention_methods[(fn.number, h)], "sets": summary(ctx.sets[(fn.number, h)])}
+                 for fn in ctx.functions for h, head in enumerate(fn.layer.heads)]
+    mine = {"layers": len(T.layers), "layers_needed": layers_needed(ctx.claims, E),  # type: ignore[union-attr,arg-type]
+            "attention": attention, "obligations": {k: v for k, v in sorted(counts.items()) if v}}
+    return [f"{key}: the kernel derives {json.dumps(mine[key])[:160]}, the certificate says "
+            f"{json.dumps(derived[key])[:160]}" for key in ("layers", "layers_needed", "obligations", "attention")
+            if derived[key] != mine[key]][:2]
+
+
+def _lemmas(ctx: Context) -> list[str]:
+    mine = ctx.derivation.lemmas
+    listed: dict[str, dict] = {}
+    for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 10_000_000)):
+        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "uses", "smt2"}, {"engine"})
+        need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct strings")
+        listed[entry["id"]] = entry
+    problems = []
+    for digest, lemma in mine.items():
+        entry = listed.pop(digest, None)
+        if entry is None:
+            problems.append(f"the kernel's {lemma.kind} lemma {digest[:12]} is missing (dropped or edited)")
+        elif (entry["kind"], entry["uses"], entry["smt2"]) != (lemma.kind, lemma.uses, lemma.text):
+            problems.append(f"lemma {digest[:12]}: the certificate's kind, use count or text differs from the kernel's "
+                            f"({entry['kind']!r}, {entry['uses']!r} uses vs {lemma.kind!r}, {lemma.uses})"[:240])
+    problems += [f"lemma {str(d)[:12]} ({str(e['kind'])[:40]}) is not an obligation the kernel derives"
+                 for d, e in listed.items()]
+    return problems[:4]
+
+
+# -- S12: solvers ---------------------------------------------------------------------------------
+
+def _solvers(ctx: Context) -> list[str]:
+    problems = []
+    for digest, lemma in sorted(ctx.derivation.lemmas.items()):
+        for name in ctx.options.solvers:
+            ctx.solver_runs += 1
+            try:
+                answer = SOLVERS[name](lemma.text, ctx.options.timeout_ms)
+            except ImportError:
+                ctx.unchecked.append(f"solver {name} is not installed (pip install {name})")
+                return problems
+            if answer == SAT:
+                problems.append(f"{lemma.kind} lemma {digest[:12]} is false: {name} finds a counterexample")
+            elif answer != UNSAT:
+                ctx.unchecked.append(f"{lemma.kind} lemma {digest[:12]}: {name} says {answer}")
+    return problems[:4]
+
+
+# -- D and N: the interpreter and the netlist link ---------------------------------------------------
+
+def _defence(ctx: Context) -> list[str]:
+    problems, ctx.defence = run_defence(ctx)
+    return problems
+
+
+def _netlist(ctx: Context) -> list[str]:
+    problems, ctx.netlist_theorem = check_netlist(ctx)
+    return problems
+
+
+def _first(items, limit: int = 3) -> list[str]:  # type: ignore[no-untyped-def]
+    out = []
+    for item in items:
+        out.append(item)
+        if len(out) == limit:
+            break
+    return out
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("document", "S1", "a version-2 certificate that claims a proof", _document),
+    Check("circuit", "S1", "the embedded circuit is a well-formed arithmetic circuit", _circuit),
+    Check("transformer", "S1", "the embedded transformer is well-formed", _transformer),
+    Check("names", "S11", "every SMT name stands for one activation input", _names),
+    Check("hashes", "S1", "the hashes are those of the embedded objects", _hashes),
+    Check("given-circuit", "S1", "the circuit given with --circuit is the certified one", _given_circuit),
+    Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)", _encoding),
+    Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", _exact_pooling),
+    Check("structural", "S4", "structural coordinates are coordinates that carry no input", _structural),
+    Check("schedule", "S4", "the schedule hint is in the kernel's rule form", _schedule),
+    Check("readout", "S10", "every output is read where a claim gives its value by the last layer", _readout),
+    Check("base", "S5", "every claim settled at a layer <= 0 holds in enc(C, x)", _base),
+    Check("attention", "S6", "argmax sets come from proven keys or from structure-only scores", _attention),
+    Check("structural-frame", "S8", "no layer changes a structural coordinate", _structural_frame),
+    Check("obligations", "S9", "the certificate's derived counts are the kernel's", _obligations),
+    Check("lemmas", "S11", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
+    Check("defence", "D", "the kernel's own interpreter agrees with C on seeded inputs", _defence),
+    Check("solvers", "S12", "every lemma is unsat (valid over the reals)", _solvers),
+    Check("netlist", "N", "the circuit computes the netlist's Boolean function", _netlist),
+)

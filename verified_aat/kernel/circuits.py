@@ -1,0 +1,160 @@
+"""Exact arithmetic on the kernel's circuits: evaluation, cones, partial evaluation.
+
+Values are ints while integral and Fractions otherwise (exact rationals);
+sign(0) = 0.  :func:`compiled` turns a small circuit into straight-line
+Python for the kernel's joins and its interpreter; it uses only ``+``, ``*``
+and comparisons, so it is exact on ints and Fractions.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Sequence
+
+from .data import Circuit, Number, exact, too_big
+
+
+def sign(v: Number) -> int:
+    return (v > 0) - (v < 0)
+
+
+def apply(op: str, values: Sequence[Number]) -> Number:
+    """One gate's operation on exact values (add of nothing is 0)."""
+    if op == "add":
+        total: Number = 0
+        for v in values:
+            total += v
+        return exact(total)
+    if op == "mul":
+        product: Number = 1
+        for v in values:
+            product *= v
+        return exact(product)
+    assert op == "sign"
+    return sign(values[0])
+
+
+class TooBig(Exception):
+    """A concrete value grew beyond :data:`~.data.MAX_BITS`."""
+
+
+def evaluate(circuit: Circuit, x: Sequence[Number]) -> list[Number]:
+    """The value of every gate on the input vector ``x`` (:class:`TooBig` if a number explodes)."""
+    values: list[Number] = []
+    for gate in circuit.gates:
+        if gate.op == "input":
+            values.append(x[gate.index])  # type: ignore[index]
+        elif gate.op == "const":
+            values.append(gate.value)  # type: ignore[arg-type]
+        else:
+            value = apply(gate.op, [values[a] for a in gate.args])
+            if gate.op == "mul" and too_big(value):
+                raise TooBig(f"gate {len(values)}")
+            values.append(value)
+    return values
+
+
+def constant_values(circuit: Circuit) -> list[Number | None]:
+    """Each gate's value when it does not depend on any input, else None."""
+    values: list[Number | None] = []
+    for gate in circuit.gates:
+        if gate.op == "input":
+            values.append(None)
+        elif gate.op == "const":
+            values.append(gate.value)
+        else:
+            args = [values[a] for a in gate.args]
+            value = None if any(v is None for v in args) else apply(gate.op, args)  # type: ignore[arg-type]
+            values.append(None if value is not None and too_big(value) else value)  # too big: not used as known
+    return values
+
+
+def depths(circuit: Circuit) -> list[int]:
+    """depth(input) = depth(const) = 0, depth(g) = 1 + max depth(args) (an empty add: 1)."""
+    out: list[int] = []
+    for gate in circuit.gates:
+        if gate.op in ("input", "const"):
+            out.append(0)
+        else:
+            out.append(1 + max((out[a] for a in gate.args), default=0))
+    return out
+
+
+def cone(circuit: Circuit, roots: Sequence[int]) -> list[int]:
+    """The gates the roots depend on, in increasing (topological) order."""
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        g = stack.pop()
+        if g not in seen:
+            seen.add(g)
+            stack.extend(circuit.gates[g].args)
+    return sorted(seen)
+
+
+def reads(circuit: Circuit, roots: Sequence[int]) -> set[int]:
+    """The input indices in the cone of the roots (a sound over-approximation of what they read)."""
+    return {circuit.gates[g].index for g in cone(circuit, roots) if circuit.gates[g].op == "input"}  # type: ignore[misc]
+
+
+def partial(circuit: Circuit, outputs: Sequence[int], known: Mapping[int, Number]
+            ) -> tuple[list[Number | None], set[int]]:
+    """Outputs' values where concrete (else None) and the unknown inputs the rest still reads.
+
+    A gate is concrete when all its arguments are, or when it is a product
+    with a concrete 0 argument.  (Which inputs count as read never affects
+    soundness: an unread input becomes a universally quantified variable.)
+    """
+    roots = [circuit.outputs[o] for o in outputs]
+    value: dict[int, Number | None] = {}
+    needs: dict[int, frozenset[int]] = {}
+    none: frozenset[int] = frozenset()
+    for g in cone(circuit, roots):
+        gate = circuit.gates[g]
+        if gate.op == "input":
+            if gate.index in known:
+                value[g], needs[g] = known[gate.index], none  # type: ignore[index]
+            else:
+                value[g], needs[g] = None, frozenset((gate.index,))  # type: ignore[arg-type]
+        elif gate.op == "const":
+            value[g], needs[g] = gate.value, none
+        else:
+            args = [value[a] for a in gate.args]
+            if all(v is not None for v in args):
+                value[g], needs[g] = apply(gate.op, args), none  # type: ignore[arg-type]
+            elif gate.op == "mul" and any(v is not None and v == 0 for v in args):
+                value[g], needs[g] = 0, none
+            else:
+                value[g] = None
+                needs[g] = frozenset().union(*(needs[a] for a in gate.args if value[a] is None))
+    read: set[int] = set()
+    for r in roots:
+        read |= needs[r]
+    return [value[r] for r in roots], read
+
+
+def compiled(circuit: Circuit) -> Callable[..., tuple[Any, ...]]:
+    """``f(x0, …, x_{n−1}) -> outputs`` as straight-line Python (exact on ints and Fractions)."""
+    consts: dict[str, Any] = {"_sign": sign}
+    lines = [f"def _f({', '.join(f'x{i}' for i in range(circuit.n_inputs))}):"]
+    for g, gate in enumerate(circuit.gates):
+        if gate.op == "input":
+            expr = f"x{gate.index}"
+        elif gate.op == "const":
+            consts[f"_c{g}"] = gate.value
+            expr = f"_c{g}"
+        elif gate.op == "add":
+            expr = " + ".join(f"v{a}" for a in gate.args) or "0"
+        elif gate.op == "mul":
+            expr = " * ".join(f"v{a}" for a in gate.args)
+        else:
+            expr = f"_sign(v{gate.args[0]})"
+        lines.append(f"    v{g} = {expr}")
+    lines.append(f"    return ({''.join(f'v{o}, ' for o in circuit.outputs)})")
+    namespace: dict[str, Any] = dict(consts)
+    exec(compile("\n".join(lines), "<kernel circuit>", "exec"), namespace)  # noqa: S102 - our own text
+    return namespace["_f"]
+
+
+def mean(values: Sequence[Number]) -> Number:
+    return exact(Fraction(sum(values), len(values)))

@@ -1,0 +1,268 @@
+"""The kernel's own data: a minimal circuit IR, transformers, and strict loaders.
+
+The kernel shares no code with the rest of ``verified_aat``: it reads the
+certificate's embedded objects from plain JSON values with its own parsers,
+enforcing every size limit *before* doing work, so a hostile file cannot make
+it hang or crash.  A problem is a :class:`Malformed` naming the JSON path
+(``$.transformer.layers[3].heads[0]``) and what is wrong.
+
+Formats (docs/soundness.md, "Data"):
+
+* circuit: ``{"gates": [G, ...], "outputs": [gate, ...]}`` with
+  ``G`` one of ``["input", i]``, ``["const", "p/q"]``, ``["add", [a, ...]]``,
+  ``["mul", [a, b, ...]]`` (fan-in ≥ 2), ``["sign", [a]]``; every argument
+  is an earlier gate, input indices are exactly 0..n−1.
+* transformer: ``{"coordinates": [...], "functions": [circuit, ...],
+  "layers": [{"heads": [{"name", "pooling", "score"}], "activation": f}]}``
+  where ``score`` is a function index or ``{"bilinear": [[r, c, "q"], ...]}``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+Number = int | Fraction
+
+OPS = ("input", "const", "add", "mul", "sign")
+POOLINGS = ("average", "leftmost", "rightmost")  # softmax is named so it can be refused clearly
+
+# Everything a hostile file can make large is bounded here (docs/soundness.md, "Limits").
+MAX_DIGITS = 2_000          # digits in one rational
+MAX_GATES = 20_000_000      # gates of the certified circuit
+MAX_FUNCTION_GATES = 100_000
+MAX_COORDINATES = 256
+MAX_LAYERS = 100_000
+MAX_HEADS = 64
+MAX_FUNCTIONS = 10_000
+MAX_SCHEDULE_INT = 1_000_000  # |scale|, |offset|, |delta| of schedule rules
+MAX_DEGREE = 64             # of a transformer's circuits (sign counts 0): keeps exact numbers small
+MAX_BITS = 200_000          # of a number the kernel computes with concrete values
+
+_RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z", re.ASCII)
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z", re.ASCII)
+
+
+class Malformed(Exception):
+    """A certificate field that is not what the format says, at a JSON path."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    op: str
+    args: tuple[int, ...] = ()
+    value: Number | None = None   # const gates
+    index: int | None = None      # input gates
+
+
+@dataclass(frozen=True)
+class Circuit:
+    gates: tuple[Gate, ...]
+    outputs: tuple[int, ...]
+    n_inputs: int
+    input_gates: tuple[int, ...]  # gate of input i, for i = 0..n−1
+
+
+@dataclass(frozen=True)
+class Bilinear:
+    """s(x_i, x_j) = Σ q·x_i[r]·x_j[c] over the non-zero entries (r, c, q)."""
+
+    entries: tuple[tuple[int, int, Number], ...]
+
+
+@dataclass(frozen=True)
+class Head:
+    name: str
+    pooling: str
+    score: Circuit | Bilinear
+    score_key: Any  # function index or the bilinear entries: what makes two heads equal
+
+
+@dataclass(frozen=True)
+class Layer:
+    heads: tuple[Head, ...]
+    activation: Circuit
+    key: Any  # equal keys ⇔ equal layer functions
+
+
+@dataclass(frozen=True)
+class Transformer:
+    coordinates: tuple[str, ...]
+    layers: tuple[Layer, ...]
+
+    @property
+    def dimension(self) -> int:
+        return len(self.coordinates)
+
+
+# -- primitive readers ---------------------------------------------------------
+
+def need(ok: bool, path: str, message: str) -> None:
+    if not ok:
+        raise Malformed(path, message)
+
+
+def as_int(value: Any, path: str, low: int | None = None, high: int | None = None) -> int:
+    need(type(value) is int, path, f"expected an integer, got {type(value).__name__}")
+    need(low is None or value >= low, path, f"must be >= {low}, got {value}")
+    need(high is None or value <= high, path, f"must be <= {high}, got {value}")
+    return value
+
+
+def as_list(value: Any, path: str, limit: int) -> list[Any]:
+    need(type(value) is list, path, f"expected a list, got {type(value).__name__}")
+    need(len(value) <= limit, path, f"too long ({len(value)} entries; the limit is {limit})")
+    return value
+
+
+def as_dict(value: Any, path: str, keys: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+    need(type(value) is dict, path, f"expected an object, got {type(value).__name__}")
+    missing = sorted(keys - set(value))
+    need(not missing, path, f"missing key {missing[0]!r}" if missing else "")
+    extra = sorted(set(value) - keys - set(optional))
+    need(not extra, path, f"unknown key {extra[0]!r}" if extra else "")
+    return value
+
+
+def as_name(value: Any, path: str) -> str:
+    need(type(value) is str and _NAME.match(value) is not None, path,
+         f"expected a name (a letter, then letters, digits or _), got {value!r}"[:200])
+    return value
+
+
+def as_rational(value: Any, path: str) -> Number:
+    """An exact rational written ``p`` or ``p/q`` (canonical: lowest terms, q > 1)."""
+    need(type(value) is str, path, f"expected a rational as a string, got {type(value).__name__}")
+    need(len(value) <= MAX_DIGITS, path, f"number too long ({len(value)} characters; the limit is {MAX_DIGITS})")
+    need(_RATIONAL.match(value) is not None, path, f"not a rational 'p' or 'p/q': {value[:40]!r}")
+    if "/" not in value:
+        return int(value)
+    q = Fraction(value)
+    need(str(q) == value, path, f"not in lowest terms: {value[:40]!r}")
+    return q
+
+
+def too_big(value: Number) -> bool:
+    """Whether an exact number is beyond what the kernel computes with (:data:`MAX_BITS`)."""
+    if type(value) is int:
+        return value.bit_length() > MAX_BITS
+    return value.numerator.bit_length() + value.denominator.bit_length() > MAX_BITS  # type: ignore[union-attr]
+
+
+def exact(value: Number) -> Number:
+    """Integral Fractions become ints (so equal numbers compare and hash alike fast)."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+# -- circuits --------------------------------------------------------------------
+
+def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[str] = frozenset(),  # type: ignore[assignment]
+                 max_degree: int | None = None) -> Circuit:
+    obj = as_dict(data, path, {"gates", "outputs"}, extra_keys)
+    gates: list[Gate] = []
+    inputs: dict[int, int] = {}
+    raw_gates = as_list(obj["gates"], f"{path}.gates", limit)
+    for g, entry in enumerate(raw_gates):
+        where = f"{path}.gates[{g}]"
+        need(type(entry) is list and len(entry) == 2 and type(entry[0]) is str, where,
+             "expected [op, argument]")
+        op, arg = entry
+        need(op in OPS, where, f"unknown op {op!r}"[:120])
+        if op == "input":
+            i = as_int(arg, where + "[1]", 0, limit)
+            need(i not in inputs, where, f"input {i} appears twice")
+            inputs[i] = g
+            gates.append(Gate("input", index=i))
+        elif op == "const":
+            gates.append(Gate("const", value=as_rational(arg, where + "[1]")))
+        else:
+            args = as_list(arg, where + "[1]", limit)
+            for k, a in enumerate(args):
+                need(type(a) is int and 0 <= a < g, f"{where}[1][{k}]", f"argument {a!r} is not an earlier gate")
+            need(op != "sign" or len(args) == 1, where, f"sign takes 1 argument, got {len(args)}")
+            need(op != "mul" or len(args) >= 2, where, f"mul takes at least 2 arguments, got {len(args)}")
+            gates.append(Gate(op, tuple(args)))
+    need(sorted(inputs) == list(range(len(inputs))), f"{path}.gates", "input indices must be 0..n-1, each once")
+    if max_degree is not None:
+        degree: list[int] = []
+        for gate in gates:
+            if gate.op == "input":
+                degree.append(1)
+            elif gate.op in ("const", "sign"):
+                degree.append(0)
+            elif gate.op == "add":
+                degree.append(max((degree[a] for a in gate.args), default=0))
+            else:
+                degree.append(sum(degree[a] for a in gate.args))
+            need(degree[-1] <= max_degree, f"{path}.gates[{len(degree) - 1}]",
+                 f"degree above {max_degree}: the kernel does not evaluate circuits whose numbers grow that fast")
+    outputs = as_list(obj["outputs"], f"{path}.outputs", limit)
+    for k, o in enumerate(outputs):
+        need(type(o) is int and 0 <= o < len(gates), f"{path}.outputs[{k}]", f"{o!r} is not a gate")
+    return Circuit(tuple(gates), tuple(outputs), len(inputs), tuple(inputs[i] for i in range(len(inputs))))
+
+
+# -- transformers -----------------------------------------------------------------
+
+def load_transformer(data: Any, path: str = "$.transformer") -> Transformer:
+    obj = as_dict(data, path, {"coordinates", "functions", "layers"})
+    coordinates = tuple(as_name(c, f"{path}.coordinates[{k}]")
+                        for k, c in enumerate(as_list(obj["coordinates"], f"{path}.coordinates", MAX_COORDINATES)))
+    need(len(set(coordinates)) == len(coordinates) and coordinates, f"{path}.coordinates",
+         "coordinates must be distinct and at least one")
+    d = len(coordinates)
+    functions = [load_circuit(f, f"{path}.functions[{k}]", MAX_FUNCTION_GATES, max_degree=MAX_DEGREE)
+                 for k, f in enumerate(as_list(obj["functions"], f"{path}.functions", MAX_FUNCTIONS))]
+    layers: list[Layer] = []
+    cache: dict[Any, Layer] = {}
+    for number, raw in enumerate(as_list(obj["layers"], f"{path}.layers", MAX_LAYERS)):
+        where = f"{path}.layers[{number}]"
+        layer_obj = as_dict(raw, where, {"heads", "activation"})
+        heads: list[Head] = []
+        for h, raw_head in enumerate(as_list(layer_obj["heads"], f"{where}.heads", MAX_HEADS)):
+            hw = f"{where}.heads[{h}]"
+            head_obj = as_dict(raw_head, hw, {"name", "pooling", "score"})
+            name = as_name(head_obj["name"], f"{hw}.name")
+            need(name != "x" and name not in (x.name for x in heads), f"{hw}.name",
+                 f"head names must be distinct and not 'x': {name!r}")
+            pooling = head_obj["pooling"]
+            need(pooling in POOLINGS or pooling == "softmax", f"{hw}.pooling", f"unknown pooling {pooling!r}"[:120])
+            score, key = _load_score(head_obj["score"], f"{hw}.score", functions, d)
+            heads.append(Head(name, pooling, score, key))
+        act = as_int(layer_obj["activation"], f"{where}.activation", 0, len(functions) - 1)
+        activation = functions[act]
+        need(activation.n_inputs == (1 + len(heads)) * d and len(activation.outputs) == d, f"{where}.activation",
+             f"an activation must take {(1 + len(heads)) * d} inputs and give {d} outputs")
+        key = (tuple((x.name, x.pooling, x.score_key) for x in heads), act)
+        layers.append(cache.setdefault(key, Layer(tuple(heads), activation, key)))
+    return Transformer(coordinates, tuple(layers))
+
+
+def _load_score(raw: Any, path: str, functions: list[Circuit], d: int) -> tuple[Circuit | Bilinear, Any]:
+    if type(raw) is int:
+        f = as_int(raw, path, 0, len(functions) - 1)
+        circuit = functions[f]
+        need(circuit.n_inputs == 2 * d and len(circuit.outputs) == 1, path,
+             f"a score must take {2 * d} inputs and give 1 output")
+        return circuit, ("f", f)
+    obj = as_dict(raw, path, {"bilinear"})
+    entries = []
+    seen = set()
+    for k, e in enumerate(as_list(obj["bilinear"], f"{path}.bilinear", d * d)):
+        need(type(e) is list and len(e) == 3, f"{path}.bilinear[{k}]", "expected [row, column, q]")
+        r, c = as_int(e[0], f"{path}.bilinear[{k}][0]", 0, d - 1), as_int(e[1], f"{path}.bilinear[{k}][1]", 0, d - 1)
+        q = as_rational(e[2], f"{path}.bilinear[{k}][2]")
+        need((r, c) not in seen and q != 0, f"{path}.bilinear[{k}]", "entries must be distinct and non-zero")
+        seen.add((r, c))
+        entries.append((r, c, q))
+    bilinear = Bilinear(tuple(sorted(entries)))
+    return bilinear, ("b", bilinear.entries)

@@ -1,0 +1,367 @@
+"""The second line of defence (docs/soundness.md, D): run T exactly and compare with C.
+
+Not part of the proof.  The kernel's own small interpreter runs the
+transformer on enc(C, x) for seeded inputs x (zeros, small integers with many
+ties, signed rationals) and, after every layer, compares every settled claim
+with C's exact gate values, every structural coordinate with the encoding,
+and at the end the read-out with C(x).  Any disagreement rejects the
+certificate with the witness: it means the proof argument has a gap.
+
+It shares nothing with ``transformer/exact_engine.py``.  Attention is
+computed from the actual scores on all pairs for sequences of up to
+:data:`ALL_PAIRS_LIMIT` positions; longer sequences use the kernel's argmax
+sets (and the summary says so).  The run is incremental — a position is
+recomputed only when its own vector or a member of one of its argmax sets
+changed — and every activation is compiled once per distinct tuple of values
+of its structural inputs (partial evaluation, which is exact), so a run costs about linear time. on its structural inputs, so a run costs about linear time.  A deterministic budget of activation evaluations bounds the work.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any, Sequence
+
+from .circuits import TooBig, apply, compiled, cone, evaluate, reads, sign
+from .data import Bilinear, Circuit, Number, exact
+from .report import Context
+
+ALL_PAIRS_LIMIT = 200
+ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention
+VECTORS = 3
+DEFAULT_BUDGET = 40_000  # activation evaluations, at least
+PER_POSITION = 5         # ... or this many per position: about one full run of a typical construction
+
+
+def seeded_inputs(n: int, seed: int) -> list[list[Number]]:
+    """Small integers (many ties), signed rationals, then zeros."""
+    rng = random.Random(seed)
+    small = [rng.choice((-2, -1, 0, 0, 1, 1, 2)) for _ in range(n)]
+    fractions = [Fraction(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(n)]
+    return [small, [exact(v) for v in fractions], [0] * n]
+
+
+class _Specialized:
+    """An activation, partially evaluated on the actual values of its structural inputs.
+
+    For each distinct tuple of values of the structural inputs that its
+    computed (non-identity) outputs read, the activation is constant-folded
+    and compiled to one straight-line function ``f(own, pool, p)`` that returns
+    the new vector of position p.  Folding is exact evaluation (and a product
+    with a 0 factor is 0 over any ring); which inputs are folded is only a
+    choice of speed.
+    """
+
+    def __init__(self, circuit: Circuit, d: int, structural: set[int]):
+        self.circuit, self.d = circuit, d
+        outputs = circuit.outputs
+        self.computed = [o for o, r in enumerate(outputs) if circuit.gates[r].op != "input"]
+        read = reads(circuit, [outputs[o] for o in self.computed])
+        self.folded = sorted(k for k in read if k % d in structural)
+        key_source = f"def _key(own, pool, p):\n    return ({''.join(self._input(k) + ', ' for k in self.folded)})"
+        namespace: dict[str, Any] = {}
+        exec(compile(key_source, "<kernel key>", "exec"), namespace)  # noqa: S102 - our own text
+        self.key = namespace["_key"]
+        self.cache: dict[tuple, Any] = {}
+
+    def _input(self, k: int) -> str:
+        owner, c = divmod(k, self.d)
+        return f"own[{c}]" if owner == 0 else f"pool({owner - 1}, p, {c})"
+
+    def function(self, known: tuple) -> Any:
+        found = self.cache.get(known)
+        if found is None:
+            found = self.cache[known] = self._build(dict(zip(self.folded, known)))
+        return found
+
+    def _build(self, known: dict[int, Number]) -> Any:
+        gates = self.circuit.gates
+        value: dict[int, Any] = {}
+        text: dict[int, str] = {}
+        lines: list[str] = []
+        consts: dict[str, Any] = {"_sign": sign}
+
+        def literal(v: Any) -> str:
+            name = f"_k{len(consts)}"
+            consts[name] = v
+            return name
+
+        for g in cone(self.circuit, list(self.circuit.outputs)):
+            gate = gates[g]
+            if gate.op == "input":
+                if gate.index in known:
+                    value[g] = known[gate.index]
+                else:
+                    text[g] = f"a{g}"
+                    lines.append(f"    a{g} = {self._input(gate.index)}")  # type: ignore[arg-type]
+                continue
+            if gate.op == "const":
+                value[g] = gate.value
+                continue
+            args = gate.args
+            if all(a in value for a in args):
+                value[g] = apply(gate.op, [value[a] for a in args])
+                continue
+            if gate.op == "mul" and any(a in value and value[a] == 0 for a in args):
+                value[g] = 0
+                continue
+            unit = 1 if gate.op == "mul" else 0
+            parts = [text[a] if a in text else literal(value[a]) for a in args
+                     if a in text or value[a] != unit or gate.op == "sign"]
+            if gate.op == "sign":
+                expr = f"_sign({parts[0]})"
+            elif len(parts) == 1:
+                text[g] = parts[0]
+                continue
+            else:
+                expr = (" + " if gate.op == "add" else " * ").join(parts)
+            lines.append(f"    v{g} = {expr}")
+            text[g] = f"v{g}"
+        outs = [text[r] if r in text else literal(value[r]) for r in self.circuit.outputs]
+        source = "\n".join(["def _f(own, pool, p):", *lines, f"    return ({''.join(o + ', ' for o in outs)})"])
+        exec(compile(source, "<kernel residual>", "exec"), consts)  # noqa: S102 - our own text
+        return consts["_f"]
+
+
+def _score_function(score: Circuit | Bilinear):  # type: ignore[no-untyped-def]
+    if isinstance(score, Bilinear):
+        entries = score.entries
+        return lambda x, y: sum(q * x[r] * y[c] for r, c, q in entries)
+    f = compiled(score)
+    return lambda x, y: f(*x, *y)[0]
+
+
+def _all_pairs(X: Sequence[Sequence[Number]], score) -> list[tuple[int, ...]]:  # type: ignore[no-untyped-def]
+    out = []
+    for x in X:
+        values = [score(x, y) for y in X]
+        top = max(values)
+        out.append(tuple(j for j, v in enumerate(values) if v == top))
+    return out
+
+
+def run_defence(ctx: Context) -> tuple[list[str], str]:
+    """(problems with witnesses, a one-line summary of what was run)."""
+    C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
+    assert C is not None and T is not None and E is not None
+    n_layers, N = len(T.layers), len(ctx.rows)
+    budget = ctx.options.defence_budget
+    if budget is None:
+        budget = max(DEFAULT_BUDGET, PER_POSITION * N)
+    if budget < N:
+        return [], f"not run: {N} positions exceed the budget of {budget} activation evaluations"
+    spent = 0
+    done: list[str] = []
+    for vector, x in enumerate(seeded_inputs(C.n_inputs, ctx.options.seed)[:VECTORS]):
+        if spent >= budget or (vector and spent + 2 * N > budget):
+            break
+        try:
+            run = _Run(ctx, x)
+        except TooBig as exc:
+            return [], f"not run: C's values on the seeded inputs grow too large ({exc})"
+        problem = run.check_layer(0)
+        layer = 0
+        while problem is None and layer < n_layers and spent + run.pending_cost(layer + 1) <= budget:
+            layer += 1
+            spent += run.apply(layer)
+            problem = run.check_layer(layer)
+        if problem is None and layer == n_layers:
+            problem = run.check_readout()
+        if problem is not None:
+            return [f"x = ({', '.join(map(str, x))}): {problem}"], "found a disagreement"
+        done.append(f"{layer}/{n_layers}")
+        if layer < n_layers:
+            break
+    if not done:
+        return [], f"not run: {N} positions exceed the budget of {budget} activation evaluations"
+    attention = "actual scores on all pairs" if run.brute else "the kernel's argmax sets"
+    return [], (f"{len(done)} seeded input(s), layers run {', '.join(done)}, {spent} activation evaluations, "
+                f"attention from {attention}")
+
+
+class _Run:
+    """One incremental exact run of T on enc(C, x)."""
+
+    def __init__(self, ctx: Context, x: list[Number]):
+        self.ctx = ctx
+        C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
+        self.T, self.E = T, E
+        self.values = evaluate(C, x)  # type: ignore[arg-type]
+        X = [list(row) for row in ctx.rows]
+        for p, c, i in E.input_slots:  # type: ignore[union-attr]
+            X[p][c] = x[i]
+        self.X: list[tuple[Number, ...]] = [tuple(row) for row in X]
+        self.N = len(X)
+        score_size = max((len(h.score.gates) if isinstance(h.score, Circuit) else 1
+                          for fn in ctx.functions for h in fn.layer.heads), default=1)
+        self.brute = self.N <= ALL_PAIRS_LIMIT and self.N * self.N * score_size <= ALL_PAIRS_WORK
+        self.number = {fn.layers[0]: fn for fn in ctx.functions}
+        self.function_of = {layer: fn for fn in ctx.functions for layer in fn.layers}
+        self.pending = {fn.number: set(range(self.N)) for fn in ctx.functions}
+        self.sets: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+        self.holders: dict[tuple[int, int], dict[int, list[int]]] = {}
+        self.containing: dict[tuple[int, int], dict[int, list[tuple[int, ...]]]] = {}
+        self.pooled: dict[tuple[int, int], dict[int, tuple[Number, ...]]] = {}
+        self.score_dirty: dict[Any, bool] = {}
+        self.specialized = {fn.number: _Specialized(fn.layer.activation, T.dimension, ctx.structural)  # type: ignore[union-attr]
+                            for fn in ctx.functions}
+        self.settle_at: dict[int, list[tuple[int, int]]] = {}
+        for p, claim in enumerate(ctx.claims):
+            for c, (_, _, s) in claim.items():
+                self.settle_at.setdefault(max(s, 0), []).append((p, c))
+        self.changed: list[int] = []
+        self._reads: dict[int, set[int]] = {}
+
+    # -- attention -------------------------------------------------------------------
+    def _install(self, key: tuple[int, int], sets: list[tuple[int, ...]]) -> None:
+        self.sets[key] = sets
+        holders: dict[int, list[int]] = {}
+        objects: dict[int, tuple[int, ...]] = {}
+        for p, s in enumerate(sets):
+            holders.setdefault(id(s), []).append(p)
+            objects[id(s)] = s
+        containing: dict[int, list[tuple[int, ...]]] = {}
+        for s in objects.values():
+            for j in s:
+                containing.setdefault(j, []).append(s)
+        self.holders[key], self.containing[key], self.pooled[key] = holders, containing, {}
+
+    def _attend(self, fn) -> None:  # type: ignore[no-untyped-def]
+        for h, head in enumerate(fn.layer.heads):
+            key = (fn.number, h)
+            if not self.brute:
+                if key not in self.sets:
+                    self._install(key, self.ctx.sets[key])
+                continue
+            if key in self.sets and not self.score_dirty.get(key, True):
+                continue
+            fresh = _all_pairs(self.X, _score_function(head.score))
+            shared: dict[tuple[int, ...], tuple[int, ...]] = {}
+            self._install(key, [shared.setdefault(s, s) for s in fresh])
+            self.pending[fn.number] = set(range(self.N))
+            self.score_dirty[key] = False
+
+    def _pool(self, head: tuple[tuple[int, int], str], p: int, c: int) -> Number:
+        key, pooling = head
+        members = self.sets[key][p]
+        cache = self.pooled[key]
+        found = cache.get(id(members))
+        if found is None:
+            found = cache[id(members)] = {}
+        value = found.get(c)
+        if value is None:
+            if pooling == "leftmost":
+                value = self.X[members[0]][c]
+            elif pooling == "rightmost":
+                value = self.X[members[-1]][c]
+            elif len(members) == 1:
+                value = self.X[members[0]][c]
+            else:
+                total = sum(self.X[j][c] for j in members)
+                k = len(members)
+                value = total // k if type(total) is int and total % k == 0 else exact(Fraction(total, k))
+            found[c] = value
+        return value
+
+    # -- one layer -----------------------------------------------------------------------
+    def pending_cost(self, layer: int) -> int:
+        return len(self.pending[self.function_of[layer].number])
+
+    def apply(self, layer: int) -> int:
+        """Layer ``layer`` on the pending positions; returns the number of activations evaluated."""
+        fn = self.function_of[layer]
+        self._attend(fn)
+        todo = sorted(self.pending[fn.number])
+        self.pending[fn.number] = set()
+        spec = self.specialized[fn.number]
+        heads = [((fn.number, h), head.pooling) for h, head in enumerate(fn.layer.heads)]
+        pool_at = self._pool
+
+        def pool(h: int, p: int, c: int) -> Number:
+            return pool_at(heads[h], p, c)
+
+        X, key, function = self.X, spec.key, spec.function
+        updates = []
+        for p in todo:
+            own = X[p]
+            new = function(key(own, pool, p))(own, pool, p)
+            if new != own:
+                updates.append((p, tuple(exact(v) for v in new)))
+        moved: set[int] = set()
+        d = self.T.dimension  # type: ignore[union-attr]
+        for p, new in updates:
+            old = X[p]
+            moved.update(c for c in range(d) if new[c] != old[c])
+            X[p] = new
+        self._propagate([p for p, _ in updates], moved)
+        return len(todo)
+
+    def _propagate(self, changed: list[int], moved: set[int]) -> None:
+        """Mark pending, for every function, the changed positions and the holders of every set they are in."""
+        self.changed = changed
+        if not changed:
+            return
+        for fn in self.ctx.functions:
+            pending = self.pending[fn.number]
+            pending.update(changed)
+            for h, head in enumerate(fn.layer.heads):
+                key = (fn.number, h)
+                if key not in self.sets:
+                    continue
+                if self.brute and self._score_reads(head) & moved:
+                    self.score_dirty[key] = True
+                cache, holders, containing = self.pooled[key], self.holders[key], self.containing[key]
+                handled: set[int] = set()
+                for j in changed:
+                    for s in containing.get(j, ()):
+                        if id(s) not in handled:
+                            handled.add(id(s))
+                            cache.pop(id(s), None)
+                            pending.update(holders[id(s)])
+
+    def _score_reads(self, head) -> set[int]:  # type: ignore[no-untyped-def]
+        found = self._reads.get(id(head))
+        if found is None:
+            d = self.T.dimension  # type: ignore[union-attr]
+            score = head.score
+            if isinstance(score, Bilinear):
+                found = {r for r, _, _ in score.entries} | {c for _, c, _ in score.entries}
+            else:
+                found = {k % d for k in reads(score, list(score.outputs))}
+            self._reads[id(head)] = found
+        return found
+
+    # -- comparisons -------------------------------------------------------------------
+    def check_layer(self, layer: int) -> str | None:
+        ctx, E = self.ctx, self.E
+        structural = ctx.structural
+        if layer == 0:
+            candidates: Any = range(self.N)
+        else:
+            candidates = set(self.changed)
+            candidates.update(p for p, _ in self.settle_at.get(layer, ()))
+        for p in sorted(candidates):
+            row, vec = ctx.rows[p], self.X[p]
+            for c in structural:
+                if vec[c] != row[c]:
+                    return (f"after layer {layer}, position {p} ({_role(E, p)}) structural coordinate "
+                            f"{E.coordinates[c]} is {vec[c]}, the encoding says {row[c]}")  # type: ignore[union-attr]
+            for c, (g, power, s) in ctx.claims[p].items():
+                if s <= layer and vec[c] != self.values[g] ** power:
+                    return (f"after layer {layer}, position {p} ({_role(E, p)}) coordinate {E.coordinates[c]} "  # type: ignore[union-attr]
+                            f"is {vec[c]}, but its claim V(gate {g})^{power} is {self.values[g] ** power}")
+        return None
+
+    def check_readout(self) -> str | None:
+        C, E = self.ctx.circuit, self.E
+        for k, (o, (p, c)) in enumerate(zip(C.outputs, E.readout)):  # type: ignore[union-attr]
+            if self.X[p][c] != self.values[o]:
+                return f"output {k} reads {self.X[p][c]}, C(x) gives {self.values[o]}"
+        return None
+
+
+def _role(E, p: int) -> str:  # type: ignore[no-untyped-def]
+    role = E.roles[p]
+    if role.kind == "gate":
+        return f"gate {role.gate}"
+    return f"{role.kind} {role.source} -> {role.gate}"

@@ -1,0 +1,282 @@
+"""Per-position obligations (docs/soundness.md, S9), rendered as SMT-LIB lemmas.
+
+For a layer function F (a distinct layer) and a position p whose claims
+settle at layers S_p, the kernel checks p once per s ∈ S_p, at the first
+layer ℓ ≥ s that uses F: with every claim settled by ℓ − 1 as a hypothesis
+(its gate value a variable y, shared by all positions), every other value
+coordinate a fresh *havoc* variable h, and structural inputs as numerals,
+F's outputs at p equal p's claims settled by ℓ.  Every later layer using F
+is a substitution instance of that lemma (S9 in docs/soundness.md).
+
+The rendering is the one docs/certificates.md specifies; identical texts are
+one lemma.  A per-position *shape key* (the tuple of argument and claim
+tokens) avoids re-rendering texts that were already seen.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .circuits import cone, mean, partial, reads
+from .data import Circuit, Layer, Number, Transformer
+from .schedule import Claims
+from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
+
+
+@dataclass
+class Lemma:
+    kind: str
+    text: str
+    uses: int = 0
+
+
+@dataclass
+class Derivation:
+    lemmas: dict[str, Lemma] = field(default_factory=dict)  # sha256 of the text → lemma
+    counts: Counter = field(default_factory=Counter)        # obligation kind → number of uses
+
+    def use(self, text: str, kind: str, count: bool = True) -> str:
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        lemma = self.lemmas.get(digest)
+        if lemma is None:
+            lemma = self.lemmas[digest] = Lemma(kind, text)
+        lemma.uses += 1
+        if count:
+            self.counts[kind] += 1
+        return digest
+
+
+@dataclass(frozen=True)
+class Function:
+    """A distinct layer and the (1-based) layers that use it."""
+
+    number: int
+    layer: Layer
+    layers: tuple[int, ...]
+
+
+def layer_functions(transformer: Transformer) -> list[Function]:
+    found: dict[Any, tuple[Layer, list[int]]] = {}
+    for number, layer in enumerate(transformer.layers, start=1):
+        found.setdefault(layer.key, (layer, []))[1].append(number)
+    return [Function(k, layer, tuple(used)) for k, (layer, used) in enumerate(found.values())]
+
+
+def pooled(pooling: str, members: tuple[int, ...], rows: Sequence[Sequence[Number]], c: int) -> Number:
+    """The pooled value of coordinate c over an argmax set: the rule of S7, the same everywhere."""
+    if pooling == "leftmost":
+        return rows[members[0]][c]
+    if pooling == "rightmost":
+        return rows[members[-1]][c]
+    assert pooling == "average"
+    return mean([rows[j][c] for j in members])
+
+
+def activation_params(transformer: Transformer, layer: Layer) -> list[str]:
+    """SMT names of an activation's inputs: ``x_<coord>`` then ``<head>_<coord>`` per head."""
+    return [f"{owner}_{c}" for owner in ["x", *(h.name for h in layer.heads)] for c in transformer.coordinates]
+
+
+class Deriver:
+    """Renders every obligation of one (circuit, transformer, encoding, claims, argmax sets)."""
+
+    def __init__(self, circuit: Circuit, transformer: Transformer, rows: Sequence[Sequence[Number]],
+                 claims: Claims, structural: set[int], sets: dict[tuple[int, int], list[tuple[int, ...]]]):
+        self.gates = circuit.gates
+        self.t = transformer
+        self.d = transformer.dimension
+        self.rows = rows
+        self.claims = claims
+        self.structural = structural
+        self.sets = sets
+        self.derivation = Derivation()
+        self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
+        self._static: dict[tuple[int, tuple[int, ...]], list[tuple[int, int, int]]] = {}
+        self._templates: dict[Any, tuple[int, list[tuple], int]] = {}
+        self._shapes: dict[Any, tuple[str, str]] = {}  # shape key → (lemma id, kind of first use)
+
+    # -- the plan: which layers check which position --------------------------------
+    def run(self, functions: list[Function]) -> Derivation:
+        for fn in functions:
+            plans: dict[frozenset[int], list[tuple[int, bool]]] = {}
+            for p, claim in enumerate(self.claims):
+                if not claim:
+                    continue
+                settles = frozenset(s for _, _, s in claim.values())
+                plan = plans.get(settles)
+                if plan is None:
+                    at = set()
+                    for s in settles:
+                        i = bisect.bisect_left(fn.layers, s)
+                        if i < len(fn.layers):
+                            at.add(fn.layers[i])
+                    plan = plans[settles] = [(layer, layer in settles) for layer in sorted(at)]
+                role_kind = self._role_kinds[p]
+                for layer, local in plan:
+                    kind = (f"local-step:{role_kind}" if local else f"frame:{self._frame_kinds[p]}")
+                    self._use(fn, p, layer, kind)
+        return self.derivation
+
+    def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
+        """Obligation kinds: local-step:<gate op or role kind>, frame:<role kind>."""
+        self._role_kinds = role_kinds
+        self._frame_kinds = frame_kinds
+
+    # -- one obligation -------------------------------------------------------------------
+    def _use(self, fn: Function, p: int, layer: int, kind: str) -> None:
+        claim = self.claims[p]
+        coords = tuple(sorted(c for c, (_, _, s) in claim.items() if s <= layer))
+        static = self._static.get((fn.number, coords))
+        act = fn.layer.activation
+        if static is None:
+            wanted = sorted(reads(act, [act.outputs[c] for c in coords]))
+            static = self._static[(fn.number, coords)] = [divmod(k, self.d) + (k,) for k in wanted
+                                                          if k % self.d in self.structural]
+        known: dict[int, Number] = {}
+        for owner, c, k in static:
+            if owner == 0:
+                known[k] = self.rows[p][c]
+            else:
+                head = fn.layer.heads[owner - 1]
+                known[k] = pooled(head.pooling, self.sets[(fn.number, owner - 1)][p], self.rows, c)
+        tkey = (fn.number, coords, tuple(known.items()))
+        template = self._templates.get(tkey)
+        if template is None:
+            template = self._templates[tkey] = self._template(fn, coords, known)
+        ys: dict[int, str] = {}
+        hs: dict[tuple[int, int], str] = {}
+        gates, claims, limit = self.gates, self.claims, layer - 1
+
+        def gate_value(g: int) -> str:
+            gate = gates[g]
+            if gate.op == "const":
+                return numeral(gate.value)  # type: ignore[arg-type]
+            name = ys.get(g)
+            if name is None:
+                name = ys[g] = f"y{len(ys)}"
+            return name
+
+        def value_at(j: int, c: int) -> str:
+            entry = claims[j].get(c)
+            if entry is not None and entry[2] <= limit:
+                v = gate_value(entry[0])
+                return v if entry[1] == 1 else f"(* {v} {v})"
+            name = hs.get((j, c))
+            if name is None:
+                name = hs[(j, c)] = f"h{len(hs)}"
+            return name
+
+        members_of = self.sets
+        args: list[str] = []
+        for slot in template[1]:
+            tag = slot[0]
+            if tag == "lit":
+                args.append(slot[1])
+            elif tag == "own":
+                args.append(value_at(p, slot[1]))
+            else:
+                _, h, c, pooling = slot
+                members = members_of[(fn.number, h)][p]
+                if pooling == "leftmost":
+                    args.append(value_at(members[0], c))
+                elif pooling == "rightmost" or len(members) == 1:
+                    args.append(value_at(members[-1], c))
+                else:
+                    args.append(f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)")
+        expected = []
+        for c in coords:
+            g, power, _ = claim[c]
+            gate = gates[g]
+            if gate.op in ("const", "input") or g in ys:
+                rhs = gate_value(g)
+            else:
+                parts = [gate_value(a) for a in gate.args]
+                if gate.op == "sign":
+                    rhs = f"(sgn {parts[0]})"
+                elif not parts:
+                    rhs = "0.0"
+                elif len(parts) == 1:
+                    rhs = parts[0]
+                else:
+                    rhs = f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})"
+            expected.append(rhs if power == 1 else f"(* {rhs} {rhs})")
+        shape = (template[0], tuple(args), tuple(expected), len(ys), len(hs))
+        seen = self._shapes.get(shape)
+        if seen is not None:
+            lemma = self.derivation.lemmas[seen[0]]
+            lemma.uses += 1
+            self.derivation.counts[kind] += 1
+            return
+        joined = " ".join(args)
+        names = self.t.coordinates
+        equations = [f"(= (out_{names[c]} {joined}) {rhs})" for c, rhs in zip(coords, expected)]
+        goal = equations[0] if len(equations) == 1 else f"(and {' '.join(equations)})"
+        text = (self._prefix_for(fn, coords)
+                + declare([*ys.values(), *hs.values(), *(f"f{i}" for i in range(template[2]))])
+                + f"(assert (not {goal}))\n(check-sat)\n")
+        self._shapes[shape] = (self.derivation.use(text, kind), kind)
+
+    def _template(self, fn: Function, coords: tuple[int, ...], known: dict[int, Number]) -> tuple[int, list[tuple], int]:
+        """Per activation input: a literal (numeral or free variable), the own value, or a pooled value."""
+        act = fn.layer.activation
+        residual = partial(act, list(coords), known)[1]
+        slots: list[tuple] = []
+        free = 0
+        for k in range(act.n_inputs):
+            owner, c = divmod(k, self.d)
+            if k in known:
+                slots.append(("lit", numeral(known[k])))
+            elif k not in residual:
+                slots.append(("lit", f"f{free}"))
+                free += 1
+            elif owner == 0:
+                slots.append(("own", c))
+            else:
+                slots.append(("pool", owner - 1, c, fn.layer.heads[owner - 1].pooling))
+        return len(self._templates), slots, free
+
+    def _prefix_for(self, fn: Function, coords: tuple[int, ...]) -> str:
+        key = (fn.number, coords)
+        text = self._prefix.get(key)
+        if text is None:
+            params = activation_params(self.t, fn.layer)
+            funs = [define_fun(f"out_{self.t.coordinates[c]}", fn.layer.activation, c, params) for c in coords]
+            text = self._prefix[key] = "\n".join([HEADER, LOGIC, SGN, *funs]) + "\n"
+        return text
+
+
+def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequence[Number]], structural: set[int],
+                  sets: dict[tuple[int, int], list[tuple[int, ...]]]) -> list[str]:
+    """S8: F's output c ∈ Σ equals the encoded value at every position, given Σ unchanged before F."""
+    act = fn.layer.activation
+    d = transformer.dimension
+    problems = []
+    for c in sorted(structural):
+        root = act.gates[act.outputs[c]]
+        if root.op == "input" and root.index == c:
+            continue  # the identity x.c
+        needed = reads(act, [act.outputs[c]])
+        if any(k % d not in structural for k in needed):
+            problems.append(f"layer {fn.layers[0]}: structural coordinate {transformer.coordinates[c]} is computed "
+                            f"from value coordinates")
+            continue
+        for p, row in enumerate(rows):
+            known = {}
+            for k in needed:
+                owner, cc = divmod(k, d)
+                known[k] = row[cc] if owner == 0 else pooled(fn.layer.heads[owner - 1].pooling,
+                                                             sets[(fn.number, owner - 1)][p], rows, cc)
+            value = partial(act, [c], known)[0][0]
+            if value != row[c]:
+                problems.append(f"layer {fn.layers[0]} changes structural coordinate {transformer.coordinates[c]} "
+                                f"at position {p} ({row[c]} -> {value})")
+                break
+    return problems
+
+
+__all__ = ["Deriver", "Derivation", "Function", "Lemma", "activation_params", "cone", "frame_changes",
+           "layer_functions", "pooled"]

@@ -1,0 +1,110 @@
+"""Claims: which coordinate of which position carries which gate value, from which layer.
+
+The certificate only *suggests* a schedule, as one rule per role kind
+(docs/soundness.md, S4): a position settles at layer ``scale·depth(anchor) +
+offset`` (+ a per-kind delta), and from then on coordinate c holds
+V(g)^e with g the position's gate or source and e ∈ {1, 2}.  Any integers
+are allowed — a claim is a hypothesis for later layers only after it has
+been proven: by the base case when it settles at a layer ≤ 0 (S5), by
+obligations at every layer from its settle layer on (S9).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from .circuits import constant_values, depths
+from .data import MAX_SCHEDULE_INT, Circuit, as_dict, as_int, as_list, need
+from .layouts import Encoding
+
+Claims = list[dict[int, tuple[int, int, int]]]  # per position: coordinate → (gate, power, settle)
+POWERS = (1, 2)
+REFS = {"gate": ("gate",), "edge": ("gate", "source"), "sink": ("gate", "source")}
+
+
+def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structural: set[int]) -> Claims:
+    """Instantiate the rules at every position; :class:`Malformed` when a rule breaks the kernel's rule form."""
+    coords = encoding.coordinates
+    obj = as_dict(rules, "$.hints.schedule", set(), set(encoding.role_kinds))
+    parsed: dict[str, tuple[int, int, str, list[tuple[int, str, int]], dict[tuple[str, int], int]]] = {}
+    for kind, raw in sorted(obj.items()):
+        where = f"$.hints.schedule.{kind}"
+        rule = as_dict(raw, where, {"scale", "offset", "ref", "claims", "kind_offsets"})
+        scale = as_int(rule["scale"], f"{where}.scale", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
+        offset = as_int(rule["offset"], f"{where}.offset", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
+        ref = rule["ref"]
+        need(ref in REFS[kind], f"{where}.ref", f"a {kind} position can anchor on {REFS[kind]}, not {ref!r}"[:160])
+        entries: list[tuple[int, str, int]] = []
+        for k, claim in enumerate(as_list(rule["claims"], f"{where}.claims", len(coords))):
+            cw = f"{where}.claims[{k}]"
+            need(type(claim) is list and len(claim) == 3, cw, "expected [coordinate, ref, power]")
+            need(claim[0] in coords, cw, f"unknown coordinate {claim[0]!r}"[:120])
+            c = coords.index(claim[0])
+            need(c not in structural, cw, f"{claim[0]} is structural: it keeps its encoded value, no claim may move it")
+            need(c not in (e[0] for e in entries), cw, f"{claim[0]} is claimed twice")
+            need(claim[1] in REFS[kind], cw, f"a {kind} claim is about {REFS[kind]}, not {claim[1]!r}"[:160])
+            need(type(claim[2]) is int and claim[2] in POWERS, cw,
+                 f"power must be 1 or 2 (the kernel's claim forms V(g) and V(g)^2), got {claim[2]!r}"[:160])
+            entries.append((c, claim[1], claim[2]))
+        deltas: dict[tuple[str, int], int] = {}
+        for k, item in enumerate(as_list(rule["kind_offsets"], f"{where}.kind_offsets", 5 * len(coords))):
+            kw = f"{where}.kind_offsets[{k}]"
+            need(type(item) is list and len(item) == 3, kw, "expected [gate kind, coordinate, delta]")
+            need(item[0] in ("input", "const", "add", "mul", "sign"), kw, f"unknown gate kind {item[0]!r}"[:120])
+            need(item[1] in coords, kw, f"unknown coordinate {item[1]!r}"[:120])
+            key = (item[0], coords.index(item[1]))
+            need(key not in deltas, kw, "given twice")
+            deltas[key] = as_int(item[2], f"{kw}[2]", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
+        parsed[kind] = (scale, offset, ref, entries, deltas)
+    depth = depths(circuit)
+    claims: Claims = []
+    for role in encoding.roles:
+        rule = parsed.get(role.kind)
+        if rule is None:
+            claims.append({})
+            continue
+        scale, offset, ref, entries, deltas = rule
+        refs = {"gate": role.gate, "source": role.source}
+        anchor = refs[ref]
+        base = scale * depth[anchor] + offset  # type: ignore[index]
+        op = circuit.gates[anchor].op  # type: ignore[index]
+        claims.append({c: (refs[r], power, base + deltas.get((op, c), 0))  # type: ignore[misc]
+                       for c, r, power in entries})
+    return claims
+
+
+def base_failures(claims: Claims, circuit: Circuit, encoding: Encoding) -> Iterator[str]:
+    """S5: every claim settled at a layer ≤ 0 holds in enc(C, x) for every x."""
+    slots = {(p, c): i for p, c, i in encoding.input_slots}
+    constant = constant_values(circuit)
+    for p, claim in enumerate(claims):
+        for c, (g, power, settle) in claim.items():
+            if settle > 0:
+                continue
+            gate = circuit.gates[g]
+            if gate.op == "input":
+                ok = power == 1 and slots.get((p, c)) == gate.index
+            else:
+                value = constant[g]
+                ok = value is not None and (p, c) not in slots and encoding.rows[p][c] == value ** power
+            if not ok:
+                yield (f"position {p} ({encoding.coordinates[c]}) claims gate {g}^{power} from layer {settle} <= 0, "
+                       f"which enc(C, x) does not hold")
+
+
+def count_base(claims: Claims) -> int:
+    return sum(1 for claim in claims for _, _, s in claim.values() if s <= 0)
+
+
+def readout_failures(claims: Claims, circuit: Circuit, encoding: Encoding, n_layers: int) -> Iterator[str]:
+    """S10: output k is read where a claim gives exactly V(output k), settled by the last layer."""
+    for k, (o, (p, c)) in enumerate(zip(circuit.outputs, encoding.readout)):
+        entry = claims[p].get(c)
+        if entry is None or entry[0] != o or entry[1] != 1:
+            yield f"output {k} is read at position {p} ({encoding.coordinates[c]}), where no claim gives V(gate {o})"
+        elif entry[2] > n_layers:
+            yield f"output {k} is right only from layer {entry[2]}, but the transformer has {n_layers} layers"
+
+
+def layers_needed(claims: Claims, encoding: Encoding) -> int:
+    return max((claims[p][c][2] for p, c in encoding.readout if c in claims[p]), default=0)

@@ -1,0 +1,54 @@
+"""The kernel's solver front end: run one SMT-LIB text, say unsat / sat / unknown.
+
+*unsat* is the only answer that discharges a lemma (docs/soundness.md, S12).
+*sat* means the obligation is false.  Anything else — a timeout, *unknown*,
+a solver error — means the lemma was not checked: the certificate is then
+neither accepted nor rejected.
+"""
+
+from __future__ import annotations
+
+UNSAT, SAT, UNKNOWN = "unsat", "sat", "unknown"
+
+
+def z3_answer(text: str, timeout_ms: int | None) -> str:
+    import z3
+
+    solver = z3.Solver()
+    if timeout_ms is not None:
+        solver.set("timeout", timeout_ms)
+    try:
+        solver.from_string(text)
+        answer = str(solver.check())
+    except z3.Z3Exception as exc:
+        return f"{UNKNOWN} (z3 error: {str(exc)[:100]})"
+    if answer == UNKNOWN:
+        return f"{UNKNOWN} ({solver.reason_unknown()})"
+    return answer
+
+
+def cvc5_answer(text: str, timeout_ms: int | None) -> str:
+    import cvc5
+
+    tm = cvc5.TermManager()
+    solver = cvc5.Solver(tm)
+    if timeout_ms is not None:
+        solver.setOption("tlimit-per", str(timeout_ms))
+    parser = cvc5.InputParser(solver)
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, "lemma")
+    symbols = parser.getSymbolManager()
+    answer = UNKNOWN
+    try:
+        while True:
+            command = parser.nextCommand()
+            if command.isNull():
+                break
+            out = command.invoke(solver, symbols)
+            if out and out.strip():
+                answer = out.strip()
+    except RuntimeError as exc:
+        return f"{UNKNOWN} (cvc5 error: {str(exc)[:100]})"
+    return answer if answer in (UNSAT, SAT) else f"{UNKNOWN} ({answer})"
+
+
+SOLVERS = {"z3": z3_answer, "cvc5": cvc5_answer}
