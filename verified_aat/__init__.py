@@ -2,7 +2,7 @@
 
 The public API (``verified_aat.api``) is re-exported here; the stages live in
 sub-packages (``circuits`` → ``constructions`` → ``transformer`` →
-``symbolic`` → ``certificates`` / ``checker``).
+``symbolic`` → ``certificates``; ``kernel`` is the trusted checker).
 """
 
 from .api import certificate, certify, check, compile, family, load_circuit, parse_circuit, refute, simulate

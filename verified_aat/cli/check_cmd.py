@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seconds per lemma and solver (> 0; default 20)")
     p.add_argument("--defence-budget", type=int, default=None, metavar="N",
                    help="activation evaluations the kernel's interpreter may spend (0: skip it; default: "
-                        "max(40000, 5 per position), about one full run)")
+                        "max(30000, 5 per position), about one full run)")
     p.add_argument("--verbose", action="store_true", help="print every check with its time")
     p.set_defaults(func=run)
 

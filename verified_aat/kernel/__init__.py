@@ -2,7 +2,7 @@
 
 Everything the verdict rests on is in this package, and it imports nothing
 else from ``verified_aat`` — only the standard library, the solvers (z3,
-cvc5) and, for the defence interpreter alone, numpy.  The argument it checks
+cvc5) and, for the defence interpreter alone, gmpy2 (fast exact rationals).  The argument it checks
 is docs/soundness.md; every check in ``checks.py`` names its step there.
 """
 
@@ -65,6 +65,8 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
             problems = [f"{exc.path}: {exc.message}"]
         except (RecursionError, MemoryError) as exc:
             problems = [f"too large to check ({type(exc).__name__})"]
+        except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
+            problems = [f"the kernel could not complete this check ({type(exc).__name__}: {str(exc)[:160]})"]
         report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
         if problems:
             report.rejections = [Rejection(check.name, check.step, check.rule, p) for p in problems]

@@ -67,6 +67,8 @@ def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit]) -> Sets:
     from a in both directions, (a − k)² only grows, so a direction can stop as
     soon as (a − k)² + (the least penalty overall) exceeds the best cost found.
     """
+    if not rows:
+        return []
     rk, ck, pen = (compiled(keys[k]) for k in ("row_key", "col_key", "col_penalty"))
     groups: dict[Number, dict[Number, list[int]]] = {}
     for j, row in enumerate(rows):

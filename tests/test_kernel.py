@@ -1,0 +1,224 @@
+"""The trusted kernel's structure and its independent parts.
+
+* it imports nothing from the rest of verified_aat, and only a short list of libraries;
+* every check names a step of docs/soundness.md that exists;
+* its printer, layouts and join agree with the engine's / with brute force (N-version checks);
+* a solver that gives up makes the verdict *not checked* (exit 3), never accepted or rejected;
+* hostile sizes are refused before any work.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mutants
+from checking import check
+from forge import Forgery, forge
+from strategies import circuits
+from verified_aat.certificates.document import build_certificate, dumps_certificate
+from verified_aat.certificates.kernel_form import encoding_digest as engine_encoding_digest
+from verified_aat.circuits.json_format import canonical_circuit_bytes
+from verified_aat.circuits.smtlib import circuit_term
+from verified_aat.cli.main import main
+from verified_aat.constructions.binarize import binarize
+from verified_aat.constructions.registry import get_construction
+from verified_aat.kernel import CertificateFileError, parse_certificate
+from verified_aat.kernel import solvers as kernel_solvers
+from verified_aat.kernel.attention import brute_force, join
+from verified_aat.kernel.checks import CHECKS
+from verified_aat.kernel.data import load_circuit
+from verified_aat.kernel.layouts import LAYOUTS, OutsideLayout, encoding_digest
+from verified_aat.kernel.smt import term
+from verified_aat.symbolic.certify import certify
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL = ROOT / "verified_aat" / "kernel"
+ALLOWED_LIBRARIES = {"z3", "cvc5"}
+DEFENCE_ONLY = {"gmpy2"}  # fast exact rationals for the interpreter, which is not part of the proof
+
+
+def _kernel_circuit(circuit):
+    return load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$", extra_keys={"format", "version", "domain"})
+
+
+# -- structure ------------------------------------------------------------------------------
+
+def test_the_kernel_imports_only_itself_the_standard_library_and_the_solvers():
+    for path in KERNEL.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    assert node.level == 1, f"{path.name}: imports from outside the kernel: {node.module}"
+                    continue
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                allowed = ALLOWED_LIBRARIES | (DEFENCE_ONLY if path.name == "defence.py" else set())
+                assert top in sys.stdlib_module_names or top in allowed, f"{path.name} imports {name}"
+
+
+def test_every_check_is_named_once_and_points_to_a_step_of_the_soundness_argument():
+    soundness = (ROOT / "docs" / "soundness.md").read_text()
+    names = [c.name for c in CHECKS]
+    assert len(set(names)) == len(names)
+    for c in CHECKS:
+        assert f"**{c.step} —" in soundness or f"## {c.step} —" in soundness, c
+        assert f"`{c.name}`" in soundness, c.name
+        assert c.rule and c.rule[0].islower()
+
+
+def test_the_readme_states_the_kernels_size_and_imports():
+    readme = (ROOT / "README.md").read_text()
+    lines = sum(len(p.read_text().splitlines()) for p in KERNEL.glob("*.py"))
+    assert f"{lines:,} lines" in readme or f"{lines} lines" in readme, lines
+    assert "verified_aat/kernel" in readme and "z3" in readme and "cvc5" in readme
+
+
+# -- N-version agreement ------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(circuits(max_gates=12, max_inputs=3))
+def test_the_kernels_printer_agrees_with_the_engines(circuit):
+    params = [f"p{i}" for i in range(circuit.n_inputs)]
+    kernel_circuit = _kernel_circuit(circuit)
+    for k in range(len(circuit.outputs)):
+        assert term(kernel_circuit, k, params) == circuit_term(circuit, k, params)
+
+
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(circuit=circuits(max_gates=10, max_inputs=3))
+def test_the_kernels_layouts_agree_with_the_constructions_encoders(name, circuit):
+    construction = get_construction(name)
+    try:
+        engine = construction.encode(circuit)
+    except Exception:  # noqa: BLE001 - outside the class: the kernel's layout must refuse it too
+        with pytest.raises(OutsideLayout):
+            LAYOUTS[name].build(_kernel_circuit(circuit))
+        return
+    assert encoding_digest(LAYOUTS[name].build(_kernel_circuit(circuit))) == engine_encoding_digest(engine)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-4, 4), st.integers(-4, 4), st.integers(0, 3),
+                          st.sampled_from([0, 1, Fraction(1, 2)])), min_size=1, max_size=12))
+def test_the_key_join_equals_brute_force(rows):
+    """argmin_j (rk_i − ck_j)² + pen_j by the join equals the argmax of the score on all pairs."""
+    from verified_aat.circuits.builder import CircuitBuilder
+
+    def circuit(build, arity):
+        b = CircuitBuilder("k")
+        w = [b.input(f"v{i}") for i in range(arity)]
+        b.output(build(b, w))
+        return _kernel_circuit(b.build())
+
+    keys = {"row_key": circuit(lambda b, w: b.add(w[0], w[3]), 4), "col_key": circuit(lambda b, w: w[1], 4),
+            "col_penalty": circuit(lambda b, w: w[2], 4)}
+    score = circuit(lambda b, w: b.neg(b.add(b.square(b.sub(b.add(w[0], w[3]), w[5])), w[6])), 8)
+    assert join(rows, keys) == brute_force(rows, score)
+
+
+# -- outcomes ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def certificate_file(tmp_path_factory):
+    result = certify(mutants.probe_circuit(), get_construction("gate-edge"))
+    path = tmp_path_factory.mktemp("cert") / "probe.cert.json"
+    path.write_text(dumps_certificate(build_certificate(result, include_timings=False)))
+    return path
+
+
+def test_a_solver_that_gives_up_means_not_checked_with_exit_3(certificate_file, monkeypatch, capsys):
+    monkeypatch.setitem(kernel_solvers.SOLVERS, "z3", lambda text, timeout: "unknown (timeout)")
+    report = check(json.loads(certificate_file.read_text()))
+    assert report.outcome == "not-checked" and not report.rejections and not report.accepted
+    assert all("unknown (timeout)" in u for u in report.unchecked)
+    assert main(["check", str(certificate_file)]) == 3
+    out = capsys.readouterr().out
+    assert "NOT CHECKED" in out and "not checked  local-step:" in out or "not checked  attention" in out
+
+
+def test_a_solver_that_finds_a_model_means_rejected(certificate_file, monkeypatch, capsys):
+    monkeypatch.setitem(kernel_solvers.SOLVERS, "z3", lambda text, timeout: "sat")
+    assert main(["check", str(certificate_file)]) == 1
+    assert "REJECTED" in capsys.readouterr().out
+
+
+def test_an_accepted_certificate_states_its_theorem(certificate_file, capsys):
+    assert main(["check", str(certificate_file), "--solver", "both"]) == 0
+    out = capsys.readouterr().out
+    assert "theorem      for every x in R^3" in out and "enc_gate-edge(C, x) reads out C(x)" in out
+    assert "transformer  the construction's own T_K" in out
+
+
+@pytest.mark.parametrize("argv,where", [(["--timeout", "0"], "--timeout"), (["--timeout", "-1"], "--timeout"),
+                                        (["--defence-budget", "-5"], "--defence-budget")])
+def test_bad_options_are_one_line_errors(certificate_file, capsys, argv, where):
+    assert main(["check", str(certificate_file), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and where in err[0]
+
+
+@pytest.mark.parametrize("raw,message", [
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"), (b'{"a": NaN}', "NaN"), (b"\xff\xfe", "UTF-8"),
+    (b"[1, 2]", "not a JSON object"), (b'{"format": ', "invalid JSON")])
+def test_unreadable_certificates_are_bad_input(raw, message):
+    with pytest.raises(CertificateFileError, match=message):
+        parse_certificate(raw, "x.json")
+
+
+# -- hostile sizes ----------------------------------------------------------------------------------
+
+def _probe_doc():
+    return forge(Forgery(mutants.probe_circuit()))
+
+
+def test_a_number_with_too_many_digits_is_refused_before_work():
+    doc = _probe_doc()
+    doc["circuit"]["gates"].append(["const", "7" * 100_000])
+    report = check(doc)
+    assert report.rejections[0].check == "circuit" and "number too long" in report.reasons[0]
+
+
+def test_transformer_circuits_of_huge_degree_are_refused():
+    doc = _probe_doc()
+    gates = doc["transformer"]["functions"][0]["gates"]
+    square = len(gates) - 1
+    for _ in range(8):
+        gates.append(["mul", [square, square]])
+        square = len(gates) - 1
+    report = check(doc)
+    assert report.rejections[0].check == "transformer" and "degree above 64" in report.reasons[0]
+
+
+def test_a_circuit_that_explodes_on_concrete_inputs_does_not_hang_the_interpreter():
+    from verified_aat.circuits.builder import CircuitBuilder
+
+    b = CircuitBuilder("tower")
+    v = b.add(b.input("x"), b.const(3))
+    for _ in range(24):  # (x + 3)^(2^24): far beyond the kernel's number size
+        v = b.mul(v, v)
+    b.output(v)
+    result = certify(b.build(), get_construction("gate-edge"), refute=False)
+    assert result.status == "proved"
+    report = check(json.loads(dumps_certificate(build_certificate(result))))
+    assert report.accepted and "grow too large" in report.defence
+
+
+def test_binarized_random_circuits_give_the_same_verdict_with_cvc5():
+    circuit = binarize(mutants.probe_circuit()).circuit
+    result = certify(circuit, get_construction("edge-only"))
+    report = check(json.loads(dumps_certificate(build_certificate(result))), solvers=("cvc5",))
+    assert report.accepted, report.reasons
