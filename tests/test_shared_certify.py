@@ -1,4 +1,4 @@
-"""certify then check for every netlist in ../shared/circuits (both arithmetizations)."""
+"""certify then check, with the netlist link, for every netlist in ../shared/circuits (both arithmetizations)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from verified_aat.certificates.document import build_certificate, dumps_certificate
-from checking import check as check_certificate
+from verified_aat.api import certificate
+from verified_aat.certificates.document import dumps_certificate
 from verified_aat.circuits.io import load_circuit
 from verified_aat.constructions.registry import get_construction
+from verified_aat.kernel import Options, check_certificate
 from verified_aat.symbolic.certify import certify
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits"
@@ -20,10 +21,13 @@ FILES = sorted(SHARED.glob("*/*.b*")) if SHARED.exists() else []
 @pytest.mark.skipif(not FILES, reason="../shared/circuits is not beside the repository")
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 @pytest.mark.parametrize("mode", ["exact", "threshold"])
-def test_shared_netlist_is_certified_and_checked(path, mode):
+def test_shared_netlist_is_certified_and_checked_down_to_the_netlist(path, mode):
     circuit = load_circuit(str(path), mode)
     result = certify(circuit, get_construction("gate-edge"), refute=False)
     assert result.status == "proved", result.problems
-    doc = json.loads(dumps_certificate(build_certificate(result)))
-    report = check_certificate(doc, circuit)
+    doc = json.loads(dumps_certificate(certificate(result, circuit=circuit)))
+    assert doc["netlist"]["file"] == path.name and doc["netlist"]["mode"] == mode
+    report = check_certificate(doc, Options(netlist=(path.name, path.read_bytes())))
     assert report.accepted, report.reasons
+    what = "Boolean function" if mode == "threshold" else "gate-wise multilinear extension"
+    assert f"C equals the {what} of netlist {path.name}" in report.theorem

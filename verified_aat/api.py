@@ -66,12 +66,18 @@ def refute(transformer: Any, construction: str = "gate-edge", circuit: Circuit |
     return _refute(model, get_construction(construction), None if circuit is None else [circuit], **options)
 
 
-def certificate(result: Any, timings: bool = True) -> dict[str, Any]:
-    """The certificate document of a proved result."""
+def certificate(result: Any, timings: bool = True, circuit: Circuit | None = None) -> dict[str, Any]:
+    """The certificate document of a proved result.  When the certified circuit is an imported
+    netlist (``result.circuit``, or the original ``circuit``, carries its link section), the
+    certificate embeds the netlist and the kernel also proves that C equals it."""
     from .certificates.document import build_certificate
+    from .circuits.link_section import carry_link, netlist_section
     if result.status != "proved":
         raise ValueError(f"no certificate: the result is {result.status}")
-    return build_certificate(result, include_timings=timings)
+    link = netlist_section(result.circuit)
+    if link is None and circuit is not None:
+        link = netlist_section(carry_link(circuit, result.circuit))
+    return build_certificate(result, include_timings=timings, netlist=link)
 
 
 def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, solver: str = "z3",

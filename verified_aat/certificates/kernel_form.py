@@ -13,23 +13,11 @@ import hashlib
 import json
 from typing import Any
 
-from ..circuits.ir import Circuit, Kind
+from ..circuits.ir import Circuit
+from ..circuits.json_format import circuit_structure
 from ..circuits.rationals import format_rational
 from ..constructions.encoding import Encoding
 from ..transformer.model import BilinearScore, Layer, Transformer
-
-
-def circuit_structure(circuit: Circuit) -> dict[str, Any]:
-    """``{"gates": [...], "outputs": [...]}``: the structure the kernel reads (no names)."""
-    gates: list[list[Any]] = []
-    for gate in circuit.gates:
-        if gate.kind is Kind.CONST:
-            gates.append(["const", format_rational(gate.value)])  # type: ignore[arg-type]
-        elif gate.kind is Kind.INPUT:
-            gates.append(["input", gate.index])
-        else:
-            gates.append([gate.kind.value, list(gate.args)])
-    return {"gates": gates, "outputs": list(circuit.outputs)}
 
 
 def structure_key(circuit: Circuit) -> str:

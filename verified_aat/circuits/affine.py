@@ -87,6 +87,7 @@ class Engine:
         self._scaled: dict[tuple[Wire, Number], Wire] = {}
         self._ok: dict[tuple[Wire, Number], bool] = {}
         self._mat: dict[Form, Wire] = {}
+        self.final: dict[Wire, int] = {}  # after build: engine wire -> gate index in the circuit
 
     # -- gates ------------------------------------------------------------
     def _new(self, kind: Kind, args: tuple[Wire, ...] = (), value: Fraction | None = None,
@@ -341,4 +342,5 @@ class Engine:
                 new[w] = b.sign(args[0])
         for w, out_name in outputs:
             b.output(new[w], out_name)
+        self.final = new
         return b.build(provenance)

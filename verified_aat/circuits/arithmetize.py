@@ -38,7 +38,7 @@ from typing import Callable
 from ..errors import InputError
 from .affine import Engine, Form
 from .ir import Circuit, Domain, Provenance
-from .netlists import BoolGate, Netlist, measure_netlist, read_netlist
+from .netlists import BoolGate, Netlist, decode_netlist_bytes, measure_netlist, netlist_format, parse_netlist
 
 MODES = ("exact", "threshold")
 DEFAULT_CAP = 16
@@ -104,6 +104,56 @@ def _threshold_forms(eng: Engine, gate: BoolGate, fs: list[Form]) -> list[Form]:
     return [direct, s.affine(Fraction(-1, 2) if negate else Fraction(1, 2), Fraction(1, 2))]
 
 
+Candidates = dict[str, list[tuple[Form, list[int]]]]
+
+
+def _run(netlist: Netlist, mode: str, cap: int) -> tuple[Engine, Candidates, list[int], list[tuple[int, str]]]:
+    """The engine after arithmetizing ``netlist``: each signal's candidate forms with the
+    index of the operand candidate each was built from, the candidate each output uses
+    and the output wires."""
+    eng = Engine(cap)
+    # Each signal keeps up to three candidate forms: the best operand for
+    # products (shallowest terms), for sums (shallowest add) and as an output.
+    keys: list[Callable[[Form], tuple[int, int]]] = [
+        lambda f: (eng.form_depth(f), f.size), lambda f: (eng.sum_depth(f), f.size),
+        lambda f: (eng.materialized_depth(f), f.size)]
+    cands: Candidates = {name: [(Form.wire(eng.input(name)), [])] for name in netlist.inputs}
+
+    def best(name: str, key: Callable[[Form], tuple[int, int]]) -> int:
+        forms = cands[name]
+        return min(range(len(forms)), key=lambda i: key(forms[i][0]))
+
+    for gate in netlist.gates:
+        pick = [best(a, keys[0]) for a in gate.args]
+        found = [(_exact_form(eng, gate, [cands[a][i][0] for a, i in zip(gate.args, pick)]), pick)]
+        if mode == "threshold":
+            pick = [best(a, keys[1]) for a in gate.args]
+            found += [(f, pick) for f in _threshold_forms(eng, gate, [cands[a][i][0] for a, i in zip(gate.args, pick)])]
+        kept: dict[Form, list[int]] = {}
+        for key in keys:
+            form, origin = found[min(range(len(found)), key=lambda i: key(found[i][0]))]
+            kept.setdefault(form, origin)
+        cands[gate.name] = list(kept.items())
+    chosen, outputs = [], []
+    for name in netlist.outputs:  # one at a time: materializing an output can change the next one's key
+        chosen.append(best(name, keys[2]))
+        outputs.append((eng.materialize(cands[name][chosen[-1]][0]), name))
+    return eng, cands, chosen, outputs
+
+
+def _build(netlist: Netlist, mode: str, cap: int, provenance: Provenance | None
+           ) -> tuple[Circuit, Engine, Candidates, list[int]]:
+    if mode not in MODES:
+        raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)")
+    eng, cands, chosen, outputs = _run(netlist, mode, cap)
+    if provenance is None:
+        m = measure_netlist(netlist)
+        provenance = Provenance(arithmetization=mode, netlist_gates=m.gates, netlist_depth=m.depth,
+                                netlist_max_fan_in=m.max_fan_in, netlist_gate_types=m.gate_types)
+    domain = Domain.RATIONALS if mode == "exact" else Domain.BOOLEAN
+    return eng.build(netlist.name, outputs, domain, provenance), eng, cands, chosen
+
+
 def arithmetize(netlist: Netlist, mode: str = "exact", cap: int = DEFAULT_CAP,
                 provenance: Provenance | None = None) -> Circuit:
     """The arithmetic circuit of ``netlist`` in ``mode`` (``"exact"`` or ``"threshold"``).
@@ -111,36 +161,28 @@ def arithmetize(netlist: Netlist, mode: str = "exact", cap: int = DEFAULT_CAP,
     ``cap`` bounds the terms of an expanded product before operands are
     materialized (larger: shallower but bigger circuits).
     """
-    if mode not in MODES:
-        raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)")
-    eng = Engine(cap)
-    # Each signal keeps up to three candidate forms: the best operand for
-    # products (shallowest terms), for sums (shallowest add) and as an output.
-    keys: list[Callable[[Form], tuple[int, int]]] = [
-        lambda f: (eng.form_depth(f), f.size), lambda f: (eng.sum_depth(f), f.size),
-        lambda f: (eng.materialized_depth(f), f.size)]
-    cands: dict[str, list[Form]] = {name: [Form.wire(eng.input(name))] for name in netlist.inputs}
-    for gate in netlist.gates:
-        found = [_exact_form(eng, gate, [min(cands[a], key=keys[0]) for a in gate.args])]
-        if mode == "threshold":
-            found += _threshold_forms(eng, gate, [min(cands[a], key=keys[1]) for a in gate.args])
-        cands[gate.name] = list(dict.fromkeys(min(found, key=key) for key in keys))
-    outputs = [(eng.materialize(min(cands[name], key=keys[2])), name) for name in netlist.outputs]
-    if provenance is None:
-        m = measure_netlist(netlist)
-        provenance = Provenance(arithmetization=mode, netlist_gates=m.gates, netlist_depth=m.depth,
-                                netlist_max_fan_in=m.max_fan_in, netlist_gate_types=m.gate_types)
-    domain = Domain.RATIONALS if mode == "exact" else Domain.BOOLEAN
-    return eng.build(netlist.name, outputs, domain, provenance)
+    return _build(netlist, mode, cap, provenance)[0]
 
 
 def import_netlist(path: str, mode: str = "exact", cap: int = DEFAULT_CAP) -> Circuit:
-    """Read a ``.bench``/``.blif`` file and arithmetize it; provenance records the source."""
+    """Read a ``.bench``/``.blif`` file and arithmetize it; provenance records the source and
+    carries the netlist link section (:mod:`.link_section`) that lets the kernel prove the
+    circuit equals the netlist."""
     if mode not in MODES:
         raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)", path)
-    netlist, fmt = read_netlist(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read netlist: {exc.strerror or exc}", path, None) from None
+    text = decode_netlist_bytes(data, path)
+    fmt = netlist_format(path, text)
+    netlist = parse_netlist(text, path, fmt)
     m = measure_netlist(netlist)
     prov = Provenance(source_format=fmt, source_path=str(Path(path)), arithmetization=mode,
                       netlist_gates=m.gates, netlist_depth=m.depth, netlist_max_fan_in=m.max_fan_in,
                       netlist_gate_types=m.gate_types)
-    return arithmetize(netlist, mode, cap, prov)
+    circuit, eng, cands, chosen = _build(netlist, mode, cap, prov)
+    from .link_section import attach_link, link_section
+    section = link_section(circuit, eng, netlist, cands, chosen, file=Path(path).name, fmt=fmt, mode=mode,
+                           data=data, text=text)
+    return attach_link(circuit, section)

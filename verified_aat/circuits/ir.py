@@ -57,6 +57,9 @@ class Provenance:
     ``netlist_depth`` and ``netlist_gates`` count the netlist's Boolean gates,
     before arithmetization; ``arithmetization`` is ``"exact"`` or
     ``"threshold"`` (or ``None`` for circuits written directly).
+    ``netlist_link`` (not compared, not hashed, not serialised) is the JSON
+    text that ties an imported netlist to this exact circuit; see
+    :func:`verified_aat.circuits.link_section.netlist_section`.
     """
 
     source_format: str | None = None
@@ -66,6 +69,7 @@ class Provenance:
     netlist_depth: int | None = None
     netlist_max_fan_in: int | None = None
     netlist_gate_types: tuple[str, ...] = ()
+    netlist_link: str | None = field(default=None, compare=False, hash=False, repr=False)
 
 
 @dataclass(frozen=True)

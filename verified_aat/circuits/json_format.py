@@ -252,8 +252,8 @@ def dumps_circuit(circuit: Circuit) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def canonical_circuit_bytes(circuit: Circuit) -> bytes:
-    """Deterministic structure-only JSON bytes (see the module docstring) for hashing."""
+def circuit_structure(circuit: Circuit) -> dict[str, Any]:
+    """``{"gates": [...], "outputs": [...]}``: ops, argument indices, constants, input indices; no names."""
     gates: list[list[Any]] = []
     for gate in circuit.gates:
         if gate.kind is Kind.CONST:
@@ -262,7 +262,12 @@ def canonical_circuit_bytes(circuit: Circuit) -> bytes:
             gates.append(["input", gate.index])
         else:
             gates.append([gate.kind.value, list(gate.args)])
+    return {"gates": gates, "outputs": list(circuit.outputs)}
+
+
+def canonical_circuit_bytes(circuit: Circuit) -> bytes:
+    """Deterministic structure-only JSON bytes (see the module docstring) for hashing."""
     doc = {"format": CANONICAL_FORMAT, "version": VERSION, "domain": circuit.domain.value,
-           "gates": gates, "outputs": list(circuit.outputs)}
+           **circuit_structure(circuit)}
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 

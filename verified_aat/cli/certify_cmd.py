@@ -51,7 +51,10 @@ def run(args: argparse.Namespace) -> int:
                          max(1, args.jobs), refute=not args.no_refute, progress=progress)
     print_summary(result)
     if result.status == "proved":
-        doc = build_certificate(result, include_timings=not args.no_timings)
+        from ..circuits.link_section import carry_link, netlist_section
+        # an imported netlist: the certificate also proves C equals the netlist (kernel check N)
+        link = netlist_section(carry_link(circuit, result.circuit))
+        doc = build_certificate(result, include_timings=not args.no_timings, netlist=link)
         if args.output:
             write_certificate(doc, args.output)
             print(f"certificate      {args.output}")

@@ -22,7 +22,7 @@ import random
 from fractions import Fraction
 from typing import Any, Sequence
 
-from .circuits import TooBig, apply, compiled, cone, reads, sign
+from .circuits import TooBig, apply, compiled, cone, evaluate, reads, sign
 
 try:  # GMP rationals: the same exact numbers, an order of magnitude faster than fractions.Fraction
     from gmpy2 import mpq as _mpq
@@ -35,7 +35,7 @@ def rational(value: Number) -> Any:
     if type(value) is int or _mpq is None:
         return value
     return _mpq(value.numerator, value.denominator)  # type: ignore[union-attr]
-from .data import Bilinear, Circuit, Number, exact, too_big
+from .data import Bilinear, Circuit, Number, exact
 from .report import Context
 
 ALL_PAIRS_LIMIT = 200
@@ -191,22 +191,6 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
                 f"attention from {attention}")
 
 
-def _values(circuit: Circuit, x: Sequence[Any]) -> list[Any]:
-    """C's gate values on x, in the interpreter's number type (:class:`TooBig` if they explode)."""
-    values: list[Any] = []
-    for gate in circuit.gates:
-        if gate.op == "input":
-            values.append(x[gate.index])  # type: ignore[index]
-        elif gate.op == "const":
-            values.append(rational(gate.value))  # type: ignore[arg-type]
-        else:
-            value = apply(gate.op, [values[a] for a in gate.args])
-            if gate.op == "mul" and too_big(value):
-                raise TooBig(f"gate {len(values)}")
-            values.append(value)
-    return values
-
-
 class _Run:
     """One incremental exact run of T on enc(C, x)."""
 
@@ -214,7 +198,7 @@ class _Run:
         self.ctx = ctx
         C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
         self.T, self.E = T, E
-        self.values = _values(C, x)  # type: ignore[arg-type]
+        self.values = evaluate(C, x, rational)  # type: ignore[arg-type]
         X = [row if not any(type(v) is Fraction for v in row) else tuple(rational(v) for v in row)
              for row in ctx.rows]
         for p, c, i in E.input_slots:  # type: ignore[union-attr]

@@ -1,16 +1,423 @@
 """The link from the certified arithmetic circuit down to a Boolean netlist (docs/soundness.md, N).
 
-(Stub: filled in by the netlist-link work.)
+The optional ``netlist`` section embeds the netlist's text and the engine's trace (read by
+``netlist_parse.py``): per netlist signal, *candidate* affine forms over the gates of C and
+of *shadow* gates (numbered after C's), each with the operand candidates (``from``) it was
+built from; *annotations* ``t = A_t`` over lower gates; per output, the candidate that C's
+output materializes.  The kernel proves, never assumes, three kinds of local lemma:
+(a) every annotation; (b) every candidate F of every netlist gate s = OP(a_1..a_k):
+F = OP(F_1..F_k), F_i the candidate of a_i that ``from`` names and OP the gate's
+multilinear form (NOT 1−a, AND Πa, OR 1−Π(1−a), XOR (1−Π(1−2a))/2, a cube Π of literals…);
+(c) C.outputs[j] equals output j's candidate.  An input's one candidate is 1·g_i.  By
+induction over the netlist, every candidate equals the gate-wise multilinear extension on
+all of R^n (exact mode) or, under the hypotheses F_i ∈ {0,1} added to (b), the Boolean
+value on {0,1}^n (threshold mode); (c) carries this to C's outputs.
+
+A lemma is stated over *frontier* variables: in (b) and (c) the gates of the right side's
+forms (a gate with a one-term annotation t = c·w, an *alias*, rewritten to c·w); in (a)
+the gates where both sides meet when expanded highest gate first.  Expanding a gate: a
+frontier gate is a variable (unless built from frontier gates only); an annotated gate
+(not the lemma's subject) becomes its annotation; any other gate its definition.  In (b)
+the F_i are named y_i, and an expanded sum that is an affine combination of the F_i
+becomes that combination of the y_i.  A lemma that fails at its frontier is tried again at
+deeper cuts, last down to the inputs.  Only true equations are used (definitions;
+annotations, proved using lower annotations only), so every choice is sound and a missed
+one is a rejection.  Exact mode decides polynomial identities over Q (no sign may occur).
+Threshold mode, when a sign occurs or the identity alone does not settle (b), checks a
+lemma over at most ENUMERATE y's alone at every point of {0,1}^k, and asks the solvers
+otherwise.  Lemmas are decided once per canonical text (variables renamed by first
+occurrence).
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import math
+from fractions import Fraction
+from typing import Any
+
+from .data import Gate, Malformed, Number
+from .netlist_parse import (MAX_PRODUCT_WORK, Form, NetlistError, TooLarge, add, load_link, multilinear,
+                            polynomials, substitute)
 from .report import Context
+from .solvers import SAT, SOLVERS, UNSAT
+
+MAX_NODES = 100_000           # nodes in one lemma's expansion
+DEEPER = 3                    # deeper cuts tried for a lemma that fails at its frontier
+MAX_BASIS = 64                # operands a sum is matched against
+ENUMERATE = 12                # threshold lemmas over at most this many y alone are checked on all of {0,1}^k
+Node = tuple[Any, ...]
 
 
 def check_netlist(ctx: Context) -> tuple[list[str], str]:
     """(problems, theorem sentence) for the certificate's netlist section and ``--circuit NETLIST``."""
-    section = ctx.doc.get("netlist")
-    if ctx.options.netlist is not None and section is None:
-        return ["a netlist was given, but the certificate carries no netlist link"], ""
-    return [], ""
+    problems, theorem, _ = link_report(ctx)
+    return problems, theorem
+
+
+def link_report(ctx: Context) -> tuple[list[str], str, dict[str, int]]:
+    """As :func:`check_netlist`, with counts: lemmas stated, distinct lemmas, solver runs."""
+    raw = ctx.doc.get("netlist")
+    if raw is None:
+        return ([], "", {}) if ctx.options.netlist is None else \
+            (["a netlist was given (--circuit), but the certificate carries no netlist link"], "", {})
+    if ctx.circuit is None:
+        return ["the certificate's circuit was not loaded"], "", {}
+    try:
+        link = load_link(raw, ctx.circuit, ctx.options.netlist)
+    except Malformed as exc:
+        return [f"{exc.path}: {exc.message}"], "", {}
+    except NetlistError as exc:
+        return [f"$.netlist.text: {exc}"], "", {}
+    if isinstance(link, str):
+        return [link], "", {}
+    C, problems = ctx.circuit, []
+    prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold")
+    for t in sorted(link.notes):
+        prover.annotation(t, problems)
+    for gate in link.netlist.gates:
+        for k, (form, origin) in enumerate(link.cands[gate.name]):
+            operands = [link.cands[a][o][0] for a, o in zip(gate.args, origin)]
+            prover.gate(gate, form, operands, f"candidate {k} of signal {gate.name!r} ({gate.op})", problems)
+    for j, (s, o) in enumerate(zip(link.netlist.outputs, link.outputs)):
+        prover.output(C.outputs[j], link.cands[s][o][0], f"output {j} ({s!r})", problems)
+    stats = {"lemmas": prover.stated, "distinct": len(prover.verdicts), "solver_runs": prover.runs}
+    if problems:
+        return problems[:5], "", stats
+    what = "the Boolean function" if link.mode == "threshold" else "the gate-wise multilinear extension"
+    on = f"{{0,1}}^{C.n_inputs}" if link.mode == "threshold" else f"all of R^{C.n_inputs}"
+    return [], f"C equals {what} of netlist {link.name} (sha256 {link.sha[:16]}…) on {on}", stats
+
+
+class _Prover:
+    """States lemmas as hash-consed expression DAGs and decides each canonical text once."""
+
+    def __init__(self, ctx: Context, gates: list[Gate], notes: dict[int, Form], threshold: bool):
+        self.ctx, self.gates, self.notes, self.threshold = ctx, gates, notes, threshold
+        self.alias: dict[int, tuple[Number, int]] = {}  # t -> (c, w): t = c·w, w without alias
+        for t in sorted(notes):
+            const, terms = notes[t]
+            if const == 0 and len(terms) == 1:
+                c, base = self.alias.get(terms[0][0], (1, terms[0][0]))
+                self.alias[t] = (c * terms[0][1], base)
+        self.verdicts: dict[str, str] = {}
+        self.stated = self.runs = 0
+
+    # -- the three kinds --------------------------------------------------------
+    def annotation(self, t: int, problems: list[str]) -> None:
+        """(a): expand both sides, highest gate first; a gate on both sides (or an input) is a variable."""
+        left, right = set(self._deps(t, t)), {g for g, _ in self.notes[t][1]}
+        heap = [-g for g in left | right]
+        heapq.heapify(heap)
+        frontier: set[int] = set()
+        while heap:
+            g = -heapq.heappop(heap)
+            if heap and -heap[0] == g:
+                continue
+            if len(left) + len(right) > MAX_NODES:
+                problems.append(f"annotation of gate {t}: the lemma is too large to check (the sides do not meet)")
+                return
+            sides = [side for side in (left, right) if g in side]
+            if len(sides) == 2 or self.gates[g].op == "input":
+                frontier.add(g)
+                continue
+            for h in self._deps(g, t):
+                if h not in sides[0]:
+                    sides[0].add(h)
+                    heapq.heappush(heap, -h)
+        const, terms = self.notes[t]
+        self._decide(f"annotation of gate {t}", problems, frontier, t,
+                     lambda: (self._expand(t), self._affine(const, [(c, self._expand(g)) for g, c in terms]), []))
+
+    def gate(self, gate: Any, form: Form, operands: list[Form], what: str, problems: list[str]) -> None:
+        """(b): F = OP(y_1..y_k) where y_i = F_i (and, in threshold mode, y_i ∈ {0,1});
+        equal operand forms share one y."""
+        ops: list[tuple[Number, dict[int, Number]]] = []
+        seen: dict[Any, int] = {}
+        which = []
+        for f in operands:
+            norm = self._norm(f)
+            key = (norm[0], tuple(norm[1].items()))
+            if key not in seen:
+                seen[key] = len(ops)
+                ops.append(norm)
+            which.append(seen[key])
+
+        def state() -> tuple[int, int, list[int]]:
+            b = [self._affine(const, [(c, self._expand(g)) for g, c in terms.items()]) for const, terms in ops]
+            self._eliminate(b)  # from here on, a sum that is an affine combination of the F_i uses the y_i
+            lhs = self._affine(form[0], [(c, self._expand(g)) for g, c in form[1]])
+            return lhs, multilinear(gate, [self._node(("y", i)) for i in which], self._affine, self._product), b
+
+        self._decide(what, problems, {g for _, terms in ops for g in terms}, None, state)
+
+    def output(self, o: int, form: Form, what: str, problems: list[str]) -> None:
+        const, terms = self._norm(form)
+        self._decide(what, problems, set(terms), None, lambda: (
+            self._expand(o), self._affine(const, [(c, self._expand(g)) for g, c in terms.items()]), []))
+
+    # -- statements -------------------------------------------------------------
+    def _norm(self, form: Form) -> tuple[Number, dict[int, Number]]:
+        """``form`` with aliased gates rewritten to their base gates."""
+        acc: dict[int, Number] = {}
+        for g, c in form[1]:
+            k, base = self.alias.get(g, (1, g))
+            acc[base] = acc.get(base, 0) + c * k
+        return form[0], {g: c for g, c in sorted(acc.items()) if c != 0}
+
+    def _deps(self, g: int, subject: int | None) -> list[int]:
+        if g != subject and g in self.notes:
+            return [h for h, _ in self.notes[g][1]]
+        return list(self.gates[g].args)
+
+    def _node(self, key: Node) -> int:
+        found = self.ids.get(key)
+        if found is None:
+            if len(self.defs) >= MAX_NODES:
+                raise TooLarge(f"more than {MAX_NODES} nodes")
+            found = self.ids[key] = len(self.defs)
+            self.defs.append(key)
+        return found
+
+    def _product(self, factors: list[int]) -> int:
+        """Π factors, numerals multiplied out (mul(const c, w) is c·w)."""
+        k: Number = 1
+        rest = []
+        for n in factors:
+            if self.defs[n][0] == "n":
+                k *= self.defs[n][1]
+            else:
+                rest.append(n)
+        product = rest[0] if len(rest) == 1 else self._node(("mul", tuple(rest))) if rest else self._node(("n", 1))
+        return self._affine(0, [(k, product)])
+
+    def _affine(self, const: Number, parts: list[tuple[Number, int]]) -> int:
+        acc: dict[int, Number] = {}
+        for c, n in parts:  # flattened: numerals and sums are taken apart
+            key = self.defs[n]
+            const += c * key[1] if key[0] in ("n", "+") else 0
+            for m, k in key[2] if key[0] == "+" else [(n, 1)] if key[0] != "n" else []:
+                acc[m] = acc.get(m, 0) + c * k
+        terms = tuple(sorted((n, c) for n, c in acc.items() if c != 0))
+        if not terms:
+            return self._node(("n", const))
+        if const == 0 and terms[0][1] == 1 and len(terms) == 1:
+            return terms[0][0]
+        return self._node(("+", const, terms))
+
+    def _combination(self, const: Number, rest: dict[int, Number]) -> int | None:
+        """β + Σ α_i·y_i if const + Σ rest[n]·n (n nodes) is β + Σ α_i·F_i (elimination on the basis)."""
+        ys: dict[int, Number] = {}
+        for pivot, vector, combination, c0 in self.basis:
+            a = Fraction(rest.get(pivot, 0)) / vector[pivot]
+            if a:
+                for h, c in vector.items():
+                    rest[h] = rest.get(h, 0) - a * c
+                for i, c in combination.items():
+                    ys[i] = ys.get(i, 0) + a * c
+                const -= a * c0
+        if not ys or any(c != 0 for c in rest.values()):
+            return None
+        return self._affine(const, [(c, self._node(("y", i))) for i, c in ys.items()])
+
+    def _eliminate(self, operands: list[int]) -> None:
+        """A row-echelon basis of the operand nodes: (pivot, sum part, its y combination, constant)."""
+        for i, n in enumerate(operands[:MAX_BASIS]):
+            key = self.defs[n]
+            c0, form = (key[1], dict(key[2])) if key[0] == "+" else (key[1], {}) if key[0] == "n" else (0, {n: 1})
+            vector, combination = form, {i: Fraction(1)}
+            for pivot, v, comb, c in self.basis:
+                a = Fraction(vector.get(pivot, 0)) / v[pivot]
+                if a:
+                    vector = {h: x for h in vector.keys() | v.keys() if (x := vector.get(h, 0) - a * v.get(h, 0))}
+                    combination = {j: x for j in combination.keys() | comb.keys()
+                                   if (x := combination.get(j, 0) - a * comb.get(j, 0))}
+                    c0 -= a * c
+            if vector:
+                self.basis.append((min(vector), vector, combination, c0))
+
+    def _expand(self, root: int) -> int:
+        stack, steps = [root], 0
+        while stack:
+            g = stack[-1]
+            steps += 1
+            if steps > 4 * MAX_NODES:
+                raise TooLarge("expansion too deep")
+            if g in self.memo:
+                stack.pop()
+            elif g in self.frontier:
+                self.memo[g] = self._node(("v", g))
+            else:
+                todo = [h for h in self._deps(g, self.subject) if h not in self.memo]
+                if todo:
+                    stack.extend(todo)
+                    continue
+                n = self.memo[g] = self._define(g)
+                key = self.defs[n]
+                if self.basis and key[0] == "+":
+                    y = self._combination(key[1], dict(key[2]))
+                    self.memo[g] = n if y is None else y  # e.g. the sum under a sign gate
+        return self.memo[root]
+
+    def _define(self, g: int) -> int:
+        if g != self.subject and g in self.notes:
+            const, terms = self.notes[g]
+            return self._affine(const, [(c, self.memo[h]) for h, c in terms])
+        gate = self.gates[g]
+        if gate.op in ("input", "const"):
+            return self._node(("v", g) if gate.op == "input" else ("n", gate.value))
+        args = [self.memo[a] for a in gate.args]
+        if gate.op == "add":
+            return self._affine(0, [(1, a) for a in args])
+        return self._product(args) if gate.op == "mul" else self._node(("sign", (args[0],)))
+
+    # -- deciding ---------------------------------------------------------------
+    def _decide(self, what: str, problems: list[str], frontier: set[int], subject: int | None, state: Any) -> None:
+        """Decide the lemma at its frontier; if it fails there, again with the frontier gates it
+        uses replaced by what they are built from (deeper cuts lose less), up to DEEPER times,
+        and last with no frontier at all."""
+        if len(problems) >= 5:
+            return
+        self.stated += 1
+        self.subject = subject
+        first = ""
+        for depth in range(DEEPER + 2):
+            if depth == DEEPER + 1:
+                frontier = set()  # last, the whole way down to inputs and constants
+            # a frontier gate built from frontier gates only is expanded too (hash-consing can make
+            # a gate x·y of one operand the very product the left side forms of x and y); constants
+            # are numerals
+            self.frontier = {g for g in frontier if self.gates[g].op == "input" or (
+                self.gates[g].op != "const" and not all(h in frontier for h in self._deps(g, subject)))}
+            self.ids: dict[Node, int] = {}
+            self.defs: list[Node] = []
+            self.memo: dict[int, int] = {}
+            self.basis: list[tuple[int, dict[int, Number], dict[int, Number], Number]] = []
+            try:
+                lhs, rhs, bs = state()
+                text, order, roots = self._canonical([lhs, rhs] + bs)
+                if text not in self.verdicts:
+                    self.verdicts[text] = self._verdict(order, roots)
+                verdict = self.verdicts[text]
+            except TooLarge as exc:
+                verdict = f"too large to check: {exc}"
+            first = first or verdict
+            if verdict == "ok" or verdict.startswith(("unknown:", "too large")):
+                break
+            used = {key[1] for key in self.defs if key[0] == "v" and self.gates[key[1]].op != "input"}
+            if not used:
+                break
+            frontier = (frontier - used) | {h for g in used for h in self._deps(g, subject)}
+        if verdict.startswith("unknown:"):
+            self.ctx.unchecked.append(f"netlist link, {what}: {verdict}")
+        elif verdict != "ok":
+            problems.append(f"{what}: the local lemma does not hold ({first})" if not first.startswith("too large")
+                            else f"{what}: the lemma is {first}")
+
+    def _canonical(self, roots: list[int]) -> tuple[str, list[Node], list[int]]:
+        """Post-order listing of the nodes under ``roots``, variables renamed by first occurrence."""
+        new: dict[int, int] = {}
+        names: dict[int, int] = {}
+        order: list[Node] = []
+        lines: list[str] = []
+        for root in roots:
+            stack = [root]
+            while stack:
+                n = stack[-1]
+                key = self.defs[n]
+                kids = [m for m, _ in key[2]] if key[0] == "+" else list(key[1]) if key[0] in ("mul", "sign") else []
+                todo = [m for m in kids if m not in new]
+                if n in new or todo:
+                    stack.pop() if n in new else stack.extend(reversed(todo))
+                    continue
+                if key[0] == "v":
+                    item: Node = ("v", names.setdefault(key[1], len(names)))
+                elif key[0] == "+":
+                    item = ("+", key[1], tuple((new[m], c) for m, c in key[2]))
+                else:
+                    item = (key[0], tuple(new[m] for m in kids)) if kids else key
+                new[n] = len(order)
+                order.append(item)
+                lines.append(" ".join([item[0], str(item[1])] + [f"{m}:{c}" for m, c in item[2]]) if item[0] == "+"
+                             else " ".join([item[0]] + [str(x) for x in item[1]]) if kids else f"{item[0]} {item[1]}")
+        lines.append("roots " + " ".join(str(new[r]) for r in roots))
+        return "\n".join(lines), order, [new[r] for r in roots]
+
+    def _verdict(self, order: list[Node], roots: list[int]) -> str:
+        lhs, rhs, bs = roots[0], roots[1], roots[2:]
+        signs = any(item[0] == "sign" for item in order)
+        if signs and not self.threshold:
+            return "a sign occurs in exact mode"
+        top = max(lhs, rhs) + 1  # the nodes of both sides come first in the listing
+        if self.threshold and bs and len(bs) <= ENUMERATE and not any(item[0] == "v" for item in order[:top]):
+            if all(_evaluate(order[:top], bits, lhs, rhs) for bits in itertools.product((0, 1), repeat=len(bs))):
+                return "ok"  # both sides agree at every y ∈ {0,1}^k (y = F is not even needed)
+        limit = MAX_PRODUCT_WORK // 20 if signs else MAX_PRODUCT_WORK  # with signs, the solvers may do better
+        try:  # an identity with every sign(…) an independent variable is a proof
+            polys = polynomials(order, limit)
+            d = add(dict(polys[lhs]), polys[rhs], -1)
+            if d and bs:
+                d = substitute(d, [polys[b] for b in bs], limit)
+            if not d:
+                return "ok"
+            if not signs and not (self.threshold and bs):  # a non-zero polynomial is non-zero somewhere
+                return "not a polynomial identity over its frontier variables"
+        except TooLarge:
+            if not self.threshold:
+                raise
+        return self._smt(order, lhs, rhs, bs)
+
+    def _smt(self, order: list[Node], lhs: int, rhs: int, bs: list[int]) -> str:
+        lines = ["(set-logic QF_NRA)"] + [f"(declare-fun y{i} () Real)" for i in range(len(bs))]
+        for k, item in enumerate(order):
+            if item[0] == "v":
+                lines.append(f"(declare-fun x{item[1]} () Real)")
+                expr = f"x{item[1]}"
+            elif item[0] in ("y", "n"):
+                expr = f"y{item[1]}" if item[0] == "y" else _real(item[1])
+            elif item[0] == "+":
+                expr = "(+ " + " ".join([_real(item[1])] + [f"(* {_real(c)} n{m})" for m, c in item[2]]) + ")"
+            elif item[0] == "mul":
+                expr = "(* " + " ".join(f"n{m}" for m in item[1]) + ")"
+            else:
+                a = f"n{item[1][0]}"
+                expr = f"(ite (> {a} 0.0) 1.0 (ite (< {a} 0.0) (- 1.0) 0.0))"
+            lines.append(f"(define-fun n{k} () Real {expr})")
+        lines += [f"(assert (= y{i} n{b}))\n(assert (or (= y{i} 0.0) (= y{i} 1.0)))" for i, b in enumerate(bs)]
+        lines += [f"(assert (not (= n{lhs} n{rhs})))", "(check-sat)"]
+        text = "\n".join(lines) + "\n"
+        for solver in self.ctx.options.solvers:
+            self.runs += 1
+            self.ctx.solver_runs += 1
+            try:
+                answer = SOLVERS[solver](text, self.ctx.options.timeout_ms)
+            except ImportError:
+                return f"unknown: solver {solver} is not installed"
+            if answer == SAT:
+                return f"{solver} finds a counterexample over its frontier variables" + (
+                    " under the hypotheses F_i ∈ {0,1}" if bs else "")
+            if answer != UNSAT:
+                return f"unknown: {solver} says {answer}"
+        return "ok"
+
+
+def _evaluate(order: list[Node], bits: tuple[int, ...], lhs: int, rhs: int) -> bool:
+    """Whether both sides (over the y only) are equal at y = bits, computed exactly."""
+    values: list[Number] = []
+    for item in order:
+        if item[0] in ("y", "n"):
+            values.append(bits[item[1]] if item[0] == "y" else item[1])
+        elif item[0] == "+":
+            values.append(item[1] + sum(c * values[m] for m, c in item[2]))
+        elif item[0] == "mul":
+            values.append(math.prod(values[m] for m in item[1]))
+        else:
+            values.append((values[item[1][0]] > 0) - (values[item[1][0]] < 0))
+    return values[lhs] == values[rhs]
+
+
+def _real(q: Number) -> str:
+    q = Fraction(q)
+    body = f"{abs(q.numerator)}.0" if q.denominator == 1 else f"(/ {abs(q.numerator)}.0 {q.denominator}.0)"
+    return f"(- {body})" if q < 0 else body

@@ -166,8 +166,10 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
 
 def _normalised_circuit(circuit: Circuit) -> Circuit:
     from ..circuits.json_format import circuit_from_json, circuit_to_json
+    from ..circuits.link_section import carry_link
 
-    return circuit_from_json(circuit_to_json(circuit))
+    # an imported netlist's link section (not part of the JSON) stays when the structure does
+    return carry_link(circuit, circuit_from_json(circuit_to_json(circuit)))
 
 
 def _normalised_hint(hint: Any, coordinates: tuple[str, ...]) -> Any:

@@ -1,0 +1,336 @@
+"""The netlist link: the importer's trace lets the kernel prove that C equals the netlist.
+
+Every shared netlist, in both arithmetizations, is accepted by ``check_netlist``; forged
+sections (a changed coefficient, a changed gate, swapped outputs, a false annotation, an
+annotation over a higher gate, an input on the wrong gate, a lemma that needs the {0,1}
+hypotheses, a different netlist file) are rejected with a reason that names the rule.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+import json
+import random
+import shutil
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from netlist_helpers import SHARED, TABLE, needs_shared
+from verified_aat.circuits.arithmetize import import_netlist
+from verified_aat.circuits.ir import Circuit
+from verified_aat.circuits.json_format import canonical_circuit_bytes
+from verified_aat.circuits.link_section import netlist_section
+from verified_aat.kernel.data import load_circuit
+from verified_aat.kernel.netlist_link import check_netlist, link_report
+from verified_aat.kernel.report import Context, Options
+
+C17 = SHARED / "iscas85" / "c17.bench"
+KERNEL = Path(__file__).resolve().parent.parent / "verified_aat" / "kernel"
+
+
+@lru_cache(maxsize=None)
+def imported(rel: str, mode: str) -> Circuit:
+    return import_netlist(str(SHARED / rel), mode)
+
+
+def section_of(rel: str, mode: str) -> dict:
+    section = netlist_section(imported(rel, mode))
+    assert section is not None
+    return copy.deepcopy(section)
+
+
+def run(circuit: Circuit, section: dict | None, given: tuple[str, bytes] | None = None) -> tuple[list[str], str, Context]:
+    doc = {} if section is None else {"netlist": section}
+    ctx = Context(doc, Options(netlist=given))
+    ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
+                               extra_keys={"format", "version", "domain"})
+    problems, theorem = check_netlist(ctx)
+    return problems, theorem, ctx
+
+
+def rejected(circuit: Circuit, section: dict, *words: str, given: tuple[str, bytes] | None = None) -> str:
+    problems, theorem, _ = run(circuit, section, given)
+    assert problems and not theorem
+    assert any(all(w in p for w in words) for p in problems), problems
+    return problems[0]
+
+
+def with_text(section: dict, text: str) -> dict:
+    """The section with another netlist text and its matching sha256."""
+    section["text"] = text
+    section["sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    return section
+
+
+# -- every shared netlist ------------------------------------------------------------------
+
+@needs_shared
+@pytest.mark.parametrize("mode", ["exact", "threshold"])
+@pytest.mark.parametrize("rel", sorted(TABLE))
+def test_every_shared_netlist_is_linked(rel: str, mode: str) -> None:
+    path = SHARED / rel
+    circuit = imported(rel, mode)
+    section = netlist_section(circuit)
+    assert section is not None
+    assert section["file"] == path.name and section["format"] == path.suffix[1:] and section["mode"] == mode
+    assert section["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert section["text"] == path.read_text()
+    problems, theorem, ctx = run(circuit, section, (path.name, path.read_bytes()))
+    assert problems == [] and ctx.unchecked == []
+    domain = f"{{0,1}}^{circuit.n_inputs}" if mode == "threshold" else f"all of R^{circuit.n_inputs}"
+    assert theorem.startswith("C equals the") and f"netlist {path.name} (sha256 {section['sha256'][:16]}" in theorem
+    assert theorem.endswith(domain)
+
+
+@needs_shared
+def test_sections_are_byte_identical_and_name_no_path(tmp_path: Path) -> None:
+    for rel, mode in [("iscas85/c432.bench", "threshold"), ("epfl/ctrl.blif", "exact")]:
+        copy_path = tmp_path / Path(rel).name
+        shutil.copyfile(SHARED / rel, copy_path)
+        a = json.dumps(netlist_section(import_netlist(str(SHARED / rel), mode)), sort_keys=True)
+        b = json.dumps(netlist_section(import_netlist(str(copy_path), mode)), sort_keys=True)
+        assert a == b and str(tmp_path) not in b and str(SHARED) not in a
+
+
+def _random_netlist(rng: random.Random) -> tuple[str, str]:
+    """A small random .bench (every gate type) or single-cube BLIF text with reconvergence."""
+    n_in = rng.randint(1, 5)
+    signals = [f"i{k}" for k in range(n_in)]
+    body = []
+    blif = rng.random() < 0.5
+    for k in range(rng.randint(1, 14)):
+        arity = rng.randint(0 if blif else 1, 4)
+        args = [rng.choice(signals) for _ in range(arity)]
+        if blif:
+            row = "".join(rng.choice("01-") for _ in args)
+            body.append(f".names {' '.join(args + [f'g{k}'])}\n" + (f"{row} " if args else "") + rng.choice("01"))
+        else:
+            op = rng.choice(["AND", "NAND", "OR", "NOR", "XOR", "XNOR"] + ["NOT", "BUFF"] * (arity == 1))
+            body.append(f"g{k} = {op}({', '.join(args)})")
+        signals.append(f"g{k}")
+    outputs = [rng.choice(signals) for _ in range(rng.randint(1, 3))]
+    if blif:
+        head = [".model r", ".inputs " + " ".join(signals[:n_in]), ".outputs " + " ".join(outputs)]
+        return "\n".join(head + body + [".end"]) + "\n", "blif"
+    return "\n".join([f"INPUT({x})" for x in signals[:n_in]] + [f"OUTPUT({o})" for o in outputs] + body) + "\n", "bench"
+
+
+def test_random_small_netlists_are_linked(tmp_path: Path) -> None:
+    rng = random.Random(2026)
+    for k in range(40):
+        text, fmt = _random_netlist(rng)
+        path = tmp_path / f"r{k}.{fmt}"
+        path.write_text(text)
+        for mode in ("exact", "threshold"):
+            circuit = import_netlist(str(path), mode)
+            problems, theorem, ctx = run(circuit, netlist_section(circuit), (path.name, text.encode()))
+            assert problems == [] and ctx.unchecked == [] and path.name in theorem, (text, mode, problems)
+
+
+def test_no_section() -> None:
+    circuit = imported("iscas85/c17.bench", "exact")
+    assert run(circuit, None)[:2] == ([], "")
+    problems = run(circuit, None, ("c17.bench", C17.read_bytes()))[0]
+    assert problems and "carries no netlist link" in problems[0]
+
+
+# -- forgeries -------------------------------------------------------------------------------
+
+@needs_shared
+def test_a_changed_coefficient_is_rejected() -> None:
+    for mode in ("exact", "threshold"):
+        section = section_of("iscas85/c17.bench", mode)
+        form = section["signals"]["16"][0][0]
+        form[1][-1][1] = str(-int(form[1][-1][1]) * 2)
+        rejected(imported("iscas85/c17.bench", mode), section, "candidate 0 of signal '16'", "does not hold")
+
+
+@needs_shared
+def test_a_changed_gate_with_matching_hash_is_rejected() -> None:
+    for mode in ("exact", "threshold"):
+        section = section_of("iscas85/c17.bench", mode)
+        with_text(section, section["text"].replace("19 = NAND(11, 7)", "19 = AND(11, 7)"))
+        rejected(imported("iscas85/c17.bench", mode), section, "signal '19' (AND)", "does not hold")
+
+
+@needs_shared
+def test_swapped_outputs_are_rejected() -> None:
+    for mode in ("exact", "threshold"):
+        section = section_of("iscas85/c17.bench", mode)
+        text = section["text"].replace("OUTPUT(22)\nOUTPUT(23)", "OUTPUT(23)\nOUTPUT(22)")
+        assert text != section["text"]
+        rejected(imported("iscas85/c17.bench", mode), with_text(section, text), "output 0 ('23')", "does not hold")
+    section = section_of("epfl/dec.blif", "exact")
+    section["outputs"][3], section["outputs"][4] = section["outputs"][4], section["outputs"][3]
+    if section["outputs"][3] == section["outputs"][4]:  # one candidate each: swap the netlist's outputs
+        lines = section["text"].split("\n")
+        k = next(i for i, line in enumerate(lines) if line.startswith(".outputs"))
+        names = lines[k].split()
+        names[4], names[5] = names[5], names[4]
+        lines[k] = " ".join(names)
+        with_text(section, "\n".join(lines))
+    rejected(imported("epfl/dec.blif", "exact"), section, "output 3", "does not hold")
+
+
+@needs_shared
+def test_a_false_annotation_is_rejected() -> None:
+    section = section_of("iscas85/c17.bench", "exact")
+    gate, form = section["annotations"][0]
+    form[1][0][1] = "-2" if form[1][0][1] != "-2" else "-3"
+    rejected(imported("iscas85/c17.bench", "exact"), section, f"annotation of gate {gate}", "does not hold")
+
+
+@needs_shared
+def test_an_annotation_over_a_higher_gate_is_rejected() -> None:
+    section = section_of("iscas85/c17.bench", "exact")
+    gate, form = section["annotations"][0]
+    form[1].append([gate + 1, "1"])  # still a well-formed form: gates increasing, in range
+    rejected(imported("iscas85/c17.bench", "exact"), section, f"annotation of gate {gate}", "lower gates only")
+    section = section_of("iscas85/c17.bench", "exact")
+    section["annotations"][0][1][1] = [[section["annotations"][0][0], "1"]]  # t = t
+    rejected(imported("iscas85/c17.bench", "exact"), section, "lower gates only")
+
+
+@needs_shared
+def test_an_input_on_the_wrong_gate_is_rejected() -> None:
+    circuit = imported("iscas85/c17.bench", "exact")
+    section = section_of("iscas85/c17.bench", "exact")
+    section["signals"]["1"] = [[["0", [[circuit.input_gates[1], "1"]]], []]]
+    rejected(circuit, section, "netlist input 0 must have exactly the one candidate 1·g0")
+    section = section_of("iscas85/c17.bench", "exact")
+    section["signals"]["2"][0][0][0] = "1"  # 1 + x_1
+    rejected(circuit, section, "netlist input 1")
+
+
+def _forged_candidate(mode: str, extra: str) -> tuple[Circuit, dict]:
+    """c17 with one more candidate for signal 10 = NAND(1, 3): F + (1 − sign((g−g²)²)) ("off",
+    which equals F exactly when g ∉ {0,1}) or F + 7(g − g²) ("on", which equals F on {0,1});
+    g is input 1's gate, the operand form of signal 10's first argument."""
+    circuit = imported("iscas85/c17.bench", mode)
+    section = section_of("iscas85/c17.bench", mode)
+    g = circuit.input_gates[0]
+    n = len(circuit.gates) + len(section["shadow"])
+    section["shadow"] += [["mul", [g, g]], ["const", "-1"], ["mul", [n + 1, n]], ["add", [g, n + 2]],
+                          ["mul", [n + 3, n + 3]], ["sign", [n + 4]]]
+    (const, terms), origin = section["signals"]["10"][0]
+    if extra == "off":
+        forged = [str(int(const) + 1), terms + [[n + 5, "-1"]]]
+    else:
+        forged = [const, terms + [[n + 3, "7"]]]
+    section["signals"]["10"].append([forged, origin])
+    return circuit, section
+
+
+@needs_shared
+def test_threshold_lemmas_use_exactly_the_hypotheses_in_0_1() -> None:
+    def forged(mode: str, extra: str) -> tuple[Circuit, dict, str]:
+        circuit, section = _forged_candidate(mode, extra)
+        return circuit, section, f"candidate {len(section['signals']['10']) - 1} of signal '10'"
+
+    # holds for every operand value off {0,1}, fails on {0,1}: rejected
+    circuit, section, which = forged("threshold", "off")
+    rejected(circuit, section, which, "counterexample", "F_i ∈ {0,1}")
+    # holds on {0,1} only: accepted in threshold mode (the hypotheses are used) ...
+    circuit, section, which = forged("threshold", "on")
+    problems, theorem, _ = run(circuit, section)
+    assert problems == [] and "{0,1}^5" in theorem
+    # ... and rejected in exact mode, which has no hypotheses
+    circuit, section, which = forged("exact", "on")
+    rejected(circuit, section, which, "not a polynomial identity")
+    circuit, section, which = forged("exact", "off")
+    rejected(circuit, section, which, "a sign occurs in exact mode")
+
+
+@needs_shared
+def test_a_different_netlist_file_is_rejected(tmp_path: Path) -> None:
+    circuit = imported("iscas85/c17.bench", "threshold")
+    section = section_of("iscas85/c17.bench", "threshold")
+    other = C17.read_bytes().replace(b"# c17", b"# c17 (edited)")
+    rejected(circuit, section, "the given netlist c17.bench", "is not the certificate's embedded netlist",
+             given=("c17.bench", other))
+    section["text"] = section["text"].replace("NAND(1, 3)", "NAND(3, 1)")  # hash not updated
+    rejected(circuit, section, "does not have the stated sha256")
+
+
+@needs_shared
+def test_malformed_sections_are_rejected_naming_the_place() -> None:
+    circuit = imported("iscas85/c17.bench", "exact")
+    section = section_of("iscas85/c17.bench", "exact")
+    section["file"] = str(C17)
+    rejected(circuit, section, "$.netlist.file", "base name")
+    section = section_of("iscas85/c17.bench", "exact")
+    with_text(section, section["text"] + "24 = DFF(23)\n")
+    rejected(circuit, section, "$.netlist.text", "line 22", "does not know")
+    section = section_of("iscas85/c17.bench", "exact")
+    with_text(section, section["text"].replace("10 = NAND(1, 3)", "10 = NAND(1, 22)"))
+    rejected(circuit, section, "combinational cycle")
+    section = section_of("iscas85/c17.bench", "exact")
+    with_text(section, section["text"].replace("OUTPUT(23)\n", ""))
+    rejected(circuit, section, "1 outputs, C has 5 and 2")
+    section = section_of("iscas85/c17.bench", "exact")
+    section["shadow"].append(["mul", [0, len(circuit.gates) + len(section["shadow"])]])
+    rejected(circuit, section, "$.netlist.shadow", "earlier shadow gates")
+
+
+@needs_shared
+def test_blif_forgery_and_lemma_counts() -> None:
+    circuit = imported("epfl/ctrl.blif", "threshold")
+    section = section_of("epfl/ctrl.blif", "threshold")
+    problems, _, stats = link_report(_context(circuit, section))
+    assert problems == [] and 0 < stats["distinct"] <= stats["lemmas"]
+    row = next(line for line in section["text"].split("\n") if line in ("10 1", "01 1"))  # a·(1−b) or (1−a)·b
+    flipped = section["text"].replace(f"\n{row}\n", f"\n{row[1]}{row[0]} 1\n", 1)
+    assert flipped != section["text"]
+    rejected(circuit, with_text(section, flipped), "(CUBE)", "does not hold")
+
+
+def _context(circuit: Circuit, section: dict) -> Context:
+    ctx = Context({"netlist": section}, Options())
+    ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
+                               extra_keys={"format", "version", "domain"})
+    return ctx
+
+
+def test_the_link_modules_stay_inside_the_kernel() -> None:
+    for name in ("netlist_link.py", "netlist_parse.py"):
+        tree = ast.parse((KERNEL / name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level == 1 or node.module in ("__future__", "fractions", "typing", "dataclasses"), name
+            elif isinstance(node, ast.Import):
+                assert all(a.name in ("hashlib", "heapq", "itertools", "math", "re") for a in node.names), name
+
+
+# -- end to end ------------------------------------------------------------------------------
+
+@needs_shared
+@pytest.mark.parametrize("mode", ["exact", "threshold"])
+def test_certify_then_check_against_the_netlist(tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str) -> None:
+    from verified_aat.cli.main import main
+
+    cert = tmp_path / "c17.cert.json"
+    assert main(["certify", str(C17), "-c", "gate-edge", "--mode", mode, "-o", str(cert)]) == 0
+    assert json.loads(cert.read_text())["netlist"]["file"] == "c17.bench"
+    capsys.readouterr()
+    assert main(["check", str(cert), "--circuit", str(C17)]) == 0
+    out = capsys.readouterr().out
+    theorem = next(line for line in out.splitlines() if line.startswith("theorem"))
+    what = "Boolean function" if mode == "threshold" else "gate-wise multilinear extension"
+    assert f"C equals the {what}" in theorem and "netlist c17.bench" in theorem
+    assert main(["check", str(cert), "--circuit", str(SHARED / "iscas85" / "c432.bench")]) == 1
+
+
+@needs_shared
+def test_the_api_certificate_carries_the_link() -> None:
+    import verified_aat as va
+    from verified_aat.kernel import check_certificate
+
+    circuit = va.load_circuit(str(C17), "threshold")
+    doc = va.certificate(va.certify(circuit, "gate-edge"), timings=False)
+    assert doc["netlist"] == netlist_section(circuit)
+    report = check_certificate(doc, Options(netlist=("c17.bench", C17.read_bytes())))
+    assert report.accepted and "netlist c17.bench" in report.theorem

@@ -1,0 +1,411 @@
+"""The kernel's own reading of a certificate's ``netlist`` section: its netlist parsers
+(ISCAS ``.bench`` and single-cube BLIF), a topological order, what each gate means
+(:func:`multilinear`), the strict loader of the section's shadow gates, annotations and
+candidate forms, and the exact sparse polynomials ``netlist_link.py`` decides lemmas with.
+
+The parsers are independent of ``verified_aat/circuits/netlists.py`` on purpose: what the
+kernel proves a circuit equal to is the netlist *as read here*.  A netlist is its inputs and outputs in
+file order and its gates ``(name, op, args, cube, polarity)``; ``op`` is one of ``AND NAND
+OR NOR XOR XNOR NOT BUFF CONST0 CONST1 CUBE``.  A BLIF ``.names`` block is a ``CUBE``
+(``cube`` over ``0 1 -``, one character per argument; ``polarity`` the row's output), a
+block without inputs or without rows a constant.  Anything else is a :class:`NetlistError`
+naming the line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need
+
+VARIADIC = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
+ALIASES = {"BUF": "BUFF", "INV": "NOT", "GND": "CONST0", "VDD": "CONST1"}
+MAX_NETLIST_CHARS = 50_000_000
+KEYS = {"file", "format", "mode", "sha256", "text", "shadow", "annotations", "signals", "outputs"}
+MAX_SHADOW = 10_000_000
+MAX_FORM_TERMS = 100_000
+MAX_CANDIDATES = 64
+MAX_MONOMIALS = 100_000       # terms of one polynomial
+MAX_PRODUCT_WORK = 5_000_000  # term pairs multiplied for one lemma
+Poly = dict[tuple[int, ...], Number]
+SIGN_ATOM = 1 << 40           # variable number of a sign(…) node taken as an atom
+Form = tuple[Number, tuple[tuple[int, Number], ...]]  # const + Σ coef·gate, gates increasing
+
+
+class NetlistError(ValueError):
+    pass
+
+
+class TooLarge(Exception):
+    """A lemma beyond the kernel's size limits (a rejection, never a hang)."""
+
+
+@dataclass(frozen=True)
+class NGate:
+    name: str
+    op: str
+    args: tuple[str, ...]
+    cube: str = ""
+    polarity: int = 1
+
+
+@dataclass(frozen=True)
+class Netlist:
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    gates: tuple[NGate, ...]  # in a topological order
+
+
+_NAME = r"[^\s(),=#]+"
+_IO = re.compile(rf"(INPUT|OUTPUT)\s*\(\s*({_NAME})\s*\)\Z", re.IGNORECASE)
+_GATE = re.compile(rf"({_NAME})\s*=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\Z")
+_ARG = re.compile(rf"{_NAME}\Z")
+
+
+def parse(text: str, fmt: str) -> Netlist:
+    if len(text) > MAX_NETLIST_CHARS:
+        raise NetlistError(f"netlist too long ({len(text)} characters; the limit is {MAX_NETLIST_CHARS})")
+    bad = re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text)
+    if bad:
+        raise NetlistError(f"line {text.count(chr(10), 0, bad.start()) + 1}: control character in the netlist")
+    if fmt == "bench":
+        return _order(*_bench(text))
+    if fmt == "blif":
+        return _order(*_blif(text))
+    raise NetlistError(f"unknown netlist format {fmt!r}"[:80])
+
+
+def _bench(text: str) -> tuple[list[str], list[str], list[tuple[NGate, int]]]:
+    inputs: list[str] = []
+    outputs: list[str] = []
+    gates: list[tuple[NGate, int]] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        io = _IO.match(line)
+        if io:
+            (inputs if io.group(1).upper() == "INPUT" else outputs).append(io.group(2))
+            continue
+        m = _GATE.match(line)
+        if m is None:
+            raise NetlistError(f"line {number}: not INPUT(x), OUTPUT(x) or x = OP(a, ...): {line[:60]!r}")
+        op = ALIASES.get(m.group(2).upper(), m.group(2).upper())
+        inner = m.group(3).strip()
+        args = tuple(a.strip() for a in inner.split(",")) if inner else ()
+        arity_ok = {"NOT": len(args) == 1, "BUFF": len(args) == 1, "CONST0": not args, "CONST1": not args}
+        if any(_ARG.match(a) is None for a in args) or not arity_ok.get(op, op in VARIADIC and len(args) >= 1):
+            raise NetlistError(f"line {number}: the kernel does not know the gate {line[:60]!r}")
+        gates.append((NGate(m.group(1), op, args), number))
+    return inputs, outputs, gates
+
+
+def _blif(text: str) -> tuple[list[str], list[str], list[tuple[NGate, int]]]:
+    lines: list[tuple[int, list[str]]] = []
+    pending: list[str] = []
+    start = 0
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.split("#", 1)[0].rstrip()
+        if not pending:
+            start = number
+        more = line.endswith("\\")
+        pending.extend((line[:-1] if more else line).split())
+        if not more:
+            if pending:
+                lines.append((start, pending))
+            pending = []
+    if pending:
+        lines.append((start, pending))
+    inputs: list[str] = []
+    outputs: list[str] = []
+    gates: list[tuple[NGate, int]] = []
+    block: tuple[str, tuple[str, ...], int] | None = None
+    rows: list[tuple[str, str, int]] = []
+    state = "start"
+
+    def close() -> None:
+        if block is None:
+            return
+        name, args, line = block
+        if len(rows) > 1:
+            raise NetlistError(f"line {rows[1][2]}: the kernel reads single-cube covers only")
+        if not rows or not args:
+            gates.append((NGate(name, "CONST1" if rows and rows[0][1] == "1" else "CONST0", ()), line))
+        else:
+            gates.append((NGate(name, "CUBE", args, rows[0][0], int(rows[0][1])), line))
+
+    for number, tokens in lines:
+        head = tokens[0]
+        if state == "end":
+            raise NetlistError(f"line {number}: text after .end")
+        if not head.startswith("."):
+            if block is None:
+                raise NetlistError(f"line {number}: a cover row outside a .names block")
+            k = len(block[1])
+            pattern, out = ("", tokens[0]) if k == 0 and len(tokens) == 1 else (tokens + [""])[:2]
+            if len(tokens) != (1 if k == 0 else 2) or len(pattern) != k or set(pattern) - set("01-") \
+                    or out not in ("0", "1"):
+                raise NetlistError(f"line {number}: bad cover row for {k} input(s): {' '.join(tokens)[:40]!r}")
+            rows.append((pattern, out, number))
+            continue
+        close()
+        block, rows = None, []
+        cmd = head.lower()
+        if cmd == ".model" and state == "start":
+            state = "model"
+        elif cmd in (".inputs", ".outputs"):
+            (inputs if cmd == ".inputs" else outputs).extend(tokens[1:])
+        elif cmd == ".names" and len(tokens) >= 2:
+            block = (tokens[-1], tuple(tokens[1:-1]), number)
+        elif cmd == ".end":
+            state = "end"
+        else:
+            raise NetlistError(f"line {number}: the kernel does not know {' '.join(tokens)[:60]!r}")
+    close()
+    return inputs, outputs, gates
+
+
+def _order(inputs: list[str], outputs: list[str], gates: list[tuple[NGate, int]]) -> Netlist:
+    """Check definitions and uses; order the gates topologically (Kahn), rejecting cycles."""
+    line_of: dict[str, int] = {}
+    for name in inputs:
+        if name in line_of:
+            raise NetlistError(f"input {name[:40]!r} is declared twice")
+        line_of[name] = 0
+    for gate, line in gates:
+        if gate.name in line_of:
+            raise NetlistError(f"line {line}: signal {gate.name[:40]!r} is defined twice")
+        line_of[gate.name] = line
+    users: dict[str, list[int]] = {}
+    waiting = []
+    for k, (gate, line) in enumerate(gates):
+        for a in gate.args:
+            if a not in line_of:
+                raise NetlistError(f"line {line}: signal {a[:40]!r} is not defined")
+            users.setdefault(a, []).append(k)
+        waiting.append(len(gate.args))
+    missing = [o for o in outputs if o not in line_of]
+    if missing:
+        raise NetlistError(f"output {missing[0][:40]!r} is not defined")
+    ready = list(inputs) + [g.name for (g, _), w in zip(gates, waiting) if w == 0]
+    order: list[NGate] = []
+    position = {g.name: k for k, (g, _) in enumerate(gates)}
+    for name in ready:  # grows while we walk it
+        if name in position:
+            order.append(gates[position[name]][0])
+        for k in users.get(name, ()):
+            waiting[k] -= 1
+            if waiting[k] == 0:
+                ready.append(gates[k][0].name)
+    if len(order) != len(gates):
+        stuck = next(line for (g, line), w in zip(gates, waiting) if w > 0)
+        raise NetlistError(f"line {stuck}: combinational cycle")
+    return Netlist(tuple(inputs), tuple(outputs), tuple(order))
+
+
+def multilinear(gate: NGate, b: list[Any], affine: Callable[[Number, list[tuple[Number, Any]]], Any],
+                product: Callable[[list[Any]], Any]) -> Any:
+    """What the gate means: its multilinear form over operand values ``b``, built with
+    ``affine(const, [(coef, x), ...])`` and ``product([x, ...])`` (an empty product is 1)."""
+    def neg(x: Any) -> Any:
+        return affine(1, [(-1, x)])
+
+    op = gate.op
+    if op in ("CONST0", "CONST1", "BUFF", "NOT"):
+        return affine(int(op == "CONST1"), []) if op.startswith("CONST") else b[0] if op == "BUFF" else neg(b[0])
+    if op in ("AND", "NAND"):
+        return product(b) if op == "AND" else neg(product(b))
+    if op in ("OR", "NOR"):
+        return neg(product([neg(x) for x in b])) if op == "OR" else product([neg(x) for x in b])
+    if op in ("XOR", "XNOR"):  # (1 − Π(1 − 2·b)) / 2
+        xor = affine(Fraction(1, 2), [(Fraction(-1, 2), product([affine(1, [(-2, x)]) for x in b]))])
+        return xor if op == "XOR" else neg(xor)
+    literals = [x if lit == "1" else neg(x) for lit, x in zip(gate.cube, b) if lit != "-"]  # CUBE
+    return product(literals) if gate.polarity == 1 else neg(product(literals))
+
+
+# -- the section -------------------------------------------------------------------
+
+@dataclass
+class Link:
+    name: str
+    sha: str
+    mode: str
+    netlist: Netlist
+    gates: list[Gate]                                   # C's gates, then the shadow gates
+    notes: dict[int, Form]                              # annotations: gate -> form over lower gates
+    cands: dict[str, list[tuple[Form, list[int]]]]      # signal -> [(form, from)]
+    outputs: list[int]                                  # netlist output j -> its candidate index
+
+
+def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | str:
+    """The section read strictly (:class:`Malformed` on bad data), or one problem sentence."""
+    sec = as_dict(raw, "$.netlist", KEYS)
+    for key in ("file", "format", "mode", "sha256", "text"):
+        need(type(sec[key]) is str, f"$.netlist.{key}", "expected a string")
+    name, text, sha, mode = sec["file"], sec["text"], sec["sha256"], sec["mode"]
+    need(0 < len(name) <= 255 and not set(name) & set("/\\\n\r\t\0") and name not in (".", ".."),
+         "$.netlist.file", "must be a file's base name, not a path")
+    need(sec["format"] in ("bench", "blif"), "$.netlist.format", "must be 'bench' or 'blif'")
+    need(mode in ("exact", "threshold"), "$.netlist.mode", "must be 'exact' or 'threshold'")
+    if hashlib.sha256(text.encode("utf-8")).hexdigest() != sha:
+        return "the embedded netlist text does not have the stated sha256"
+    if given is not None and (hashlib.sha256(given[1]).hexdigest() != sha or given[1] != text.encode("utf-8")):
+        return (f"the given netlist {given[0]} (sha256 {hashlib.sha256(given[1]).hexdigest()[:16]}…) is not the "
+                f"certificate's embedded netlist {name} (sha256 {sha[:16]}…)")
+    net = parse(text, sec["format"])
+    if len(net.inputs) != C.n_inputs or len(net.outputs) != len(C.outputs):
+        return (f"the netlist has {len(net.inputs)} inputs and {len(net.outputs)} outputs, C has {C.n_inputs} "
+                f"and {len(C.outputs)}")
+    gates = _shadow(sec["shadow"], C)
+    size = len(gates)
+    notes: dict[int, Form] = {}
+    for k, entry in enumerate(as_list(sec["annotations"], "$.netlist.annotations", size)):
+        where = f"$.netlist.annotations[{k}]"
+        need(type(entry) is list and len(entry) == 2, where, "expected [gate, form]")
+        t = as_int(entry[0], where + "[0]", 0, size - 1)
+        need(t not in notes, where, f"gate {t} is annotated twice")
+        notes[t] = _form(entry[1], where + "[1]", size)
+        need(all(g < t for g, _ in notes[t][1]), where,
+             f"the annotation of gate {t} uses a gate that is not lower (annotations may use lower gates only)")
+    signals = as_dict(sec["signals"], "$.netlist.signals", set(net.inputs) | {g.name for g in net.gates})
+    cands: dict[str, list[tuple[Form, list[int]]]] = {}
+    for i, s in enumerate(net.inputs):
+        where, g_i = f"$.netlist.signals[{s!r}]", C.input_gates[i]
+        entry = signals[s]
+        ok = type(entry) is list and len(entry) == 1 and type(entry[0]) is list and len(entry[0]) == 2
+        need(ok and entry[0][1] == [] and _form(entry[0][0], where + "[0][0]", size) == (0, ((g_i, 1),)), where,
+             f"netlist input {i} must have exactly the one candidate 1·g{g_i} (C's input gate {i})")
+        cands[s] = [((0, ((g_i, 1),)), [])]
+    for gate in net.gates:
+        where = f"$.netlist.signals[{gate.name!r}]"
+        entries = as_list(signals[gate.name], where, MAX_CANDIDATES)
+        need(len(entries) > 0, where, "a gate needs at least one candidate")
+        cands[gate.name] = []
+        for k, entry in enumerate(entries):
+            need(type(entry) is list and len(entry) == 2, f"{where}[{k}]", "expected [form, from]")
+            origin = as_list(entry[1], f"{where}[{k}][1]", len(gate.args))
+            need(len(origin) == len(gate.args), f"{where}[{k}][1]", f"needs one index per operand ({len(gate.args)})")
+            for j, (a, o) in enumerate(zip(gate.args, origin)):
+                as_int(o, f"{where}[{k}][1][{j}]", 0, len(cands[a]) - 1)
+            cands[gate.name].append((_form(entry[0], f"{where}[{k}][0]", size), origin))
+    outs = as_list(sec["outputs"], "$.netlist.outputs", len(net.outputs))
+    need(len(outs) == len(net.outputs), "$.netlist.outputs", "needs one candidate index per netlist output")
+    for j, (s, o) in enumerate(zip(net.outputs, outs)):
+        as_int(o, f"$.netlist.outputs[{j}]", 0, len(cands[s]) - 1)
+    return Link(name, sha, mode, net, gates, notes, cands, outs)
+
+
+def _form(raw: Any, path: str, size: int) -> Form:
+    need(type(raw) is list and len(raw) == 2, path, "expected a form [const, [[gate, coef], ...]]")
+    terms: list[tuple[int, Number]] = []
+    for k, term in enumerate(as_list(raw[1], f"{path}[1]", MAX_FORM_TERMS)):
+        need(type(term) is list and len(term) == 2, f"{path}[1][{k}]", "expected [gate, coef]")
+        g = as_int(term[0], f"{path}[1][{k}][0]", 0, size - 1)
+        need(not terms or g > terms[-1][0], f"{path}[1][{k}]", "gates must be strictly increasing")
+        c = as_rational(term[1], f"{path}[1][{k}][1]")
+        need(c != 0, f"{path}[1][{k}]", "a coefficient is 0")
+        terms.append((g, c))
+    return as_rational(raw[0], f"{path}[0]"), tuple(terms)
+
+
+def _shadow(raw: Any, C: Circuit) -> list[Gate]:
+    gates = list(C.gates)
+    for k, entry in enumerate(as_list(raw, "$.netlist.shadow", MAX_SHADOW)):
+        where, g = f"$.netlist.shadow[{k}]", len(gates)
+        need(type(entry) is list and len(entry) == 2 and entry[0] in ("input", "const", "add", "mul", "sign"),
+             where, "expected [op, argument] with op input, const, add, mul or sign")
+        op, arg = entry
+        if op == "input":
+            gates.append(Gate("input", index=as_int(arg, where + "[1]", 0, C.n_inputs - 1)))
+        elif op == "const":
+            gates.append(Gate("const", value=as_rational(arg, where + "[1]")))
+        else:
+            args = as_list(arg, where + "[1]", MAX_FORM_TERMS)
+            for j, a in enumerate(args):
+                need(type(a) is int and 0 <= a < g, f"{where}[1][{j}]",
+                     f"shadow gate {g} may only use C's gates and earlier shadow gates, not {a!r}"[:200])
+            need(len(args) == 1 if op == "sign" else op == "add" or len(args) >= 2, where,
+                 f"{op} cannot take {len(args)} arguments")
+            gates.append(Gate(op, tuple(args)))
+    return gates
+
+
+# -- exact sparse polynomials (monomial = sorted tuple of variables, y_i is -1-i) ---------------
+
+def polynomials(order: list[tuple[Any, ...]], limit: int = MAX_PRODUCT_WORK) -> list[Poly]:
+    """The polynomial of every node of a lemma listing (``netlist_link._Prover._canonical``);
+    a sign node is an atom: an identity that holds for every value of it holds."""
+    polys: list[Poly] = []
+    work = 0
+    for item in order:
+        if item[0] in ("v", "y"):
+            p: Poly = {(item[1] if item[0] == "v" else -1 - item[1],): 1}
+        elif item[0] == "n":
+            p = {(): item[1]} if item[1] else {}
+        elif item[0] == "+":
+            p = {(): item[1]} if item[1] else {}
+            for m, c in item[2]:
+                add(p, polys[m], c)
+        elif item[0] == "sign":
+            p = {(SIGN_ATOM + len(polys),): 1}  # an opaque variable
+        else:
+            p = polys[item[1][0]]
+            for m in item[1][1:]:
+                work += len(p) * len(polys[m])
+                if work > limit:
+                    raise TooLarge(f"more than {limit} term products")
+                p = _mul(p, polys[m])
+        if len(p) > MAX_MONOMIALS:
+            raise TooLarge(f"more than {MAX_MONOMIALS} monomials")
+        polys.append(p)
+    return polys
+
+
+def add(out: Poly, q: Poly, c: Number = 1, shift: tuple[int, ...] = ()) -> Poly:
+    """out += c·q·(the monomial ``shift``), in place."""
+    for m, v in q.items():
+        key = tuple(sorted(m + shift)) if shift else m
+        s = out.get(key, 0) + c * v
+        if s:
+            out[key] = s
+        else:
+            out.pop(key, None)
+    return out
+
+
+def _mul(p: Poly, q: Poly) -> Poly:
+    out: Poly = {}
+    for m, c in p.items():
+        add(out, q, c, m)
+    return out
+
+
+def substitute(d: Poly, subs: list[Poly], limit: int = MAX_PRODUCT_WORK) -> Poly:
+    """d after replacing y_i by subs[i], one y at a time (fewest terms first) until d vanishes:
+    products of wide operands cancel before they would be expanded."""
+    work = 0
+    while d:
+        ys = {v for mono in d for v in mono if v < 0}
+        if not ys:
+            return d
+        y = min(ys, key=lambda v: (len(subs[-1 - v]), v))
+        powers: list[Poly] = [{(): 1}]
+        out: Poly = {}
+        for mono, c in d.items():
+            e = mono.count(y)
+            while len(powers) <= e:
+                work += len(powers[-1]) * len(subs[-1 - y])
+                if work > limit:
+                    raise TooLarge(f"more than {limit} term products")
+                powers.append(_mul(powers[-1], subs[-1 - y]))
+            work += len(powers[e])
+            if work > limit or len(out) > MAX_MONOMIALS:
+                raise TooLarge(f"more than {MAX_MONOMIALS} monomials or {limit} term products")
+            add(out, powers[e], c, tuple(v for v in mono if v != y))
+        d = out
+    return d
