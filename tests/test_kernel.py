@@ -222,3 +222,32 @@ def test_binarized_random_circuits_give_the_same_verdict_with_cvc5():
     result = certify(circuit, get_construction("edge-only"))
     report = check(json.loads(dumps_certificate(build_certificate(result))), solvers=("cvc5",))
     assert report.accepted, report.reasons
+
+
+def test_a_head_shared_by_two_layer_functions_counts_one_key_lemma_use_per_function():
+    """Engine and kernel count a key lemma once per (layer function, head) that uses it."""
+    from verified_aat.circuits.builder import CircuitBuilder
+    from verified_aat.circuits.evaluate import fold_circuit
+    from verified_aat.constructions.gate_edge import GateEdge
+    from verified_aat.transformer.model import Layer, Transformer, activation_input_names
+
+    ge = GateEdge()
+    fetch, gather = ge.transformer(1).layers
+    b = CircuitBuilder("fetch-again")
+    names = activation_input_names(ge.coordinates, ["fetch"])
+    w = [b.input(n) for n in names]
+    outs = fold_circuit(fetch.activation, w, b.const, lambda xs: b.add(*xs), lambda xs: b.mul(*xs), b.sign)
+    b.add(w[0], b.const(7))  # a dead gate: a different activation circuit, the same function
+    for c, wire in zip(ge.coordinates, outs):
+        b.output(wire, c)
+    again = Layer(fetch.heads, b.build(), "fetch-again")
+    T = Transformer(ge.coordinates, (fetch, gather, again, gather), "shared-head")
+    c = CircuitBuilder("xy")
+    x, y = c.input("x"), c.input("y")
+    c.output(c.add(c.mul(x, y), x))
+    result = certify(c.build(), ge, depth_bound=2, transformer=T)
+    assert result.status == "proved", result.problems
+    doc = json.loads(dumps_certificate(build_certificate(result)))
+    key = [l for l in doc["lemmas"] if l["kind"] == "attention:key-decomposition"]
+    assert sorted(l["uses"] for l in key) == [1, 2]
+    assert check(doc).accepted, check(doc).reasons

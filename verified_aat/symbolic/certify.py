@@ -109,6 +109,8 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
                 by_score[key] = _attention(head, hints.get(head.name), T, rows, struct_idx, derivation,
                                            hint_verdicts, problems, timeout_ms)
             method, lemma_id, sets = by_score[key]
+            if lemma_id is not None:
+                derivation.lemmas[lemma_id].uses += 1  # one use per layer function and head, as the kernel counts
             derivation.kinds["attention"] += len(rows)
             if sets is None:
                 continue
@@ -203,7 +205,6 @@ def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, probl
         if lemma_id not in hint_verdicts:
             hint_verdicts[lemma_id] = discharge(text, timeout_ms)
             derivation.lemmas[lemma_id] = Lemma(lemma_id, text, "attention:key-decomposition", 0, (0, 0))
-        derivation.lemmas[lemma_id].uses += 1
         if facts_hold and hint_verdicts[lemma_id].status == PROVED:
             return "key-join", lemma_id, join_argmax(rows, hint)
         # A failed hint is not a failed construction: fall back to the real scores.
