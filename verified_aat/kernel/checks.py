@@ -205,7 +205,8 @@ def _attention(ctx: Context) -> list[str]:
                     if any(row[c] != value for row in ctx.rows):
                         return [f"head {head.name}: fact {T.coordinates[c]} = {value} fails at some position"]  # type: ignore[union-attr]
                 text = key_lemma(head.score, keys, facts, T.coordinates)  # type: ignore[union-attr]
-                ctx.derivation.use(text, KEY_KIND, count=False)  # counted as attention below
+                ctx.derivation.use(text, KEY_KIND, count=False,  # counted as attention below
+                                   where=f"layer {fn.layers[0]}, head {head.name}")
                 cache = ("key", text)
                 if cache not in by_score:
                     by_score[cache] = join(ctx.rows, keys)
@@ -301,7 +302,7 @@ def _lemmas(ctx: Context) -> list[str]:
 
 def _solvers(ctx: Context) -> list[str]:
     problems = []
-    for digest, lemma in sorted(ctx.derivation.lemmas.items()):
+    for digest, lemma in ctx.derivation.lemmas.items():  # in derivation order: the earliest failure first
         for name in ctx.options.solvers:
             ctx.solver_runs += 1
             try:
@@ -309,10 +310,11 @@ def _solvers(ctx: Context) -> list[str]:
             except ImportError:
                 ctx.unchecked.append(f"solver {name} is not installed (pip install {name})")
                 return problems
+            where = f" ({lemma.where})" if lemma.where else ""
             if answer == SAT:
-                problems.append(f"{lemma.kind} lemma {digest[:12]} is false: {name} finds a counterexample")
+                problems.append(f"{lemma.kind} lemma {digest[:12]}{where} is false: {name} finds a counterexample")
             elif answer != UNSAT:
-                ctx.unchecked.append(f"{lemma.kind} lemma {digest[:12]}: {name} says {answer}")
+                ctx.unchecked.append(f"{lemma.kind} lemma {digest[:12]}{where}: {name} says {answer}")
     return problems[:4]
 
 

@@ -160,6 +160,8 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
     budget = ctx.options.defence_budget
     if budget is None:
         budget = max(DEFAULT_BUDGET, PER_POSITION * N)
+    if budget == 0:
+        return [], "skipped (budget 0)"
     if budget < N:
         return [], f"not run: {N} positions exceed the budget of {budget} activation evaluations"
     spent = 0

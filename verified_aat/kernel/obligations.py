@@ -32,6 +32,7 @@ class Lemma:
     kind: str
     text: str
     uses: int = 0
+    where: str = ""  # its first use, for messages
 
 
 @dataclass
@@ -39,11 +40,11 @@ class Derivation:
     lemmas: dict[str, Lemma] = field(default_factory=dict)  # sha256 of the text → lemma
     counts: Counter = field(default_factory=Counter)        # obligation kind → number of uses
 
-    def use(self, text: str, kind: str, count: bool = True) -> str:
+    def use(self, text: str, kind: str, count: bool = True, where: str = "") -> str:
         digest = hashlib.sha256(text.encode()).hexdigest()
         lemma = self.lemmas.get(digest)
         if lemma is None:
-            lemma = self.lemmas[digest] = Lemma(kind, text)
+            lemma = self.lemmas[digest] = Lemma(kind, text, where=where)
         lemma.uses += 1
         if count:
             self.counts[kind] += 1
@@ -218,7 +219,7 @@ class Deriver:
         text = (self._prefix_for(fn, coords)
                 + declare([*ys.values(), *hs.values(), *(f"f{i}" for i in range(template[2]))])
                 + f"(assert (not {goal}))\n(check-sat)\n")
-        self._shapes[shape] = (self.derivation.use(text, kind), kind)
+        self._shapes[shape] = (self.derivation.use(text, kind, where=f"layer {layer}, position {p}"), kind)
 
     def _template(self, fn: Function, coords: tuple[int, ...], known: dict[int, Number]) -> tuple[int, list[tuple], int]:
         """Per activation input: a literal (numeral or free variable), the own value, or a pooled value."""
