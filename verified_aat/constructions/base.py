@@ -12,6 +12,7 @@ never trusted: the symbolic engine and the checker prove them.
 from __future__ import annotations
 
 import abc
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -43,10 +44,14 @@ class PositionClaim:
     values: tuple[tuple[int, ClaimTerm], ...]  # (coordinate index, term)
     settles: tuple[int, ...] = ()
 
-    def by_coordinate(self) -> dict[int, tuple[ClaimTerm, int]]:
-        """coordinate → (term, settle layer)."""
+    @functools.cached_property
+    def _by_coordinate(self) -> dict[int, tuple[ClaimTerm, int]]:
         settles = self.settles or (self.settle,) * len(self.values)
         return {c: (term, s) for (c, term), s in zip(self.values, settles)}
+
+    def by_coordinate(self) -> dict[int, tuple[ClaimTerm, int]]:
+        """coordinate → (term, settle layer); computed once per claim (claims are shared), do not mutate."""
+        return self._by_coordinate
 
 
 @dataclass(frozen=True)
@@ -131,29 +136,45 @@ class Construction(abc.ABC):
         """The intended invariant, as one rule per role kind."""
 
     def schedule(self, circuit: Circuit, encoding: Encoding) -> Schedule:
-        """The intended invariant of every position, from :meth:`schedule_rules`."""
+        """The intended invariant of every position, from :meth:`schedule_rules`.
+
+        Positions with the same role kind and the same referenced gates (e.g. all edges out
+        of one gate) get one shared :class:`PositionClaim`: O(gates) objects, not O(positions).
+        """
         from ..circuits.measures import gate_depths
 
         depths = gate_depths(circuit)
         rules = self.schedule_rules()
         coords = encoding.coordinates
+        plans = {kind: (sorted((coords.index(c), r, power) for c, r, power in rule.claims),
+                        {(k, coords.index(c)): d for k, c, d in rule.kind_offsets}) for kind, rule in rules.items()}
+        uses_gate = {kind: any(r == "gate" for _, r, _ in plans[kind][0]) or rule.ref == "gate"
+                     for kind, rule in rules.items()}
+        uses_source = {kind: any(r == "source" for _, r, _ in plans[kind][0]) or rule.ref == "source"
+                       for kind, rule in rules.items()}
+        shared: dict[tuple, PositionClaim] = {}
         claims: list[PositionClaim | None] = []
         for role in encoding.roles:
             rule = rules.get(role.kind)
             if rule is None:
                 claims.append(None)
                 continue
-            ref = {"gate": role.gate, "source": role.source}
-            anchor = ref[rule.ref]
-            base = rule.scale * depths[anchor] + rule.offset  # type: ignore[index]
-            kind = circuit.gates[anchor].kind.value  # type: ignore[index]
-            delta = {c: d for k, c, d in rule.kind_offsets if k == kind}
-            entries = sorted((coords.index(c), ClaimTerm(ref[r], power), base + delta.get(c, 0))  # type: ignore[arg-type]
-                             for c, r, power in rule.claims)
-            settles = tuple(s for _, _, s in entries)
-            same = len(set(settles)) <= 1
-            claims.append(PositionClaim(min(settles, default=base), tuple((c, t) for c, t, _ in entries),
-                                        () if same else settles))
+            key = (role.kind, role.gate if uses_gate[role.kind] else None,
+                   role.source if uses_source[role.kind] else None)
+            claim = shared.get(key)
+            if claim is None:
+                entries_plan, deltas = plans[role.kind]
+                ref = {"gate": role.gate, "source": role.source}
+                anchor = ref[rule.ref]
+                base = rule.scale * depths[anchor] + rule.offset  # type: ignore[index]
+                kind = circuit.gates[anchor].kind.value  # type: ignore[index]
+                entries = [(c, ClaimTerm(ref[r], power), base + deltas.get((kind, c), 0))  # type: ignore[arg-type]
+                           for c, r, power in entries_plan]
+                settles = tuple(s for _, _, s in entries)
+                same = len(set(settles)) <= 1
+                claim = shared[key] = PositionClaim(min(settles, default=base), tuple((c, t) for c, t, _ in entries),
+                                                    () if same else settles)
+            claims.append(claim)
         readout = [claims[p].by_coordinate()[c][1] for p, c in encoding.readout  # type: ignore[union-attr]
                    if claims[p] is not None and c in claims[p].by_coordinate()]  # type: ignore[union-attr]
         return Schedule(tuple(claims), max(readout, default=0))

@@ -88,7 +88,7 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     if T.coordinates != encoding.coordinates:
         raise InputError(f"the transformer's coordinates {T.coordinates} are not {construction.name}'s "
                          f"{encoding.coordinates}")
-    rows = [tuple(as_exact(v) for v in row) for row in encoding.rows]  # ints where integral: fast
+    rows = encoding.rows  # exact, ints where integral (the encoders' contract; see constructions/encoding.py)
     struct_idx = [T.coordinates.index(c) for c in structural]
 
     # structure and base case (layer 0), schedule/read-out
@@ -167,11 +167,9 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
 
 
 def _normalised_circuit(circuit: Circuit) -> Circuit:
-    from ..circuits.json_format import circuit_from_json, circuit_to_json
-    from ..circuits.link_section import carry_link
-
-    # an imported netlist's link section (not part of the JSON) stays when the structure does
-    return carry_link(circuit, circuit_from_json(circuit_to_json(circuit)))
+    """The circuit itself: the certificate embeds its canonical structure, computed from this very
+    object, so no round trip through a file format is needed (it cost seconds at 10⁶ gates)."""
+    return circuit
 
 
 def _normalised_hint(hint: Any, coordinates: tuple[str, ...]) -> Any:
@@ -298,6 +296,7 @@ def _check_structural_frame(functions: list[LayerFunction], T: Transformer, rows
 
 def _derive_positions(circuit, T, rows, schedule, structural, functions, argmax, encoding, derivation, progress):
     deriver = ObligationDeriver(circuit, T, rows, schedule, structural, argmax)
+    shapes: dict[tuple, str] = {}  # shape key → lemma digest: each distinct text is rendered and hashed once
     lemmas = derivation.lemmas
     kinds = derivation.kinds
     n_layers = T.n_layers
@@ -307,27 +306,35 @@ def _derive_positions(circuit, T, rows, schedule, structural, functions, argmax,
         if any((fn.number, h) not in argmax for h in range(len(fn.layer.heads))):
             derivation.unsupported.append(f"layer {fn.layers[0]}: attention unknown, its obligations were not derived")
             continue
+        plans: dict[int, tuple[list[int], frozenset[int]]] = {}  # by shared settle pattern
         for p, claim in enumerate(schedule.claims):
             done += 1
             if progress and done % 2048 == 0:
                 progress("derive", 2048, total)
             if claim is None or not claim.values or claim.settle > n_layers:
                 continue
-            settles = {s for _, s in deriver.claim_maps[p].values()}  # type: ignore[union-attr]
+            pattern = deriver.settle_pattern(p)
+            plan = plans.get(id(pattern))
+            if plan is None:
+                settles = frozenset(s for s, _ in pattern)
+                plan = plans[id(pattern)] = (_check_layers(fn.layers, settles), settles)
+            plan, settles = plan
             role = encoding.roles[p]
-            for layer in _check_layers(fn.layers, settles):
+            for layer in plan:
                 if layer in settles:
                     kind = (f"local-step:{circuit.gates[role.gate].kind.value}" if role.kind == "gate"
                             else f"local-step:{role.kind}")
                 else:
                     kind = f"frame:{role.kind}"
                 kinds[kind] += 1
-                text = deriver.obligation(fn, p, layer, claim)
-                key = digest(text)
-                lemma = lemmas.get(key)
-                if lemma is None:
-                    lemma = lemmas[key] = Lemma(key, text, kind, 0, (layer, p))
-                lemma.uses += 1
+                shape = deriver.shape(fn, p, layer)
+                key = shapes.get(shape)
+                if key is None:
+                    text = deriver.render(shape)
+                    key = shapes[shape] = digest(text)
+                    if key not in lemmas:
+                        lemmas[key] = Lemma(key, text, kind, 0, (layer, p))
+                lemmas[key].uses += 1
 
 
 def _check_layers(layers: tuple[int, ...], settles: set[int]) -> list[int]:

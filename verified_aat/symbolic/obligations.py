@@ -69,37 +69,6 @@ class Derivation:
     unsupported: list[str] = field(default_factory=list)
 
 
-class _Names:
-    """Canonical variable names by first occurrence: y (gate values), h (havoc), f (free)."""
-
-    __slots__ = ("y", "h", "f")
-
-    def __init__(self) -> None:
-        self.y: dict[int, str] = {}
-        self.h: dict[tuple[int, int], str] = {}
-        self.f = 0
-
-    def gate(self, g: int) -> str:
-        name = self.y.get(g)
-        if name is None:
-            name = self.y[g] = f"y{len(self.y)}"
-        return name
-
-    def havoc(self, p: int, c: int) -> str:
-        name = self.h.get((p, c))
-        if name is None:
-            name = self.h[(p, c)] = f"h{len(self.h)}"
-        return name
-
-    def free(self) -> str:
-        self.f += 1
-        return f"f{self.f - 1}"
-
-    def declarations(self) -> str:
-        names = list(self.y.values()) + list(self.h.values()) + [f"f{i}" for i in range(self.f)]
-        return "".join(f"(declare-const {n} Real)\n" for n in names)
-
-
 class StructureView:
     """Concrete structural inputs of a layer function at a position: own rows and
     pooled (leftmost, rightmost or averaged) rows of the argmax sets."""
@@ -130,15 +99,16 @@ class StructureView:
             self._aggregate[key] = value
         return value
 
-    def structural_inputs(self, fn: LayerFunction, p: int, inputs: frozenset[int]) -> dict[int, Fraction | int]:
-        """Values of the structural inputs in ``inputs`` at position p."""
+    def structural_inputs(self, fn: LayerFunction, p: int, inputs) -> dict[int, Fraction | int]:  # type: ignore[no-untyped-def]
+        """Values of the structural inputs among ``inputs`` at position p (in the order of ``inputs``)."""
         known: dict[int, Fraction | int] = {}
         d = self.d
+        row = self.rows[p]
         for k in inputs:
             owner, c = divmod(k, d)
             if c not in self.structural:
                 continue
-            known[k] = self.rows[p][c] if owner == 0 else self._pooled_structural(fn, owner - 1, p, c)
+            known[k] = row[c] if owner == 0 else self._pooled_structural(fn, owner - 1, p, c)
         return known
 
 
@@ -150,47 +120,32 @@ class ObligationDeriver(StructureView):
         super().__init__(transformer, rows, structural, argmax)
         self.circuit = circuit
         self.claims = schedule.claims
-        self.claim_maps = [None if c is None else c.by_coordinate() for c in self.claims]
+        # claims are shared between positions (Construction.schedule): one map per distinct claim
+        by_claim: dict[int, tuple[dict, tuple]] = {}
+        patterns: dict[tuple, tuple] = {}
+        self.claim_maps: list[dict | None] = []
+        self._settles: list[tuple] = []
+        for claim in self.claims:
+            if claim is None:
+                self.claim_maps.append(None)
+                self._settles.append(())
+                continue
+            found = by_claim.get(id(claim))
+            if found is None:
+                m = claim.by_coordinate()
+                pattern = tuple((s, c) for c, (_, s) in sorted(m.items()))
+                found = by_claim[id(claim)] = (m, patterns.setdefault(pattern, pattern))  # one tuple per content
+            self.claim_maps.append(found[0])
+            self._settles.append(found[1])
+        self._numerals: dict[int, str] = {}
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
-        self._residual: dict[tuple, frozenset[int]] = {}
+        self._templates: dict[tuple, tuple] = {}
+        self._template_of: list[tuple[LayerFunction, tuple[int, ...]]] = []
         self._static: dict[tuple, frozenset[int]] = {}
 
-    # -- claim terms ---------------------------------------------------------
-    def _gate_term(self, g: int, names: _Names) -> str:
-        gate = self.circuit.gates[g]
-        return numeral(gate.value) if gate.kind is Kind.CONST else names.gate(g)  # type: ignore[arg-type]
-
-    def _claim_term(self, term: ClaimTerm, names: _Names) -> str:
-        base = self._gate_term(term.gate, names)
-        return base if term.power == 1 else f"(* {base} {base})"
-
-    def _value_term(self, j: int, c: int, limit: int, names: _Names) -> str:
-        """Position j's coordinate c before a layer: its claim if settled by ``limit``, else havoc."""
-        claim = self.claim_maps[j]
-        if claim is not None:
-            entry = claim.get(c)
-            if entry is not None and entry[1] <= limit:
-                return self._claim_term(entry[0], names)
-        return names.havoc(j, c)
-
-    def _expected(self, term: ClaimTerm, names: _Names) -> str:
-        """A claim as the obligation's right-hand side, expanding V(g) one level
-        when g's value does not occur among the arguments."""
-        g = term.gate
-        gate = self.circuit.gates[g]
-        if gate.kind is Kind.CONST or g in names.y or gate.kind is Kind.INPUT:
-            base = self._gate_term(g, names)
-        else:
-            args = [self._gate_term(a, names) for a in gate.args]
-            if gate.kind is Kind.SIGN:
-                base = f"(sgn {args[0]})"
-            elif not args:
-                base = "0.0"
-            elif len(args) == 1:
-                base = args[0]
-            else:
-                base = f"({'+' if gate.kind is Kind.ADD else '*'} {' '.join(args)})"
-        return base if term.power == 1 else f"(* {base} {base})"
+    def settle_pattern(self, p: int) -> tuple:
+        """(settle layer, coordinate) pairs of p's claims; one shared tuple per distinct claim."""
+        return self._settles[p]
 
     def _prefix_for(self, fn: LayerFunction, coords: tuple[int, ...]) -> str:
         key = (fn.number, coords)
@@ -204,53 +159,123 @@ class ObligationDeriver(StructureView):
         return text
 
     # -- one obligation ------------------------------------------------------------
-    def obligation(self, fn: LayerFunction, p: int, layer: int, claim: PositionClaim) -> str:
+    def obligation(self, fn: LayerFunction, p: int, layer: int, claim: PositionClaim | None = None) -> str:
         """The lemma text for position p under ``fn`` at ``layer`` (the coordinates settled by then)."""
-        coords = tuple(sorted(c for c, (_, s) in self.claim_maps[p].items() if s <= layer))  # type: ignore[union-attr]
-        act = fn.layer.activation
-        d = self.d
+        return self.render(self.shape(fn, p, layer))
+
+    def shape(self, fn: LayerFunction, p: int, layer: int) -> tuple:
+        """Everything the lemma text depends on, as a hashable key: the template (function, claimed
+        coordinates, known structure) and the argument and claim tokens with canonical names.
+        Equal keys give equal texts, so a text is rendered once per shape."""
+        coords = tuple([c for s, c in self._settles[p] if s <= layer])
         static = self._static.get((fn.number, coords))
         if static is None:
-            infos = output_reads(act)
-            static = self._static[(fn.number, coords)] = frozenset().union(*(infos[c].inputs for c in coords))
+            infos = output_reads(fn.layer.activation)
+            wanted = frozenset().union(*(infos[c].inputs for c in coords))
+            static = self._static[(fn.number, coords)] = tuple(sorted(k for k in wanted if k % self.d in self.structural))
         known = self.structural_inputs(fn, p, static)
-        rkey = (fn.number, coords, tuple(sorted(known.items())))
-        reads = self._residual.get(rkey)
-        if reads is None:
-            reads = self._residual[rkey] = partial_evaluate(act, list(coords), known)[1]
-        names = _Names()
-        limit = layer - 1
+        tkey = (fn.number, coords, tuple(known.items()))
+        template = self._templates.get(tkey)
+        if template is None:
+            template = self._templates[tkey] = self._template(fn, coords, known)
+        # Canonical names by first occurrence, inlined (this loop runs once per position and layer
+        # function): y for gate values, h for havoc values; constants are numerals.
+        ys: dict[int, str] = {}
+        hs: dict[tuple[int, int], str] = {}
+        gates, const_text, claim_maps, limit = self.circuit.gates, self._numerals, self.claim_maps, layer - 1
+
+        def gate_value(g: int) -> str:
+            name = ys.get(g)
+            if name is None:
+                text = const_text.get(g)
+                if text is not None:
+                    return text
+                if gates[g].kind is Kind.CONST:
+                    const_text[g] = text = numeral(gates[g].value)  # type: ignore[arg-type]
+                    return text
+                name = ys[g] = f"y{len(ys)}"
+            return name
+
+        def value_at(j: int, c: int) -> str:
+            entry = claim_maps[j].get(c) if claim_maps[j] is not None else None  # type: ignore[union-attr]
+            if entry is not None and entry[1] <= limit:
+                term = entry[0]
+                v = gate_value(term.gate)
+                return v if term.power == 1 else f"(* {v} {v})"
+            name = hs.get((j, c))
+            if name is None:
+                name = hs[(j, c)] = f"h{len(hs)}"
+            return name
+
+        argmax = self.argmax
         args: list[str] = []
-        for k in range(act.n_inputs):
-            if k in known:
-                args.append(numeral(known[k]))
-                continue
-            owner, c = divmod(k, d)
-            if k not in reads:
-                args.append(names.free())
-            elif owner == 0:
-                args.append(self._value_term(p, c, limit, names))
+        for slot in template[1]:
+            tag = slot[0]
+            if tag == "lit":
+                args.append(slot[1])
+            elif tag == "own":
+                args.append(value_at(p, slot[1]))
             else:
-                head = owner - 1
-                members = self.argmax[(fn.number, head)].sets[p]
-                pooling = fn.layer.heads[head].pooling
+                _, head, c, pooling = slot
+                members = argmax[(fn.number, head)].sets[p]
                 if pooling is Pooling.LEFTMOST:
-                    args.append(self._value_term(members[0], c, limit, names))
-                elif pooling is Pooling.RIGHTMOST:
-                    args.append(self._value_term(members[-1], c, limit, names))
-                elif len(members) == 1:
-                    args.append(self._value_term(members[0], c, limit, names))
+                    args.append(value_at(members[0], c))
+                elif pooling is Pooling.RIGHTMOST or len(members) == 1:
+                    args.append(value_at(members[-1], c))
                 else:
-                    terms = " ".join(self._value_term(j, c, limit, names) for j in members)
-                    args.append(f"(/ (+ {terms}) {len(members)}.0)")
-        claim_map = self.claim_maps[p]
-        equations = []
+                    args.append(f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)")
+        claim_map = claim_maps[p]
+        expected = []
         for c in coords:
-            lhs = f"(out_{smt_symbol(self.transformer.coordinates[c])} {' '.join(args)})"
-            equations.append(f"(= {lhs} {self._expected(claim_map[c][0], names)})")  # type: ignore[index]
+            term = claim_map[c][0]  # type: ignore[index]
+            g = term.gate
+            gate = gates[g]
+            if g in ys or gate.kind is Kind.CONST or gate.kind is Kind.INPUT:
+                rhs = gate_value(g)
+            else:
+                parts = [gate_value(a) for a in gate.args]
+                if gate.kind is Kind.SIGN:
+                    rhs = f"(sgn {parts[0]})"
+                elif not parts:
+                    rhs = "0.0"
+                elif len(parts) == 1:
+                    rhs = parts[0]
+                else:
+                    rhs = f"({'+' if gate.kind is Kind.ADD else '*'} {' '.join(parts)})"
+            expected.append(rhs if term.power == 1 else f"(* {rhs} {rhs})")
+        return template[0], tuple(args), tuple(expected), len(ys), len(hs), template[2]
+
+    def render(self, shape: tuple) -> str:
+        tid, args, expected, n_y, n_h, n_free = shape
+        fn, coords = self._template_of[tid]
+        joined = " ".join(args)
+        equations = [f"(= (out_{smt_symbol(self.transformer.coordinates[c])} {joined}) {rhs})"
+                     for c, rhs in zip(coords, expected)]
         body = equations[0] if len(equations) == 1 else f"(and {' '.join(equations)})"
-        return (self._prefix_for(fn, coords) + names.declarations()
+        names = [f"y{i}" for i in range(n_y)] + [f"h{i}" for i in range(n_h)] + [f"f{i}" for i in range(n_free)]
+        return (self._prefix_for(fn, coords) + "".join(f"(declare-const {n} Real)\n" for n in names)
                 + f"(assert (not {body}))\n(check-sat)\n")
+
+    def _template(self, fn: LayerFunction, coords: tuple[int, ...], known: dict[int, Fraction | int]) -> tuple:
+        """Per activation input: a literal (a numeral for known structure, or a free variable for an
+        input the residual computation cannot read), the own value, or a pooled value."""
+        act = fn.layer.activation
+        reads = partial_evaluate(act, list(coords), known)[1]
+        slots: list[tuple] = []
+        free = 0
+        for k in range(act.n_inputs):
+            owner, c = divmod(k, self.d)
+            if k in known:
+                slots.append(("lit", numeral(known[k])))
+            elif k not in reads:
+                slots.append(("lit", f"f{free}"))
+                free += 1
+            elif owner == 0:
+                slots.append(("own", c))
+            else:
+                slots.append(("pool", owner - 1, c, fn.layer.heads[owner - 1].pooling))
+        self._template_of.append((fn, coords))
+        return len(self._template_of) - 1, slots, free
 
 
 def digest(text: str) -> str:
