@@ -38,25 +38,30 @@ def run(args: argparse.Namespace) -> int:
     from ..symbolic.certify import certify
     from .progress import progress_reporter
 
-    circuit = circuit_from_args(args)
-    construction = get_construction(args.construction)
-    if args.binarize:
-        circuit = binarize(circuit, sums=construction.name == "unique-hard").circuit
-    transformer = None
-    if args.transformer:
-        from ..transformer.spec import load_transformer
-        transformer = load_transformer(args.transformer)
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
+        with progress.stage("import"):
+            circuit = circuit_from_args(args)
+        construction = get_construction(args.construction)
+        if args.binarize:
+            circuit = binarize(circuit, sums=construction.name == "unique-hard").circuit
+        transformer = None
+        if args.transformer:
+            from ..transformer.spec import load_transformer
+            transformer = load_transformer(args.transformer)
         result = certify(circuit, construction, args.depth_bound, transformer, int(args.timeout * 1000),
                          max(1, args.jobs), refute=not args.no_refute, progress=progress)
+        doc = None
+        if result.status == "proved":
+            from ..circuits.link_section import carry_link, netlist_section
+            with progress.stage("write"):
+                # an imported netlist: the certificate also proves C equals the netlist (kernel check N)
+                link = netlist_section(carry_link(circuit, result.circuit))
+                doc = build_certificate(result, include_timings=not args.no_timings, netlist=link)
+                if args.output:
+                    write_certificate(doc, args.output)
     print_summary(result)
-    if result.status == "proved":
-        from ..circuits.link_section import carry_link, netlist_section
-        # an imported netlist: the certificate also proves C equals the netlist (kernel check N)
-        link = netlist_section(carry_link(circuit, result.circuit))
-        doc = build_certificate(result, include_timings=not args.no_timings, netlist=link)
+    if doc is not None:
         if args.output:
-            write_certificate(doc, args.output)
             print(f"certificate      {args.output}")
         if args.export_smt:
             files = export_smt(doc, args.export_smt)

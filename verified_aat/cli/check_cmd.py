@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from ..errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="activation evaluations the kernel's interpreter may spend (0: skip it; default: "
                         "max(30000, 5 per position), about one full run)")
     p.add_argument("--verbose", action="store_true", help="print every check with its time")
+    p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     p.set_defaults(func=run)
 
 
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         doc = load_certificate(args.certificate)
     except CertificateFileError as exc:
-        print(f"verified-aat: {exc}", file=__import__("sys").stderr)
+        print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     circuit_sha, netlist = None, None
     if args.circuit:
@@ -60,9 +62,13 @@ def run(args: argparse.Namespace) -> int:
             from ..circuits.json_format import canonical_circuit_bytes
             circuit_sha = hashlib.sha256(canonical_circuit_bytes(load_circuit(args.circuit, "exact"))).hexdigest()
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
-    options = Options(solvers=solvers, timeout_ms=int(args.timeout * 1000), circuit_sha256=circuit_sha,
-                      netlist=netlist, defence_budget=args.defence_budget)
-    report = check_certificate(doc, options)
+    from .progress import progress_reporter
+    with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
+        def show(name: str, number: int, total: int) -> None:
+            progress("check", 1, total)
+        options = Options(solvers=solvers, timeout_ms=int(args.timeout * 1000), circuit_sha256=circuit_sha,
+                          netlist=netlist, defence_budget=args.defence_budget, progress=show)
+        report = check_certificate(doc, options)
     print(f"certificate  {args.certificate}")
     if args.verbose:
         for name, result, seconds in report.checks:

@@ -57,7 +57,9 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
     start = time.perf_counter()
     ctx = Context(doc, options or Options())
     report = Report()
-    for check in CHECKS:
+    for number, check in enumerate(CHECKS):
+        if ctx.options.progress is not None:
+            ctx.options.progress(check.name, number, len(CHECKS))
         t0 = time.perf_counter()
         try:
             problems = check.run(ctx)

@@ -37,6 +37,7 @@ class Options:
     circuit_sha256: str | None = None     # --circuit FILE (a circuit file): must be the certified circuit
     netlist: tuple[str, bytes] | None = None  # --circuit FILE (a netlist): (file name, bytes)
     defence_budget: int | None = None     # activation evaluations the interpreter may spend (None: automatic)
+    progress: Any = None                  # called with each check's name before it runs (display only)
     seed: int = 20261130
 
 

@@ -73,6 +73,8 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     clock = time.perf_counter()
     seconds: dict[str, float] = {}
     circuit = _normalised_circuit(circuit)
+    if progress:
+        progress("compile", 0, 1)
     compiled = construction.compile(circuit, depth_bound)
     # The certificate embeds the transformer as JSON; derive everything from
     # the parsed-back form so that the checker sees exactly the same circuits.
@@ -81,6 +83,8 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
         raise InputError("softmax pooling cannot be certified: it is not exact over Q (use the float engine)")
     encoding = compiled.encoding
     schedule = construction.schedule(circuit, encoding)
+    if progress:
+        progress("compile", 1, 1)
     hints = {name: _normalised_hint(hint, T.coordinates) for name, hint in construction.score_hints().items()}
     structural = tuple(construction.structural)
     problems: list[str] = []
@@ -105,6 +109,8 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     for fn in functions:
         for h, head in enumerate(fn.layer.heads):
             key = (head.score, head.name)
+            if progress:
+                progress("attention", 1, sum(len(f.layer.heads) for f in functions))
             if key not in by_score:
                 by_score[key] = _attention(head, hints.get(head.name), T, rows, struct_idx, derivation,
                                            hint_verdicts, problems, timeout_ms)
