@@ -4,7 +4,7 @@ For every audited length N the transformer is unrolled (:func:`.unroll.unroll`)
 and the circuit is checked against
 
 * the class: every multiplication has fan-in exactly 2, so the circuit is in
-  FSAC⁰[sign] (or smaller) by :func:`~verified_aat.circuits.measures.classify`;
+  FSAC⁰[sign] (or smaller) by the rule of :func:`~verified_aat.circuits.measures.classify`;
 * the size: the non-constant gates equal :func:`.unroll.size_formula` exactly,
   layer by layer, and the whole size is at most its bound;
 * the depth: the same for every audited N ≥ 2;
@@ -13,6 +13,12 @@ and the circuit is checked against
   repeats make argmax ties), ``evaluate(circuit, flatten(X))`` equals
   ``flatten(run_exact(T, X).outputs)``; the vectors after every layer and the
   argmax sets (the gates M_ij) are compared too, to locate a mismatch.
+
+The circuit is checked on its flat form (:mod:`.flat`): the same gates as the
+:class:`~verified_aat.circuits.ir.Circuit` (``tests/test_audit_flat.py`` checks
+they are identical to the gate-by-gate construction), measured in one pass
+over the arrays and evaluated exactly, level by level, on ints (numerator and
+denominator) — never floats.
 """
 
 from __future__ import annotations
@@ -23,9 +29,7 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
-from ..circuits.evaluate import evaluate, evaluate_gates
-from ..circuits.ir import Kind
-from ..circuits.measures import CircuitClass, classify, measure
+from ..circuits.measures import CircuitClass
 from ..errors import InputError
 from ..transformer.exact_engine import run_exact
 from ..transformer.model import Transformer
@@ -146,17 +150,22 @@ def _show(sequence: Sequence[Sequence[Any]]) -> str:
 
 
 def compare(transformer: Transformer, unrolled: UnrolledCircuit, sequence: Sequence[Sequence[Any]]) -> str | None:
-    """None when the circuit agrees with the exact engine on ``sequence``, else what differs first."""
-    flat = flatten(sequence)
-    got_outputs = evaluate(unrolled.circuit, flat)
+    """None when the circuit agrees with the exact engine on ``sequence``, else what differs first.
+
+    The circuit is evaluated once, exactly, by :class:`~.flat.FlatEvaluator`
+    (every gate's value, so the outputs, the vectors after every layer and
+    the argmax gates all come from that one evaluation).
+    """
+    flat = unrolled.flat
+    values = flat.evaluator.run(flatten(sequence))
+    got_outputs = tuple(values.take(flat.outputs))
     result = run_exact(transformer, sequence, trace=True)
     want_outputs = tuple(flatten(result.outputs))
-    values = evaluate_gates(unrolled.circuit, flat)
     assert result.trace is not None
     for number, layer_trace in enumerate(result.trace, start=1):
         for h, head in enumerate(layer_trace.heads):
             for i, chosen in enumerate(head.argmax):
-                marks = [values[g] for g in unrolled.argmax[number - 1][h][i]]
+                marks = values.take(unrolled.argmax[number - 1][h][i])
                 if any(m not in (0, 1) for m in marks) or tuple(j for j, m in enumerate(marks) if m == 1) != chosen:
                     return (f"layer {number}, head {head.head}, position {i}: argmax gates {marks}, engine's "
                             f"argmax set {list(chosen)}, on {_show(sequence)}")
@@ -177,12 +186,8 @@ def audit_length(transformer: Transformer, n: int, sequences: Iterable[Sequence[
     """Unroll at length ``n`` and run every check on ``sequences`` (all of length ``n``)."""
     start = time.perf_counter()
     unrolled = unroll(transformer, n)
-    circuit = unrolled.circuit
-    m = measure(circuit)
-    cls, _ = classify(circuit)
-    mul_binary = all(g.fan_in == 2 for g in circuit.gates if g.kind is Kind.MUL)
+    m = unrolled.flat.measures()  # size, edges, depth, fan-ins and class in one pass over the gate arrays
     formula = size_formula(transformer, n)
-    operations = sum(1 for g in circuit.gates if g.kind is not Kind.CONST)
     layer_ok = unrolled.layer_operations() == formula.per_layer
     checked = mismatches = 0
     first: str | None = None
@@ -194,10 +199,12 @@ def audit_length(transformer: Transformer, n: int, sequences: Iterable[Sequence[
         if problem is not None:
             mismatches += 1
             first = first or problem
-    return AuditRow(n=n, inputs=circuit.n_inputs, outputs=len(circuit.outputs), depth=m.depth, size=m.size,
-                    edges=m.edges, operations=operations, formula_operations=formula.gates,
+    flat = unrolled.flat
+    return AuditRow(n=n, inputs=flat.n_inputs, outputs=len(flat.outputs), depth=m.depth, size=m.size,
+                    edges=m.edges, operations=m.operations, formula_operations=formula.gates,
                     size_bound=formula.size_bound, class_name=m.class_name,
-                    class_ok=cls in (CircuitClass.FNC0, CircuitClass.FSAC0), mul_binary=mul_binary,
+                    class_ok=m.circuit_class in (CircuitClass.FNC0.value, CircuitClass.FSAC0.value),
+                    mul_binary=m.mul_binary,
                     samples=checked, mismatches=mismatches, seconds=time.perf_counter() - start,
                     layer_gates=unrolled.layer_gates, first_mismatch=first,
                     layers_match_formula=layer_ok)

@@ -27,19 +27,31 @@ gives the next x_i.  Copies keep additions as they are (any fan-in) and
 split a multiplication of fan-in k into k − 1 binary ones, so every
 multiplication of the result has fan-in exactly 2.  Constants are shared
 (one gate per value).  :func:`size_formula` states the exact gate count.
+
+:func:`unroll` builds into flat arrays (:class:`~.flat.FlatBuilder`), the
+Θ(L·H·N³) argmax gadget as one numpy block per head (:func:`_argmax_block`);
+:func:`unroll_reference` makes the same calls on a ``CircuitBuilder`` with the
+gadget written as its definition (:func:`_argmax_gates`).  Both give the same
+gates in the same order (``tests/test_audit_flat.py``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
+from functools import cached_property
+from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from ..circuits.builder import CircuitBuilder, Wire
 from ..circuits.evaluate import fold_circuit
 from ..circuits.ir import Circuit, Kind
 from ..errors import InputError
 from ..transformer.model import BilinearScore, CircuitScore, Pooling, Transformer
+from .flat import ADD, MUL, SIGN, FlatBuilder, FlatCircuit
+
+Builder = Any  # CircuitBuilder or FlatBuilder: the same calls give the same gates
 
 SOFTMAX_REFUSAL = ("softmax pooling cannot be unrolled into an exact arithmetic circuit over Q "
                    "(exp is not a rational function); only average, leftmost and rightmost heads can")
@@ -49,19 +61,27 @@ SOFTMAX_REFUSAL = ("softmax pooling cannot be unrolled into an exact arithmetic 
 class UnrolledCircuit:
     """The circuit of T at length N and where its intermediate values live.
 
-    ``vectors[l][p][c]`` is the gate holding coordinate ``c`` of position ``p``
-    after layer ``l`` (``l = 0``: the inputs).  ``argmax[l - 1][h][i][j]`` is the
-    gate of M_ij of head ``h`` in layer ``l`` (1 iff j is in i's argmax set).
-    ``layer_ranges[l - 1]`` is the half-open range of gate indices created for
-    layer ``l`` (a shared constant belongs to the layer that created it).
+    ``flat`` holds the gates as arrays (:class:`~.flat.FlatCircuit`);
+    ``circuit`` is the same circuit as a :class:`Circuit` (built from ``flat``
+    on first use).  ``vectors[l][p][c]`` is the gate holding coordinate ``c``
+    of position ``p`` after layer ``l`` (``l = 0``: the inputs).
+    ``argmax[l - 1][h][i][j]`` is the gate of M_ij of head ``h`` in layer ``l``
+    (1 iff j is in i's argmax set).  ``layer_ranges[l - 1]`` is the half-open
+    range of gate indices created for layer ``l`` (a shared constant belongs
+    to the layer that created it).
     """
 
-    circuit: Circuit
+    flat: FlatCircuit
     n_positions: int
     coordinates: tuple[str, ...]
     vectors: tuple[tuple[tuple[int, ...], ...], ...]
     argmax: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]
     layer_ranges: tuple[tuple[int, int], ...]
+    built: Circuit | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def circuit(self) -> Circuit:
+        return self.built if self.built is not None else self.flat.to_circuit()
 
     @property
     def n_layers(self) -> int:
@@ -74,9 +94,7 @@ class UnrolledCircuit:
 
     def layer_operations(self) -> tuple[int, ...]:
         """Non-constant gates per layer (what :func:`size_formula` counts exactly)."""
-        gates = self.circuit.gates
-        return tuple(sum(1 for g in gates[start:end] if g.kind is not Kind.CONST)
-                     for start, end in self.layer_ranges)
+        return tuple(self.flat.operations(start, end) for start, end in self.layer_ranges)
 
     def gate_of(self, layer: int, position: int, coordinate: int | str) -> int:
         """The gate of coordinate ``coordinate`` of ``position`` after ``layer`` (0: input)."""
@@ -115,7 +133,7 @@ def op_size(circuit: Circuit) -> int:
     return total
 
 
-def copy_circuit(b: CircuitBuilder, circuit: Circuit, inputs: Sequence[Wire]) -> list[Wire]:
+def copy_circuit(b: Builder, circuit: Circuit, inputs: Sequence[Wire]) -> list[Wire]:
     """Append a copy of ``circuit`` with input ``k`` wired to ``inputs[k]``; its output wires.
 
     Adds are kept, muls of fan-in k become k − 1 binary muls (a balanced tree,
@@ -131,7 +149,7 @@ def bilinear_size(score: BilinearScore) -> int:
     return len(entries) + sum(1 for _, _, q in entries if q != 1) + 1
 
 
-def _bilinear(b: CircuitBuilder, score: BilinearScore, xi: Sequence[Wire], xj: Sequence[Wire]) -> Wire:
+def _bilinear(b: Builder, score: BilinearScore, xi: Sequence[Wire], xj: Sequence[Wire]) -> Wire:
     terms = []
     for r, c, q in score.entries():
         term = b.mul(xi[r], xj[c])
@@ -155,8 +173,11 @@ def _check_unrollable(transformer: Transformer, n_positions: int) -> None:
                 raise InputError(f"layer {number}, head {head.name}: {SOFTMAX_REFUSAL}")
 
 
-def _argmax_gates(b: CircuitBuilder, scores: list[list[Wire]]) -> list[list[Wire]]:
-    """M_ij = 1 − sign(Σ_{j′≠j} gt(s_ij′, s_ij)) from the N×N score wires."""
+def _argmax_gates(b: Builder, scores: list[list[Wire]]) -> list[list[Wire]]:
+    """M_ij = 1 − sign(Σ_{j′≠j} gt(s_ij′, s_ij)) from the N×N score wires, gate by gate.
+
+    This is the definition; :func:`_argmax_block` appends the same gates at once.
+    """
     n = len(scores)
     one, minus_one, half = b.const(1), b.const(-1), b.const(Fraction(1, 2))
     marks: list[list[Wire]] = []
@@ -175,13 +196,62 @@ def _argmax_gates(b: CircuitBuilder, scores: list[list[Wire]]) -> list[list[Wire
     return marks
 
 
-def _is_zero(b: CircuitBuilder, value: Wire) -> Wire:
+def _argmax_block(b: FlatBuilder, scores: list[list[Wire]]) -> list[list[Wire]]:
+    """The gates of :func:`_argmax_gates`, in the same order, as one numpy block.
+
+    Per position i (5N² gates from ``base_i``): the N negations −s_ij, then per
+    j a row of 5N − 1 gates starting at R_ij: for the k-th j′ ≠ j five gates
+    T = R_ij + 5k .. T + 4 (add, sign, mul, add, mul), then the sum of the
+    N − 1 values gt at E = R_ij + 5(N − 1), its sign, the product with −1 and
+    M_ij = 1 + that at E + 3.
+    """
+    n = len(scores)
+    one, minus_one, half = b.const(1), b.const(-1), b.const(Fraction(1, 2))
+    s = np.array(scores, dtype=np.int64).reshape(n, n)
+    ds = np.array([b.depths[w] for row in scores for w in row], dtype=np.int64).reshape(n, n)
+    m = n - 1
+    row_len = 5 * m + 4
+    i = np.arange(n)[:, None, None]
+    j = np.arange(n)[None, :, None]
+    k = np.arange(m)[None, None, :]
+    base = b.n_gates + i * 5 * n * n                 # (n, 1, 1)
+    neg = base + j                                    # (n, n, 1)
+    r = base + n + j * row_len                        # (n, n, 1)
+    t = r + 5 * k                                     # (n, n, m)
+    jp = k + (k >= j)                                 # (1, n, m)
+    s_ijp = s[i, jp]                                  # (n, n, m)
+    shape = (n, n, m)
+    triple = np.stack(np.broadcast_arrays(s_ijp, neg, t, t + 1, t + 1, t + 2, t + 1,
+                                          np.full(shape, half), t + 3), axis=3)
+    e = r + 5 * m                                     # (n, n, 1)
+    tail = np.concatenate([e, np.full((n, n, 1), minus_one), e + 1, np.full((n, n, 1), one), e + 2], axis=2)
+    rows = np.concatenate([triple.reshape(n, n, 9 * m), t + 4, tail], axis=2)
+    negs = np.stack([np.full((n, n), minus_one), s], axis=2)
+    argv = np.concatenate([negs.reshape(n, 2 * n), rows.reshape(n, -1)], axis=1).ravel()
+
+    row_kinds = np.array([ADD, SIGN, MUL, ADD, MUL] * m + [ADD, SIGN, MUL, ADD], dtype=np.int64)
+    row_fanins = np.array([2, 1, 2, 2, 2] * m + [m, 1, 2, 2], dtype=np.int64)
+    kinds = np.tile(np.concatenate([np.full(n, MUL), np.tile(row_kinds, n)]), n)
+    fanins = np.tile(np.concatenate([np.full(n, 2), np.tile(row_fanins, n)]), n)
+
+    dneg = ds + 1                                     # (n, n): 1 + max(depth(−1) = 0, depth(s_ij))
+    d0 = 1 + np.maximum(ds[i, jp], dneg[:, :, None])  # (n, n, m)
+    triple_depths = np.stack([d0, d0 + 1, d0 + 2, d0 + 3, d0 + 4], axis=3).reshape(n, n, 5 * m)
+    dsum = (d0.max(axis=2) + 5) if m else np.ones((n, n), dtype=np.int64)
+    tail_depths = np.stack([dsum, dsum + 1, dsum + 2, dsum + 3], axis=2)
+    depths = np.concatenate([dneg, np.concatenate([triple_depths, tail_depths], axis=2).reshape(n, -1)], axis=1)
+    first = b.extend(kinds, fanins, argv, depths.ravel())
+    assert first == int(base[0, 0, 0]) and b.n_gates == first + 5 * n ** 3
+    return (e[:, :, 0] + 3).tolist()
+
+
+def _is_zero(b: Builder, value: Wire) -> Wire:
     """[v = 0] = 1 + (−1)·sign(v)²  (4 gates)."""
     sg = b.sign(value)
     return b.add(b.const(1), b.mul(b.const(-1), b.mul(sg, sg)))
 
 
-def _average(b: CircuitBuilder, marks: list[Wire], xs: list[list[Wire]]) -> list[Wire]:
+def _average(b: Builder, marks: list[Wire], xs: list[list[Wire]]) -> list[Wire]:
     """a_i = (Σ_j M_ij·x_j) · Σ_{m=1..N} [c_i = m]/m with c_i = Σ_j M_ij."""
     n, d = len(xs), len(xs[0])
     count = b.add(*marks)
@@ -191,7 +261,7 @@ def _average(b: CircuitBuilder, marks: list[Wire], xs: list[list[Wire]]) -> list
     return [b.mul(sums[c], reciprocal) for c in range(d)]
 
 
-def _unique(b: CircuitBuilder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
+def _unique(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
     """a_i = Σ_j L_ij·x_j with L_ij = M_ij·[no marked j′ before (after) j]."""
     n, d = len(xs), len(xs[0])
     firsts = []
@@ -201,11 +271,10 @@ def _unique(b: CircuitBuilder, marks: list[Wire], xs: list[list[Wire]], leftmost
     return [b.add(*(b.mul(firsts[j], xs[j][c]) for j in range(n))) for c in range(d)]
 
 
-def unroll(transformer: Transformer, n_positions: int) -> UnrolledCircuit:
-    """The FSAC⁰[sign] circuit computing ``transformer`` on sequences of length ``n_positions``."""
-    _check_unrollable(transformer, n_positions)
-    n, coords = n_positions, transformer.coordinates
-    b = CircuitBuilder(f"{transformer.name}_unrolled_N{n}")
+def _unroll_into(b: Builder, transformer: Transformer, n: int,
+                 argmax_gates: Callable[[Any, list[list[Wire]]], list[list[Wire]]]) -> tuple[Any, ...]:
+    """Append the unrolled circuit to ``b``: (vectors, argmax, layer_ranges)."""
+    coords = transformer.coordinates
     xs: list[list[Wire]] = [[b.input(f"x[{p}].{c}") for c in coords] for p in range(n)]
     vectors = [tuple(tuple(row) for row in xs)]
     argmax = []
@@ -219,7 +288,7 @@ def unroll(transformer: Transformer, n_positions: int) -> UnrolledCircuit:
             scores = [[(_bilinear(b, score, xs[i], xs[j]) if isinstance(score, BilinearScore)
                         else copy_circuit(b, score.circuit, xs[i] + xs[j])[0]) for j in range(n)]
                       for i in range(n)]
-            marks = _argmax_gates(b, scores)
+            marks = argmax_gates(b, scores)
             layer_marks.append(tuple(tuple(row) for row in marks))
             if head.pooling is Pooling.AVERAGE:
                 pooled.append([_average(b, marks[i], xs) for i in range(n)])
@@ -232,7 +301,29 @@ def unroll(transformer: Transformer, n_positions: int) -> UnrolledCircuit:
     for p in range(n):
         for c, name in enumerate(coords):
             b.output(xs[p][c], f"y[{p}].{name}")
-    return UnrolledCircuit(b.build(), n, coords, tuple(vectors), tuple(argmax), tuple(layer_ranges))
+    return tuple(vectors), tuple(argmax), tuple(layer_ranges)
+
+
+def unroll(transformer: Transformer, n_positions: int) -> UnrolledCircuit:
+    """The FSAC⁰[sign] circuit computing ``transformer`` on sequences of length ``n_positions``.
+
+    Built into flat arrays (the argmax gadget as one numpy block per head);
+    the gates are exactly those of :func:`unroll_reference`.
+    """
+    _check_unrollable(transformer, n_positions)
+    b = FlatBuilder(f"{transformer.name}_unrolled_N{n_positions}")
+    vectors, argmax, ranges = _unroll_into(b, transformer, n_positions, _argmax_block)
+    return UnrolledCircuit(b.build(), n_positions, transformer.coordinates, vectors, argmax, ranges)
+
+
+def unroll_reference(transformer: Transformer, n_positions: int) -> UnrolledCircuit:
+    """The same circuit built the straightforward way: one ``CircuitBuilder`` call per gate."""
+    _check_unrollable(transformer, n_positions)
+    b = CircuitBuilder(f"{transformer.name}_unrolled_N{n_positions}")
+    vectors, argmax, ranges = _unroll_into(b, transformer, n_positions, _argmax_gates)
+    circuit = b.build()
+    return UnrolledCircuit(FlatCircuit.from_circuit(circuit), n_positions, transformer.coordinates, vectors,
+                           argmax, ranges, circuit)
 
 
 # -- the size formula ------------------------------------------------------------------

@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
                     "the exact count formula and its depth (the same for every N >= 2), and compare it with the "
                     "exact engine on seeded random sequences with ties.")
     parser.add_argument("model", nargs="?", metavar="MODEL", help="transformer spec (verified-aat/transformer JSON)")
-    parser.add_argument("--construction", metavar="NAME",
+    parser.add_argument("--construction", "-c", metavar="NAME",
                         help="audit the construction's compiled transformer for a circuit (CIRCUIT or --family)")
     add_circuit_argument(parser)
     parser.add_argument("--lengths", default=",".join(map(str, DEFAULT_LENGTHS)), metavar="N,N,...",

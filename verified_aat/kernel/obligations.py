@@ -102,12 +102,15 @@ class Deriver:
 
     # -- the plan: which layers check which position --------------------------------
     def run(self, functions: list[Function]) -> Derivation:
+        settle_sets: dict[int, frozenset[int]] = {}  # claims are shared dicts: one settle set per claim
         for fn in functions:
             plans: dict[frozenset[int], list[tuple[int, bool]]] = {}
             for p, claim in enumerate(self.claims):
                 if not claim:
                     continue
-                settles = frozenset(s for _, _, s in claim.values())
+                settles = settle_sets.get(id(claim))
+                if settles is None:
+                    settles = settle_sets[id(claim)] = frozenset(s for _, _, s in claim.values())
                 plan = plans.get(settles)
                 if plan is None:
                     at = set()

@@ -58,18 +58,25 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
         parsed[kind] = (scale, offset, ref, entries, deltas)
     depth = depths(circuit)
     claims: Claims = []
+    empty: dict[int, tuple[int, int, int]] = {}
+    shared: dict[tuple, dict[int, tuple[int, int, int]]] = {}  # equal claims are one (read-only) dict
     for role in encoding.roles:
         rule = parsed.get(role.kind)
         if rule is None:
-            claims.append({})
+            claims.append(empty)
             continue
         scale, offset, ref, entries, deltas = rule
-        refs = {"gate": role.gate, "source": role.source}
-        anchor = refs[ref]
-        base = scale * depth[anchor] + offset  # type: ignore[index]
-        op = circuit.gates[anchor].op  # type: ignore[index]
-        claims.append({c: (refs[r], power, base + deltas.get((op, c), 0))  # type: ignore[misc]
-                       for c, r, power in entries})
+        used = {ref} | {r for _, r, _ in entries}
+        key = (role.kind, role.gate if "gate" in used else None, role.source if "source" in used else None)
+        claim = shared.get(key)
+        if claim is None:
+            refs = {"gate": role.gate, "source": role.source}
+            anchor = refs[ref]
+            base = scale * depth[anchor] + offset  # type: ignore[index]
+            op = circuit.gates[anchor].op  # type: ignore[index]
+            claim = shared[key] = {c: (refs[r], power, base + deltas.get((op, c), 0))  # type: ignore[misc]
+                                   for c, r, power in entries}
+        claims.append(claim)
     return claims
 
 
