@@ -27,7 +27,7 @@ from rich.console import Console  # noqa: E402
 
 from tables import Column, Table, render_markdown, render_rich  # noqa: E402
 
-SECTIONS = ("certify", "shared", "baseline", "run")
+SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit")
 SCALING_FAMILIES = ("inner-product", "sum-of-products", "random-fsac", "relu")
 SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "circuits"
 C880_TARGETS = {"certify_s": 5.0, "check_s": 2.0}
@@ -306,6 +306,64 @@ def section_run(report: Report, args: argparse.Namespace) -> None:
     report.show("run", table)
 
 
+# -- 5. scale (issue 8 goals) ------------------------------------------------------------------
+
+SCALE_GOALS = {"certify_s": 60.0, "check_s": 60.0, "certify_rss_mb": 2048.0, "cert_bytes_per_gate": 40.0,
+               "certify_eval_ratio": 8.0}
+
+
+def section_scale(report: Report, args: argparse.Namespace) -> None:
+    """Each circuit certified and checked in fresh processes: CPU, wall, peak memory, ratio to eval."""
+    from scale import measure, scale_specs
+
+    table = Table("5. Scale: certify and check in fresh processes (CPU = user + sys of that process)",
+                  [Column("label", "circuit", right=False), Column("gates", "gates"), Column("positions", "positions"),
+                   Column("eval_cpu_s", "eval CPU s", ".3f"), Column("certify_s", "certify s", ".1f"),
+                   Column("certify_cpu_s", "certify CPU s", ".1f"), Column("certify_rss_mb", "certify MB", ".0f"),
+                   Column("certify_eval_ratio", "certify/eval", ".0f"),
+                   Column("cert_bytes_per_gate", "cert B/gate", ".1f"), Column("check_s", "check s", ".1f"),
+                   Column("check_cpu_s", "check CPU s", ".1f"), Column("check_rss_mb", "check MB", ".0f"),
+                   Column("goals", "goals (issue 8)", right=False)])
+    for label, spec in scale_specs(args.quick):
+        err.print(f"[dim]scale: {label} …[/]")
+        row = {"label": label, **measure(spec)}
+        if "error" in row:
+            report.fail(f"scale {label}: {row['error']}")
+            row["goals"] = row["error"][:60]
+        elif not row.get("accepted"):
+            report.fail(f"scale {label}: certificate not accepted: {row.get('reasons')}")
+            row["goals"] = "NOT ACCEPTED"
+        else:
+            goals = dict(SCALE_GOALS) if row["gates"] >= 900_000 else {}
+            if row["gates"] < 100_000:
+                goals.pop("certify_eval_ratio", None)
+            elif "certify_eval_ratio" not in goals:
+                goals["certify_eval_ratio"] = SCALE_GOALS["certify_eval_ratio"]
+            missed = [f"{k} {row[k]:.1f} > {limit:g}" for k, limit in goals.items() if row.get(k, 0) > limit]
+            row["goals"] = "–" if not goals else "met" if not missed else "missed: " + "; ".join(missed)
+        table.add(row, bad="error" in row or not row.get("accepted"))
+    table.notes.append("goals at 10^6 gates: certify ≤ 60 s at ≤ 2 GB, check ≤ 60 s, ≤ 40 bytes per gate; "
+                       "certify ≤ 8× eval at 10^5 gates and above (eval = exact evaluation of C on one input).")
+    report.show("scale", table)
+
+
+# -- 6. audit --------------------------------------------------------------------------------
+
+def section_audit(report: Report, args: argparse.Namespace) -> None:
+    from audit_scale import audit_rows
+
+    table = Table("6. audit: unroll and check U_N (gate-edge T on a small circuit), fresh process per N",
+                  [Column("N", "N"), Column("gates", "gates of U_N"), Column("depth", "depth"),
+                   Column("wall_s", "wall s", ".2f"), Column("cpu_s", "CPU s", ".2f"),
+                   Column("peak_rss_mb", "MB", ".0f"), Column("ok", "checks pass"),
+                   Column("target_s", "target s", ".0f"), Column("met", "met")])
+    for row in audit_rows(args.quick):
+        if not row.get("ok"):
+            report.fail(f"audit N={row.get('N')}: {row}")
+        table.add(row, bad=not row.get("ok") or row.get("met") is False)
+    report.show("audit", table)
+
+
 # -- main ------------------------------------------------------------------------------------
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -334,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     info = machine_info()
     report.show("machine", machine_table(info))
     runners = {"certify": section_certify, "shared": section_shared, "baseline": section_baseline,
-               "run": section_run}
+               "run": section_run, "scale": section_scale, "audit": section_audit}
     started = time.perf_counter()
     seconds: dict[str, float] = {}
     for name in SECTIONS:
