@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seconds per lemma and solver (> 0; default 20)")
     p.add_argument("--defence-budget", type=int, default=None, metavar="N",
                    help="activation evaluations the kernel's interpreter may spend (0: skip it; default: "
-                        "max(30000, 5 per position), about one full run)")
+                        "max(30000, min(5 per position, 10^6)), about one full run up to ~2e5 positions)")
     p.add_argument("--verbose", action="store_true", help="print every check with its time")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     p.set_defaults(func=run)

@@ -43,6 +43,7 @@ ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention
 VECTORS = 3
 DEFAULT_BUDGET = 30_000  # activation evaluations, at least
 PER_POSITION = 5         # ... or this many per position: about one full run of a typical construction
+DEFAULT_CAP = 1_000_000  # ... but at most this many (about 7 s): beyond ~2·10^5 positions a run is partial
 
 
 def seeded_inputs(n: int, seed: int) -> list[list[Number]]:
@@ -159,7 +160,7 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
     n_layers, N = len(T.layers), len(ctx.rows)
     budget = ctx.options.defence_budget
     if budget is None:
-        budget = max(DEFAULT_BUDGET, PER_POSITION * N)
+        budget = max(DEFAULT_BUDGET, min(PER_POSITION * N, DEFAULT_CAP))
     if budget == 0:
         return [], "skipped (budget 0)"
     if budget < N:
