@@ -303,6 +303,7 @@ def _check_structural_frame(functions: list[LayerFunction], T: Transformer, rows
 def _derive_positions(circuit, T, rows, schedule, structural, functions, argmax, encoding, derivation, progress):
     deriver = ObligationDeriver(circuit, T, rows, schedule, structural, argmax)
     shapes: dict[tuple, str] = {}  # shape key → lemma digest: each distinct text is rendered and hashed once
+    kind_names: dict[tuple[str, object], tuple[str, str]] = {}
     lemmas = derivation.lemmas
     kinds = derivation.kinds
     n_layers = T.n_layers
@@ -326,12 +327,14 @@ def _derive_positions(circuit, T, rows, schedule, structural, functions, argmax,
                 plan = plans[id(pattern)] = (_check_layers(fn.layers, settles), settles)
             plan, settles = plan
             role = encoding.roles[p]
+            name_key = (role.kind, circuit.gates[role.gate].kind if role.kind == "gate" else None)
+            names = kind_names.get(name_key)
+            if names is None:
+                local = (f"local-step:{circuit.gates[role.gate].kind.value}" if role.kind == "gate"
+                         else f"local-step:{role.kind}")
+                names = kind_names[name_key] = (local, f"frame:{role.kind}")
             for layer in plan:
-                if layer in settles:
-                    kind = (f"local-step:{circuit.gates[role.gate].kind.value}" if role.kind == "gate"
-                            else f"local-step:{role.kind}")
-                else:
-                    kind = f"frame:{role.kind}"
+                kind = names[0] if layer in settles else names[1]
                 kinds[kind] += 1
                 shape = deriver.shape(fn, p, layer)
                 key = shapes.get(shape)
