@@ -13,6 +13,7 @@ byte-identical for the same inputs.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -96,11 +97,19 @@ def dumps_certificate(doc: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
+def certificate_bytes(doc: dict[str, Any], compressed: bool = False) -> bytes:
+    """The file's bytes: the compact JSON text, gzip-compressed when asked.  Deterministic either
+    way (gzip with mtime 0 and no file name), so equal certificates are equal files."""
+    data = dumps_certificate(doc).encode("utf-8")
+    return gzip.compress(data, compresslevel=6, mtime=0) if compressed else data
+
+
 def write_certificate(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """Write atomically: a temporary file in the same folder, then a rename."""
+    """Write atomically: a temporary file in the same folder, then a rename.  A path ending in
+    ``.gz`` gets a gzip-compressed certificate (``check`` and ``show`` read both)."""
     from ..circuits.io import write_atomically
 
-    write_atomically(str(path), dumps_certificate(doc))
+    write_atomically(str(path), certificate_bytes(doc, compressed=str(path).endswith(".gz")))
 
 
 def export_smt(doc: dict[str, Any], directory: str | os.PathLike[str]) -> list[Path]:

@@ -67,15 +67,18 @@ def save_circuit(circuit: Circuit, path: str) -> None:
     write_atomically(path, text)
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` via a temporary file and :func:`os.replace`."""
+def write_atomically(path: str, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8, or raw bytes) to ``path`` via a temporary file and :func:`os.replace`."""
     directory = os.path.dirname(os.path.abspath(path))
     handle, temp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(text.encode("utf-8") if isinstance(text, str) else text)
             out.flush()
             os.fsync(out.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # what open() would give, not mkstemp's 0600
         os.replace(temp, path)
     except BaseException:
         try:

@@ -15,7 +15,7 @@ from ..errors import EXIT_BAD_INPUT, InputError
 
 # Subcommand modules, in the order `--help` lists them.  A module that does
 # not exist yet is skipped, so stages can land one at a time.
-SUBCOMMANDS = ["info", "eval", "run", "compile", "certify", "check", "refute", "audit"]
+SUBCOMMANDS = ["info", "eval", "run", "compile", "certify", "check", "show", "refute", "audit"]
 
 EXIT_CODES_HELP = """exit codes:
   0  success (for certify/check: proved / certificate accepted)

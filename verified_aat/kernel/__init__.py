@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from typing import Any
 
 from .checks import CHECKS, VERSION
@@ -30,7 +31,28 @@ def load_certificate(path: str) -> dict[str, Any]:
     return parse_certificate(raw, path)
 
 
+MAX_CERTIFICATE_BYTES = 1 << 32  # 4 GiB of JSON text after decompression
+
+
+def _gunzip(raw: bytes, path: str) -> bytes:
+    """A gzip-compressed certificate's text, decompressed in bounded steps (no zip bomb)."""
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        text = inflater.decompress(raw, MAX_CERTIFICATE_BYTES)
+        if inflater.unconsumed_tail or not inflater.eof:
+            raise CertificateFileError(f"{path}: not a certificate: truncated gzip data, or more than "
+                                       f"{MAX_CERTIFICATE_BYTES} bytes once decompressed")
+    except zlib.error as exc:
+        raise CertificateFileError(f"{path}: not a certificate: bad gzip data ({exc})") from None
+    if inflater.unused_data:
+        raise CertificateFileError(f"{path}: not a certificate: trailing bytes after the gzip stream")
+    return text
+
+
 def parse_certificate(raw: bytes, path: str = "<certificate>") -> dict[str, Any]:
+    """Parse JSON text, or gzip-compressed JSON text (recognised by its magic bytes)."""
+    if raw[:2] == b"\x1f\x8b":
+        raw = _gunzip(raw, path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
