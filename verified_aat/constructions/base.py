@@ -12,8 +12,7 @@ never trusted: the symbolic engine and the checker prove them.
 from __future__ import annotations
 
 import abc
-import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..circuits.ir import Circuit
@@ -21,7 +20,7 @@ from ..transformer.model import Transformer
 from .encoding import Encoding
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClaimTerm:
     """A claimed coordinate value: ``V(gate)`` or ``V(gate)·V(gate)``.
 
@@ -32,26 +31,52 @@ class ClaimTerm:
     power: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class ClaimPattern:
+    """What a claim says up to the gates it names: ``entries`` are (coordinate, names the
+    source?, power, settle layer).  Shared by all claims of one role kind, ref-gate kind and
+    depth, so that the per-position claims stay tiny at 10⁶ gates."""
+
+    entries: tuple[tuple[int, bool, int, int], ...]
+    settle: int  # the earliest settle layer (the rule's base when there are no entries)
+    by_coordinate: dict[int, tuple[bool, int, int]] = field(init=False, repr=False, compare=False, hash=False)
+    settle_pattern: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_coordinate", {c: (src, power, s) for c, src, power, s in self.entries})
+        object.__setattr__(self, "settle_pattern", tuple(sorted((s, c) for c, _, _, s in self.entries)))
+
+
+@dataclass(frozen=True, slots=True)
 class PositionClaim:
-    """Coordinate ``values[k][0]`` holds ``values[k][1]`` from layer ``settles[k]`` on.
+    """Coordinate c holds V(ref)^power from its settle layer on, for each entry of ``pattern``
+    (ref is ``gate`` or, for entries that name the source, ``source``)."""
 
-    ``settle`` is the earliest of them; an empty ``settles`` means every
-    coordinate settles at ``settle``.
-    """
+    pattern: ClaimPattern
+    gate: int
+    source: int | None = None
 
-    settle: int
-    values: tuple[tuple[int, ClaimTerm], ...]  # (coordinate index, term)
-    settles: tuple[int, ...] = ()
+    @property
+    def settle(self) -> int:
+        """The earliest settle layer."""
+        return self.pattern.settle
 
-    @functools.cached_property
-    def _by_coordinate(self) -> dict[int, tuple[ClaimTerm, int]]:
-        settles = self.settles or (self.settle,) * len(self.values)
-        return {c: (term, s) for (c, term), s in zip(self.values, settles)}
+    @property
+    def values(self) -> tuple[tuple[int, ClaimTerm], ...]:
+        """(coordinate, term) for each claimed coordinate."""
+        return tuple((c, self._term(src, power)) for c, src, power, _ in self.pattern.entries)
+
+    def _term(self, names_source: bool, power: int) -> ClaimTerm:
+        return ClaimTerm(self.source if names_source else self.gate, power)  # type: ignore[arg-type]
+
+    def term(self, c: int) -> tuple[ClaimTerm, int] | None:
+        """(term, settle layer) claimed for coordinate c, if any."""
+        entry = self.pattern.by_coordinate.get(c)
+        return None if entry is None else (self._term(entry[0], entry[1]), entry[2])
 
     def by_coordinate(self) -> dict[int, tuple[ClaimTerm, int]]:
-        """coordinate → (term, settle layer); computed once per claim (claims are shared), do not mutate."""
-        return self._by_coordinate
+        """coordinate → (term, settle layer), built on each call (claims are many; keep them small)."""
+        return {c: (self._term(src, power), s) for c, src, power, s in self.pattern.entries}
 
 
 @dataclass(frozen=True)
@@ -153,30 +178,32 @@ class Construction(abc.ABC):
         uses_source = {kind: any(r == "source" for _, r, _ in plans[kind][0]) or rule.ref == "source"
                        for kind, rule in rules.items()}
         shared: dict[tuple, PositionClaim] = {}
+        patterns: dict[tuple, ClaimPattern] = {}
         claims: list[PositionClaim | None] = []
         for role in encoding.roles:
             rule = rules.get(role.kind)
             if rule is None:
                 claims.append(None)
                 continue
-            key = (role.kind, role.gate if uses_gate[role.kind] else None,
-                   role.source if uses_source[role.kind] else None)
+            gate = role.gate if uses_gate[role.kind] else None
+            source = role.source if uses_source[role.kind] else None
+            key = (role.kind, gate, source)
             claim = shared.get(key)
             if claim is None:
                 entries_plan, deltas = plans[role.kind]
-                ref = {"gate": role.gate, "source": role.source}
-                anchor = ref[rule.ref]
+                anchor = role.gate if rule.ref == "gate" else role.source
                 base = rule.scale * depths[anchor] + rule.offset  # type: ignore[index]
                 kind = circuit.gates[anchor].kind.value  # type: ignore[index]
-                entries = [(c, ClaimTerm(ref[r], power), base + deltas.get((kind, c), 0))  # type: ignore[arg-type]
-                           for c, r, power in entries_plan]
-                settles = tuple(s for _, _, s in entries)
-                same = len(set(settles)) <= 1
-                claim = shared[key] = PositionClaim(min(settles, default=base), tuple((c, t) for c, t, _ in entries),
-                                                    () if same else settles)
+                pkey = (role.kind, kind, base)
+                pattern = patterns.get(pkey)
+                if pattern is None:
+                    entries = tuple((c, r == "source", power, base + deltas.get((kind, c), 0))
+                                    for c, r, power in entries_plan)
+                    pattern = patterns[pkey] = ClaimPattern(entries, min((e[3] for e in entries), default=base))
+                claim = shared[key] = PositionClaim(pattern, role.gate, role.source)
             claims.append(claim)
-        readout = [claims[p].by_coordinate()[c][1] for p, c in encoding.readout  # type: ignore[union-attr]
-                   if claims[p] is not None and c in claims[p].by_coordinate()]  # type: ignore[union-attr]
+        readout = [claims[p].term(c)[1] for p, c in encoding.readout  # type: ignore[union-attr,index]
+                   if claims[p] is not None and claims[p].term(c) is not None]  # type: ignore[union-attr]
         return Schedule(tuple(claims), max(readout, default=0))
 
     @abc.abstractmethod

@@ -20,7 +20,7 @@ FORMAT = "verified-aat/encoding"
 VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Role:
     """What a position stands for: ``("gate", g)`` or ``("edge", src, tgt, arg_slot)``."""
 

@@ -263,7 +263,7 @@ def _check_readout(circuit: Circuit, encoding: Encoding, schedule: Schedule, n_l
                    problems: list[str]) -> int:
     for index, (out, (p, c)) in enumerate(zip(circuit.outputs, encoding.readout)):
         claim = schedule.claims[p]
-        term, settle = claim.by_coordinate().get(c, (None, 0)) if claim else (None, 0)
+        term, settle = (claim.term(c) if claim else None) or (None, 0)
         if term is None or term.gate != out or term.power != 1:
             problems.append(f"schedule: output {index} is read where no claim gives its value")
         elif settle > n_layers:
@@ -318,7 +318,7 @@ def _derive_positions(circuit, T, rows, schedule, structural, functions, argmax,
             done += 1
             if progress and done % 2048 == 0:
                 progress("derive", 2048, total)
-            if claim is None or not claim.values or claim.settle > n_layers:
+            if claim is None or not claim.pattern.entries or claim.settle > n_layers:
                 continue
             pattern = deriver.settle_pattern(p)
             plan = plans.get(id(pattern))

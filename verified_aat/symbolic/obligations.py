@@ -22,7 +22,7 @@ from typing import Sequence
 from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit, Kind
 from ..circuits.smtlib import LOGIC, SGN_DEFINITION, define_fun, numeral, smt_symbol
-from ..constructions.base import ClaimTerm, PositionClaim, Schedule
+from ..constructions.base import PositionClaim, Schedule
 from ..transformer.model import Layer, Pooling, Transformer, activation_input_names
 from .analysis import output_reads
 from .attention import ArgmaxSets
@@ -120,23 +120,8 @@ class ObligationDeriver(StructureView):
         super().__init__(transformer, rows, structural, argmax)
         self.circuit = circuit
         self.claims = schedule.claims
-        # claims are shared between positions (Construction.schedule): one map per distinct claim
-        by_claim: dict[int, tuple[dict, tuple]] = {}
-        patterns: dict[tuple, tuple] = {}
-        self.claim_maps: list[dict | None] = []
-        self._settles: list[tuple] = []
-        for claim in self.claims:
-            if claim is None:
-                self.claim_maps.append(None)
-                self._settles.append(())
-                continue
-            found = by_claim.get(id(claim))
-            if found is None:
-                m = claim.by_coordinate()
-                pattern = tuple((s, c) for c, (_, s) in sorted(m.items()))
-                found = by_claim[id(claim)] = (m, patterns.setdefault(pattern, pattern))  # one tuple per content
-            self.claim_maps.append(found[0])
-            self._settles.append(found[1])
+        # claims are small (a shared pattern and the gates they name): no per-claim maps here
+        self._settles: list[tuple] = [() if claim is None else claim.pattern.settle_pattern for claim in self.claims]
         self._numerals: dict[int, str] = {}
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._templates: dict[tuple, tuple] = {}
@@ -182,7 +167,7 @@ class ObligationDeriver(StructureView):
         # function): y for gate values, h for havoc values; constants are numerals.
         ys: dict[int, str] = {}
         hs: dict[tuple[int, int], str] = {}
-        gates, const_text, claim_maps, limit = self.circuit.gates, self._numerals, self.claim_maps, layer - 1
+        gates, const_text, claims, limit = self.circuit.gates, self._numerals, self.claims, layer - 1
 
         def gate_value(g: int) -> str:
             name = ys.get(g)
@@ -197,11 +182,11 @@ class ObligationDeriver(StructureView):
             return name
 
         def value_at(j: int, c: int) -> str:
-            entry = claim_maps[j].get(c) if claim_maps[j] is not None else None  # type: ignore[union-attr]
-            if entry is not None and entry[1] <= limit:
-                term = entry[0]
-                v = gate_value(term.gate)
-                return v if term.power == 1 else f"(* {v} {v})"
+            claim = claims[j]
+            entry = claim.pattern.by_coordinate.get(c) if claim is not None else None
+            if entry is not None and entry[2] <= limit:
+                v = gate_value(claim.source if entry[0] else claim.gate)  # type: ignore[union-attr,arg-type]
+                return v if entry[1] == 1 else f"(* {v} {v})"
             name = hs.get((j, c))
             if name is None:
                 name = hs[(j, c)] = f"h{len(hs)}"
@@ -224,12 +209,13 @@ class ObligationDeriver(StructureView):
                     args.append(value_at(members[-1], c))
                 else:
                     args.append(f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)")
-        claim_map = claim_maps[p]
+        own = claims[p]
+        by_coordinate = own.pattern.by_coordinate  # type: ignore[union-attr]
         expected = []
         for c in coords:
-            term = claim_map[c][0]  # type: ignore[index]
-            g = term.gate
-            gate = gates[g]
+            names_source, power, _ = by_coordinate[c]
+            g = own.source if names_source else own.gate  # type: ignore[union-attr]
+            gate = gates[g]  # type: ignore[index]
             if g in ys or gate.kind is Kind.CONST or gate.kind is Kind.INPUT:
                 rhs = gate_value(g)
             else:
@@ -242,7 +228,7 @@ class ObligationDeriver(StructureView):
                     rhs = parts[0]
                 else:
                     rhs = f"({'+' if gate.kind is Kind.ADD else '*'} {' '.join(parts)})"
-            expected.append(rhs if term.power == 1 else f"(* {rhs} {rhs})")
+            expected.append(rhs if power == 1 else f"(* {rhs} {rhs})")
         return template[0], tuple(args), tuple(expected), len(ys), len(hs), template[2]
 
     def render(self, shape: tuple) -> str:
