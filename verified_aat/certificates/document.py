@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..circuits.json_format import canonical_circuit_bytes
+from ..gc_pause import gc_paused
 from .attention_digest import sets_digest
 from .kernel_form import circuit_structure, encoding_digest, sha256_json, transformer_form
 
@@ -29,6 +30,7 @@ CLAIM = ("for every x in R^n and every ordered ring Q ⊆ R ⊆ ℝ: the transfo
          "read-out positions, equals C(x)")
 
 
+@gc_paused
 def build_certificate(result: Any, include_timings: bool = True, netlist: dict[str, Any] | None = None
                       ) -> dict[str, Any]:
     """The certificate document for a proved :class:`~verified_aat.symbolic.certify.CertifyResult`."""
@@ -90,6 +92,7 @@ def build_certificate(result: Any, include_timings: bool = True, netlist: dict[s
     return doc
 
 
+@gc_paused
 def dumps_certificate(doc: dict[str, Any]) -> str:
     """Compact JSON, sorted keys, one top-level key per line (readable with ``verified-aat show``)."""
     parts = [f"{json.dumps(k)}:{json.dumps(doc[k], sort_keys=True, separators=(',', ':'), ensure_ascii=False)}"

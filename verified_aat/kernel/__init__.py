@@ -8,6 +8,8 @@ is docs/soundness.md; every check in ``checks.py`` names its step there.
 
 from __future__ import annotations
 
+import functools
+import gc
 import json
 import time
 import zlib
@@ -16,6 +18,23 @@ from typing import Any
 from .checks import CHECKS, VERSION
 from .data import Malformed
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Rejection, Report
+
+def _gc_paused(fn: Any) -> Any:
+    """Run ``fn`` with the cyclic garbage collector paused: a check builds millions of objects that
+    live until it ends, and full collections re-walking them cost a third of the time at 10⁶ gates."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return wrapper
+
 
 class CertificateFileError(ValueError):
     """The certificate file cannot be read as JSON at all (bad input, exit 2)."""
@@ -49,6 +68,7 @@ def _gunzip(raw: bytes, path: str) -> bytes:
     return text
 
 
+@_gc_paused
 def parse_certificate(raw: bytes, path: str = "<certificate>") -> dict[str, Any]:
     """Parse JSON text, or gzip-compressed JSON text (recognised by its magic bytes)."""
     if raw[:2] == b"\x1f\x8b":
@@ -74,6 +94,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+@_gc_paused
 def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Report:
     """Run every check of the table in order; the first failing check ends the run."""
     start = time.perf_counter()

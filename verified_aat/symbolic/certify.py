@@ -21,6 +21,7 @@ from ..circuits.ir import Circuit, Kind
 from ..constructions.base import Construction, Schedule
 from ..constructions.encoding import Encoding
 from ..errors import InputError
+from ..gc_pause import gc_paused
 from ..transformer.model import Pooling, Transformer
 from .analysis import output_reads
 from .attention import ArgmaxSets, brute_force_argmax, hint_lemma, hint_reads_structure_only, join_argmax, score_reads
@@ -66,6 +67,7 @@ class CertifyResult:
         return sum(1 for v in self.verdicts.values() if v.solver != "normal-form")
 
 
+@gc_paused
 def certify(circuit: Circuit, construction: Construction, depth_bound: int | None = None,
             transformer: Transformer | None = None, timeout_ms: int = 10_000, jobs: int = 1,
             refute: bool = True, progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
