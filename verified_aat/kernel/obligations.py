@@ -99,30 +99,38 @@ class Deriver:
         self._static: dict[tuple[int, tuple[int, ...]], list[tuple[int, int, int]]] = {}
         self._templates: dict[Any, tuple[int, list[tuple], int]] = {}
         self._shapes: dict[Any, tuple[str, str]] = {}  # shape key → (lemma id, kind of first use)
+        self._constants: dict[int, str] = {}  # const gate → its numeral
 
     # -- the plan: which layers check which position --------------------------------
     def run(self, functions: list[Function]) -> Derivation:
-        settle_sets: dict[int, frozenset[int]] = {}  # claims are shared dicts: one settle set per claim
+        # claims are shared dicts: one (settle, coordinate) signature per claim, one object per content
+        signatures: dict[int, tuple[tuple[int, int], ...]] = {}
+        interned: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
         for fn in functions:
-            plans: dict[frozenset[int], list[tuple[int, bool]]] = {}
+            plans: dict[int, list[tuple[int, bool, tuple[int, ...]]]] = {}  # by signature object
             for p, claim in enumerate(self.claims):
                 if not claim:
                     continue
-                settles = settle_sets.get(id(claim))
-                if settles is None:
-                    settles = settle_sets[id(claim)] = frozenset(s for _, _, s in claim.values())
-                plan = plans.get(settles)
+                signature = signatures.get(id(claim))
+                if signature is None:
+                    found = tuple(sorted((s, c) for c, (_, _, s) in claim.items()))
+                    signature = signatures[id(claim)] = interned.setdefault(found, found)
+                plan = plans.get(id(signature))
                 if plan is None:
+                    settles = {s for s, _ in signature}
                     at = set()
                     for s in settles:
                         i = bisect.bisect_left(fn.layers, s)
                         if i < len(fn.layers):
                             at.add(fn.layers[i])
-                    plan = plans[settles] = [(layer, layer in settles) for layer in sorted(at)]
+                    # at layer ℓ the claims settled by ℓ are the goal: coordinates in increasing order
+                    plan = plans[id(signature)] = [(layer, layer in settles,
+                                                    tuple(sorted(c for s, c in signature if s <= layer)))
+                                                   for layer in sorted(at)]
                 role_kind = self._role_kinds[p]
-                for layer, local in plan:
+                for layer, local, coords in plan:
                     kind = (f"local-step:{role_kind}" if local else f"frame:{self._frame_kinds[p]}")
-                    self._use(fn, p, layer, kind)
+                    self._use(fn, p, layer, kind, coords)
         return self.derivation
 
     def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
@@ -131,9 +139,9 @@ class Deriver:
         self._frame_kinds = frame_kinds
 
     # -- one obligation -------------------------------------------------------------------
-    def _use(self, fn: Function, p: int, layer: int, kind: str) -> None:
+    def _use(self, fn: Function, p: int, layer: int, kind: str, coords: tuple[int, ...]) -> None:
+        """The obligation of p under F at ``layer``, whose goal is the claims on ``coords``."""
         claim = self.claims[p]
-        coords = tuple(sorted(c for c, (_, _, s) in claim.items() if s <= layer))
         static = self._static.get((fn.number, coords))
         act = fn.layer.activation
         if static is None:
@@ -153,12 +161,15 @@ class Deriver:
             template = self._templates[tkey] = self._template(fn, coords, known)
         ys: dict[int, str] = {}
         hs: dict[tuple[int, int], str] = {}
-        gates, claims, limit = self.gates, self.claims, layer - 1
+        gates, claims, limit, constants = self.gates, self.claims, layer - 1, self._constants
 
         def gate_value(g: int) -> str:
             gate = gates[g]
             if gate.op == "const":
-                return numeral(gate.value)  # type: ignore[arg-type]
+                text = constants.get(g)
+                if text is None:
+                    text = constants[g] = numeral(gate.value)  # type: ignore[arg-type]
+                return text
             name = ys.get(g)
             if name is None:
                 name = ys[g] = f"y{len(ys)}"
