@@ -155,7 +155,9 @@ def section_certify(report: Report, args: argparse.Namespace) -> None:
 # -- 2. shared netlists ------------------------------------------------------------------
 
 def shared_files() -> list[Path]:
-    return sorted(p for p in SHARED_DIR.rglob("*") if p.suffix in (".bench", ".blif"))
+    """The ISCAS and EPFL netlists, then the Bristol Fashion circuits (``.txt``, read by content)."""
+    netlists = sorted(p for p in SHARED_DIR.rglob("*") if p.suffix in (".bench", ".blif"))
+    return netlists + sorted(p for p in SHARED_DIR.glob("bristol/*.txt") if not p.name.startswith("LICENSE"))
 
 
 def section_shared(report: Report, args: argparse.Namespace) -> None:

@@ -27,6 +27,31 @@ TABLE = {
     "epfl/router.blif": (60, 30, 284, 2, 54),
 }
 
+# -- hand-written Bristol Fashion circuits ---
+# a full adder: in0, in1, in2 one bit each; out0 = a ⊕ b ⊕ c, out1 = carry (MAND pairs (0,1), (3,2))
+FULL_ADDER = "4 9\n3 1 1 1\n2 1 1\n\n2 1 0 1 3 XOR\n2 1 3 2 7 XOR\n4 2 0 3 1 2 4 5 MAND\n2 1 4 5 8 XOR\n"
+# a > b for 2-bit a (in0), b (in1), with INV, EQ and EQW
+GREATER = """14 18
+2 2 2
+1 1
+
+1 1 3 4 INV
+1 1 2 5 INV
+2 1 1 4 6 AND
+2 1 1 3 7 XOR
+1 1 7 8 INV
+2 1 0 5 9 AND
+2 1 8 9 10 AND
+1 1 6 11 INV
+1 1 10 12 INV
+2 1 11 12 13 AND
+1 1 13 14 INV
+1 1 1 15 EQ
+2 1 14 15 16 AND
+1 1 16 17 EQW
+"""
+
+
 # -- random netlists ---------------------------------------------------------
 OPS = ["AND", "NAND", "OR", "NOR", "XOR", "XNOR", "NOT", "BUFF", "CONST0", "CONST1"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from fractions import Fraction
 from pathlib import Path
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verified_aat.circuits.arithmetize import arithmetize, import_netlist
+from verified_aat.circuits.linear import gate_bound
 from verified_aat.circuits.evaluate import compile_circuit, evaluate
 from verified_aat.circuits.ir import Circuit, Domain, Kind
 from verified_aat.circuits.measures import depth, measure
@@ -51,6 +53,14 @@ def poly_semantics(n: Netlist, xs: list[Fraction]) -> tuple[Fraction, ...]:
     return tuple(env[o] for o in n.outputs)
 
 
+def step_depth(n: Netlist) -> int:
+    """The netlist's depth counting a k-input gate as ceil(log2 k) levels (NOT, BUFF: none)."""
+    d = dict.fromkeys(n.inputs, 0)
+    for g in n.gates:
+        d[g.name] = max((d[a] for a in g.args), default=0) + math.ceil(math.log2(max(len(g.args), 1)))
+    return max((d[o] for o in n.outputs), default=0)
+
+
 def check_strict(c: Circuit, mode: str) -> None:
     """FSAC⁰[sign]: binary muls only; exact mode has no sign gates."""
     assert all(g.fan_in == 2 for g in c.gates if g.kind is Kind.MUL)
@@ -83,8 +93,9 @@ def test_shared_netlists_arithmetize_correctly(rel: str, mode: str) -> None:
     assert p is not None and p.source_format == fmt and p.source_path == path and p.arithmetization == mode
     assert (p.netlist_gates, p.netlist_depth, p.netlist_max_fan_in) == (m.gates, m.depth, m.max_fan_in)
     assert p.netlist_gate_types == m.gate_types
-    # constant depth per netlist level (wide gates cost log2(fan-in) levels in exact mode)
-    assert depth(c) <= 2 * m.depth + 2
+    # at most 3 levels per binary step: a k-input gate is ceil(log2 k) steps deep, NOT/BUFF none
+    assert depth(c) <= 3 * step_depth(netlist) + 2
+    assert c.size <= gate_bound(netlist)
     if rel.endswith("c17.bench"):
         vecs = [list(v) for v in itertools.product((0, 1), repeat=5)]
     else:
@@ -193,3 +204,81 @@ def test_gate_ir_is_used_as_given() -> None:
     assert c.name == "direct" and c.provenance is not None and c.provenance.source_format is None
     assert c.provenance.netlist_gate_types == ("CUBE",)
     assert [evaluate(c, [x, y]) for x, y in itertools.product((0, 1), repeat=2)] == [(1,), (1,), (0,), (0,)]
+
+
+# -- the linear construction (the default) ------------------------------------------------------
+
+def non_constant_gates(c: Circuit) -> int:
+    return sum(g.kind not in (Kind.INPUT, Kind.CONST) for g in c.gates)
+
+
+@settings(max_examples=300, deadline=None)
+@given(netlists(), st.randoms(use_true_random=False))
+def test_linear_arithmetization_is_exact_and_within_its_bound(n: Netlist, rnd: random.Random) -> None:
+    """Every gate kind (multi-input, XOR/XNOR, BLIF cubes): the circuit equals the netlist on
+    {0,1}ⁿ (exact mode: the polynomial on Qⁿ) and has at most
+    n_in + 4·Σ max(k−1, 0) + 2·n_out + 5 gates; in exact mode 4·Σ max(k−1, 0) + 2·n_out
+    non-constant gates and at most 5 constants, all in {−2, −1, 0, 1, 2}."""
+    vecs = [list(v) for v in itertools.product((0, 1), repeat=len(n.inputs))]
+    steps = sum(max(len(g.args) - 1, 0) for g in n.gates)
+    for mode in MODES:
+        c = arithmetize(n, mode)
+        check_strict(c, mode)
+        agree_on_vectors(n, c, vecs)
+        assert c.size <= gate_bound(n) == len(n.inputs) + 4 * steps + 2 * len(n.outputs) + 5
+        assert non_constant_gates(c) - c.n_inputs <= 4 * steps + 2 * len(n.outputs)
+        assert all(len(set(g.args)) == len(g.args) for g in c.gates if g.kind is Kind.ADD)  # no repeated edges
+        assert depth(c) <= 3 * step_depth(n) + 2
+        if mode == "exact":
+            consts = [g.value for g in c.gates if g.kind is Kind.CONST]
+            assert len(consts) <= 5 and set(consts) <= {-2, -1, 0, 1, 2}
+            xs = [Fraction(rnd.randint(-5, 5), rnd.randint(1, 4)) for _ in n.inputs]
+            assert evaluate(c, xs) == poly_semantics(n, xs)
+
+
+def xor_chain(n: int) -> Netlist:
+    gates = [BoolGate("x1", "XOR", ("a0", "a1"))] + [BoolGate(f"x{i + 1}", "XOR", (f"x{i}", f"a{i + 1}"))
+                                                    for i in range(1, n)]
+    return Netlist("chain", tuple(f"a{i}" for i in range(n + 1)), (f"x{n}",), tuple(gates))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 40, 1000])
+def test_an_xor_chain_costs_three_gates_a_step(n: int) -> None:
+    net = xor_chain(n)
+    c = arithmetize(net, "exact")
+    # inputs, one constant −2, and per XOR: mul(x, a), mul(−2, ·), add(x, a, ·)
+    assert c.size == (n + 1) + 1 + 3 * n and depth(c) == 3 * n
+    assert sum(g.fan_in for g in c.gates) == 2 * n + 2 * n + 3 * n
+    rng = random.Random(n)
+    agree_on_vectors(net, c, [[rng.randint(0, 1) for _ in net.inputs] for _ in range(50)])
+    assert arithmetize(net, "threshold").size == c.size  # XOR stays polynomial
+
+
+def test_cap_mode_is_shallower_but_guarded() -> None:
+    """cap=N: the depth-aware construction where it stays within GUARD × the linear bound,
+    else the linear one (a long XOR chain expands too much)."""
+    from verified_aat.circuits.arithmetize import GUARD
+    net = xor_chain(7)
+    assert depth(arithmetize(net, "exact", cap=16)) < depth(arithmetize(net, "exact"))
+    long = xor_chain(200)
+    capped = arithmetize(long, "exact", cap=16)
+    assert capped.size <= GUARD * gate_bound(long) and sum(g.fan_in for g in capped.gates) <= 3 * GUARD * gate_bound(long)
+    with pytest.raises(InputError, match="cap must be a positive integer"):
+        arithmetize(net, "exact", cap=0)
+
+
+def test_generated_multipliers_multiply_and_stay_linear() -> None:
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from netlist_generators import array_multiplier
+    for style in ("xor", "nor"):
+        net = parse_bench(array_multiplier(16, style), f"mul16{style}.bench")
+        for mode in MODES:
+            c = arithmetize(net, mode)
+            assert c.size <= gate_bound(net)
+            f = compile_circuit(c)
+            rng = random.Random(style + mode)
+            for _ in range(10):
+                x, y = rng.randrange(2 ** 16), rng.randrange(2 ** 16)
+                out = f(*[(x >> i) & 1 for i in range(16)], *[(y >> i) & 1 for i in range(16)])
+                assert sum(int(v) << k for k, v in enumerate(out)) == x * y

@@ -1,9 +1,11 @@
 """The netlist link: the importer's trace lets the kernel prove that C equals the netlist.
 
-Every shared netlist, in both arithmetizations, is accepted by ``check_netlist``; forged
+Every shared netlist (ISCAS, EPFL, Bristol Fashion), in both arithmetizations and with the
+linear and the depth-aware (cap) construction, is accepted by ``check_netlist``; forged
 sections (a changed coefficient, a changed gate, swapped outputs, a false annotation, an
 annotation over a higher gate, an input on the wrong gate, a lemma that needs the {0,1}
-hypotheses, a different netlist file) are rejected with a reason that names the rule.
+hypotheses, a different netlist file, an edited Bristol gate, MAND pairing, EQ constant or
+bit order, a changed constant in C) are rejected with a reason that names the rule.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ import hashlib
 import json
 import random
 import shutil
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
-from netlist_helpers import SHARED, TABLE, needs_shared
+from netlist_helpers import FULL_ADDER, GREATER, SHARED, TABLE, needs_shared
 from verified_aat.circuits.arithmetize import import_netlist
 from verified_aat.circuits.ir import Circuit
 from verified_aat.circuits.json_format import canonical_circuit_bytes
@@ -32,13 +35,17 @@ C17 = SHARED / "iscas85" / "c17.bench"
 KERNEL = Path(__file__).resolve().parent.parent / "verified_aat" / "kernel"
 
 
+BRISTOL = sorted(p.relative_to(SHARED).as_posix() for p in (SHARED / "bristol").glob("*.txt")
+                 if not p.name.startswith("LICENSE")) if SHARED.is_dir() else []
+
+
 @lru_cache(maxsize=None)
-def imported(rel: str, mode: str) -> Circuit:
-    return import_netlist(str(SHARED / rel), mode)
+def imported(rel: str, mode: str, cap: int | None = None) -> Circuit:
+    return import_netlist(str(SHARED / rel), mode, cap)
 
 
-def section_of(rel: str, mode: str) -> dict:
-    section = netlist_section(imported(rel, mode))
+def section_of(rel: str, mode: str, cap: int | None = None) -> dict:
+    section = netlist_section(imported(rel, mode, cap))
     assert section is not None
     return copy.deepcopy(section)
 
@@ -68,15 +75,22 @@ def with_text(section: dict, text: str) -> dict:
 
 # -- every shared netlist ------------------------------------------------------------------
 
+# the depth-aware construction (cap) on all but the large Bristol circuits, where it falls back
+# to the linear one (the same circuit)
+LINKED = [(rel, cap) for rel in sorted(TABLE) + BRISTOL for cap in (None, 16)
+          if cap is None or not rel.startswith("bristol/FP-")]
+
+
 @needs_shared
 @pytest.mark.parametrize("mode", ["exact", "threshold"])
-@pytest.mark.parametrize("rel", sorted(TABLE))
-def test_every_shared_netlist_is_linked(rel: str, mode: str) -> None:
+@pytest.mark.parametrize("rel, cap", LINKED)
+def test_every_shared_netlist_is_linked(rel: str, mode: str, cap: int | None) -> None:
     path = SHARED / rel
-    circuit = imported(rel, mode)
+    circuit = imported(rel, mode, cap)
     section = netlist_section(circuit)
     assert section is not None
-    assert section["file"] == path.name and section["format"] == path.suffix[1:] and section["mode"] == mode
+    fmt = "bristol" if path.suffix == ".txt" else path.suffix[1:]
+    assert section["file"] == path.name and section["format"] == fmt and section["mode"] == mode
     assert section["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert section["text"] == path.read_text()
     problems, theorem, ctx = run(circuit, section, (path.name, path.read_bytes()))
@@ -176,23 +190,24 @@ def test_swapped_outputs_are_rejected() -> None:
     rejected(imported("epfl/dec.blif", "exact"), section, "output 3", "does not hold")
 
 
+# annotations come from the depth-aware construction (cap=N); the linear one needs none
 @needs_shared
 def test_a_false_annotation_is_rejected() -> None:
-    section = section_of("iscas85/c17.bench", "exact")
+    section = section_of("iscas85/c17.bench", "exact", 16)
     gate, form = section["annotations"][0]
     form[1][0][1] = "-2" if form[1][0][1] != "-2" else "-3"
-    rejected(imported("iscas85/c17.bench", "exact"), section, f"annotation of gate {gate}", "does not hold")
+    rejected(imported("iscas85/c17.bench", "exact", 16), section, f"annotation of gate {gate}", "does not hold")
 
 
 @needs_shared
 def test_an_annotation_over_a_higher_gate_is_rejected() -> None:
-    section = section_of("iscas85/c17.bench", "exact")
+    section = section_of("iscas85/c17.bench", "exact", 16)
     gate, form = section["annotations"][0]
     form[1].append([gate + 1, "1"])  # still a well-formed form: gates increasing, in range
-    rejected(imported("iscas85/c17.bench", "exact"), section, f"annotation of gate {gate}", "lower gates only")
-    section = section_of("iscas85/c17.bench", "exact")
+    rejected(imported("iscas85/c17.bench", "exact", 16), section, f"annotation of gate {gate}", "lower gates only")
+    section = section_of("iscas85/c17.bench", "exact", 16)
     section["annotations"][0][1][1] = [[section["annotations"][0][0], "1"]]  # t = t
-    rejected(imported("iscas85/c17.bench", "exact"), section, "lower gates only")
+    rejected(imported("iscas85/c17.bench", "exact", 16), section, "lower gates only")
 
 
 @needs_shared
@@ -286,6 +301,48 @@ def test_blif_forgery_and_lemma_counts() -> None:
     flipped = section["text"].replace(f"\n{row}\n", f"\n{row[1]}{row[0]} 1\n", 1)
     assert flipped != section["text"]
     rejected(circuit, with_text(section, flipped), "(CUBE)", "does not hold")
+
+
+def _bristol(tmp_path: Path, text: str, mode: str) -> tuple[Circuit, dict]:
+    path = tmp_path / "hand.txt"
+    path.write_text(text)
+    circuit = import_netlist(str(path), mode)
+    section = copy.deepcopy(netlist_section(circuit))
+    assert run(circuit, section, ("hand.txt", text.encode()))[0] == []
+    return circuit, section
+
+
+@pytest.mark.parametrize("mode", ["exact", "threshold"])
+def test_bristol_forgeries_are_rejected(tmp_path: Path, mode: str) -> None:
+    circuit, section = _bristol(tmp_path, FULL_ADDER, mode)
+    # the carry's XOR read as an AND (hash updated)
+    rejected(circuit, with_text(copy.deepcopy(section), FULL_ADDER.replace("2 1 4 5 8 XOR", "2 1 4 5 8 AND")),
+             "signal 'out1_b0' (AND)", "does not hold")
+    # MAND pairs (a, t), (b, c) instead of (a, b), (t, c)
+    rejected(circuit, with_text(copy.deepcopy(section), FULL_ADDER.replace("4 2 0 3 1 2 4 5", "4 2 0 1 3 2 4 5")),
+             "(AND)", "does not hold")
+    # an MAND with the halves in the wrong order for the kernel's reading is refused outright
+    rejected(circuit, with_text(copy.deepcopy(section), FULL_ADDER.replace("4 2 0 3 1 2 4 5", "4 3 0 3 1 2 4 5")),
+             "$.netlist.text", "does not know")
+    circuit, section = _bristol(tmp_path, GREATER, mode)
+    rejected(circuit, with_text(copy.deepcopy(section), GREATER.replace("1 1 1 15 EQ", "1 1 0 15 EQ")),
+             "signal 'w15' (CONST0)", "does not hold")
+
+
+@needs_shared
+def test_bristol_bit_order_and_a_changed_constant_are_rejected() -> None:
+    import dataclasses
+    rel = "bristol/adder64.txt"
+    section = section_of(rel, "exact")
+    section["signals"]["out0_b1"], section["signals"]["out0_b2"] = \
+        section["signals"]["out0_b2"], section["signals"]["out0_b1"]
+    rejected(imported(rel, "exact"), section, "signal 'out0_b1'", "does not hold")
+    circuit = imported(rel, "exact")
+    k = next(i for i, g in enumerate(circuit.gates) if g.value == -2)  # XOR's a + b − 2ab
+    gates = list(circuit.gates)
+    gates[k] = dataclasses.replace(gates[k], value=Fraction(-3))
+    forged = dataclasses.replace(circuit, gates=tuple(gates))
+    rejected(forged, section_of(rel, "exact"), "(XOR)", "does not hold")
 
 
 def _context(circuit: Circuit, section: dict) -> Context:

@@ -1,4 +1,7 @@
-"""certify then check, with the netlist link, for every netlist in ../shared/circuits (both arithmetizations)."""
+"""certify then check, with the netlist link, for every netlist in ../shared/circuits (both arithmetizations).
+
+The two large Bristol circuits (FP-add, FP-mul: 37k and 96k gates) are linked in
+test_netlist_link.py; certifying them is a benchmark (benchmarks/scale.py), not a test."""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from verified_aat.kernel import Options, check_certificate
 from verified_aat.symbolic.certify import certify
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits"
-FILES = sorted(SHARED.glob("*/*.b*")) if SHARED.exists() else []
+FILES = sorted(SHARED.glob("*/*.b*")) + [SHARED / "bristol" / f"{name}.txt" for name in ("adder64", "neg64", "zero_equal")] \
+    if SHARED.exists() else []
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/circuits is not beside the repository")

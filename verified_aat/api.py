@@ -17,10 +17,11 @@ from typing import Any, Sequence
 from .circuits.ir import Circuit
 
 
-def load_circuit(path: str, mode: str = "exact") -> Circuit:
-    """A circuit from a .circ/.json file or a netlist (.bench/.blif, arithmetized by ``mode``)."""
+def load_circuit(path: str, mode: str = "exact", fmt: str | None = None, cap: int | None = None) -> Circuit:
+    """A circuit from a .circ/.json file or a netlist (.bench/.blif/.bristol, arithmetized by ``mode``;
+    ``cap=N`` for the depth-aware arithmetization); ``fmt`` overrides the extension (``"bristol"``)."""
     from .circuits.io import load_circuit as _load
-    return _load(path, mode)
+    return _load(path, mode, fmt, cap)
 
 
 def parse_circuit(text: str) -> Circuit:

@@ -88,6 +88,7 @@ class Engine:
         self._ok: dict[tuple[Wire, Number], bool] = {}
         self._mat: dict[Form, Wire] = {}
         self.final: dict[Wire, int] = {}  # after build: engine wire -> gate index in the circuit
+        self.edges = 0  # arguments of all gates made so far
 
     # -- gates ------------------------------------------------------------
     def _new(self, kind: Kind, args: tuple[Wire, ...] = (), value: Fraction | None = None,
@@ -96,6 +97,7 @@ class Engine:
         self.args.append(args)
         self.values.append(value)
         self.names.append(name)
+        self.edges += len(args)
         leaf = 0 if kind in (Kind.INPUT, Kind.CONST) else 1
         self.depth.append(1 + max(self.depth[a] for a in args) if args else leaf)
         return len(self.kinds) - 1

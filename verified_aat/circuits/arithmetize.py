@@ -13,20 +13,25 @@ OR = 1−Π(1−aᵢ), XOR₂ = a+b−2ab (XOR_k a balanced tree of XOR₂, i.e.
 all of Q; on {0,1} inputs it equals the netlist.  No sign gates.
 
 ``threshold`` (domain :attr:`Domain.BOOLEAN`): meant for {0,1} inputs only.
-An AND/OR/NAND/NOR/cube of any fan-in costs one add and one sign level:
-OR_k = sign(Σaᵢ) and AND_k = 1 − sign(Σ(1−aᵢ)) on 0/1 values, or, with
-sᵢ = 2aᵢ−1 ∈ {±1}, AND_k = (1 + sign(Σsᵢ + 1−k))/2 and OR_k = (1 +
-sign(Σsᵢ + k−1))/2 (odd sums, never 0).  Each signal keeps the best of these
-and its exact polynomial as an operand of products, of sums and as an
-output, so wide gates go through sign gates and narrow ones often stay
-polynomial (a circuit may end up with no sign gate at all); XOR/XNOR are
-always polynomial.  Off {0,1} the circuit need not match the polynomial.
+An AND/OR/NAND/NOR/cube may instead go through one sign gate (OR_k =
+sign(Σaᵢ), AND_k = 1 + sign(Σaᵢ − k) on 0/1 values), whichever is shallower;
+XOR/XNOR are always polynomial.  Off {0,1} the circuit need not match the
+polynomial.
 
-Depth is kept low with affine forms (:mod:`.affine`): NOT, BUFF and every
-affine map cost no gate, a product is expanded into binary ``mul`` gates (one
-level) while it has at most ``cap`` terms, and negative coefficients use
-same-depth "scaled twins" instead of ``mul(const −1, ·)``.  A larger ``cap``
-gives shallower but bigger circuits.
+By default (``cap=None``) the construction is *linear* (:mod:`.linear`): each
+signal is one literal α + β·w, NOT and BUFF are free, and a k-input gate
+costs at most 4·(k − 1) gates and 3·⌈log2 k⌉ levels; in all,
+|C| ≤ n_inputs + 4·Σ max(k_g − 1, 0) + 2·n_outputs + 5
+(:func:`.linear.gate_bound`).  An XOR chain of n gates is 3n gates.
+
+``cap=N`` asks for the older depth-aware construction (:mod:`.affine`):
+affine forms with products expanded into binary ``mul`` gates (one level)
+while they have at most N terms and same-depth "scaled twins" for negative
+coefficients — shallower, but it can grow much faster than the netlist on
+XOR-heavy circuits.  It is guarded: when it makes more than
+``GUARD``·bound gates or 3·``GUARD``·bound edges (the bound above), it is
+abandoned and the linear construction is used instead, so every result is
+linear in the netlist.
 """
 
 from __future__ import annotations
@@ -38,10 +43,12 @@ from typing import Callable
 from ..errors import InputError
 from .affine import Engine, Form
 from .ir import Circuit, Domain, Provenance
+from .linear import Candidates, gate_bound, run_linear
 from .netlists import BoolGate, Netlist, decode_netlist_bytes, measure_netlist, netlist_format, parse_netlist
 
 MODES = ("exact", "threshold")
-DEFAULT_CAP = 16
+DEFAULT_CAP: int | None = None  # the linear construction
+GUARD = 4  # cap mode gives up beyond GUARD times the linear gate bound
 
 
 def _exact_form(eng: Engine, gate: BoolGate, fs: list[Form]) -> Form:
@@ -104,13 +111,12 @@ def _threshold_forms(eng: Engine, gate: BoolGate, fs: list[Form]) -> list[Form]:
     return [direct, s.affine(Fraction(-1, 2) if negate else Fraction(1, 2), Fraction(1, 2))]
 
 
-Candidates = dict[str, list[tuple[Form, list[int]]]]
-
-
-def _run(netlist: Netlist, mode: str, cap: int) -> tuple[Engine, Candidates, list[int], list[tuple[int, str]]]:
-    """The engine after arithmetizing ``netlist``: each signal's candidate forms with the
-    index of the operand candidate each was built from, the candidate each output uses
-    and the output wires."""
+def _run(netlist: Netlist, mode: str, cap: int, budget: int | None = None
+         ) -> tuple[Engine, Candidates, list[int], list[tuple[int, str]]] | None:
+    """The depth-aware engine after arithmetizing ``netlist``: each signal's candidate forms
+    with the index of the operand candidate each was built from, the candidate each output
+    uses and the output wires; None once it has made more than ``budget`` gates or
+    3·``budget`` edges."""
     eng = Engine(cap)
     # Each signal keeps up to three candidate forms: the best operand for
     # products (shallowest terms), for sums (shallowest add) and as an output.
@@ -123,6 +129,10 @@ def _run(netlist: Netlist, mode: str, cap: int) -> tuple[Engine, Candidates, lis
         forms = cands[name]
         return min(range(len(forms)), key=lambda i: key(forms[i][0]))
 
+    def over(forms: list[tuple[Form, list[int]]] | tuple[()] = ()) -> bool:
+        return budget is not None and (len(eng.kinds) > budget or eng.edges > 3 * budget
+                                       or sum(f.size for f, _ in forms) > 3 * budget)
+
     for gate in netlist.gates:
         pick = [best(a, keys[0]) for a in gate.args]
         found = [(_exact_form(eng, gate, [cands[a][i][0] for a, i in zip(gate.args, pick)]), pick)]
@@ -134,40 +144,55 @@ def _run(netlist: Netlist, mode: str, cap: int) -> tuple[Engine, Candidates, lis
             form, origin = found[min(range(len(found)), key=lambda i: key(found[i][0]))]
             kept.setdefault(form, origin)
         cands[gate.name] = list(kept.items())
+        if over(cands[gate.name]):
+            return None
     chosen, outputs = [], []
     for name in netlist.outputs:  # one at a time: materializing an output can change the next one's key
         chosen.append(best(name, keys[2]))
         outputs.append((eng.materialize(cands[name][chosen[-1]][0]), name))
+        if over():
+            return None
     return eng, cands, chosen, outputs
 
 
-def _build(netlist: Netlist, mode: str, cap: int, provenance: Provenance | None
+def _build(netlist: Netlist, mode: str, cap: int | None, provenance: Provenance | None
            ) -> tuple[Circuit, Engine, Candidates, list[int]]:
     if mode not in MODES:
         raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)")
-    eng, cands, chosen, outputs = _run(netlist, mode, cap)
+    if cap is not None and (type(cap) is not int or cap < 1):
+        raise InputError(f"cap must be a positive integer, got {cap!r}")
     if provenance is None:
         m = measure_netlist(netlist)
         provenance = Provenance(arithmetization=mode, netlist_gates=m.gates, netlist_depth=m.depth,
                                 netlist_max_fan_in=m.max_fan_in, netlist_gate_types=m.gate_types)
     domain = Domain.RATIONALS if mode == "exact" else Domain.BOOLEAN
+    if cap is not None:
+        bound = GUARD * gate_bound(netlist)
+        run = _run(netlist, mode, cap, bound)
+        if run is not None:
+            eng, cands, chosen, outputs = run
+            circuit = eng.build(netlist.name, outputs, domain, provenance)
+            if circuit.size <= bound and sum(g.fan_in for g in circuit.gates) <= 3 * bound:
+                return circuit, eng, cands, chosen
+    eng, cands, chosen, outputs = run_linear(netlist, mode)
     return eng.build(netlist.name, outputs, domain, provenance), eng, cands, chosen
 
 
-def arithmetize(netlist: Netlist, mode: str = "exact", cap: int = DEFAULT_CAP,
+def arithmetize(netlist: Netlist, mode: str = "exact", cap: int | None = DEFAULT_CAP,
                 provenance: Provenance | None = None) -> Circuit:
     """The arithmetic circuit of ``netlist`` in ``mode`` (``"exact"`` or ``"threshold"``).
 
-    ``cap`` bounds the terms of an expanded product before operands are
-    materialized (larger: shallower but bigger circuits).
+    ``cap=None`` (default): the linear construction.  ``cap=N``: the depth-aware one, which
+    expands products of up to N terms (shallower, often bigger), guarded by the linear bound.
     """
     return _build(netlist, mode, cap, provenance)[0]
 
 
-def import_netlist(path: str, mode: str = "exact", cap: int = DEFAULT_CAP) -> Circuit:
-    """Read a ``.bench``/``.blif`` file and arithmetize it; provenance records the source and
-    carries the netlist link section (:mod:`.link_section`) that lets the kernel prove the
-    circuit equals the netlist."""
+def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP, fmt: str | None = None) -> Circuit:
+    """Read a ``.bench``/``.blif``/Bristol Fashion file (``fmt`` overrides what the name and
+    text suggest: :func:`.netlists.netlist_format`) and arithmetize it; provenance records the
+    source and carries the netlist link section (:mod:`.link_section`) that lets the kernel
+    prove the circuit equals the netlist."""
     if mode not in MODES:
         raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)", path)
     try:
@@ -175,7 +200,7 @@ def import_netlist(path: str, mode: str = "exact", cap: int = DEFAULT_CAP) -> Ci
     except OSError as exc:
         raise InputError(f"cannot read netlist: {exc.strerror or exc}", path, None) from None
     text = decode_netlist_bytes(data, path)
-    fmt = netlist_format(path, text)
+    fmt = fmt or netlist_format(path, text)
     netlist = parse_netlist(text, path, fmt)
     m = measure_netlist(netlist)
     prov = Provenance(source_format=fmt, source_path=str(Path(path)), arithmetization=mode,

@@ -1,10 +1,14 @@
-"""Loading and saving circuits by file extension, and reading input vectors.
+"""Loading and saving circuits by file extension (or an explicit format), and reading input vectors.
 
-=========================  ==========================================
-``.circ``, ``.txt``        the text format (:mod:`.text_format`)
-``.json``                  the JSON form (:mod:`.json_format`)
-``.bench``, ``.blif``      netlists, arithmetized (``mode`` exact/threshold)
-=========================  ==========================================
+==================================  ==========================================
+``.circ``, ``.txt``                 the text format (:mod:`.text_format`)
+``.json``                           the JSON form (:mod:`.json_format`)
+``.bench``, ``.blif``, ``.bristol``  netlists, arithmetized (``mode`` exact/threshold)
+==================================  ==========================================
+
+``fmt`` (``text``, ``json``, ``bench``, ``blif``, ``bristol``; ``--format`` on the command
+line) overrides the extension.  A ``.txt`` file whose first non-blank line is two whole
+numbers is a Bristol Fashion netlist (:mod:`.bristol`; no circuit text file starts so).
 
 Saving is atomic: the text goes to a temporary file in the target's
 directory, which then replaces the target, so a failure never leaves a
@@ -26,7 +30,9 @@ from .text_format import decode_circuit_bytes, parse_circuit_text, print_circuit
 
 TEXT_EXTENSIONS = (".circ", ".txt")
 JSON_EXTENSIONS = (".json",)
-NETLIST_EXTENSIONS = (".bench", ".blif")
+NETLIST_EXTENSIONS = (".bench", ".blif", ".bristol")
+NETLIST_FORMATS = ("bench", "blif", "bristol")
+FORMATS = ("text", "json") + NETLIST_FORMATS
 MODES = ("exact", "threshold")
 
 
@@ -34,25 +40,47 @@ def _extension(path: str) -> str:
     return os.path.splitext(path)[1].lower()
 
 
-def load_circuit(path: str, mode: str | None = None) -> Circuit:
-    """Read a circuit; ``mode`` (default exact) only matters for netlists."""
+def file_format(path: str, fmt: str | None = None) -> str:
+    """The format a circuit file is read in: ``fmt`` if given, else by extension (a ``.txt``
+    file with a Bristol Fashion header is ``bristol``)."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise InputError(f"unknown circuit format '{fmt}' (expected {', '.join(FORMATS)})", path)
+        return fmt
     ext = _extension(path)
+    if ext == ".txt":
+        from .bristol import looks_like_bristol
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(4096).decode("utf-8", errors="replace")
+        except OSError:
+            head = ""  # reported when the file is read
+        lines = head.split("\n")
+        if len(head) == 4096:
+            lines.pop()  # the last line read may be cut short
+        return "bristol" if looks_like_bristol("\n".join(lines)) else "text"
+    if ext in TEXT_EXTENSIONS:
+        return "text"
+    if ext in JSON_EXTENSIONS:
+        return "json"
+    if ext in NETLIST_EXTENSIONS:
+        return ext[1:]
+    known = ", ".join(TEXT_EXTENSIONS + JSON_EXTENSIONS + NETLIST_EXTENSIONS)
+    raise InputError(f"unknown circuit file type '{ext or '(none)'}' (expected {known}, or give the format)", path)
+
+
+def load_circuit(path: str, mode: str | None = None, fmt: str | None = None, cap: int | None = None) -> Circuit:
+    """Read a circuit; ``mode`` (default exact) and ``cap`` (default: the linear construction,
+    :mod:`.arithmetize`) only matter for netlists; ``fmt`` overrides the file's extension."""
     if mode is not None and mode not in MODES:
         raise InputError(f"unknown arithmetization mode '{mode}' (expected exact or threshold)", path)
-    if ext in TEXT_EXTENSIONS:
+    fmt = file_format(path, fmt)
+    if fmt == "text":
         return parse_circuit_text(read_circuit_file(path), file=path)
-    if ext in JSON_EXTENSIONS:
+    if fmt == "json":
         return parse_circuit_json(read_circuit_file(path), file=path)
-    if ext in NETLIST_EXTENSIONS:
-        try:
-            from .arithmetize import import_netlist  # written separately; imported lazily
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__package__}.arithmetize":
-                raise
-            raise InputError(f"cannot read '{ext}' netlists: netlist import is not installed", path) from None
-        return import_netlist(path, mode or "exact")
-    known = ", ".join(TEXT_EXTENSIONS + JSON_EXTENSIONS + NETLIST_EXTENSIONS)
-    raise InputError(f"unknown circuit file type '{ext or '(none)'}' (expected {known})", path)
+    from .arithmetize import import_netlist
+    return import_netlist(path, mode or "exact", cap, fmt)
 
 
 def save_circuit(circuit: Circuit, path: str) -> None:

@@ -9,8 +9,11 @@ candidate that C's output j materializes.  Gates that C pruned but a form mentio
 form over lower gates (scaled twins ``t = c·w`` and materialized sums ``m = F``): the
 kernel proves them too, and uses them to keep every local lemma small.
 
-The section is a pure function of the netlist text, the mode and ``cap``: the same
-inputs give byte-identical sections.
+The linear construction (:mod:`.linear`, the default) gives every signal one candidate,
+a literal α + β·w, and needs no annotations; the depth-aware one (``cap=N``) proposes up to
+three candidates per signal and annotations for its scaled twins and materialized sums.
+The section is a pure function of the netlist text, the format, the mode and ``cap``: the
+same inputs give byte-identical sections.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Boolean netlists: an immutable IR, ISCAS ``.bench`` and BLIF parsers,
-simulation and measures.
+"""Boolean netlists: an immutable IR, ISCAS ``.bench`` and BLIF parsers (Bristol Fashion:
+:mod:`.bristol`), simulation and measures.
 
 A :class:`Netlist` lists its gates in topological order (the parsers sort
 files that define signals after their use).  Gate ops are ``AND NAND OR NOR
@@ -378,28 +378,40 @@ def decode_netlist_bytes(data: bytes, file: str) -> str:
     return text
 
 
+NETLIST_FORMATS = ("bench", "blif", "bristol")
+
+
 def netlist_format(path: str, text: str) -> str:
-    """``"bench"`` or ``"blif"``: by extension, else by whether lines start with ``.``."""
+    """``"bench"``, ``"blif"`` or ``"bristol"``: by extension (``.bench``, ``.blif``,
+    ``.bristol``), else ``"bristol"`` if the first non-blank line is two whole numbers (a
+    Bristol Fashion header), else by whether lines start with ``.``."""
+    from .bristol import looks_like_bristol
     suffix = Path(path).suffix.lower()
-    if suffix in (".bench", ".blif"):
+    if suffix in (".bench", ".blif", ".bristol"):
         return suffix[1:]
+    if looks_like_bristol(text):
+        return "bristol"
     starts = [ln.lstrip()[:1] for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
     return "blif" if starts and starts[0] == "." else "bench"
 
 
 def parse_netlist(text: str, file: str, fmt: str) -> Netlist:
-    """Dispatch to :func:`parse_bench` or :func:`parse_blif`."""
-    if fmt not in ("bench", "blif"):
-        raise InputError(f"unknown netlist format {fmt!r} (expected bench or blif)", file, None)
+    """Dispatch to :func:`parse_bench`, :func:`parse_blif` or :func:`.bristol.parse_bristol`."""
+    if fmt not in NETLIST_FORMATS:
+        raise InputError(f"unknown netlist format {fmt!r} (expected bench, blif or bristol)", file, None)
+    if fmt == "bristol":
+        from .bristol import parse_bristol
+        return parse_bristol(text, file)
     return parse_bench(text, file) if fmt == "bench" else parse_blif(text, file)
 
 
-def read_netlist(path: str) -> tuple[Netlist, str]:
-    """Read and parse a ``.bench``/``.blif`` file; returns the netlist and its format."""
+def read_netlist(path: str, fmt: str | None = None) -> tuple[Netlist, str]:
+    """Read and parse a netlist file (``fmt``, else :func:`netlist_format`); returns the netlist
+    and its format."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read netlist: {exc.strerror or exc}", path, None) from None
     text = decode_netlist_bytes(data, path)
-    fmt = netlist_format(path, text)
+    fmt = fmt or netlist_format(path, text)
     return parse_netlist(text, path, fmt), fmt

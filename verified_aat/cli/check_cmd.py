@@ -12,7 +12,6 @@ import sys
 
 from ..errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 
-NETLIST_SUFFIXES = (".bench", ".blif")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("certificate", metavar="CERT")
     p.add_argument("--circuit", metavar="FILE",
                    help="the circuit the certificate must be about: a circuit file (same structure) or a netlist "
-                        "(.bench/.blif: the kernel proves the certified circuit equals the netlist's function)")
+                        "(.bench/.blif/.bristol, or a Bristol Fashion .txt: the kernel proves the certified circuit "
+                        "equals the netlist's function)")
+    p.add_argument("--format", choices=["text", "json", "bench", "blif", "bristol"], default=None,
+                   dest="circuit_format", help="read --circuit FILE in this format whatever its extension")
     p.add_argument("--mode", choices=["exact", "threshold"], default=None,
                    help="(accepted for compatibility; a netlist certificate states its own mode)")
     p.add_argument("--solver", choices=["z3", "cvc5", "both"], default="z3")
@@ -52,15 +54,19 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     circuit_sha, netlist = None, None
     if args.circuit:
-        if args.circuit.lower().endswith(NETLIST_SUFFIXES):
-            with open(args.circuit, "rb") as handle:
-                netlist = (os.path.basename(args.circuit), handle.read())
+        from ..circuits.io import NETLIST_FORMATS, file_format, load_circuit
+        fmt = file_format(args.circuit, args.circuit_format)
+        if fmt in NETLIST_FORMATS:
+            try:
+                with open(args.circuit, "rb") as handle:
+                    netlist = (os.path.basename(args.circuit), handle.read())
+            except OSError as exc:
+                raise InputError(f"cannot read netlist: {exc.strerror or exc}", args.circuit) from None
         else:
             import hashlib
 
-            from ..circuits.io import load_circuit
             from ..circuits.json_format import canonical_circuit_bytes
-            circuit_sha = hashlib.sha256(canonical_circuit_bytes(load_circuit(args.circuit, "exact"))).hexdigest()
+            circuit_sha = hashlib.sha256(canonical_circuit_bytes(load_circuit(args.circuit, "exact", fmt))).hexdigest()
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
     from .progress import progress_reporter
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:

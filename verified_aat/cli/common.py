@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..circuits.io import MODES, load_circuit
+from ..circuits.io import FORMATS, MODES, load_circuit
 from ..circuits.ir import Circuit, Domain
 from ..errors import InputError
 
@@ -13,15 +13,23 @@ ARGUMENTS = "command line"
 
 
 def add_circuit_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``CIRCUIT`` (optional positional), ``--family NAME --n N`` and ``--mode``."""
+    """Add ``CIRCUIT`` (optional positional), ``--format``, ``--family NAME --n N``, ``--mode`` and ``--cap``."""
     parser.add_argument("circuit", nargs="?", metavar="CIRCUIT",
-                        help="circuit file: .circ/.txt (text), .json, or a netlist .bench/.blif")
+                        help="circuit file: .circ/.txt (text), .json, or a netlist .bench/.blif/.bristol "
+                             "(a .txt file that starts with a Bristol Fashion header is read as one)")
+    parser.add_argument("--format", choices=FORMATS, default=None, dest="circuit_format",
+                        help="read CIRCUIT in this format whatever its extension, e.g. --format bristol for "
+                             "a Bristol Fashion .txt file")
     group = parser.add_argument_group("built-in families (instead of CIRCUIT)")
     group.add_argument("--family", metavar="NAME", help="a built-in circuit family, e.g. inner-product")
     group.add_argument("--n", type=int, metavar="N", help="input length for --family")
     parser.add_argument("--mode", choices=MODES, default="exact",
                         help="arithmetization of a netlist: exact (matches it on all of Q^n) or "
                              "threshold (on {0,1}^n only); default exact")
+    parser.add_argument("--cap", type=int, default=None, metavar="N",
+                        help="netlists: the depth-aware arithmetization, expanding products of up to N terms "
+                             "(shallower, can be larger; falls back to the linear one beyond 4x its size bound); "
+                             "default: the linear arithmetization (at most 4 gates per 2-input gate)")
 
 
 def circuit_from_args(args: argparse.Namespace) -> Circuit:
@@ -36,7 +44,12 @@ def circuit_from_args(args: argparse.Namespace) -> Circuit:
             raise InputError("--n needs --family NAME", ARGUMENTS)
         if path is None:
             raise InputError("no circuit: give a CIRCUIT file or --family NAME --n N", ARGUMENTS)
-        return load_circuit(path, getattr(args, "mode", None))
+        cap = getattr(args, "cap", None)
+        if cap is not None and cap < 1:
+            raise InputError(f"must be >= 1, got {cap}", "--cap")
+        return load_circuit(path, getattr(args, "mode", None), getattr(args, "circuit_format", None), cap)
+    if getattr(args, "circuit_format", None) is not None:
+        raise InputError("--format applies to a CIRCUIT file, not to --family", ARGUMENTS)
     if n is None:
         raise InputError(f"--family {family} needs --n N (the input length)", ARGUMENTS)
     if n < 0:

@@ -1,5 +1,5 @@
 """The kernel's own reading of a certificate's ``netlist`` section: its netlist parsers
-(ISCAS ``.bench`` and single-cube BLIF), a topological order, what each gate means
+(ISCAS ``.bench``, single-cube BLIF and Bristol Fashion), a topological order, what each gate means
 (:func:`multilinear`), the strict loader of the section's shadow gates, annotations and
 candidate forms, and the exact sparse polynomials ``netlist_link.py`` decides lemmas with.
 
@@ -8,7 +8,12 @@ kernel proves a circuit equal to is the netlist *as read here*.  A netlist is it
 file order and its gates ``(name, op, args, cube, polarity)``; ``op`` is one of ``AND NAND
 OR NOR XOR XNOR NOT BUFF CONST0 CONST1 CUBE``.  A BLIF ``.names`` block is a ``CUBE``
 (``cube`` over ``0 1 -``, one character per argument; ``polarity`` the row's output), a
-block without inputs or without rows a constant.  Anything else is a :class:`NetlistError`
+block without inputs or without rows a constant.  A Bristol Fashion file (header ``G W``,
+input and output value widths, then ``k_in k_out wires… TYPE``) names input value v's bit j
+``in{v}_b{j}`` (its j-th wire; inputs are the first wires), output value v's bit j
+``out{v}_b{j}`` (outputs are the last wires) and any other wire ``w{i}``; XOR and AND are
+themselves, INV/NOT is NOT, EQW is BUFF, ``1 1 v c EQ`` is the constant v, and
+``2n n a… b… c… MAND`` is c_i = AND(a_i, b_i).  Anything else is a :class:`NetlistError`
 naming the line.
 """
 
@@ -64,6 +69,7 @@ _NAME = r"[^\s(),=#]+"
 _IO = re.compile(rf"(INPUT|OUTPUT)\s*\(\s*({_NAME})\s*\)\Z", re.IGNORECASE)
 _GATE = re.compile(rf"({_NAME})\s*=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\Z")
 _ARG = re.compile(rf"{_NAME}\Z")
+_DIGITS = re.compile(r"[0-9]{1,18}\Z")
 
 
 def parse(text: str, fmt: str) -> Netlist:
@@ -76,6 +82,8 @@ def parse(text: str, fmt: str) -> Netlist:
         return _order(*_bench(text))
     if fmt == "blif":
         return _order(*_blif(text))
+    if fmt == "bristol":
+        return _order(*_bristol(text))
     raise NetlistError(f"unknown netlist format {fmt!r}"[:80])
 
 
@@ -169,6 +177,45 @@ def _blif(text: str) -> tuple[list[str], list[str], list[tuple[NGate, int]]]:
     return inputs, outputs, gates
 
 
+def _bristol(text: str) -> tuple[list[str], list[str], list[tuple[NGate, int]]]:
+    rows = [(number, line.split()) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    if len(rows) < 3:
+        raise NetlistError("a Bristol Fashion file needs three header lines")
+
+    def ints(row: tuple[int, list[str]], count: int | None = None) -> list[int]:
+        if not row[1] or not all(_DIGITS.match(t) for t in row[1]) or count not in (None, len(row[1])):
+            raise NetlistError(f"line {row[0]}: the kernel does not know {' '.join(row[1])[:60]!r}")
+        return [int(t) for t in row[1]]
+    n_gates, n_wires = ints(rows[0], 2)
+    widths = [ints(rows[1]), ints(rows[2])]
+    if any(v[0] != len(v) - 1 or 0 in v[1:] for v in widths) or len(widths[1]) < 2:
+        raise NetlistError("lines 2-3: expected the number of values and their (positive) bit widths")
+    n_in, n_out = sum(widths[0][1:]), sum(widths[1][1:])
+    if n_in + n_out > min(n_wires, len(text)) or len(rows) - 3 != n_gates:  # each wire costs text
+        raise NetlistError("line 1: the header does not match the wires, the gates or the text's length")
+    io = [[f"{kind}{v}_b{j}" for v, width in enumerate(ws[1:]) for j in range(width)]
+          for kind, ws in zip(("in", "out"), widths)]
+    names = dict(enumerate(io[0])) | {n_wires - n_out + k: name for k, name in enumerate(io[1])}
+    gates: list[tuple[NGate, int]] = []
+    for number, tokens in rows[3:]:
+        kind, nums = tokens[-1], ints((number, tokens[:-1]))
+        k_in, k_out = (nums + [0, 0])[:2]
+        src, dst = nums[2:2 + k_in], nums[2 + k_in:]
+        arity = {"XOR": (2, 1), "AND": (2, 1), "INV": (1, 1), "NOT": (1, 1), "EQW": (1, 1), "EQ": (1, 1)}
+        expected = (2 * k_out, k_out) if kind == "MAND" and k_out else arity.get(kind)
+        if len(nums) != 2 + k_in + k_out or (k_in, k_out) != expected or (kind == "EQ" and src[0] > 1) \
+                or any(w >= n_wires for w in dst + ([] if kind == "EQ" else src)) or any(w < n_in for w in dst):
+            raise NetlistError(f"line {number}: the kernel does not know the gate {' '.join(tokens)[:60]!r}")
+        ins, outs = [names.get(w, f"w{w}") for w in src], [names.get(w, f"w{w}") for w in dst]
+        if kind == "MAND":
+            gates += [(NGate(outs[i], "AND", (ins[i], ins[k_out + i])), number) for i in range(k_out)]
+        elif kind == "EQ":
+            gates.append((NGate(outs[0], "CONST1" if src[0] else "CONST0", ()), number))
+        else:
+            gates.append((NGate(outs[0], {"INV": "NOT", "EQW": "BUFF"}.get(kind, kind), tuple(ins)), number))
+    return io[0], io[1], gates
+
+
 def _order(inputs: list[str], outputs: list[str], gates: list[tuple[NGate, int]]) -> Netlist:
     """Check definitions and uses; order the gates topologically (Kahn), rejecting cycles."""
     line_of: dict[str, int] = {}
@@ -250,7 +297,7 @@ def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | s
     name, text, sha, mode = sec["file"], sec["text"], sec["sha256"], sec["mode"]
     need(0 < len(name) <= 255 and not set(name) & set("/\\\n\r\t\0") and name not in (".", ".."),
          "$.netlist.file", "must be a file's base name, not a path")
-    need(sec["format"] in ("bench", "blif"), "$.netlist.format", "must be 'bench' or 'blif'")
+    need(sec["format"] in ("bench", "blif", "bristol"), "$.netlist.format", "must be 'bench', 'blif' or 'bristol'")
     need(mode in ("exact", "threshold"), "$.netlist.mode", "must be 'exact' or 'threshold'")
     if hashlib.sha256(text.encode("utf-8")).hexdigest() != sha:
         return "the embedded netlist text does not have the stated sha256"
