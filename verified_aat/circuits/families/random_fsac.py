@@ -112,5 +112,5 @@ def families() -> list["Family"]:
     return [
         Family("random-fsac", "seeded random FSAC0[sign] circuit: n inputs, 3n op gates on 6 levels (depth <= 6)",
                1, build_random_fsac, ref_random_fsac, Domain.RATIONALS, lambda n: n,
-               CircuitClass.FSAC0, True, True, 10**5),
+               CircuitClass.FSAC0, True, True, 250_000),
     ]
