@@ -24,7 +24,8 @@ ints/Fractions as before.
 * :class:`ActivationKernel` evaluates an activation only on the coordinates
   its computed outputs read, copies the outputs that are plain inputs, and
   reuses the outputs of an earlier evaluation on equal inputs (the activation
-  is a function of those values).
+  is a function of those values); the engine decides which positions to apply
+  it to.
 
 ``USE_INT64`` switches the int64 kernels off (the tests use it to force the
 Python path).
@@ -275,7 +276,7 @@ def _sign(v: Any) -> int:
 class ActivationKernel:
     """An activation split into copied outputs and computed ones, memoised on what they read.
 
-    ``run(row, pooled_1, …, pooled_H)`` gives the new vector.  Inputs are
+    ``apply(row, (pooled_1, …, pooled_H))`` gives the new vector.  Inputs are
     numbered as in the activation circuit: ``x.<c>`` is ``k = c`` and head h's
     ``<h>.<c>`` is ``k = (h + 1)·d + c``.
     """
@@ -319,49 +320,21 @@ class ActivationKernel:
         self.memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self.evaluations = 0
 
-    def run(self, rows: list[tuple[Any, ...]], pooled: list[list[tuple[Any, ...]]], state: list[list[Any]] | None
-            ) -> tuple[list[tuple[Any, ...]], list[list[Any]]]:
-        """The new vectors of all positions, and the state to pass to this kernel's next run.
+    def apply(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+        """The new vector of one position: ``row`` itself when it does not change.
 
-        The state holds, per position, the inputs, output, key and computed
-        values of this kernel's previous run.  Equal inputs give the previous
-        output; an equal key gives the previous values; otherwise the memo
-        or an evaluation does.  An output equal to the input vector is the
-        input vector itself, so unchanged positions keep their objects and
-        most comparisons succeed on identity.
+        The computed outputs come from the memo when the values they read were
+        seen before, else from one evaluation.
         """
-        n = len(rows)
-        memo, compute, key_of, assemble = self.memo, self.compute, self.key, self.assemble
-        if len(memo) > 1 << 20:
-            memo.clear()
-        if state is None or len(state[0]) != n:
-            state = [[None] * n for _ in range(5)]
-        s_rows, s_pooled, s_out, s_key, s_vals = state
-        heads = list(zip(*pooled)) if pooled else [()] * n
-        new_rows: list[tuple[Any, ...]] = []
-        append = new_rows.append
-        evaluations = 0
-        for position, row in enumerate(rows):
-            ps = heads[position]
-            if row == s_rows[position] and ps == s_pooled[position]:
-                append(s_out[position])
-                continue
-            key = key_of(row, *ps)
-            if key == s_key[position]:
-                vals = s_vals[position]
-            else:
-                vals = memo.get(key)
-                if vals is None:
-                    vals = memo[key] = compute(*key)
-                    evaluations += 1
-                s_key[position] = key
-                s_vals[position] = vals
-            new = assemble(row, *ps, vals)
-            if new == row:
-                new = row
-            s_rows[position] = row
-            s_pooled[position] = ps
-            s_out[position] = new
-            append(new)
-        self.evaluations += evaluations
-        return new_rows, state
+        key = self.key(row, *pooled)
+        vals = self.memo.get(key)
+        if vals is None:
+            vals = self.memo[key] = self.compute(*key)
+            self.evaluations += 1
+        new = self.assemble(row, *pooled, vals)
+        return row if new == row else new
+
+    def trim_memo(self, limit: int = 1 << 20) -> None:
+        """Forget the memo when it has grown past ``limit`` entries (it only saves time)."""
+        if len(self.memo) > limit:
+            self.memo.clear()

@@ -1,0 +1,357 @@
+"""Key decompositions of attention scores and the sorted-key join (shared by ``certify`` and ``run``).
+
+A *key decomposition* of a score s (a construction's :class:`~verified_aat.constructions.base.ScoreHint`,
+or one found by :func:`discover_hint`) claims: for all real vectors x, y satisfying its facts,
+
+    s(x, y) + (rk(x) − ck(y))² + pen(y)   does not depend on y.
+
+Then argmax_j s(x_i, x_j) = argmin_j (rk(x_i) − ck(x_j))² + pen(x_j), which :func:`join_argmax`
+finds for every position by a join over the sorted column keys, in time near-linear in the
+sequence length instead of quadratic.  The claim is an SMT lemma (:func:`hint_lemma`); nothing
+here trusts it:
+
+* ``certify`` (``symbolic/attention.py``) proves the lemma and records it in the certificate;
+* the exact engine gets a :class:`KeyDecompositions`, which builds the lemma for the head's
+  *own* score (so an edited score gets a new lemma), asks its prover once per lemma text, and
+  hands the engine a decomposition only when the verdict is ``proved``.  The engine then checks
+  the facts on the rows it joins; anything else is scored on all pairs.
+
+This module needs only the circuit IR and the SMT-LIB printer, so both the engine
+(``transformer/``) and the symbolic stage can use it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+from ..circuits.builder import CircuitBuilder
+from ..circuits.evaluate import compile_circuit
+from ..circuits.ir import Circuit, Kind
+from ..circuits.smtlib import LOGIC, SGN_DEFINITION, circuit_term, numeral, smt_symbol
+from .model import CircuitScore, Head, Score
+
+Number = int | Fraction
+
+
+class KeyHint(Protocol):
+    """What a key decomposition provides (``constructions.base.ScoreHint`` has these fields).
+
+    Each circuit has ``d`` inputs (named ``v.<coord>``) and one output.
+    """
+
+    row_key: Circuit
+    col_key: Circuit
+    col_penalty: Circuit
+    facts: tuple[tuple[str, Fraction], ...]
+
+
+@dataclass(frozen=True)
+class FoundHint:
+    """A key decomposition found in a score's own circuit by :func:`discover_hint` (unproved)."""
+
+    row_key: Circuit
+    col_key: Circuit
+    col_penalty: Circuit
+    facts: tuple[tuple[str, Fraction], ...] = ()
+
+
+# -- the lemma ---------------------------------------------------------------------
+
+def score_term(score: Score, coordinates: Sequence[str], i_params: Sequence[str], j_params: Sequence[str]) -> str:
+    """The score as an SMT-LIB term over the two vectors' parameter names."""
+    if isinstance(score, CircuitScore):
+        return circuit_term(score.circuit, 0, list(i_params) + list(j_params))
+    terms = [f"(* {numeral(q)} {i_params[r]} {j_params[c]})" for r, c, q in score.entries()]
+    return "0.0" if not terms else terms[0] if len(terms) == 1 else f"(+ {' '.join(terms)})"
+
+
+def hint_lemma(score: Score, hint: KeyHint, coordinates: Sequence[str]) -> str:
+    """SMT-LIB: score(x,y) + (rk(x) − ck(y))² + pen(y) does not depend on y."""
+    d = list(coordinates)
+    vec = {v: [f"{v}_{smt_symbol(c)}" for c in d] for v in ("x", "y", "z")}
+    lines = [LOGIC, SGN_DEFINITION]
+    for v in ("x", "y", "z"):
+        lines += [f"(declare-const {p} Real)" for p in vec[v]]
+    for name, value in sorted(hint.facts, key=lambda fact: d.index(fact[0])):
+        k = d.index(name)
+        lines += [f"(assert (= {vec[v][k]} {numeral(value)}))" for v in ("x", "y", "z")]
+
+    def side(col: str) -> str:
+        s = score_term(score, d, vec["x"], vec[col])
+        rk = circuit_term(hint.row_key, 0, vec["x"])
+        ck = circuit_term(hint.col_key, 0, vec[col])
+        pen = circuit_term(hint.col_penalty, 0, vec[col])
+        diff = f"(- {rk} {ck})"
+        return f"(+ {s} (* {diff} {diff}) {pen})"
+
+    lines.append(f"(assert (not (= {side('y')} {side('z')})))")
+    lines.append("(check-sat)")
+    return "\n".join(lines) + "\n"
+
+
+def hint_fits(hint: KeyHint, coordinates: Sequence[str]) -> bool:
+    """Whether the hint's circuits and facts are over these coordinates (else its lemma is meaningless)."""
+    d = len(coordinates)
+    return (all(c.n_inputs == d and len(c.outputs) == 1 for c in (hint.row_key, hint.col_key, hint.col_penalty))
+            and all(name in coordinates for name, _ in hint.facts))
+
+
+def facts_hold(rows: Sequence[Sequence[Number]], hint: KeyHint, coordinates: Sequence[str]) -> bool:
+    """Whether every row satisfies the hint's facts (the lemma assumes them of both vectors)."""
+    for name, value in hint.facts:
+        c = list(coordinates).index(name)
+        if any(row[c] != value for row in rows):
+            return False
+    return True
+
+
+# -- the join ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ArgmaxSets:
+    """``sets[p]`` is position p's argmax set (sorted positions); equal sets share one tuple.
+
+    ``set_ids[p]`` numbers the distinct sets in order of first appearance.
+    """
+
+    sets: tuple[tuple[int, ...], ...]
+    set_ids: tuple[int, ...]
+    distinct: tuple[tuple[int, ...], ...]
+
+
+def share_sets(sets: list[tuple[int, ...]]) -> ArgmaxSets:
+    """Number equal sets by first appearance and make them one tuple each."""
+    ids: list[int] = []
+    distinct: list[tuple[int, ...]] = []
+    by_identity: dict[int, int] = {}
+    by_content: dict[tuple[int, ...], int] = {}
+    for s in sets:
+        key = id(s)
+        if key not in by_identity:
+            if s not in by_content:
+                by_content[s] = len(distinct)
+                distinct.append(s)
+            by_identity[key] = by_content[s]
+        ids.append(by_identity[key])
+    return ArgmaxSets(tuple(distinct[i] for i in ids), tuple(ids), tuple(distinct))
+
+
+def join_argmax(rows: Sequence[Sequence[Number]], hint: KeyHint) -> ArgmaxSets:
+    """argmin_j (rk(x_i) − ck(x_j))² + pen(x_j) for every i, by a sorted join."""
+    rk, ck, pen = (compile_circuit(c) for c in (hint.row_key, hint.col_key, hint.col_penalty))
+    row_keys = [rk(*row)[0] for row in rows]
+    groups: dict[Number, dict[Number, list[int]]] = {}
+    for j, row in enumerate(rows):
+        groups.setdefault(ck(*row)[0], {}).setdefault(pen(*row)[0], []).append(j)
+    keys = sorted(groups)
+    best_pen = {k: min(g) for k, g in groups.items()}
+    global_min = min(best_pen.values())
+    by_row_key: dict[Number, tuple[int, ...]] = {}
+    result: list[tuple[int, ...]] = []
+    for a in row_keys:
+        cached = by_row_key.get(a)
+        if cached is None:
+            cached = by_row_key[a] = _argmin_for(a, keys, best_pen, groups, global_min)
+        result.append(cached)
+    return share_sets(result)
+
+
+def _argmin_for(a: Number, keys: list[Number], best_pen: dict[Number, Number],
+                groups: dict[Number, dict[Number, list[int]]], global_min: Number) -> tuple[int, ...]:
+    start = bisect.bisect_left(keys, a)
+    best: Number | None = None
+    chosen: list[Number] = []
+    for direction, first in ((-1, start - 1), (1, start)):
+        k = first
+        while 0 <= k < len(keys):
+            key = keys[k]
+            distance = (a - key) * (a - key)
+            if best is not None and distance + global_min > best:
+                break
+            cost = distance + best_pen[key]
+            if best is None or cost < best:
+                best, chosen = cost, [key]
+            elif cost == best:
+                chosen.append(key)
+            k += direction
+    members: list[int] = []
+    for key in chosen:
+        members.extend(groups[key][best_pen[key]])
+    return tuple(sorted(members))
+
+
+# -- finding a decomposition in the score itself --------------------------------------
+
+def discover_hint(score: Score, d: int) -> FoundHint | None:
+    """A decomposition read off a score circuit of the form −(a(x) − b(y))² + pen(y) + c(x).
+
+    The output must be an add (or the square term alone) with exactly one term
+    ``−1·(a − b)·(a − b)`` (``mul(−1, mul(D, D))``, ``mul(D, D, −1)`` …, D an add of
+    a term reading only x and a ``−1``-scaled term reading only y, in either order),
+    the other terms reading only x (ignored) or only y (the penalty, negated).
+    Nothing is trusted: the caller proves :func:`hint_lemma` for it like any other hint.
+    """
+    if not isinstance(score, CircuitScore):
+        return None
+    circuit = score.circuit
+    gates = circuit.gates
+    side = _sides(circuit, d)
+    root = circuit.outputs[0]
+    terms = list(gates[root].args) if gates[root].kind is Kind.ADD else [root]
+    found: tuple[int, int, int] | None = None
+    rest: list[int] = []
+    for t in terms:
+        split = None if found is not None else _negated_square(circuit, t, side)
+        if split is not None:
+            found = (t, *split)
+        elif side[t] & _X and side[t] & _Y:
+            return None
+        else:
+            rest.append(t)
+    if found is None:
+        return None
+    _, a, b = found
+    y_terms = [t for t in rest if side[t] & _Y]
+    return FoundHint(_extract(circuit, [a], d, 0), _extract(circuit, [b], d, d),
+                     _extract(circuit, y_terms, d, d, negate=True))
+
+
+_X, _Y = 1, 2
+
+
+def _sides(circuit: Circuit, d: int) -> list[int]:
+    """Per gate: bit _X if it reads an i-coordinate, _Y if a j-coordinate."""
+    out: list[int] = []
+    for gate in circuit.gates:
+        if gate.kind is Kind.INPUT:
+            out.append(_X if gate.index < d else _Y)  # type: ignore[operator]
+        else:
+            s = 0
+            for a in gate.args:
+                s |= out[a]
+            out.append(s)
+    return out
+
+
+def _minus_one(circuit: Circuit, g: int) -> bool:
+    gate = circuit.gates[g]
+    return gate.kind is Kind.CONST and gate.value == -1
+
+
+def _negated_square(circuit: Circuit, g: int, side: list[int]) -> tuple[int, int] | None:
+    """(a, b) when gate g is −(a − b)² with a reading only x and b only y."""
+    gates = circuit.gates
+    gate = gates[g]
+    if gate.kind is not Kind.MUL:
+        return None
+    args = list(gate.args)
+    minus = [a for a in args if _minus_one(circuit, a)]
+    if len(minus) != 1:
+        return None
+    args.remove(minus[0])
+    if len(args) == 1 and gates[args[0]].kind is Kind.MUL and len(gates[args[0]].args) == 2:
+        args = list(gates[args[0]].args)
+    if len(args) != 2 or args[0] != args[1]:
+        return None
+    diff = gates[args[0]]
+    if diff.kind is not Kind.ADD or len(diff.args) != 2:
+        return None
+    for first, second in (diff.args, diff.args[::-1]):
+        neg = gates[second]
+        if side[first] == _X and neg.kind is Kind.MUL and len(neg.args) == 2:
+            for m, b in (neg.args, neg.args[::-1]):
+                if _minus_one(circuit, m) and side[b] == _Y:
+                    return first, b
+    return None
+
+
+def _extract(circuit: Circuit, roots: list[int], d: int, offset: int, negate: bool = False) -> Circuit:
+    """One circuit over ``v.<k>`` (k < d) computing Σ roots (negated if asked); input k + offset → v.k."""
+    b = CircuitBuilder("found-key")
+    wires = b.inputs([f"v.{k}" for k in range(d)])
+    memo: dict[int, int] = {}
+
+    def copy(g: int) -> int:
+        if g in memo:
+            return memo[g]
+        gate = circuit.gates[g]
+        if gate.kind is Kind.INPUT:
+            w = wires[gate.index - offset]  # type: ignore[operator]
+        elif gate.kind is Kind.CONST:
+            w = b.const(gate.value)  # type: ignore[arg-type]
+        else:
+            args = [copy(a) for a in gate.args]
+            if gate.kind is Kind.SIGN:
+                w = b.sign(args[0])
+            else:
+                w = b.add(*args) if gate.kind is Kind.ADD else b.mul(*args)
+        memo[g] = w
+        return w
+
+    total = b.add(*[copy(r) for r in roots]) if len(roots) != 1 else copy(roots[0])
+    b.output(b.neg(total) if negate else total)
+    return b.build()
+
+
+# -- proved decompositions for the engine ----------------------------------------------
+
+PROVED = "proved"
+
+
+def lemma_digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class KeyDecompositions:
+    """The key decompositions the exact engine may use, each only after its lemma is proved.
+
+    ``hints`` maps head names to claimed decompositions (e.g. a construction's
+    ``score_hints()``); with ``discover`` a circuit score of the form −(a(x) − b(y))² + pen(y)
+    also gets one (:func:`discover_hint`).  ``prove(text)`` returns a verdict (``"proved"``,
+    ``"failed"``, ``"unknown"``); only ``"proved"`` counts, so a timeout or an error falls back
+    to all pairs.  Each lemma text (a content hash of the score, the hint and the coordinates)
+    is proved at most once per object, so a run of many input vectors proves each once.
+    """
+
+    hints: Mapping[str, KeyHint]
+    prove: Callable[[str], str]
+    discover: bool = True
+    verdicts: dict[str, str] = field(default_factory=dict)   # lemma digest → verdict
+    _by_head: dict[tuple[int, str, tuple[str, ...]], tuple[Head, KeyHint | None]] = field(default_factory=dict)
+
+    def proved(self, head: Head, coordinates: tuple[str, ...]) -> KeyHint | None:
+        """A decomposition of ``head.score`` whose lemma is proved, or None."""
+        key = (id(head), head.name, coordinates)
+        cached = self._by_head.get(key)
+        if cached is not None and cached[0] is head:
+            return cached[1]
+        found: KeyHint | None = None
+        candidates: list[Any] = [self.hints.get(head.name)]
+        if self.discover:
+            candidates.append(discover_hint(head.score, len(coordinates)))
+        for hint in candidates:
+            if hint is None or not hint_fits(hint, coordinates):
+                continue
+            text = hint_lemma(head.score, hint, coordinates)
+            digest = lemma_digest(text)
+            verdict = self.verdicts.get(digest)
+            if verdict is None:
+                try:
+                    verdict = self.prove(text)
+                except Exception as exc:  # noqa: BLE001 - a prover error is not a proof
+                    verdict = f"unknown: {type(exc).__name__}"
+                self.verdicts[digest] = verdict
+            if verdict == PROVED:
+                found = hint
+                break
+        self._by_head[key] = (head, found)
+        return found
+
+
+__all__ = ["ArgmaxSets", "FoundHint", "KeyDecompositions", "KeyHint", "discover_hint", "facts_hold", "hint_fits",
+           "hint_lemma", "join_argmax", "lemma_digest", "score_term", "share_sets"]
