@@ -322,6 +322,7 @@ def section_scale(report: Report, args: argparse.Namespace) -> None:
                   [Column("label", "circuit", right=False), Column("gates", "gates"), Column("positions", "positions"),
                    Column("eval_cpu_s", "eval CPU s", ".3f"), Column("certify_s", "certify s", ".1f"),
                    Column("certify_cpu_s", "certify CPU s", ".1f"), Column("certify_rss_mb", "certify MB", ".0f"),
+                   Column("certify_child_rss_mb", "helper MB", ".0f"),
                    Column("certify_eval_ratio", "certify/eval", ".0f"),
                    Column("cert_bytes_per_gate", "cert B/gate", ".1f"), Column("check_s", "check s", ".1f"),
                    Column("check_cpu_s", "check CPU s", ".1f"), Column("check_rss_mb", "check MB", ".0f"),

@@ -10,13 +10,11 @@ without a replayed counterexample the verdict is *unknown*.
 
 from __future__ import annotations
 
-import bisect
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit, Kind
 from ..constructions.base import Construction, Schedule
 from ..constructions.encoding import Encoding
@@ -25,8 +23,9 @@ from ..gc_pause import gc_paused
 from ..transformer.model import Pooling, Transformer
 from .analysis import output_reads
 from .attention import ArgmaxSets, brute_force_argmax, hint_lemma, hint_reads_structure_only, join_argmax, score_reads
+from .derive import derive_positions
 from .discharge import FAILED, PROVED, UNKNOWN, Verdict, discharge, discharge_all
-from .obligations import (Derivation, Lemma, LayerFunction, ObligationDeriver, StructureView, digest,
+from .obligations import (Derivation, Lemma, LayerFunction, StructureView, digest,
                           layer_functions)
 from .residual import concrete_outputs
 
@@ -130,7 +129,8 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     if not problems or all(not p.startswith("attention") for p in problems):
         derivation.kinds["frame:structure"] += _check_structural_frame(functions, T, rows, struct_idx, argmax,
                                                                         problems, derivation)
-        _derive_positions(circuit, T, rows, schedule, structural, functions, argmax, encoding, derivation, progress)
+        derive_positions(circuit, T, rows, schedule, structural, functions, argmax, encoding, derivation, progress,
+                         jobs)
     seconds["derive"] = time.perf_counter() - clock - seconds["attention"]
 
     # discharge
@@ -300,59 +300,3 @@ def _check_structural_frame(functions: list[LayerFunction], T: Transformer, rows
                                     f"at position {p} ({row[c]} → {value})")
                     break
     return count
-
-
-def _derive_positions(circuit, T, rows, schedule, structural, functions, argmax, encoding, derivation, progress):
-    deriver = ObligationDeriver(circuit, T, rows, schedule, structural, argmax)
-    shapes: dict[tuple, str] = {}  # shape key → lemma digest: each distinct text is rendered and hashed once
-    kind_names: dict[tuple[str, object], tuple[str, str]] = {}
-    lemmas = derivation.lemmas
-    kinds = derivation.kinds
-    n_layers = T.n_layers
-    total = len(functions) * len(rows)
-    done = 0
-    for fn in functions:
-        if any((fn.number, h) not in argmax for h in range(len(fn.layer.heads))):
-            derivation.unsupported.append(f"layer {fn.layers[0]}: attention unknown, its obligations were not derived")
-            continue
-        plans: dict[int, tuple[list[int], frozenset[int]]] = {}  # by shared settle pattern
-        for p, claim in enumerate(schedule.claims):
-            done += 1
-            if progress and done % 2048 == 0:
-                progress("derive", 2048, total)
-            if claim is None or not claim.pattern.entries or claim.settle > n_layers:
-                continue
-            pattern = deriver.settle_pattern(p)
-            plan = plans.get(id(pattern))
-            if plan is None:
-                settles = frozenset(s for s, _ in pattern)
-                plan = plans[id(pattern)] = (_check_layers(fn.layers, settles), settles)
-            plan, settles = plan
-            role = encoding.roles[p]
-            name_key = (role.kind, circuit.gates[role.gate].kind if role.kind == "gate" else None)
-            names = kind_names.get(name_key)
-            if names is None:
-                local = (f"local-step:{circuit.gates[role.gate].kind.value}" if role.kind == "gate"
-                         else f"local-step:{role.kind}")
-                names = kind_names[name_key] = (local, f"frame:{role.kind}")
-            for layer in plan:
-                kind = names[0] if layer in settles else names[1]
-                kinds[kind] += 1
-                shape = deriver.shape(fn, p, layer)
-                key = shapes.get(shape)
-                if key is None:
-                    text = deriver.render(shape)
-                    key = shapes[shape] = digest(text)
-                    if key not in lemmas:
-                        lemmas[key] = Lemma(key, text, kind, 0, (layer, p))
-                lemmas[key].uses += 1
-
-
-def _check_layers(layers: tuple[int, ...], settles: set[int]) -> list[int]:
-    """For each settle layer s, the first of ``layers`` (sorted) that is ≥ s."""
-    found = set()
-    for s in settles:
-        i = bisect.bisect_left(layers, s)
-        if i < len(layers):
-            found.add(layers[i])
-    return sorted(found)

@@ -1,0 +1,76 @@
+"""The two-process derivation gives exactly the sequential result, so certificates do not depend on --jobs."""
+
+from __future__ import annotations
+
+import pytest
+
+from verified_aat.certificates.document import build_certificate, dumps_certificate
+from verified_aat.circuits.families import build_family
+from verified_aat.constructions.registry import get_construction
+from verified_aat.symbolic import derive
+from verified_aat.symbolic.certify import certify
+
+from checking import check
+
+
+def _certify(circuit, construction, jobs):
+    result = certify(circuit, get_construction(construction), jobs=jobs, refute=False)
+    return result, dumps_certificate(build_certificate(result, include_timings=False))
+
+
+@pytest.mark.parametrize("family, n, construction", [("relu", 40, "gate-edge"), ("random-fsac", 60, "gate-edge"),
+                                                     ("inner-product", 30, "gate-edge-dot"),
+                                                     ("random-fsac", 40, "edge-only")])
+def test_two_processes_give_the_sequential_certificate(family, n, construction, monkeypatch):
+    circuit = build_family(family, n)
+    sequential, text = _certify(circuit, construction, jobs=1)
+    monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    forked = {"count": 0}
+    real_split = derive._in_two_processes
+
+    def counting_split(*args, **kwargs):
+        forked["count"] += 1
+        return real_split(*args, **kwargs)
+
+    monkeypatch.setattr(derive, "_in_two_processes", counting_split)
+    parallel, parallel_text = _certify(circuit, construction, jobs=2)
+    assert forked["count"] == 1
+    assert sequential.status == parallel.status == "proved"
+    assert parallel_text == text
+    assert {k: (l.kind, l.uses, l.first_use) for k, l in parallel.derivation.lemmas.items()} == \
+        {k: (l.kind, l.uses, l.first_use) for k, l in sequential.derivation.lemmas.items()}
+    assert list(parallel.derivation.lemmas) == list(sequential.derivation.lemmas)  # same first-use order
+    assert parallel.derivation.kinds == sequential.derivation.kinds
+
+
+def test_a_failing_child_is_replaced_by_deriving_its_half_here(monkeypatch):
+    circuit = build_family("relu", 20)
+    _, text = _certify(circuit, "gate-edge", jobs=1)
+    monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    real = derive._derive_range
+    parent = derive.os.getpid()
+
+    def child_dies(*args, **kwargs):
+        if derive.os.getpid() != parent:
+            derive.os._exit(3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(derive, "_derive_range", child_dies)
+    result, parallel_text = _certify(circuit, "gate-edge", jobs=2)
+    assert parallel_text == text
+    assert check(build_certificate(result, include_timings=False)).accepted
+
+
+def test_a_wrong_transformer_fails_the_same_way_in_both_modes(monkeypatch):
+    circuit = build_family("relu", 12)
+    construction = get_construction("gate-edge")
+    compiled = construction.compile(circuit)
+    from dataclasses import replace
+    layers = list(compiled.transformer.layers)
+    layers[0], layers[1] = layers[1], layers[0]  # two layers swapped: the schedule no longer holds
+    wrong = replace(compiled.transformer, layers=tuple(layers))
+    one = certify(circuit, construction, transformer=wrong, refute=False)
+    monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    two = certify(circuit, construction, transformer=wrong, refute=False, jobs=2)
+    assert one.status != "proved" and two.status == one.status
+    assert two.problems == one.problems
