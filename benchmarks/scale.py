@@ -60,7 +60,7 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
 
     if spec["job"] == "check":
         w0, c0 = time.perf_counter(), _cpu()
-        report = check_certificate(load_certificate(spec["cert"]), Options(solvers=("z3",)))
+        report = check_certificate(load_certificate(spec["cert"]), Options(solvers=("z3",), jobs=spec.get("jobs", 2)))
         return {"check_s": time.perf_counter() - w0, "check_cpu_s": _cpu() - c0, "check_rss_mb": _rss_mb(),
                 "accepted": report.accepted, "reasons": report.reasons[:2], "defence": report.defence}
     t0 = time.perf_counter()

@@ -74,3 +74,48 @@ def test_a_wrong_transformer_fails_the_same_way_in_both_modes(monkeypatch):
     two = certify(circuit, construction, transformer=wrong, refute=False, jobs=2)
     assert one.status != "proved" and two.status == one.status
     assert two.problems == one.problems
+
+
+# -- the kernel's two-process derivation ---------------------------------------------------------
+
+def _kernel_split(monkeypatch):
+    from verified_aat.kernel import obligations as kernel_obligations
+
+    calls = {"forks": 0}
+    real_fork = kernel_obligations.os.fork
+
+    def counting_fork():
+        calls["forks"] += 1
+        return real_fork()
+
+    monkeypatch.setattr(kernel_obligations, "PARALLEL_MIN_POSITIONS", 2)
+    monkeypatch.setattr(kernel_obligations.os, "fork", counting_fork)
+    return calls
+
+
+@pytest.mark.parametrize("family, n, construction", [("relu", 30, "gate-edge"), ("inner-product", 20, "gate-edge-dot"),
+                                                     ("random-fsac", 30, "edge-only")])
+def test_the_kernel_accepts_the_same_in_two_processes(family, n, construction, monkeypatch):
+    result, _ = _certify(build_family(family, n), construction, jobs=1)
+    doc = build_certificate(result, include_timings=False)
+    sequential = check(doc)
+    calls = _kernel_split(monkeypatch)
+    parallel = check(doc, jobs=2)
+    assert calls["forks"] == 1
+    assert sequential.accepted and parallel.accepted
+    assert (parallel.lemmas, parallel.obligations) == (sequential.lemmas, sequential.obligations)
+
+
+def test_a_forged_use_count_is_rejected_in_two_processes_too(monkeypatch):
+    import copy
+
+    result, _ = _certify(build_family("relu", 30), "gate-edge", jobs=1)
+    doc = build_certificate(result, include_timings=False)
+    forged = copy.deepcopy(doc)
+    forged["lemmas"][-1]["uses"] += 1
+    sequential = check(forged)
+    _kernel_split(monkeypatch)
+    parallel = check(forged, jobs=2)
+    assert not sequential.accepted and not parallel.accepted
+    assert [str(r) for r in parallel.rejections] == [str(r) for r in sequential.rejections]
+    assert parallel.rejections[0].check == "lemmas"

@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=["exact", "threshold"], default=None,
                    help="(accepted for compatibility; a netlist certificate states its own mode)")
     p.add_argument("--solver", choices=["z3", "cvc5", "both"], default="z3")
+    p.add_argument("--jobs", "-j", type=int, default=2,
+                   help="processes for deriving the obligations of large certificates (≥ 1; default 2; "
+                        "the verdict does not depend on it)")
     p.add_argument("--timeout", type=float, default=20.0,
                    help="seconds per lemma and solver (> 0; default 20)")
     p.add_argument("--defence-budget", type=int, default=None, metavar="N",
@@ -45,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
+    if args.jobs < 1:
+        raise InputError(f"must be ≥ 1, got {args.jobs}", "--jobs")
     if args.defence_budget is not None and args.defence_budget < 0:
         raise InputError(f"must be >= 0, got {args.defence_budget}", "--defence-budget")
     try:
@@ -73,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         def show(name: str, number: int, total: int) -> None:
             progress("check", 1, total)
         options = Options(solvers=solvers, timeout_ms=int(args.timeout * 1000), circuit_sha256=circuit_sha,
+                          jobs=args.jobs,
                           netlist=netlist, defence_budget=args.defence_budget, progress=show)
         report = check_certificate(doc, options)
     print(f"certificate  {args.certificate}")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import os
+import pickle
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -25,6 +27,8 @@ from .circuits import cone, mean, partial, reads
 from .data import Circuit, Layer, Number, Transformer
 from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
+
+PARALLEL_MIN_POSITIONS = 200_000  # below this a fork costs more than it saves
 
 
 @dataclass
@@ -98,17 +102,57 @@ class Deriver:
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._static: dict[tuple[int, tuple[int, ...]], list[tuple[int, int, int]]] = {}
         self._templates: dict[Any, tuple[int, list[tuple], int]] = {}
-        self._shapes: dict[Any, tuple[str, str]] = {}  # shape key → (lemma id, kind of first use)
+        self._shapes: dict[Any, str] = {}  # shape key → lemma id (per range of positions)
+        self._found: dict[str, list] = {}  # lemma id → [text, kind, uses, order key, where] (per range)
+        self._counts: Counter = Counter()
         self._constants: dict[int, str] = {}  # const gate → its numeral
 
     # -- the plan: which layers check which position --------------------------------
-    def run(self, functions: list[Function]) -> Derivation:
+    def run(self, functions: list[Function], jobs: int = 1) -> Derivation:
+        """Derive every obligation into ``self.derivation``.  With ``jobs`` ≥ 2 on a large encoding the
+        second half of the positions is derived in a forked child; the merge gives exactly the
+        sequential derivation (same lemmas, uses, counts, and each lemma's kind and first use from the
+        earliest (function, position, layer)).  If the child fails, its half is derived here."""
+        n = len(self.claims)
+        if jobs < 2 or n < PARALLEL_MIN_POSITIONS or not hasattr(os, "fork"):
+            self._merge([self._run_range(functions, 0, n)])
+            return self.derivation
+        mid = n // 2
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: derive the second half, send it, exit without the parent's cleanup
+            os.close(read_end)
+            status = 1
+            try:
+                data = pickle.dumps(self._run_range(functions, mid, n), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(write_end, "wb") as out:
+                    out.write(data)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        try:
+            first = self._run_range(functions, 0, mid)
+        finally:
+            with os.fdopen(read_end, "rb") as pipe:
+                data = pipe.read()
+            _, status = os.waitpid(pid, 0)
+        second = pickle.loads(data) if status == 0 and data else self._run_range(functions, mid, n)
+        self._merge([first, second])
+        return self.derivation
+
+    def _run_range(self, functions: list[Function], lo: int, hi: int) -> tuple[dict, Counter]:
+        """The obligations of positions lo … hi−1: lemma id → [text, kind, uses, order key, where], counts."""
+        self._found: dict[str, list] = {}
+        self._counts: Counter = Counter()
+        self._shapes = {}
         # claims are shared dicts: one (settle, coordinate) signature per claim, one object per content
         signatures: dict[int, tuple[tuple[int, int], ...]] = {}
         interned: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
-        for fn in functions:
+        for f_index, fn in enumerate(functions):
             plans: dict[int, list[tuple[int, bool, tuple[int, ...]]]] = {}  # by signature object
-            for p, claim in enumerate(self.claims):
+            for p in range(lo, hi):
+                claim = self.claims[p]
                 if not claim:
                     continue
                 signature = signatures.get(id(claim))
@@ -128,10 +172,30 @@ class Deriver:
                                                     tuple(sorted(c for s, c in signature if s <= layer)))
                                                    for layer in sorted(at)]
                 role_kind = self._role_kinds[p]
-                for layer, local, coords in plan:
+                for k, (layer, local, coords) in enumerate(plan):
                     kind = (f"local-step:{role_kind}" if local else f"frame:{self._frame_kinds[p]}")
-                    self._use(fn, p, layer, kind, coords)
-        return self.derivation
+                    self._use(fn, p, layer, kind, coords, (f_index, p, k))
+        return self._found, self._counts
+
+    def _merge(self, parts: list[tuple[dict, Counter]]) -> None:
+        """Add the ranges' lemmas to the derivation in sequential first-use order; uses and counts add up."""
+        merged: dict[str, list] = {}
+        for found, counts in parts:
+            self.derivation.counts.update(counts)
+            for digest, entry in found.items():
+                seen = merged.get(digest)
+                if seen is None:
+                    merged[digest] = list(entry)
+                else:
+                    uses = seen[2] + entry[2]
+                    if entry[3] < seen[3]:
+                        seen[:] = entry
+                    seen[2] = uses
+        for digest, (text, kind, uses, _, where) in sorted(merged.items(), key=lambda item: item[1][3]):
+            lemma = self.derivation.lemmas.get(digest)
+            if lemma is None:
+                lemma = self.derivation.lemmas[digest] = Lemma(kind, text, where=where)
+            lemma.uses += uses
 
     def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
         """Obligation kinds: local-step:<gate op or role kind>, frame:<role kind>."""
@@ -139,8 +203,9 @@ class Deriver:
         self._frame_kinds = frame_kinds
 
     # -- one obligation -------------------------------------------------------------------
-    def _use(self, fn: Function, p: int, layer: int, kind: str, coords: tuple[int, ...]) -> None:
-        """The obligation of p under F at ``layer``, whose goal is the claims on ``coords``."""
+    def _use(self, fn: Function, p: int, layer: int, kind: str, coords: tuple[int, ...], order: tuple) -> None:
+        """The obligation of p under F at ``layer``, whose goal is the claims on ``coords``; ``order`` is
+        its place in the sequential derivation (for the merge)."""
         claim = self.claims[p]
         static = self._static.get((fn.number, coords))
         act = fn.layer.activation
@@ -220,11 +285,10 @@ class Deriver:
                     rhs = f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})"
             expected.append(rhs if power == 1 else f"(* {rhs} {rhs})")
         shape = (template[0], tuple(args), tuple(expected), len(ys), len(hs))
+        self._counts[kind] += 1
         seen = self._shapes.get(shape)
         if seen is not None:
-            lemma = self.derivation.lemmas[seen[0]]
-            lemma.uses += 1
-            self.derivation.counts[kind] += 1
+            self._found[seen][2] += 1
             return
         joined = " ".join(args)
         names = self.t.coordinates
@@ -233,7 +297,13 @@ class Deriver:
         text = (self._prefix_for(fn, coords)
                 + declare([*ys.values(), *hs.values(), *(f"f{i}" for i in range(template[2]))])
                 + f"(assert (not {goal}))\n(check-sat)\n")
-        self._shapes[shape] = (self.derivation.use(text, kind, where=f"layer {layer}, position {p}"), kind)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        self._shapes[shape] = digest
+        entry = self._found.get(digest)
+        if entry is None:
+            self._found[digest] = [text, kind, 1, order, f"layer {layer}, position {p}"]
+        else:
+            entry[2] += 1
 
     def _template(self, fn: Function, coords: tuple[int, ...], known: dict[int, Number]) -> tuple[int, list[tuple], int]:
         """Per activation input: a literal (numeral or free variable), the own value, or a pooled value."""

@@ -39,6 +39,7 @@ class Options:
     defence_budget: int | None = None     # activation evaluations the interpreter may spend (None: automatic)
     progress: Any = None                  # called with each check's name before it runs (display only)
     seed: int = 20261130
+    jobs: int = 1                         # ≥ 2: obligations of large encodings derived in two processes
 
 
 @dataclass
