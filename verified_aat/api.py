@@ -43,10 +43,14 @@ def compile(circuit: Circuit, construction: str = "gate-edge", depth_bound: int 
 
 
 def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str = "gate-edge") -> tuple:
-    """Run the compiled transformer exactly on enc(C, x) and read the outputs."""
+    """Run the compiled transformer exactly on enc(C, x) and read the outputs (argmax sets by the
+    key join, each decomposition used only after its lemma is proved)."""
+    from .constructions.registry import get_construction
+    from .symbolic.attention import engine_keys
     from .transformer.exact_engine import run_exact
     compiled = compile(circuit, construction)
-    result = run_exact(compiled.transformer, compiled.encoding.instantiate(list(x)))
+    keys = engine_keys(get_construction(construction).score_hints())
+    result = run_exact(compiled.transformer, compiled.encoding.instantiate(list(x)), keys=keys)
     return tuple(compiled.encoding.read(result.outputs))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any, Callable
 
 from ..circuits.io import FORMATS, MODES, load_circuit
 from ..circuits.ir import Circuit, Domain
@@ -71,3 +72,47 @@ def domain_sentence(circuit: Circuit) -> str:
     if circuit.domain is Domain.BOOLEAN:
         return "meant for inputs in {0,1}^n only"
     return "computes its function on all of Q^n"
+
+
+# -- many input vectors (``--inputs FILE``) ---------------------------------------------
+
+MAX_INPUTS = 10_000
+"""Default limit on the vectors in an ``--inputs`` file (raised with ``--max-inputs N``)."""
+
+
+def add_inputs_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--inputs FILE`` and ``--max-inputs N``."""
+    parser.add_argument("--inputs", metavar="FILE", default=None,
+                        help="a file of input vectors, one a line in the syntax of --input (blank lines and "
+                             "#-comments skipped); all are checked first, then run in one start, one output "
+                             "line per vector")
+    parser.add_argument("--max-inputs", type=int, default=MAX_INPUTS, metavar="N",
+                        help=f"the most vectors an --inputs file may hold (default {MAX_INPUTS})")
+
+
+def read_input_vectors(path: str, limit: int, parse: Callable[[str], list[Any]]) -> list[tuple[int, list[Any]]]:
+    """(line number, vector) for every vector line of ``path``, each parsed by ``parse``.
+
+    Every line is checked before anything runs: a bad line (or more than ``limit``
+    vectors, or none) is an :class:`InputError` at ``path:line``.
+    """
+    from ..circuits.text_format import decode_circuit_bytes
+
+    if limit < 1:
+        raise InputError(f"--max-inputs must be at least 1, got {limit}", ARGUMENTS)
+    with open(path, "rb") as handle:
+        text = decode_circuit_bytes(handle.read(), path)
+    vectors: list[tuple[int, list[Any]]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if len(vectors) == limit:
+            raise InputError(f"more than {limit} input vectors (--max-inputs N raises the limit)", path, number)
+        try:
+            vectors.append((number, parse(line)))
+        except InputError as exc:
+            raise InputError(exc.message, path, number) from None
+    if not vectors:
+        raise InputError("no input vectors (one a line; blank lines and #-comments are skipped)", path)
+    return vectors

@@ -1,4 +1,4 @@
-"""``verified-aat eval``: exact value of a circuit on one input vector."""
+"""``verified-aat eval``: exact value of a circuit on one input vector, or on a file of them."""
 
 from __future__ import annotations
 
@@ -9,33 +9,51 @@ from typing import Any
 
 from ..circuits.evaluate import evaluate
 from ..circuits.io import parse_input_vector
-from ..circuits.ir import Domain
+from ..circuits.ir import Circuit, Domain
 from ..circuits.rationals import format_rational
-from ..errors import EXIT_OK
-from .common import add_circuit_argument, circuit_from_args
+from ..errors import EXIT_OK, InputError
+from .common import ARGUMENTS, add_circuit_argument, add_inputs_arguments, circuit_from_args, read_input_vectors
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "eval", help="evaluate a circuit exactly on one input",
+        "eval", help="evaluate a circuit exactly on one input (or a file of inputs)",
         description="Evaluate a circuit over Q with exact rationals and print each output as "
-                    "'name = value' (e.g. 'y = -3/4').")
+                    "'name = value' (e.g. 'y = -3/4'). With --inputs FILE: one line per input vector, "
+                    "the output values comma-separated in the circuit's output order.")
     add_circuit_argument(parser)
-    parser.add_argument("--input", metavar="VALUES", default="",
+    parser.add_argument("--input", metavar="VALUES", default=None,
                         help="the inputs, e.g. 1,-3/4,0.25 or '1 2 3' or @FILE; write "
                              "--input=-1,2 when the first value is negative")
+    add_inputs_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    circuit = circuit_from_args(args)
-    values = parse_input_vector(args.input, circuit.n_inputs, file="--input")
-    if circuit.domain is Domain.BOOLEAN and any(v not in (0, 1) for v in values):
+def _warn_boolean(circuit: Circuit, vectors: list[list[Any]]) -> None:
+    if circuit.domain is Domain.BOOLEAN and any(v not in (0, 1) for values in vectors for v in values):
         print(f"verified-aat: warning: circuit {circuit.name} is meant for inputs in {{0,1}} only",
               file=sys.stderr)
-    outputs = evaluate(circuit, values)
+
+
+def _parse_line(circuit: Circuit):  # type: ignore[no-untyped-def]
+    def parse(text: str) -> list[Any]:
+        if text.startswith("@"):
+            raise InputError("'@FILE' is not allowed inside an --inputs file")
+        return parse_input_vector(text, circuit.n_inputs)
+    return parse
+
+
+def run(args: argparse.Namespace) -> int:
+    circuit = circuit_from_args(args)
     names = circuit.output_names or tuple(circuit.gate_name(o) for o in circuit.outputs)
+    if args.inputs is not None:
+        if args.input is not None:
+            raise InputError("give either --input or --inputs, not both", ARGUMENTS)
+        return _run_many(args, circuit, names)
+    values = parse_input_vector(args.input or "", circuit.n_inputs, file="--input")
+    _warn_boolean(circuit, [values])
+    outputs = evaluate(circuit, values)
     if args.json:
         print(json.dumps({
             "circuit": circuit.name,
@@ -45,4 +63,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         for name, value in zip(names, outputs):
             print(f"{name} = {format_rational(value)}")
+    return EXIT_OK
+
+
+def _run_many(args: argparse.Namespace, circuit: Circuit, names: tuple[str, ...]) -> int:
+    """Every vector of ``--inputs`` (all checked first), one output line each."""
+    vectors = read_input_vectors(args.inputs, args.max_inputs, _parse_line(circuit))
+    _warn_boolean(circuit, [values for _, values in vectors])
+    results = []
+    for line, values in vectors:
+        outputs = evaluate(circuit, values)
+        if args.json:
+            results.append({"line": line, "inputs": [format_rational(v) for v in values],
+                            "outputs": [format_rational(v) for v in outputs]})
+        else:
+            print(", ".join(format_rational(v) for v in outputs))
+    if args.json:
+        print(json.dumps({"circuit": circuit.name, "inputs_file": args.inputs, "outputs": list(names),
+                          "results": results}, indent=1, ensure_ascii=False))
     return EXIT_OK

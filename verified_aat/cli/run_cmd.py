@@ -2,9 +2,15 @@
 
 With ``--sequence FILE`` it prints the output vectors; with ``--encoding ENC
 --input 1,2,-3/4`` it builds enc(C, x), runs the model and prints the
-read-out values (the circuit outputs as the transformer computes them).
-``--engine float64|float32`` uses the floating-point engine instead of exact
-rationals (softmax pooling needs it).
+read-out values (the circuit outputs as the transformer computes them);
+``--inputs FILE`` does that for every vector of a file (one a line) in one
+start.  ``--engine float64|float32`` uses the floating-point engine instead of
+exact rationals (softmax pooling needs it).
+
+The exact engine computes argmax sets by the key join wherever a key
+decomposition is proved for the head's own score (the construction named by
+the encoding or ``--construction``, or one read off the score), and on all
+pairs elsewhere (``--no-join``: everywhere).
 """
 
 from __future__ import annotations
@@ -12,18 +18,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from fractions import Fraction
 from typing import Any, Sequence
 
 from ..constructions.encoding import Encoding
+from ..constructions.registry import CONSTRUCTIONS
 from ..errors import EXIT_OK, InputError
-from ..transformer.exact_engine import SOFTMAX_MESSAGE, RunResult, run_exact
+from ..transformer.exact_engine import SOFTMAX_MESSAGE, ExactRunner, RunResult
+from ..transformer.key_join import KeyDecompositions
 from ..transformer.float_engine import FloatRunResult, run_float
 from ..transformer.jsonfile import parse_rational, read_json_file
 from ..transformer.model import Transformer
 from ..transformer.sequence import load_sequence
 from ..transformer.spec import load_transformer
+from .common import add_inputs_arguments, read_input_vectors
 
 
 def register(subparsers: Any) -> None:
@@ -38,8 +48,17 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--input", metavar="VALUES", default=None,
                         help="the circuit input x for --encoding: comma-separated rationals, e.g. "
                              "--input=1,2,-3/4 (use '=' when the first value is negative)")
+    add_inputs_arguments(parser)
     parser.add_argument("--engine", choices=["exact", "float64", "float32"], default="exact",
                         help="exact rationals (default) or the floating-point engine")
+    parser.add_argument("--construction", "-c", choices=sorted(CONSTRUCTIONS), default=None,
+                        help="take key decompositions from this construction (default: the one the encoding "
+                             "names); each is used only after its lemma is proved for the model's own score")
+    parser.add_argument("--no-join", action="store_true",
+                        help="exact engine: score all pairs of positions even where a key decomposition is proved")
+    parser.add_argument("--key-timeout", type=int, default=10_000, metavar="MS",
+                        help="solver time limit per key-decomposition lemma (default 10000 ms; a timeout "
+                             "means all pairs for that head)")
     parser.add_argument("--trace", action="store_true", help="print the vectors (and argmax sets) after every layer")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--softmax-temperature", type=float, default=1.0, metavar="T",
@@ -49,11 +68,22 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def parse_input_values(text: str | None) -> list[int | Fraction]:
+def parse_input_values(text: str | None, what: str = "--input value") -> list[int | Fraction]:
     """``"1,2,-3/4"`` as exact rationals; an empty string or None is no inputs."""
     if text is None or not text.strip():
         return []
-    return [parse_rational(part.strip(), f"--input value {k + 1}") for k, part in enumerate(text.split(","))]
+    return [parse_rational(part.strip(), f"{what} {k + 1}") for k, part in enumerate(text.split(","))]
+
+
+def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositions | None:
+    """The key decompositions the exact engine may use once proved (None with --no-join)."""
+    if args.no_join or args.engine != "exact":
+        return None
+    from ..symbolic.attention import engine_keys
+
+    name = args.construction or (encoding.construction if encoding is not None else None)
+    construction = CONSTRUCTIONS.get(name) if name else None
+    return engine_keys(construction.score_hints() if construction else None, args.key_timeout)
 
 
 def _load_encoding(path: str, model: Transformer) -> Encoding:
@@ -73,6 +103,8 @@ def _show(value: Any, engine: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     model = load_transformer(args.model)
+    if args.inputs is not None:
+        return _run_many(args, model)
     encoding: Encoding | None = None
     if args.encoding is not None:
         encoding = _load_encoding(args.encoding, model)
@@ -86,17 +118,16 @@ def run(args: argparse.Namespace) -> int:
         sequence = load_sequence(args.sequence, coordinates=model.coordinates).vectors
     start = time.perf_counter()
     result: RunResult | FloatRunResult
+    runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" or args.compare_exact else None
     try:
-        if args.engine == "exact":
-            result = run_exact(model, sequence, trace=args.trace)
+        if runner is not None and args.engine == "exact":
+            result = runner.run(sequence, trace=args.trace)
             outputs: Sequence[Sequence[Any]] = result.outputs
         else:
             result = run_float(model, sequence, args.engine, args.softmax_temperature, trace=args.trace)
             outputs = result.outputs.tolist()
     except InputError as exc:
-        if exc.message == SOFTMAX_MESSAGE:
-            raise InputError(f"{SOFTMAX_MESSAGE} (--engine float64)", args.model) from None
-        raise exc.located(args.sequence or args.encoding)
+        raise _located(exc, args) from None
     seconds = time.perf_counter() - start
     readout = encoding.read(outputs) if encoding is not None else None
     if args.json:
@@ -105,9 +136,82 @@ def run(args: argparse.Namespace) -> int:
         _print_text(args, model, result, outputs, readout, seconds)
     if args.compare_exact and args.engine != "exact":
         from ..transformer.float_engine import compare_to_exact
-        exact = run_exact(model, sequence).outputs
+        assert runner is not None
+        try:
+            exact = runner.run(sequence).outputs
+        except InputError as exc:
+            raise _located(exc, args) from None
         print(compare_to_exact(exact, result.outputs, model.coordinates).format())  # type: ignore[union-attr]
     return EXIT_OK
+
+
+def _located(exc: InputError, args: argparse.Namespace) -> InputError:
+    if exc.message == SOFTMAX_MESSAGE:
+        return InputError(f"{SOFTMAX_MESSAGE} (--engine float64)", args.model)
+    return exc.located(args.sequence or args.encoding)
+
+
+def _run_many(args: argparse.Namespace, model: Transformer) -> int:
+    """``--inputs FILE``: every line checked first, then one run each in this start, one output line each."""
+    if args.encoding is None:
+        raise InputError("--inputs goes with --encoding ENC (one circuit input vector a line)")
+    if args.input is not None or args.trace or args.compare_exact:
+        raise InputError("--inputs takes no --input, --trace or --compare-exact (they are for one input)")
+    encoding = _load_encoding(args.encoding, model)
+
+    def parse(text: str) -> list[Any]:
+        values = parse_input_values(text, "value")
+        if len(values) != encoding.n_inputs:
+            raise InputError(f"expected {encoding.n_inputs} inputs, got {len(values)}")
+        return values
+
+    vectors = read_input_vectors(args.inputs, args.max_inputs, parse)
+    start = time.perf_counter()
+    runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" else None
+    results: list[dict[str, Any]] = []
+    totals: dict[str, int] = {}
+    methods: dict[tuple[str, str], None] = {}
+    show = (lambda v: str(v)) if args.engine == "exact" else (lambda v: repr(float(v)))
+    for line, values in vectors:
+        sequence = encoding.instantiate(values)
+        try:
+            if runner is not None:
+                result = runner.run(sequence)
+                outputs: Sequence[Sequence[Any]] = result.outputs
+                for name in ("score_evaluations", "argmax_computed", "argmax_reused", "argmax_join"):
+                    totals[name] = totals.get(name, 0) + getattr(result.stats, name)
+                methods.update(dict.fromkeys(result.stats.head_methods))
+            else:
+                outputs = run_float(model, sequence, args.engine, args.softmax_temperature).outputs.tolist()
+        except InputError as exc:
+            raise _located(exc, args) from None
+        readout = [show(v) for v in encoding.read(outputs)]
+        if args.json:
+            results.append({"line": line, "inputs": [str(v) for v in values], "outputs": readout})
+        else:
+            print(", ".join(readout), flush=False)
+    seconds = time.perf_counter() - start
+    if args.json:
+        doc: dict[str, Any] = {"model": os.fspath(args.model), "engine": args.engine, "inputs_file": args.inputs,
+                               "vectors": len(vectors), "positions": encoding.length, "layers": model.n_layers,
+                               "seconds": round(seconds, 6), "results": results}
+        if runner is not None:
+            doc["stats"] = {**totals, "head_methods": [list(m) for m in methods]}
+        print(json.dumps(doc, indent=1))
+    else:
+        summary = (f"vectors: {len(vectors)}  positions: {encoding.length}  layers: {model.n_layers}  "
+                   f"engine: {args.engine}  time: {seconds:.3f} s")
+        if runner is not None:
+            summary += "  " + _methods_text(tuple(methods))
+        print(summary, file=sys.stderr)
+    return EXIT_OK
+
+
+def _methods_text(head_methods: tuple[tuple[str, str], ...]) -> str:
+    joined = [h for h, m in head_methods if m == "join"]
+    pairs = [h for h, m in head_methods if m != "join"]
+    return (f"key join: {', '.join(dict.fromkeys(joined)) or '-'}  "
+            f"all pairs: {', '.join(dict.fromkeys(pairs)) or '-'}")
 
 
 def _as_json(args: argparse.Namespace, model: Transformer, result: RunResult | FloatRunResult,
@@ -123,7 +227,9 @@ def _as_json(args: argparse.Namespace, model: Transformer, result: RunResult | F
     if isinstance(result, RunResult):
         doc["stats"] = {"score_evaluations": result.stats.score_evaluations,
                         "argmax_computed": result.stats.argmax_computed,
-                        "argmax_reused": result.stats.argmax_reused}
+                        "argmax_reused": result.stats.argmax_reused,
+                        "argmax_join": result.stats.argmax_join,
+                        "head_methods": [list(m) for m in result.stats.head_methods]}
         if result.trace is not None:
             doc["trace"] = [{"layer": lt.layer, "vectors": [[str(v) for v in row] for row in lt.vectors],
                              "argmax": {h.head: [list(s) for s in h.argmax] for h in lt.heads}}
@@ -165,5 +271,6 @@ def _print_text(args: argparse.Namespace, model: Transformer, result: RunResult 
     if isinstance(result, RunResult):
         summary += (f"  score evaluations: {result.stats.score_evaluations}"
                     f"  argmax reused: {result.stats.argmax_reused}/"
-                    f"{result.stats.argmax_reused + result.stats.argmax_computed}")
+                    f"{result.stats.argmax_reused + result.stats.argmax_computed}"
+                    f"  {_methods_text(result.stats.head_methods)}")
     print(summary)

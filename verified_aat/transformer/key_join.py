@@ -189,35 +189,33 @@ def _argmin_for(a: Number, keys: list[Number], best_pen: dict[Number, Number],
 def discover_hint(score: Score, d: int) -> FoundHint | None:
     """A decomposition read off a score circuit of the form −(a(x) − b(y))² + pen(y) + c(x).
 
-    The output must be an add (or the square term alone) with exactly one term
-    ``−1·(a − b)·(a − b)`` (``mul(−1, mul(D, D))``, ``mul(D, D, −1)`` …, D an add of
-    a term reading only x and a ``−1``-scaled term reading only y, in either order),
-    the other terms reading only x (ignored) or only y (the penalty, negated).
+    The score is flattened into signed terms through adds and multiplications by the
+    constant −1.  Exactly one term must be a square D·D with sign −1, where D flattens
+    into terms that read only x (a) or only y (−b) or nothing; every other term must read
+    only x (ignored: it does not depend on y) or only y or nothing (the penalty, negated).
     Nothing is trusted: the caller proves :func:`hint_lemma` for it like any other hint.
     """
     if not isinstance(score, CircuitScore):
         return None
     circuit = score.circuit
-    gates = circuit.gates
     side = _sides(circuit, d)
-    root = circuit.outputs[0]
-    terms = list(gates[root].args) if gates[root].kind is Kind.ADD else [root]
-    found: tuple[int, int, int] | None = None
-    rest: list[int] = []
-    for t in terms:
-        split = None if found is not None else _negated_square(circuit, t, side)
-        if split is not None:
-            found = (t, *split)
-        elif side[t] & _X and side[t] & _Y:
-            return None
-        else:
-            rest.append(t)
-    if found is None:
+    terms = _signed_terms(circuit, circuit.outputs[0], 1)
+    squares = [(sign, g) for sign, g in terms if side[g] == _X | _Y]
+    if len(squares) != 1:
         return None
-    _, a, b = found
-    y_terms = [t for t in rest if side[t] & _Y]
-    return FoundHint(_extract(circuit, [a], d, 0), _extract(circuit, [b], d, d),
-                     _extract(circuit, y_terms, d, d, negate=True))
+    sign, g = squares[0]
+    inner = _square_of(circuit, g)
+    if inner is None or sign * inner[0] != -1:
+        return None
+    row: list[tuple[int, int]] = []
+    col: list[tuple[int, int]] = []
+    for s, t in _signed_terms(circuit, inner[1], 1):
+        if side[t] == _X | _Y:
+            return None
+        (col if side[t] == _Y else row).append((s, t))
+    penalty = [(-s, t) for s, t in terms if side[t] == _Y]
+    return FoundHint(_extract(circuit, row, d, 0), _extract(circuit, [(-s, t) for s, t in col], d, d),
+                     _extract(circuit, penalty, d, d))
 
 
 _X, _Y = 1, 2
@@ -242,35 +240,34 @@ def _minus_one(circuit: Circuit, g: int) -> bool:
     return gate.kind is Kind.CONST and gate.value == -1
 
 
-def _negated_square(circuit: Circuit, g: int, side: list[int]) -> tuple[int, int] | None:
-    """(a, b) when gate g is −(a − b)² with a reading only x and b only y."""
-    gates = circuit.gates
-    gate = gates[g]
+def _signed_terms(circuit: Circuit, g: int, sign: int) -> list[tuple[int, int]]:
+    """g as Σ ±term, looking through adds and products with the constant −1."""
+    gate = circuit.gates[g]
+    if gate.kind is Kind.ADD:
+        return [term for a in gate.args for term in _signed_terms(circuit, a, sign)]
+    if gate.kind is Kind.MUL and len(gate.args) == 2:
+        first, second = gate.args
+        if _minus_one(circuit, first) and not _minus_one(circuit, second):
+            return _signed_terms(circuit, second, -sign)
+        if _minus_one(circuit, second) and not _minus_one(circuit, first):
+            return _signed_terms(circuit, first, -sign)
+    return [(sign, g)]
+
+
+def _square_of(circuit: Circuit, g: int) -> tuple[int, int] | None:
+    """(±1, D) when gate g is ±D·D (a product of D, D and constants −1)."""
+    gate = circuit.gates[g]
     if gate.kind is not Kind.MUL:
         return None
-    args = list(gate.args)
-    minus = [a for a in args if _minus_one(circuit, a)]
-    if len(minus) != 1:
+    minus = [a for a in gate.args if _minus_one(circuit, a)]
+    rest = [a for a in gate.args if not _minus_one(circuit, a)]
+    if len(rest) != 2 or rest[0] != rest[1]:
         return None
-    args.remove(minus[0])
-    if len(args) == 1 and gates[args[0]].kind is Kind.MUL and len(gates[args[0]].args) == 2:
-        args = list(gates[args[0]].args)
-    if len(args) != 2 or args[0] != args[1]:
-        return None
-    diff = gates[args[0]]
-    if diff.kind is not Kind.ADD or len(diff.args) != 2:
-        return None
-    for first, second in (diff.args, diff.args[::-1]):
-        neg = gates[second]
-        if side[first] == _X and neg.kind is Kind.MUL and len(neg.args) == 2:
-            for m, b in (neg.args, neg.args[::-1]):
-                if _minus_one(circuit, m) and side[b] == _Y:
-                    return first, b
-    return None
+    return (-1) ** len(minus), rest[0]
 
 
-def _extract(circuit: Circuit, roots: list[int], d: int, offset: int, negate: bool = False) -> Circuit:
-    """One circuit over ``v.<k>`` (k < d) computing Σ roots (negated if asked); input k + offset → v.k."""
+def _extract(circuit: Circuit, terms: list[tuple[int, int]], d: int, offset: int) -> Circuit:
+    """One circuit over ``v.<k>`` (k < d) computing Σ ±term; score input k + offset becomes v.k."""
     b = CircuitBuilder("found-key")
     wires = b.inputs([f"v.{k}" for k in range(d)])
     memo: dict[int, int] = {}
@@ -292,8 +289,8 @@ def _extract(circuit: Circuit, roots: list[int], d: int, offset: int, negate: bo
         memo[g] = w
         return w
 
-    total = b.add(*[copy(r) for r in roots]) if len(roots) != 1 else copy(roots[0])
-    b.output(b.neg(total) if negate else total)
+    parts = [copy(t) if s > 0 else b.neg(copy(t)) for s, t in terms]
+    b.output(parts[0] if len(parts) == 1 else b.add(*parts))  # no terms: an add of fan-in 0, i.e. 0
     return b.build()
 
 
