@@ -25,6 +25,7 @@ def test_two_processes_give_the_sequential_certificate(family, n, construction, 
     circuit = build_family(family, n)
     sequential, text = _certify(circuit, construction, jobs=1)
     monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    monkeypatch.setattr(derive, "STRIPE", 3)
     forked = {"count": 0}
     real_split = derive._in_two_processes
 
@@ -47,6 +48,7 @@ def test_a_failing_child_is_replaced_by_deriving_its_half_here(monkeypatch):
     circuit = build_family("relu", 20)
     _, text = _certify(circuit, "gate-edge", jobs=1)
     monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    monkeypatch.setattr(derive, "STRIPE", 3)
     real = derive._derive_range
     parent = derive.os.getpid()
 
@@ -71,12 +73,20 @@ def test_a_wrong_transformer_fails_the_same_way_in_both_modes(monkeypatch):
     wrong = replace(compiled.transformer, layers=tuple(layers))
     one = certify(circuit, construction, transformer=wrong, refute=False)
     monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    monkeypatch.setattr(derive, "STRIPE", 3)
     two = certify(circuit, construction, transformer=wrong, refute=False, jobs=2)
     assert one.status != "proved" and two.status == one.status
     assert two.problems == one.problems
 
 
 # -- the kernel's two-process derivation ---------------------------------------------------------
+
+def test_stripes_partition_the_positions():
+    for n in (0, 1, 5, 4096, 10_000):
+        a, b = derive.stripes(n, 0, 7), derive.stripes(n, 1, 7)
+        assert sorted(a + b) == list(range(n)) and a == sorted(a) and b == sorted(b)
+        assert abs(len(a) - len(b)) <= 7
+
 
 def _kernel_split(monkeypatch):
     from verified_aat.kernel import obligations as kernel_obligations
@@ -89,6 +99,7 @@ def _kernel_split(monkeypatch):
         return real_fork()
 
     monkeypatch.setattr(kernel_obligations, "PARALLEL_MIN_POSITIONS", 2)
+    monkeypatch.setattr(kernel_obligations, "STRIPE", 3)
     monkeypatch.setattr(kernel_obligations.os, "fork", counting_fork)
     return calls
 

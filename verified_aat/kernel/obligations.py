@@ -29,6 +29,12 @@ from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 
 PARALLEL_MIN_POSITIONS = 200_000  # below this a fork costs more than it saves
+STRIPE = 4096  # positions per block
+
+
+def stripe(n: int, which: int) -> list[int]:
+    """Stripe 0 or 1 of range(n): alternate blocks of STRIPE positions (both get every region's share)."""
+    return [p for start in range(which * STRIPE, n, 2 * STRIPE) for p in range(start, min(start + STRIPE, n))]
 
 
 @dataclass
@@ -109,22 +115,21 @@ class Deriver:
 
     # -- the plan: which layers check which position --------------------------------
     def run(self, functions: list[Function], jobs: int = 1) -> Derivation:
-        """Derive every obligation into ``self.derivation``.  With ``jobs`` ≥ 2 on a large encoding the
-        second half of the positions is derived in a forked child; the merge gives exactly the
+        """Derive every obligation into ``self.derivation``.  With ``jobs`` ≥ 2 on a large encoding one of
+        two stripes of positions (alternate blocks) is derived in a forked child; the merge gives exactly the
         sequential derivation (same lemmas, uses, counts, and each lemma's kind and first use from the
-        earliest (function, position, layer)).  If the child fails, its half is derived here."""
+        earliest (function, position, layer)).  If the child fails, its stripe is derived here."""
         n = len(self.claims)
         if jobs < 2 or n < PARALLEL_MIN_POSITIONS or not hasattr(os, "fork"):
-            self._merge([self._run_range(functions, 0, n)])
+            self._merge([self._run_range(functions, range(n))])
             return self.derivation
-        mid = n // 2
         read_end, write_end = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: derive the second half, send it, exit without the parent's cleanup
+        if pid == 0:  # the child: derive stripe 1, send it, exit without the parent's cleanup
             os.close(read_end)
             status = 1
             try:
-                data = pickle.dumps(self._run_range(functions, mid, n), protocol=pickle.HIGHEST_PROTOCOL)
+                data = pickle.dumps(self._run_range(functions, stripe(n, 1)), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write_end, "wb") as out:
                     out.write(data)
                 status = 0
@@ -132,17 +137,17 @@ class Deriver:
                 os._exit(status)
         os.close(write_end)
         try:
-            first = self._run_range(functions, 0, mid)
+            first = self._run_range(functions, stripe(n, 0))
         finally:
             with os.fdopen(read_end, "rb") as pipe:
                 data = pipe.read()
             _, status = os.waitpid(pid, 0)
-        second = pickle.loads(data) if status == 0 and data else self._run_range(functions, mid, n)
+        second = pickle.loads(data) if status == 0 and data else self._run_range(functions, stripe(n, 1))
         self._merge([first, second])
         return self.derivation
 
-    def _run_range(self, functions: list[Function], lo: int, hi: int) -> tuple[dict, Counter]:
-        """The obligations of positions lo … hi−1: lemma id → [text, kind, uses, order key, where], counts."""
+    def _run_range(self, functions: list[Function], positions: range | list[int]) -> tuple[dict, Counter]:
+        """The obligations of ``positions`` (increasing): lemma id → [text, kind, uses, order key, where], counts."""
         self._found: dict[str, list] = {}
         self._counts: Counter = Counter()
         self._shapes = {}
@@ -151,7 +156,7 @@ class Deriver:
         interned: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
         for f_index, fn in enumerate(functions):
             plans: dict[int, list[tuple[int, bool, tuple[int, ...]]]] = {}  # by signature object
-            for p in range(lo, hi):
+            for p in positions:
                 claim = self.claims[p]
                 if not claim:
                     continue

@@ -5,13 +5,13 @@ the first layer of F at or after each settle layer of p (later layers are substi
 instances, docs/soundness.md S9).  Each obligation is reduced to its *shape*; each
 distinct shape is rendered and hashed once.
 
-With ``jobs ≥ 2`` on a large encoding the positions are split in two halves and the
-second half is derived in a forked child process (copy-on-write: the rows, claims and
+With ``jobs ≥ 2`` on a large encoding the positions are split in two stripes (alternate blocks)
+and the second stripe is derived in a forked child process (copy-on-write: the rows, claims and
 argmax sets are not copied up front).  The merge reproduces the sequential result
 exactly — the same lemmas, the same use counts, and each lemma's kind and first use
 taken from the earliest (function, position, layer) in sequential order — so the
 certificate does not depend on ``jobs``.  If forking is unavailable or the child
-fails, the second half is derived in this process.
+fails, its stripe is derived in this process.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ..transformer.model import Transformer
 from .obligations import Derivation, LayerFunction, Lemma, ObligationDeriver, digest
 
 PARALLEL_MIN_POSITIONS = 200_000  # below this a fork costs more than it saves
+STRIPE = 4096  # positions per block of a stripe
 
 # a lemma found in one range: (text, kind, uses, first-use order key, (layer, position))
 Found = dict[str, tuple[str, str, int, tuple[int, int, int], tuple[int, int]]]
@@ -47,11 +48,11 @@ def derive_positions(circuit: Circuit, T: Transformer, rows: Any, schedule: Sche
             live.append(fn)
     n = len(rows)
     if jobs >= 2 and n >= PARALLEL_MIN_POSITIONS and hasattr(os, "fork"):
-        halves = _in_two_processes(lambda lo, hi, tick: _derive_range(deriver, circuit, encoding, live, lo, hi, tick),
+        halves = _in_two_processes(lambda part, tick: _derive_range(deriver, circuit, encoding, live, part, tick),
                                    n, progress, len(live))
     else:
         tick = _ticker(progress, len(live) * n)
-        halves = [_derive_range(deriver, circuit, encoding, live, 0, n, tick)]
+        halves = [_derive_range(deriver, circuit, encoding, live, range(n), tick)]
     _merge(halves, derivation)
 
 
@@ -61,38 +62,44 @@ def _ticker(progress: Callable[[str, int, int], None] | None, total: int) -> Cal
     return lambda k: progress("derive", k, total)
 
 
-def _in_two_processes(work: Callable[[int, int, Any], tuple[Found, Counter]], n: int,
+def stripes(n: int, which: int, block: int | None = None) -> list[int]:
+    """Positions of stripe ``which`` (0 or 1): alternate blocks of ``block`` positions, so that both
+    processes get a share of every region of the encoding (gates, edges, wide sets) and equal work."""
+    block = block or STRIPE
+    return [p for start in range(which * block, n, 2 * block) for p in range(start, min(start + block, n))]
+
+
+def _in_two_processes(work: Callable[[list[int], Any], tuple[Found, Counter]], n: int,
                       progress: Callable[[str, int, int], None] | None, n_functions: int) -> list[tuple[Found, Counter]]:
-    """``work(0, mid)`` here and ``work(mid, n)`` in a forked child; the child's result comes back pickled."""
-    mid = n // 2
+    """``work`` on stripe 0 here and on stripe 1 in a forked child; the child's result comes back pickled."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: derive, send, and leave without running any cleanup of the parent's
         os.close(read_end)
         status = 1
         try:
-            data = pickle.dumps(work(mid, n, None), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(work(stripes(n, 1), None), protocol=pickle.HIGHEST_PROTOCOL)
             with os.fdopen(write_end, "wb") as out:
                 out.write(data)
             status = 0
         finally:
             os._exit(status)
     os.close(write_end)
-    tick = _ticker(progress, 2 * n_functions * mid)
+    tick = _ticker(progress, n_functions * n)
     try:
-        first = work(0, mid, tick)
+        first = work(stripes(n, 0), tick)
     finally:
         with os.fdopen(read_end, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(pid, 0)
     if status != 0 or not data:
-        return [first, work(mid, n, None)]  # the child failed: derive its half here
+        return [first, work(stripes(n, 1), None)]  # the child failed: derive its stripe here
     return [first, pickle.loads(data)]
 
 
 def _derive_range(deriver: ObligationDeriver, circuit: Circuit, encoding: Encoding, functions: list[LayerFunction],
-                  lo: int, hi: int, tick: Callable[[int], None] | None) -> tuple[Found, Counter]:
-    """The lemmas of positions lo … hi−1 under every function, with sequential order keys."""
+                  positions: range | list[int], tick: Callable[[int], None] | None) -> tuple[Found, Counter]:
+    """The lemmas of ``positions`` (increasing) under every function, with sequential order keys."""
     found: Found = {}
     shapes: dict[tuple, str] = {}  # shape → lemma id: each distinct text is rendered and hashed once
     kind_names: dict[tuple[str, object], tuple[str, str]] = {}
@@ -103,8 +110,8 @@ def _derive_range(deriver: ObligationDeriver, circuit: Circuit, encoding: Encodi
     gates = circuit.gates
     for f_index, fn in enumerate(functions):
         plans: dict[int, tuple[list[int], frozenset[int]]] = {}  # by shared settle pattern
-        for p in range(lo, hi):
-            if tick is not None and (p - lo) % 4096 == 4095:
+        for i, p in enumerate(positions):
+            if tick is not None and i % 4096 == 4095:
                 tick(4096)
             claim = claims[p]
             if claim is None or not claim.pattern.entries or claim.settle > n_layers:
