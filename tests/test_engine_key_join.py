@@ -234,11 +234,19 @@ def test_one_runner_many_inputs(circuit, name, xss) -> None:  # type: ignore[no-
     assert fast.stats.argmax_computed == 0  # structure unchanged: the sets of the first run are reused
 
 
-@settings(max_examples=100, deadline=None)
-@given(rows=st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.sampled_from([0, 1, Fraction(1, 2)])),
-                     min_size=1, max_size=12))
+KEY_VALUES = st.one_of(st.integers(-3, 3), st.integers(-2 ** 31, 2 ** 31))
+PENALTIES = st.one_of(st.integers(0, 1), st.integers(-100, 100), st.integers(-2 ** 62, 2 ** 62),
+                      st.sampled_from([Fraction(1, 2), Fraction(-7, 3)]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.tuples(KEY_VALUES, KEY_VALUES, PENALTIES), min_size=1, max_size=14))
 def test_join_is_the_argmin_of_the_keys(rows) -> None:  # type: ignore[no-untyped-def]
-    """join_argmax = argmin_j (rk_i − ck_j)² + pen_j by brute force (rk = c0, ck = c1, pen = c2)."""
+    """join_argmax = argmin_j (rk_i − ck_j)² + pen_j by brute force (rk = c0, ck = c1, pen = c2), on the
+    int64 path (small integers, including row keys the nearest column keys do not settle) and the
+    Python path (huge keys or penalties, fractions), with the same numbering of the sets."""
+    from verified_aat.transformer.key_join import _join_python
+
     coords = ("c0", "c1", "c2")
 
     def unary(k: int) -> object:
@@ -252,4 +260,6 @@ def test_join_is_the_argmin_of_the_keys(rows) -> None:  # type: ignore[no-untype
     for x in rows:
         costs = [(x[0] - y[1]) ** 2 + y[2] for y in rows]
         expected.append(tuple(j for j, c in enumerate(costs) if c == min(costs)))
-    assert join_argmax(rows, hint) == share_sets(expected)
+    joined = join_argmax(rows, hint)
+    assert joined == share_sets(expected) == _join_python(rows, hint)
+    assert all(joined.sets[p] is joined.distinct[joined.set_ids[p]] for p in range(len(rows)))

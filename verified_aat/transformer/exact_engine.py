@@ -27,7 +27,9 @@ it last saw and its pooled vector per distinct argmax set (for averages, exact
 running sums); at its next use only the sets with a changed member are pooled
 again, and the activation is applied only at the positions whose own row or
 pooled vector changed.  Every other position provably keeps its row: its inputs
-are those of the last application, whose output was its row.  An activation is
+are those of the last application, whose output was its row.  A new run (the
+next sequence) starts from the same state: its rows are compared with the rows
+each pair last saw.  An activation is
 evaluated only on the inputs its computed outputs read, and equal inputs reuse
 earlier outputs (a memo).
 
@@ -365,6 +367,7 @@ class _LayerState:
     pending: _Pending
     pools: list[_HeadPool] | None = None
     seen: list[Vector] | None = None
+    new_run: bool = False  # first use in a run: the rows that differ from ``seen`` are changed too
 
 
 # -- the engine --------------------------------------------------------------------
@@ -495,6 +498,15 @@ class ExactRunner:
         """Pool and apply the activation in place; the positions whose row changed."""
         act, n, d = state.act, len(rows), self.d
         changed = state.pending.take()
+        if state.new_run:
+            state.new_run = False
+            seen = state.seen
+            if changed is not None and seen is not None and len(seen) == n:
+                changed.update(p for p in range(n) if rows[p] != seen[p])
+                if len(changed) > n // 4:
+                    changed = None
+            else:
+                changed = None
         pools = state.pools
         candidates: Any
         if (changed is None or pools is None or state.seen is None or len(state.seen) != n
@@ -544,8 +556,12 @@ class ExactRunner:
         n = len(rows)
         self._counts = {}
         self._methods = {}
-        for pending in self._pendings:
-            pending.changed = None
+        # argmax sets are checked against all rows; each (activation, heads) pair treats as changed
+        # the positions that changed after its last use and those whose new row differs from it
+        for score_state in self._score_states.values():
+            score_state.pending.changed = None
+        for layer_state in self._layer_states.values():
+            layer_state.new_run = True
         evaluations_before = sum(kernel.evaluations for _, _, kernel in self._kernels.values())
         limit = max(n // 4, 16)
         layers: list[LayerTrace] = []

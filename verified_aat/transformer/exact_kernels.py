@@ -135,6 +135,9 @@ class CircuitKernel:
 
     def bounded(self, i_max: Sequence[int], j_max: Sequence[int]) -> bool:
         """Whether every gate (and partial sum/product) stays below LIMIT for inputs this large."""
+        return self._bounded(i_max, j_max, LIMIT)
+
+    def _bounded(self, i_max: Sequence[int], j_max: Sequence[int], limit: int) -> bool:
         bound: dict[int, int] = {}
         for index, kind, args, payload in self.steps:
             if kind is Kind.INPUT:
@@ -149,10 +152,25 @@ class CircuitKernel:
                     b *= max(bound[a], 1)
             else:
                 b = 1
-            if b >= LIMIT:
+            if b >= limit:
                 return False
             bound[index] = b
         return True
+
+    def column(self, i_vals: list[list[Number]], n: int, limit: int | None = None) -> np.ndarray | None:
+        """A circuit that reads only i-coordinates (a key), on ``n`` rows: an int64 array, or None
+        when a value or constant is not an integer or some gate could reach ``limit`` (default LIMIT)."""
+        if self.dep[self.output] & _J:
+            return None
+        if not self.integral or not all(map(_integers, i_vals)):
+            return None
+        if not self._bounded([_max_abs(c) for c in i_vals], [], LIMIT if limit is None else limit):
+            return None
+        i_arr = [np.array(c, dtype=np.int64) for c in i_vals]
+        values: dict[int, Any] = {}
+        for index, kind, args, payload in self.steps:
+            values[index] = _apply(kind, [values[a] for a in args], payload, i_arr, [])
+        return np.broadcast_to(np.asarray(values[self.output], dtype=np.int64), (n,)).copy()
 
     def argmax(self, i_vals: list[list[Number]], j_vals: list[list[Number]], n_i: int, n_j: int
                ) -> list[tuple[int, ...]] | None:
@@ -310,7 +328,15 @@ class ActivationKernel:
                              else f"vals[{slot[o]}]" for o in circuit.outputs)
         lines.append(f"def _key({', '.join(args)}):")
         lines.append(f"    return {key_expr}")
+        # the new vector, or ``row`` itself when no output differs from the coordinate it replaces
+        changed = [f"{source(gates[o].index) if gates[o].kind is Kind.INPUT else f'vals[{slot[o]}]'} != row[{c}]"
+                   for c, o in enumerate(circuit.outputs) if gates[o].kind is not Kind.INPUT or gates[o].index != c]
         lines.append(f"def _assemble({', '.join(args)}, vals):")
+        if changed:
+            lines.append(f"    if not ({' or '.join(changed)}):")
+            lines.append("        return row")
+        else:
+            lines.append("    return row")
         lines.append(f"    return ({out_expr}{',' if len(circuit.outputs) == 1 else ''})")
         namespace: dict[str, Any] = dict(consts)
         exec(compile("\n".join(lines), f"<activation {circuit.name}>", "exec"), namespace)  # noqa: S102
@@ -331,8 +357,7 @@ class ActivationKernel:
         if vals is None:
             vals = self.memo[key] = self.compute(*key)
             self.evaluations += 1
-        new = self.assemble(row, *pooled, vals)
-        return row if new == row else new
+        return self.assemble(row, *pooled, vals)
 
     def trim_memo(self, limit: int = 1 << 20) -> None:
         """Forget the memo when it has grown past ``limit`` entries (it only saves time)."""

@@ -141,12 +141,22 @@ def share_sets(sets: list[tuple[int, ...]]) -> ArgmaxSets:
 
 
 def join_argmax(rows: Sequence[Sequence[Number]], hint: KeyHint) -> ArgmaxSets:
-    """argmin_j (rk(x_i) − ck(x_j))² + pen(x_j) for every i, by a sorted join."""
+    """argmin_j (rk(x_i) − ck(x_j))² + pen(x_j) for every i, by a sorted join.
+
+    With integer keys small enough for exact int64 arithmetic the join runs on numpy arrays
+    (:func:`_join_int64`); otherwise, and for the few row keys whose nearest column keys do
+    not settle the minimum, on Python ints/Fractions.  Both give the same sets.
+    """
+    columns = _int64_keys(rows, hint)
+    if columns is not None:
+        return _join_int64(rows, hint, *columns)
+    return _join_python(rows, hint)
+
+
+def _join_python(rows: Sequence[Sequence[Number]], hint: KeyHint) -> ArgmaxSets:
     rk, ck, pen = (compile_circuit(c) for c in (hint.row_key, hint.col_key, hint.col_penalty))
     row_keys = [rk(*row)[0] for row in rows]
-    groups: dict[Number, dict[Number, list[int]]] = {}
-    for j, row in enumerate(rows):
-        groups.setdefault(ck(*row)[0], {}).setdefault(pen(*row)[0], []).append(j)
+    groups = _groups(rows, ck, pen)
     keys = sorted(groups)
     best_pen = {k: min(g) for k, g in groups.items()}
     global_min = min(best_pen.values())
@@ -160,8 +170,125 @@ def join_argmax(rows: Sequence[Sequence[Number]], hint: KeyHint) -> ArgmaxSets:
     return share_sets(result)
 
 
-def _argmin_for(a: Number, keys: list[Number], best_pen: dict[Number, Number],
-                groups: dict[Number, dict[Number, list[int]]], global_min: Number) -> tuple[int, ...]:
+def _groups(rows: Sequence[Sequence[Number]], ck: Callable[..., Any], pen: Callable[..., Any]
+            ) -> dict[Number, dict[Number, list[int]]]:
+    """column key → penalty → positions (increasing)."""
+    groups: dict[Number, dict[Number, list[int]]] = {}
+    for j, row in enumerate(rows):
+        groups.setdefault(ck(*row)[0], {}).setdefault(pen(*row)[0], []).append(j)
+    return groups
+
+
+KEY_LIMIT = 2 ** 29     # |rk|, |ck| below this: every (rk − ck)² is below 2**60
+PENALTY_LIMIT = 2 ** 60  # |pen| below this: every cost (rk − ck)² + pen is below 2**61
+
+
+def _int64_keys(rows: Sequence[Sequence[Number]], hint: KeyHint) -> tuple[Any, Any, Any] | None:
+    """rk, ck, pen of every row as int64 arrays, when all are integers within the limits."""
+    from .exact_kernels import CircuitKernel
+
+    n, d = len(rows), len(rows[0]) if rows else 0
+    if n == 0:
+        return None
+    out = []
+    for circuit, limit in ((hint.row_key, KEY_LIMIT), (hint.col_key, KEY_LIMIT), (hint.col_penalty, PENALTY_LIMIT)):
+        kernel = CircuitKernel(circuit, sorted(_reads(circuit)), (), d)
+        cols = sorted(_reads(circuit))
+        values = kernel.column([[row[c] for row in rows] for c in cols], n, limit)
+        if values is None:
+            return None
+        out.append(values)
+    return out[0], out[1], out[2]
+
+
+def _reads(circuit: Circuit) -> set[int]:
+    from .exact_kernels import live_gates
+
+    live = live_gates(circuit)
+    return {g.index for k, g in enumerate(circuit.gates) if live[k] and g.kind is Kind.INPUT}  # type: ignore[misc]
+
+
+def _join_int64(rows: Sequence[Sequence[Number]], hint: KeyHint, rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
+    """The join on int64 arrays (exact: the limits keep every cost below 2**61).
+
+    Column keys are grouped with their least penalty; for each distinct row key the nearest
+    column keys below and above it are candidates, and they settle the minimum when the next
+    keys out cannot reach it even with the least penalty of all.  Row keys they do not settle
+    are walked in Python, as :func:`_argmin_for` does.
+    """
+    import numpy as np
+
+    n = len(rk)
+    positions = np.arange(n)
+    order = np.lexsort((positions, pen, ck))          # by column key, penalty, position
+    ck_s, pen_s = ck[order], pen[order]
+    first = np.flatnonzero(np.r_[True, ck_s[1:] != ck_s[:-1]])
+    keys, least = ck_s[first], pen_s[first]
+    n_keys = len(keys)
+    group = np.repeat(np.arange(n_keys), np.diff(np.r_[first, n]))
+    count = np.bincount(group[pen_s == least[group]], minlength=n_keys)
+    floor = int(least.min())
+    row_keys, row_of = np.unique(rk, return_inverse=True)
+    start = np.searchsorted(keys, row_keys)           # bisect_left
+    left, right = start - 1, start
+    big = np.int64(2 ** 62)
+
+    def cost(k: Any) -> Any:
+        inside = (k >= 0) & (k < n_keys)
+        kk = np.clip(k, 0, n_keys - 1)
+        return np.where(inside, (row_keys - keys[kk]) ** 2 + least[kk], big), inside
+
+    cost_l, _ = cost(left)
+    cost_r, _ = cost(right)
+    best = np.minimum(cost_l, cost_r)
+    far_l = np.clip(left - 1, 0, n_keys - 1)
+    far_r = np.clip(right + 1, 0, n_keys - 1)
+    settled = (((left - 1 < 0) | ((row_keys - keys[far_l]) ** 2 + floor > best))
+               & ((right + 1 >= n_keys) | ((keys[far_r] - row_keys) ** 2 + floor > best)))
+    # the set of each row key as a label: key k alone → k, keys k and k + 1 → n_keys + k
+    take_l, take_r = cost_l == best, cost_r == best
+    label = np.where(take_l & take_r, n_keys + left, np.where(take_l, left, right))
+    chosen_of: dict[int, tuple[int, ...]] = {}
+    if not settled.all():
+        sorted_keys = keys.tolist()
+        least_of = dict(zip(sorted_keys, least.tolist()))
+        index_of = {k: i for i, k in enumerate(sorted_keys)}
+        by_chosen: dict[tuple[int, ...], int] = {}
+        for u in np.flatnonzero(~settled).tolist():
+            chosen = tuple(index_of[k] for k in _argmin_keys(int(row_keys[u]), sorted_keys, least_of, floor))
+            if len(chosen) == 1:
+                label[u] = chosen[0]
+            elif len(chosen) == 2 and chosen[1] == chosen[0] + 1:
+                label[u] = n_keys + chosen[0]
+            else:
+                label[u] = by_chosen.setdefault(chosen, 2 * n_keys + len(by_chosen))
+                chosen_of[int(label[u])] = chosen
+    labels = label[row_of]
+    distinct_labels, first_at, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(len(distinct_labels), dtype=np.int64)
+    by_appearance = np.argsort(first_at, kind="stable")
+    rank[by_appearance] = np.arange(len(distinct_labels))
+    set_ids = rank[inverse]
+    order_list = order.tolist()
+    first_list, count_list = first.tolist(), count.tolist()
+
+    def members(k: int) -> list[int]:
+        return order_list[first_list[k]:first_list[k] + count_list[k]]
+
+    distinct: list[tuple[int, ...]] = []
+    for value in distinct_labels[by_appearance].tolist():
+        if value < n_keys:
+            distinct.append(tuple(members(value)))
+        elif value < 2 * n_keys:
+            distinct.append(tuple(sorted(members(value - n_keys) + members(value - n_keys + 1))))
+        else:
+            distinct.append(tuple(sorted(p for k in chosen_of[value] for p in members(k))))
+    ids = set_ids.tolist()
+    return ArgmaxSets(tuple([distinct[i] for i in ids]), tuple(ids), tuple(distinct))
+
+
+def _argmin_keys(a: Number, keys: list[Number], best_pen: dict[Number, Number], global_min: Number) -> list[Number]:
+    """The column keys k minimising (a − k)² + best_pen[k], walking out from a's place in ``keys``."""
     start = bisect.bisect_left(keys, a)
     best: Number | None = None
     chosen: list[Number] = []
@@ -178,8 +305,13 @@ def _argmin_for(a: Number, keys: list[Number], best_pen: dict[Number, Number],
             elif cost == best:
                 chosen.append(key)
             k += direction
+    return sorted(chosen)
+
+
+def _argmin_for(a: Number, keys: list[Number], best_pen: dict[Number, Number],
+                groups: dict[Number, dict[Number, list[int]]], global_min: Number) -> tuple[int, ...]:
     members: list[int] = []
-    for key in chosen:
+    for key in _argmin_keys(a, keys, best_pen, global_min):
         members.extend(groups[key][best_pen[key]])
     return tuple(sorted(members))
 
