@@ -32,9 +32,9 @@ PARALLEL_MIN_POSITIONS = 200_000  # below this a fork costs more than it saves
 STRIPE = 4096  # positions per block
 
 
-def stripe(n: int, which: int) -> list[int]:
-    """Stripe 0 or 1 of range(n): alternate blocks of STRIPE positions (both get every region's share)."""
-    return [p for start in range(which * STRIPE, n, 2 * STRIPE) for p in range(start, min(start + STRIPE, n))]
+def stripe(n: int, which: int) -> list[range]:
+    """Stripe 0 or 1 of range(n) as alternate blocks of STRIPE positions (both get every region's share)."""
+    return [range(start, min(start + STRIPE, n)) for start in range(which * STRIPE, n, 2 * STRIPE)]
 
 
 @dataclass
@@ -121,7 +121,7 @@ class Deriver:
         earliest (function, position, layer)).  If the child fails, its stripe is derived here."""
         n = len(self.claims)
         if jobs < 2 or n < PARALLEL_MIN_POSITIONS or not hasattr(os, "fork"):
-            self._merge([self._run_range(functions, range(n))])
+            self._merge([self._run_range(functions, [range(n)])])
             return self.derivation
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -146,8 +146,9 @@ class Deriver:
         self._merge([first, second])
         return self.derivation
 
-    def _run_range(self, functions: list[Function], positions: range | list[int]) -> tuple[dict, Counter]:
-        """The obligations of ``positions`` (increasing): lemma id → [text, kind, uses, order key, where], counts."""
+    def _run_range(self, functions: list[Function], blocks: list[range]) -> tuple[dict, Counter]:
+        """The obligations of the positions in ``blocks`` (increasing): lemma id → [text, kind, uses, order
+        key, where], and the counts by kind."""
         self._found: dict[str, list] = {}
         self._counts: Counter = Counter()
         self._shapes = {}
@@ -156,7 +157,7 @@ class Deriver:
         interned: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
         for f_index, fn in enumerate(functions):
             plans: dict[int, list[tuple[int, bool, tuple[int, ...]]]] = {}  # by signature object
-            for p in positions:
+            for p in (p for block in blocks for p in block):
                 claim = self.claims[p]
                 if not claim:
                     continue

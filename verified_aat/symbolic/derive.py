@@ -52,7 +52,7 @@ def derive_positions(circuit: Circuit, T: Transformer, rows: Any, schedule: Sche
                                    n, progress, len(live))
     else:
         tick = _ticker(progress, len(live) * n)
-        halves = [_derive_range(deriver, circuit, encoding, live, range(n), tick)]
+        halves = [_derive_range(deriver, circuit, encoding, live, [range(n)], tick)]
     _merge(halves, derivation)
 
 
@@ -62,14 +62,14 @@ def _ticker(progress: Callable[[str, int, int], None] | None, total: int) -> Cal
     return lambda k: progress("derive", k, total)
 
 
-def stripes(n: int, which: int, block: int | None = None) -> list[int]:
-    """Positions of stripe ``which`` (0 or 1): alternate blocks of ``block`` positions, so that both
-    processes get a share of every region of the encoding (gates, edges, wide sets) and equal work."""
+def stripes(n: int, which: int, block: int | None = None) -> list[range]:
+    """Stripe ``which`` (0 or 1) of range(n) as blocks: alternate blocks of ``block`` positions, so that
+    both processes get a share of every region of the encoding (gates, edges, wide sets) and equal work."""
     block = block or STRIPE
-    return [p for start in range(which * block, n, 2 * block) for p in range(start, min(start + block, n))]
+    return [range(start, min(start + block, n)) for start in range(which * block, n, 2 * block)]
 
 
-def _in_two_processes(work: Callable[[list[int], Any], tuple[Found, Counter]], n: int,
+def _in_two_processes(work: Callable[[list[range], Any], tuple[Found, Counter]], n: int,
                       progress: Callable[[str, int, int], None] | None, n_functions: int) -> list[tuple[Found, Counter]]:
     """``work`` on stripe 0 here and on stripe 1 in a forked child; the child's result comes back pickled."""
     read_end, write_end = os.pipe()
@@ -98,8 +98,8 @@ def _in_two_processes(work: Callable[[list[int], Any], tuple[Found, Counter]], n
 
 
 def _derive_range(deriver: ObligationDeriver, circuit: Circuit, encoding: Encoding, functions: list[LayerFunction],
-                  positions: range | list[int], tick: Callable[[int], None] | None) -> tuple[Found, Counter]:
-    """The lemmas of ``positions`` (increasing) under every function, with sequential order keys."""
+                  blocks: list[range], tick: Callable[[int], None] | None) -> tuple[Found, Counter]:
+    """The lemmas of the positions in ``blocks`` (increasing) under every function, with sequential order keys."""
     found: Found = {}
     shapes: dict[tuple, str] = {}  # shape → lemma id: each distinct text is rendered and hashed once
     kind_names: dict[tuple[str, object], tuple[str, str]] = {}
@@ -110,8 +110,8 @@ def _derive_range(deriver: ObligationDeriver, circuit: Circuit, encoding: Encodi
     gates = circuit.gates
     for f_index, fn in enumerate(functions):
         plans: dict[int, tuple[list[int], frozenset[int]]] = {}  # by shared settle pattern
-        for i, p in enumerate(positions):
-            if tick is not None and i % 4096 == 4095:
+        for p in (p for block in blocks for p in block):
+            if tick is not None and p % 4096 == 4095:
                 tick(4096)
             claim = claims[p]
             if claim is None or not claim.pattern.entries or claim.settle > n_layers:
