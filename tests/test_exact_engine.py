@@ -234,21 +234,23 @@ def test_1300_positions_48_layers_join_and_fallback() -> None:
 # -- the int64 kernels and the Python fallback -------------------------------------
 
 @contextmanager
-def kernels(use_int64: bool = True, block: int | None = None, limit: int | None = None) -> Iterator[None]:
-    """Force the int64 kernels on or off (and optionally tiny blocks, or a wrong bound)."""
-    saved = exact_kernels.USE_INT64, exact_kernels.BLOCK, exact_kernels.LIMIT
+def kernels(use_int64: bool = True, block: int | None = None, limit: int | None = None,
+            use_gmp: bool = True) -> Iterator[None]:
+    """Force the int64 kernels and the GMP rationals on or off (and optionally tiny blocks, or a wrong bound)."""
+    saved = exact_kernels.USE_INT64, exact_kernels.BLOCK, exact_kernels.LIMIT, exact_kernels.USE_GMP
     exact_kernels.USE_INT64 = use_int64
     exact_kernels.BLOCK = block or saved[1]
     exact_kernels.LIMIT = limit or saved[2]
+    exact_kernels.USE_GMP = use_gmp and saved[3]
     try:
         yield
     finally:
-        exact_kernels.USE_INT64, exact_kernels.BLOCK, exact_kernels.LIMIT = saved
+        exact_kernels.USE_INT64, exact_kernels.BLOCK, exact_kernels.LIMIT, exact_kernels.USE_GMP = saved
 
 
 def _check_against_reference(t: Transformer, seq: list[list[Fraction]], use_int64: bool,
-                             block: int | None = None) -> RunResult:
-    with kernels(use_int64, block):
+                             block: int | None = None, use_gmp: bool = True) -> RunResult:
+    with kernels(use_int64, block, use_gmp=use_gmp):
         fast = run_exact(t, seq, trace=True)
     slow = run_exact_reference(t, seq)
     assert fast.outputs == slow.outputs
@@ -262,11 +264,12 @@ BIG = [Fraction(v) for v in (2 ** 40, -(2 ** 40) + 3, 2 ** 31, -(2 ** 31), 30370
 
 
 @settings(max_examples=200, deadline=None)
-@given(data=st.data(), use_int64=st.booleans(), block=st.sampled_from([None, 1, 3]))
-def test_both_paths_match_reference(data: st.DataObject, use_int64: bool, block: int | None) -> None:
-    """Rational constants and values: the int64 kernels (bilinear after rescaling) and the Python path."""
+@given(data=st.data(), use_int64=st.booleans(), block=st.sampled_from([None, 1, 3]), use_gmp=st.booleans())
+def test_both_paths_match_reference(data: st.DataObject, use_int64: bool, block: int | None, use_gmp: bool) -> None:
+    """Rational constants and values: the int64 kernels (bilinear after rescaling) and the Python path,
+    with GMP rationals or Fractions inside the engine."""
     t = data.draw(transformers())
-    _check_against_reference(t, data.draw(sequences(t.dimension)), use_int64, block)
+    _check_against_reference(t, data.draw(sequences(t.dimension)), use_int64, block, use_gmp)
 
 
 @settings(max_examples=200, deadline=None)

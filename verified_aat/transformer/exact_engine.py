@@ -31,7 +31,8 @@ are those of the last application, whose output was its row.  A new run (the
 next sequence) starts from the same state: its rows are compared with the rows
 each pair last saw.  An activation is
 evaluated only on the inputs its computed outputs read, and equal inputs reuse
-earlier outputs (a memo).
+earlier outputs (a memo).  Inside the engine non-integral values are GMP rationals
+(exact, like Fractions, and much faster); results are ints and Fractions.
 
 :class:`ExactRunner` keeps all of this, the proofs and the argmax sets across
 runs of one transformer on many sequences (``run --inputs``);
@@ -50,7 +51,7 @@ from ..circuits.evaluate import as_exact, compile_circuit, evaluate
 from ..circuits.ir import Circuit
 from ..errors import InputError
 from . import exact_kernels
-from .exact_kernels import ActivationKernel, BilinearKernel, CircuitKernel
+from .exact_kernels import ActivationKernel, BilinearKernel, CircuitKernel, inner, normal, outer_row, ratio
 from .key_join import KeyDecompositions, KeyHint, facts_hold, join_argmax
 from .model import BilinearScore, CircuitScore, Head, Pooling, Score, Transformer
 
@@ -176,7 +177,7 @@ def _prepare_score(score: Score, d: int) -> _ScoreFn:
 
     def row(xi: Vector) -> Callable[[Vector], Number]:
         sums = [(c, sum((q * xi[r] for r, cc, q in entries if cc == c), Fraction(0))) for c in j_cols]
-        weights = [(c, as_exact(w)) for c, w in sums if w]
+        weights = [(c, normal(w)) for c, w in sums if w]
         return lambda xj: sum(w * xj[c] for c, w in weights)
 
     return _ScoreFn(i_cols, j_cols, lambda xi, xj: row(xi)(xj), row, BilinearKernel(entries, i_cols, j_cols))
@@ -321,7 +322,7 @@ class _HeadPool:
     def _mean(self, sums: list[Number], size: int) -> Vector:
         mean: list[Number | None] = [None] * self.d
         for c, total in zip(self.cols, sums):
-            mean[c] = as_exact(Fraction(total, size))
+            mean[c] = ratio(total, size)
         return tuple(mean)  # type: ignore[arg-type]
 
     def update(self, changed: set[int], rows: list[Vector], seen: list[Vector]) -> list[int]:
@@ -552,7 +553,8 @@ class ExactRunner:
     def run(self, sequence: Sequence[Sequence[Any]], trace: bool = False) -> RunResult:
         """Run on ``sequence`` with exact rationals; see the module docstring."""
         start = time.perf_counter()
-        rows = check_sequence(self.transformer, sequence)
+        rows = [row if all(type(v) is int for v in row) else tuple([inner(v) for v in row])
+                for row in check_sequence(self.transformer, sequence)]
         n = len(rows)
         self._counts = {}
         self._methods = {}
@@ -584,7 +586,7 @@ class ExactRunner:
             for pending in self._pendings:
                 pending.note(changed, limit)
             if trace:
-                layers.append(LayerTrace(layer.name or f"layer {number}", tuple(rows),
+                layers.append(LayerTrace(layer.name or f"layer {number}", tuple(map(outer_row, rows)),
                                          tuple(HeadTrace(h.name, s.per_position())
                                                for h, s in zip(layer.heads, head_sets))))
         evaluations = sum(kernel.evaluations for _, _, kernel in self._kernels.values()) - evaluations_before
@@ -592,7 +594,7 @@ class ExactRunner:
         stats = RunStats(n, self.transformer.n_layers, c("score_evaluations", 0), c("argmax_computed", 0),
                          c("argmax_reused", 0), evaluations, time.perf_counter() - start, c("argmax_int64", 0),
                          c("argmax_join", 0), tuple(self._methods), c("activation_applications", 0))
-        return RunResult(tuple(rows), tuple(layers) if trace else None, stats)
+        return RunResult(tuple(map(outer_row, rows)), tuple(layers) if trace else None, stats)
 
 
 def run_exact(transformer: Transformer, sequence: Sequence[Sequence[Any]], trace: bool = False,
