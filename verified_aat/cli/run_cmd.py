@@ -77,7 +77,7 @@ def parse_input_values(text: str | None, what: str = "--input value") -> list[in
 
 def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositions | None:
     """The key decompositions the exact engine may use once proved (None with --no-join)."""
-    if args.no_join or args.engine != "exact":
+    if args.no_join or (args.engine != "exact" and not getattr(args, "compare_exact", False)):
         return None
     from ..symbolic.attention import engine_keys
 
