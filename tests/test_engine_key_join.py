@@ -27,7 +27,7 @@ from verified_aat.symbolic.attention import engine_keys
 from verified_aat.transformer.exact_engine import ExactRunner, RunResult, run_exact, run_exact_reference
 from verified_aat.transformer.key_join import (KeyDecompositions, discover_hint, hint_lemma, join_argmax,
                                                share_sets)
-from verified_aat.transformer.model import BilinearScore, CircuitScore, Head, Layer, Transformer, score_input_names
+from verified_aat.transformer.model import BilinearScore, CircuitScore, Layer, Transformer, score_input_names
 
 NAMES = ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"]
 # inputs with many ties: equal values at different gates, zeros, a sign flip
@@ -120,7 +120,7 @@ def test_edited_head_falls_back_and_still_agrees(circuit, edit, head, discover, 
 
 
 def test_edited_bilinear_score_falls_back() -> None:
-    construction, circuit, compiled = _compile(build_family("relu", 2), "gate-edge-dot")
+    construction, _, compiled = _compile(build_family("relu", 2), "gate-edge-dot")
     t = compiled.transformer
     gather = next(h for layer in t.layers for h in layer.heads if h.name == "gather").score
     matrix = [list(row) for row in gather.matrix]
@@ -132,7 +132,7 @@ def test_edited_bilinear_score_falls_back() -> None:
 
 def test_facts_that_fail_on_the_rows_mean_all_pairs() -> None:
     """gate-edge-dot's decompositions assume one = 1; a sequence where it is not gets all pairs."""
-    construction, circuit, compiled = _compile(build_family("inner-product", 2), "gate-edge-dot")
+    construction, _, compiled = _compile(build_family("inner-product", 2), "gate-edge-dot")
     one = compiled.encoding.coordinates.index("one")
     seq = compiled.encoding.instantiate([1, 2, 3, -1])
     keys = engine_keys(construction.score_hints())
@@ -144,7 +144,7 @@ def test_facts_that_fail_on_the_rows_mean_all_pairs() -> None:
 
 @pytest.mark.parametrize("verdict", ["failed", "unknown", "timeout", "raise"])
 def test_a_lemma_that_is_not_proved_is_not_used(verdict: str) -> None:
-    construction, circuit, compiled = _compile(build_family("relu", 3), "gate-edge")
+    construction, _, compiled = _compile(build_family("relu", 3), "gate-edge")
     asked: list[str] = []
 
     def prove(text: str) -> str:
@@ -169,7 +169,7 @@ def test_a_lemma_that_is_not_proved_is_not_used(verdict: str) -> None:
 
 
 def test_without_keys_the_engine_never_joins() -> None:
-    construction, circuit, compiled = _compile(build_family("relu", 3), "gate-edge")
+    _, _, compiled = _compile(build_family("relu", 3), "gate-edge")
     fast = _agree(compiled.transformer, compiled.encoding.instantiate([1, 2, -3]), None)
     assert fast.stats.argmax_join == 0 and fast.stats.score_evaluations > 0
 
@@ -178,7 +178,7 @@ def test_without_keys_the_engine_never_joins() -> None:
 
 def test_discovery_finds_the_constructions_decompositions() -> None:
     for name in ("gate-edge", "unique-hard", "edge-only"):
-        construction, circuit, compiled = _compile(build_family("sum", 3), name)
+        _, _, compiled = _compile(build_family("sum", 3), name)
         t = compiled.transformer
         for head in {h.name: h for layer in t.layers for h in layer.heads}.values():
             assert discover_hint(head.score, t.dimension) is not None, (name, head.name)

@@ -28,10 +28,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
+import numpy as np
+
 from ..circuits.builder import CircuitBuilder
 from ..circuits.evaluate import compile_circuit
 from ..circuits.ir import Circuit, Kind
 from ..circuits.smtlib import LOGIC, SGN_DEFINITION, circuit_term, numeral, smt_symbol
+from .exact_kernels import CircuitKernel, live_gates
 from .model import CircuitScore, Head, Score
 
 Number = int | Fraction
@@ -149,7 +152,7 @@ def join_argmax(rows: Sequence[Sequence[Number]], hint: KeyHint) -> ArgmaxSets:
     """
     columns = _int64_keys(rows, hint)
     if columns is not None:
-        return _join_int64(rows, hint, *columns)
+        return _join_int64(*columns)
     return _join_python(rows, hint)
 
 
@@ -185,16 +188,13 @@ PENALTY_LIMIT = 2 ** 60  # |pen| below this: every cost (rk − ck)² + pen is b
 
 def _int64_keys(rows: Sequence[Sequence[Number]], hint: KeyHint) -> tuple[Any, Any, Any] | None:
     """rk, ck, pen of every row as int64 arrays, when all are integers within the limits."""
-    from .exact_kernels import CircuitKernel
-
     n, d = len(rows), len(rows[0]) if rows else 0
     if n == 0:
         return None
     out = []
     for circuit, limit in ((hint.row_key, KEY_LIMIT), (hint.col_key, KEY_LIMIT), (hint.col_penalty, PENALTY_LIMIT)):
-        kernel = CircuitKernel(circuit, sorted(_reads(circuit)), (), d)
         cols = sorted(_reads(circuit))
-        values = kernel.column([[row[c] for row in rows] for c in cols], n, limit)
+        values = CircuitKernel(circuit, cols, (), d).column([[row[c] for row in rows] for c in cols], n, limit)
         if values is None:
             return None
         out.append(values)
@@ -202,13 +202,11 @@ def _int64_keys(rows: Sequence[Sequence[Number]], hint: KeyHint) -> tuple[Any, A
 
 
 def _reads(circuit: Circuit) -> set[int]:
-    from .exact_kernels import live_gates
-
     live = live_gates(circuit)
     return {g.index for k, g in enumerate(circuit.gates) if live[k] and g.kind is Kind.INPUT}  # type: ignore[misc]
 
 
-def _join_int64(rows: Sequence[Sequence[Number]], hint: KeyHint, rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
+def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
     """The join on int64 arrays (exact: the limits keep every cost below 2**61).
 
     Column keys are grouped with their least penalty; for each distinct row key the nearest
@@ -216,8 +214,6 @@ def _join_int64(rows: Sequence[Sequence[Number]], hint: KeyHint, rk: Any, ck: An
     keys out cannot reach it even with the least penalty of all.  Row keys they do not settle
     are walked in Python, as :func:`_argmin_for` does.
     """
-    import numpy as np
-
     n = len(rk)
     positions = np.arange(n)
     order = np.lexsort((positions, pen, ck))          # by column key, penalty, position
