@@ -14,7 +14,11 @@ from typing import Sequence
 
 def sets_digest(set_ids: Sequence[int], distinct: Sequence[Sequence[int]]) -> str:
     h = hashlib.sha256()
-    h.update("".join(f"{p}:{s}\n" for p, s in enumerate(set_ids)).encode())
+    for start in range(0, len(set_ids), CHUNK):  # in chunks: no text of millions of lines at once
+        h.update("".join([f"{p}:{s}\n" for p, s in enumerate(set_ids[start:start + CHUNK], start)]).encode())
     for s, members in enumerate(distinct):
         h.update(f"#{s}:{' '.join(map(str, members))}\n".encode())
     return h.hexdigest()
+
+
+CHUNK = 65536
