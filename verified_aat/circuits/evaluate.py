@@ -90,7 +90,8 @@ def straight_line(circuit: Circuit, params: dict[int, str], live: Sequence[bool]
                   consts: dict[str, Any] | None = None) -> list[str]:
     """Python statements ``gN = ...`` for the (live) gates, input k read from ``params[k]``.
 
-    Non-integral constants are bound in ``consts`` as ``_cN``; sign is ``_sign``.
+    Non-integral and long (past Python's int/str digit limit) constants are bound in
+    ``consts`` as ``_cN``; sign is ``_sign``.
     """
     lines = []
     for index, gate in enumerate(circuit.gates):
@@ -101,7 +102,7 @@ def straight_line(circuit: Circuit, params: dict[int, str], live: Sequence[bool]
             expr = params[gate.index]  # type: ignore[index]
         elif kind is Kind.CONST:
             value = as_exact(gate.value)  # type: ignore[arg-type]
-            if isinstance(value, int):
+            if isinstance(value, int) and value.bit_length() < 4000:  # repr: < 4300 digits
                 expr = repr(value)
             else:
                 assert consts is not None

@@ -31,6 +31,7 @@ import json
 from typing import Any
 
 from ..errors import InputError
+from ..limits import MAX_DIGITS, json_depth_exceeds, json_depth_message
 from .assemble import Definition, OutputRef, assemble, gate_labels
 from .ir import Circuit, Domain, Gate, Kind, Provenance
 from .rationals import format_rational, parse_rational
@@ -231,11 +232,18 @@ def _provenance(doc: _Doc, data: dict[str, Any], arith: str | None) -> Provenanc
 
 def parse_circuit_json(text: str, file: str | None = None) -> Circuit:
     """Decode JSON text (errors at the decoder's line) and read the circuit."""
+    if json_depth_exceeds(text):
+        raise InputError(f"invalid JSON: {json_depth_message()}", file)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", file, exc.lineno) from None
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise InputError(f"invalid JSON: {json_depth_message()}", file) from None
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            raise InputError(f"invalid JSON: a number has more than {MAX_DIGITS:,} digits "
+                             f"(the digits-per-number limit)", file) from None
         raise InputError(f"invalid JSON: {str(exc).splitlines()[0][:200]}", file) from None
     return circuit_from_json(data, file)
 

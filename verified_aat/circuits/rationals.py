@@ -14,9 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from ..errors import InputError
-
-MAX_DIGITS = 100_000
-"""Longest accepted run of digits in one number."""
+from ..limits import MAX_DIGITS
 
 _RATIONAL_RE = re.compile(r"[+-]?(?:(\d+)(?:/(\d+))?|(\d+\.\d*|\.\d+))\Z", re.ASCII)
 _NUMERIC_START = re.compile(r"[+-]?\.?\d", re.ASCII)
@@ -61,7 +59,7 @@ def parse_rational(token: str, file: str | None = None, line: int | None = None)
         raise InputError(f"'{shown}' is not a rational number (write an integer, p/q or a decimal "
                          f"like 0.25; no exponents, nan or inf)", file, line)
     if sum(c.isdigit() for c in token) > MAX_DIGITS:
-        raise InputError(f"number has more than {MAX_DIGITS} digits", file, line)
+        raise InputError(f"number has more than {MAX_DIGITS:,} digits (the digits-per-number limit)", file, line)
     negative = token.startswith("-")
     numer_s, denom_s, decimal_s = match.groups()
     if decimal_s is not None:

@@ -7,7 +7,7 @@ import sys
 
 from ..constructions.binarize import binarize
 from ..constructions.registry import CONSTRUCTIONS, get_construction
-from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN
+from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,10 +44,12 @@ def run(args: argparse.Namespace) -> int:
         construction = get_construction(args.construction)
         if args.binarize:
             circuit = binarize(circuit, sums=construction.name == "unique-hard").circuit
+        _check_constants(circuit.gates, args.circuit or "--family")
         transformer = None
         if args.transformer:
             from ..transformer.spec import load_transformer
             transformer = load_transformer(args.transformer)
+            _check_transformer_constants(transformer, args.transformer)
         result = certify(circuit, construction, args.depth_bound, transformer, int(args.timeout * 1000),
                          max(1, args.jobs), refute=not args.no_refute, progress=progress)
         doc = None
@@ -71,6 +73,41 @@ def run(args: argparse.Namespace) -> int:
         print(result.counterexample.report())
         return EXIT_REFUTED
     return EXIT_UNKNOWN
+
+
+def _too_long(value) -> bool:
+    from fractions import Fraction
+
+    from ..limits import MAX_CERTIFIED_DIGITS
+
+    q = Fraction(value)
+    bits = 3.33 * MAX_CERTIFIED_DIGITS  # log2(10) ≈ 3.32: a bit length past this has more digits
+    return q.numerator.bit_length() > bits or q.denominator.bit_length() > bits
+
+
+def _check_constants(gates, file: str, where: str = "") -> None:
+    """Refuse constants longer than a certificate may hold, before any work."""
+    from ..circuits.ir import Kind
+    from ..limits import MAX_CERTIFIED_DIGITS
+
+    for number, gate in enumerate(gates):
+        if gate.kind is Kind.CONST and _too_long(gate.value):
+            raise InputError(f"{where}gate {number}: constant has more than {MAX_CERTIFIED_DIGITS:,} digits "
+                             f"(the limit on a certified constant, the trusted kernel's)", file)
+
+
+def _check_transformer_constants(transformer, file: str) -> None:
+    from ..limits import MAX_CERTIFIED_DIGITS
+    from ..transformer.model import CircuitScore
+
+    for number, layer in enumerate(transformer.layers, start=1):
+        _check_constants(layer.activation.gates, file, f"layer {number}: activation: ")
+        for head in layer.heads:
+            if isinstance(head.score, CircuitScore):
+                _check_constants(head.score.circuit.gates, file, f"layer {number}: head {head.name}: score: ")
+            elif any(_too_long(q) for _, _, q in head.score.entries()):
+                raise InputError(f"layer {number}: head {head.name}: an entry has more than "
+                                 f"{MAX_CERTIFIED_DIGITS:,} digits (the limit on a certified constant)", file)
 
 
 def print_summary(result) -> None:

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from ..errors import InputError
+from ..limits import MAX_DIGITS, json_depth_exceeds, json_depth_message
 
 JsonPath = tuple[str | int, ...]
 
@@ -107,13 +108,20 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
         raise InputError("empty file", file, 1 if text is not None else None)
     if "\x00" in text:
         raise InputError("binary file (contains NUL bytes), expected JSON", file)
+    if json_depth_exceeds(text):
+        raise InputError(json_depth_message(), file)
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    except RecursionError:
+        raise InputError(json_depth_message(), file) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON: {exc.msg}", file, exc.lineno) from None
     except _DuplicateKey as exc:
         raise InputError(f"duplicate key {exc.args[0]!r}", file, _line_of_key(text, exc.args[0])) from None
     except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            raise InputError(f"a number has more than {MAX_DIGITS:,} digits (the digits-per-number limit)",
+                             file) from None
         raise InputError(f"malformed JSON: {exc}", file) from None
     return data, Locator(text)
 
@@ -147,6 +155,9 @@ def parse_rational(value: Any, what: str, file: str | None = None, line: int | N
     """An exact rational from a JSON int or a string like ``"-3/4"`` or ``"0.25"``."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise InputError(f"{what}: expected a rational as a string or integer, got {value!r}", file, line)
+    if isinstance(value, str) and sum(c.isdigit() for c in value) > MAX_DIGITS:
+        raise InputError(f"{what}: number has more than {MAX_DIGITS:,} digits (the digits-per-number limit)",
+                         file, line)
     try:
         q = Fraction(value.strip() if isinstance(value, str) else value)
     except (ValueError, ZeroDivisionError):

@@ -1,0 +1,114 @@
+"""Issue 12: hostile input gives one line and exit code 2, never a traceback or exit 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verified_aat.cli.main import main
+from verified_aat.limits import MAX_CERTIFIED_DIGITS, MAX_DIGITS, MAX_JSON_DEPTH
+
+ROOT = Path(__file__).resolve().parents[1]
+MIXED = ROOT / "specs" / "circuits" / "mixed_depth6.circ"
+HUGE = "7" * 100_000
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def one_line_error(capsys, argv: list[str], *words: str) -> str:
+    """Run the CLI; assert exit 2 and exactly one stderr line containing every word."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2, (code, err)
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    for word in words:
+        assert str(word) in lines[0], (word, lines[0])
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("compiled")
+    assert main(["compile", str(MIXED), "-c", "gate-edge", "-o", str(out)]) == 0
+    return out
+
+
+def _edited_transformer(compiled: Path, path: Path, constant: str) -> Path:
+    doc = json.loads((compiled / "transformer.json").read_text())
+    doc["functions"]["activation-fetch"][0] = f"g10 = const {constant}"
+    path.write_text(json.dumps(doc, indent=1))
+    return path
+
+
+# -- item 1: huge numbers ---------------------------------------------------------------------
+
+def test_limits_agree_with_the_kernel() -> None:
+    from verified_aat.kernel import data
+    assert MAX_CERTIFIED_DIGITS == data.MAX_DIGITS and MAX_CERTIFIED_DIGITS <= MAX_DIGITS
+
+
+@pytest.mark.parametrize("command", [["info"], ["eval", "--input=1"], ["certify", "-c", "gate-edge"]])
+def test_a_huge_constant_in_a_text_circuit(capsys, tmp_path, command) -> None:
+    path = tmp_path / "big.circ"
+    path.write_text(f"input x\nc = const {HUGE}\ny = add x c\noutput y\n")
+    one_line_error(capsys, [command[0], path, *command[1:]], f"{path}:2:", f"{MAX_DIGITS:,} digits", "limit")
+
+
+@pytest.mark.parametrize("literal", [HUGE, json.dumps(HUGE)])
+@pytest.mark.parametrize("command", [["info"], ["certify", "-c", "gate-edge"]])
+def test_a_huge_constant_in_a_json_circuit(capsys, tmp_path, command, literal) -> None:
+    path = tmp_path / "big.json"
+    path.write_text('{"format": "verified-aat/circuit", "version": 1, "inputs": ["x"], "gates": '
+                    '[{"name": "c", "op": "const", "value": %s}], "outputs": ["c"]}' % literal)
+    one_line_error(capsys, [command[0], path, *command[1:]], str(path), "digits")
+
+
+def test_a_constant_longer_than_a_certificate_may_hold_is_refused_by_certify(capsys, tmp_path) -> None:
+    path = tmp_path / "long.circ"
+    path.write_text(f"input x\nc = const {'9' * (MAX_CERTIFIED_DIGITS + 500)}\ny = add x c\noutput y\n")
+    one_line_error(capsys, ["certify", path, "-c", "gate-edge"], str(path), f"{MAX_CERTIFIED_DIGITS:,} digits")
+    assert main(["eval", str(path), "--input=1"]) == 0  # below MAX_DIGITS: evaluation is fine
+
+
+def test_a_huge_constant_in_a_transformer_function(capsys, tmp_path, compiled) -> None:
+    spec = _edited_transformer(compiled, tmp_path / "t.json", HUGE)
+    one_line_error(capsys, ["certify", MIXED, "-c", "gate-edge", "--transformer", spec], f"{spec}:", "digits")
+    one_line_error(capsys, ["run", spec, "--encoding", compiled / "encoding.json", "--input=1,2,3"],
+                   f"{spec}:", "digits")
+
+
+def test_a_long_constant_in_a_transformer_function(capsys, tmp_path, compiled) -> None:
+    spec = _edited_transformer(compiled, tmp_path / "t.json", "4" * 5000)
+    one_line_error(capsys, ["certify", MIXED, "-c", "gate-edge", "--transformer", spec], str(spec),
+                   f"{MAX_CERTIFIED_DIGITS:,} digits")
+    assert main(["run", str(spec), "--encoding", str(compiled / "encoding.json"), "--input=1,2,3"]) == 0
+
+
+# -- item 1: deep nesting ---------------------------------------------------------------------
+
+def test_deep_json_as_a_transformer(capsys, tmp_path, compiled) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP)
+    one_line_error(capsys, ["certify", MIXED, "-c", "gate-edge", "--transformer", path], str(path),
+                   f"more than {MAX_JSON_DEPTH} levels")
+    one_line_error(capsys, ["run", path, "--encoding", compiled / "encoding.json", "--input=1,2,3"], str(path),
+                   f"more than {MAX_JSON_DEPTH} levels")
+    one_line_error(capsys, ["run", compiled / "transformer.json", "--encoding", path, "--input=1,2,3"], str(path),
+                   "nested")
+
+
+def test_deep_json_as_a_circuit_or_certificate(capsys, tmp_path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP)
+    one_line_error(capsys, ["info", path], str(path), "nested")
+    one_line_error(capsys, ["check", path], str(path), "nested too deeply")
+
+
+def test_deep_strings_do_not_count_as_nesting() -> None:
+    from verified_aat.limits import json_depth_exceeds
+    assert not json_depth_exceeds(json.dumps({"a": "[" * 10_000, "b": ["\\\"[" * 500]}))
+    assert json_depth_exceeds("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1))
+    assert not json_depth_exceeds("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)

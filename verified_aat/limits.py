@@ -1,0 +1,47 @@
+"""Every limit on what a hostile input can make large, in one place.
+
+Each limit is checked while reading, before any work starts, and an input
+past it is an :class:`~verified_aat.errors.InputError` that names the limit
+(and the option that raises it, where there is one).  ``docs/cli.md`` lists them.
+The trusted kernel keeps its own copies (``kernel/data.py``); a test keeps
+:data:`MAX_CERTIFIED_DIGITS` equal to the kernel's.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_DIGITS = 10_000
+"""Digits in one number of a circuit, transformer or input vector."""
+
+MAX_CERTIFIED_DIGITS = 2_000
+"""Digits in one constant of a circuit or transformer that ``certify`` proves (the kernel's limit)."""
+
+MAX_JSON_DEPTH = 200
+"""Nesting depth of a JSON circuit or transformer file."""
+
+MAX_K = 10_000
+"""Largest depth bound ``-K`` (and ``depth_bound`` of a certificate)."""
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON ``text`` nests arrays and objects more than ``limit`` deep (strings skipped)."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    depth = 0
+    for char in brackets:
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def json_depth_message(limit: int = MAX_JSON_DEPTH) -> str:
+    return f"JSON nested more than {limit} levels deep (the nesting-depth limit)"
