@@ -112,3 +112,68 @@ def test_deep_strings_do_not_count_as_nesting() -> None:
     assert not json_depth_exceeds(json.dumps({"a": "[" * 10_000, "b": ["\\\"[" * 500]}))
     assert json_depth_exceeds("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1))
     assert not json_depth_exceeds("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)
+
+
+# -- item 2: options ----------------------------------------------------------------------------
+
+BAD_OPTIONS = [(["-K", "0"], "--depth-bound (-K): must be >= 1"), (["-K", "-3"], "--depth-bound (-K): must be >= 1"),
+               (["-K", "100000000000"], "--depth-bound (-K): must be at most 10,000"),
+               (["--timeout", "-1"], "--timeout: must be a finite number > 0"),
+               (["--timeout", "inf"], "--timeout: must be a finite number > 0"),
+               (["--jobs", "0"], "--jobs (-j): must be >= 1")]
+
+
+def _subcommands_with(option: str, compiled: Path, cert: Path) -> list[list[str]]:
+    transformer = str(compiled / "transformer.json")
+    calls = {"-K": [["certify", str(MIXED)], ["compile", str(MIXED)], ["refute", transformer]],
+             "--timeout": [["certify", str(MIXED)], ["check", str(cert)]],
+             "--jobs": [["certify", str(MIXED)], ["check", str(cert)]]}
+    return calls[option]
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cert") / "mixed.json"
+    assert main(["certify", str(MIXED), "-c", "gate-edge", "--no-timings", "-o", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("option, message", BAD_OPTIONS, ids=[" ".join(o) for o, _ in BAD_OPTIONS])
+def test_bad_options_on_every_subcommand(capsys, tmp_path, compiled, certificate, option, message) -> None:
+    for call in _subcommands_with(option[0], compiled, certificate):
+        line = one_line_error(capsys, call + option, message)
+        assert line.startswith(f"verified-aat: {option[0] if option[0] != '-K' else '--depth-bound'}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_timeouts_of_run_and_refute(capsys, compiled) -> None:
+    transformer, encoding = compiled / "transformer.json", compiled / "encoding.json"
+    one_line_error(capsys, ["run", transformer, "--encoding", encoding, "--input=1,2,3", "--key-timeout", "0"],
+                   "--key-timeout: must be")
+    one_line_error(capsys, ["refute", transformer, "--budget", "-1"], "--budget: must be")
+
+
+@pytest.mark.parametrize("version", [1.0, True, "2", None])
+def test_a_certificate_version_must_be_the_integer_2(capsys, tmp_path, certificate, version) -> None:
+    doc = json.loads(certificate.read_text())
+    doc["version"] = version
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(doc))
+    assert main(["check", str(path)]) == 1  # the kernel rejects it (never accepted)
+    assert "$.version" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("depth", [-5, 10**9, 0, "6", True])
+def test_a_hostile_informational_depth_bound_costs_nothing(capsys, tmp_path, certificate, depth) -> None:
+    import time
+
+    from verified_aat.certificates.document import is_constructions_own
+    doc = json.loads(certificate.read_text())
+    assert is_constructions_own(doc) is True
+    doc["info"]["depth_bound"] = depth
+    start = time.perf_counter()
+    assert is_constructions_own(doc) is False
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(doc))
+    main(["check", str(path)])  # the informational field is not part of the theorem
+    assert time.perf_counter() - start < 30

@@ -48,6 +48,27 @@ class _ArgumentError(Exception):
     pass
 
 
+def validate_options(args: argparse.Namespace) -> None:
+    """Check the numeric options every subcommand shares, before any work: one :class:`InputError` each."""
+    import math
+
+    from ..limits import MAX_K
+
+    k = getattr(args, "depth_bound", None)
+    if k is not None:
+        if k < 1:
+            raise InputError(f"must be >= 1, got {k}", "--depth-bound (-K)")
+        if k > MAX_K:
+            raise InputError(f"must be at most {MAX_K:,} (the depth-bound limit), got {k}", "--depth-bound (-K)")
+    for attr, option in (("timeout", "--timeout"), ("budget", "--budget"), ("key_timeout", "--key-timeout")):
+        value = getattr(args, attr, None)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise InputError(f"must be a finite number > 0, got {value}", option)
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and jobs < 1:
+        raise InputError(f"must be >= 1, got {jobs}", "--jobs (-j)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -59,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     try:
+        validate_options(args)
         return int(args.func(args))
     except InputError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
