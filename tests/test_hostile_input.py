@@ -177,3 +177,28 @@ def test_a_hostile_informational_depth_bound_costs_nothing(capsys, tmp_path, cer
     path.write_text(json.dumps(doc))
     main(["check", str(path)])  # the informational field is not part of the theorem
     assert time.perf_counter() - start < 30
+
+
+# -- item 3: argparse errors --------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, expected", [
+    (["certify", "--foo"], "verified-aat: certify: unrecognized arguments: --foo (see verified-aat certify --help)"),
+    (["certify", str(MIXED), "--foo", "bar"], "verified-aat: certify: unrecognized arguments: --foo bar"),
+    (["certify", "-c", "nope"], "verified-aat: certify: argument --construction/-c: invalid choice: 'nope'"),
+    (["certify", "-K", "x"], "verified-aat: certify: argument --depth-bound/-K: invalid int value: 'x'"),
+    (["check"], "verified-aat: check: the following arguments are required: CERT (see verified-aat check --help)"),
+    (["frobnicate"], "verified-aat: argument COMMAND: invalid choice: 'frobnicate'"),
+    (["run", "--trace"], "verified-aat: run: the following arguments are required: MODEL"),
+])
+def test_argparse_errors_are_one_line(capsys, argv, expected) -> None:
+    line = one_line_error(capsys, argv)
+    assert line.startswith(expected) and "usage:" not in line
+    assert line.endswith("--help)")
+
+
+def test_refute_takes_options_after_positional_arguments(capsys, compiled) -> None:
+    transformer = str(compiled / "transformer.json")
+    assert main(["refute", transformer, "-c", "gate-edge", str(MIXED), "--budget", "5"]) == 3
+    assert "no counterexample in 1 circuits" in capsys.readouterr().out
+    one_line_error(capsys, ["refute", transformer, "-c", "gate-edge", str(MIXED), "extra"],
+                   "verified-aat: refute: unrecognized arguments: extra")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from ..errors import EXIT_BAD_INPUT, InputError
 
@@ -25,8 +26,25 @@ EXIT_CODES_HELP = """exit codes:
 """
 
 
+class _ArgumentError(Exception):
+    """An argparse error, already worded as one line."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: ``verified-aat: certify: ... (see ... --help)``."""
+
+    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+        raise _ArgumentError(one_line_usage_error(self.prog, message))
+
+
+def one_line_usage_error(prog: str, message: str) -> str:
+    words = prog.split()
+    where = ": ".join(words)
+    return f"{where}: {message} (see {prog} --help)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="verified-aat",
         description="Machine-checked transformer–circuit constructions (average attention ⇄ FSAC⁰[sign]).",
         epilog=EXIT_CODES_HELP,
@@ -43,9 +61,6 @@ def build_parser() -> argparse.ArgumentParser:
         module.register(sub)
     return parser
 
-
-class _ArgumentError(Exception):
-    pass
 
 
 def validate_options(args: argparse.Namespace) -> None:
@@ -69,11 +84,27 @@ def validate_options(args: argparse.Namespace) -> None:
         raise InputError(f"must be >= 1, got {jobs}", "--jobs (-j)")
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``parse_args``, except that a CIRCUIT given after options (``refute MODEL -c NAME CIRCUIT``) is
+    taken as the circuit, and unrecognized arguments name the subcommand."""
+    args, extras = parser.parse_known_args(argv)
+    if extras and not extras[0].startswith("-") and getattr(args, "circuit", "") is None:
+        args.circuit = extras.pop(0)
+    if extras:
+        command = getattr(args, "command", None)
+        prog = f"{parser.prog} {command}" if command else parser.prog
+        raise _ArgumentError(one_line_usage_error(prog, f"unrecognized arguments: {' '.join(extras)}"))
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse already printed a one-line usage error
+        args = _parse(parser, argv)
+    except _ArgumentError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SystemExit as exc:  # --help and --version exit 0
         code = exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
         return EXIT_BAD_INPUT if code not in (0,) else 0
     if not getattr(args, "func", None):
