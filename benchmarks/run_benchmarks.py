@@ -297,7 +297,7 @@ def section_scale(report: Report, args: argparse.Namespace) -> None:
     """Each circuit certified and checked in fresh processes: CPU, wall, peak memory, ratio to eval."""
     from scale import measure, scale_specs
 
-    table = Table("5. Scale: certify and check in fresh processes (CPU = user + sys of that process)",
+    table = Table("5. Scale: certify and check in fresh processes (CPU = user + sys of the process and its helpers)",
                   [Column("label", "circuit", right=False), Column("gates", "gates"), Column("positions", "positions"),
                    Column("eval_cpu_s", "eval CPU s", ".3f"), Column("certify_s", "certify s", ".1f"),
                    Column("certify_cpu_s", "certify CPU s", ".1f"), Column("certify_rss_mb", "certify MB", ".0f"),
