@@ -202,3 +202,32 @@ def test_refute_takes_options_after_positional_arguments(capsys, compiled) -> No
     assert "no counterexample in 1 circuits" in capsys.readouterr().out
     one_line_error(capsys, ["refute", transformer, "-c", "gate-edge", str(MIXED), "extra"],
                    "verified-aat: refute: unrecognized arguments: extra")
+
+
+# -- item 4: provenance without local paths ----------------------------------------------------
+
+NETLIST = ROOT.parent / "shared" / "circuits" / "iscas85" / "c17.bench"
+
+
+@pytest.mark.parametrize("source", [MIXED, NETLIST], ids=["text", "netlist"])
+def test_certificates_are_byte_identical_across_directories(tmp_path, monkeypatch, capsys, source) -> None:
+    if not source.exists():
+        pytest.skip(f"{source} is not here")
+    outputs = []
+    for number, relative in ((1, False), (2, True), (3, True)):
+        directory = tmp_path / f"dir{number}" / "deeper"
+        directory.mkdir(parents=True)
+        (directory / source.name).write_bytes(source.read_bytes())
+        monkeypatch.chdir(directory if relative else tmp_path)
+        argv = source.name if relative else str(directory / source.name)
+        out = directory / "cert.json"
+        assert main(["certify", argv, "--no-timings", "-o", str(out)]) == 0
+        outputs.append(out.read_bytes())
+    capsys.readouterr()
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert str(tmp_path).encode() not in outputs[0] and b"dir1" not in outputs[0]
+    if source.suffix == ".bench":
+        section = json.loads(outputs[0])["netlist"]
+        assert section["file"] == "c17.bench"
+        import hashlib
+        assert section["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
