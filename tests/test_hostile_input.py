@@ -231,3 +231,59 @@ def test_certificates_are_byte_identical_across_directories(tmp_path, monkeypatc
         assert section["file"] == "c17.bench"
         import hashlib
         assert section["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+# -- item 5: standard input and output ----------------------------------------------------------
+
+def _cli(args: list[str], stdin: bytes = b"") -> "subprocess.CompletedProcess[bytes]":
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "verified_aat.cli.main", *map(str, args)], input=stdin,
+                          capture_output=True, timeout=300, cwd=ROOT)
+
+
+def _stdin(monkeypatch, data: bytes) -> None:
+    import io
+    import sys
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize("source", [MIXED, NETLIST], ids=["text", "netlist"])
+def test_a_circuit_from_standard_input(capsys, monkeypatch, tmp_path, source) -> None:
+    if not source.exists():
+        pytest.skip(f"{source} is not here")
+    assert main(["info", str(source)]) == 0
+    from_file = capsys.readouterr().out
+    _stdin(monkeypatch, source.read_bytes())
+    assert main(["info", "-"]) == 0
+    from_stdin = capsys.readouterr().out
+    def numbers(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line.split()[:1] in (["depth"], ["size"], ["class"])]
+    assert numbers(from_stdin) == numbers(from_file) and len(numbers(from_file)) >= 2
+    n = 3 if source == MIXED else 5
+    _stdin(monkeypatch, source.read_bytes())
+    assert main(["eval", "-", "--input=" + ",".join(["1"] * n)]) == 0
+    assert capsys.readouterr().out.strip()
+
+
+def test_the_format_of_standard_input(capsys, monkeypatch) -> None:
+    json_circuit = b'{"format": "verified-aat/circuit", "version": 1, "inputs": ["x"], ' \
+                   b'"gates": [{"name": "x", "op": "input"}, {"name": "c", "op": "const", "value": "3"}], "outputs": ["c"]}'
+    _stdin(monkeypatch, json_circuit)
+    assert main(["eval", "-", "--input=1"]) == 0 and capsys.readouterr().out.strip() == "c = 3"
+    _stdin(monkeypatch, json_circuit)  # --format overrides what the content suggests
+    one_line_error(capsys, ["info", "-", "--format", "text"], "<stdin>:1:")
+    _stdin(monkeypatch, b"input x\n")
+    one_line_error(capsys, ["info", "-"], "<stdin>:1: no outputs")
+
+
+def test_certify_reads_stdin_and_writes_the_certificate_to_stdout(tmp_path) -> None:
+    by_file = tmp_path / "file.json"
+    assert main(["certify", str(MIXED), "--no-timings", "-o", str(by_file)]) == 0
+    done = _cli(["certify", "-", "--no-timings", "-o", "-"], MIXED.read_bytes())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == by_file.read_bytes()
+    assert b"proved" in done.stderr and b"(standard output)" in done.stderr
+    bad = _cli(["certify", "-", "-o", "-"], b"input x\n")
+    assert bad.returncode == 2 and bad.stdout == b"" and bad.stderr.decode().strip().count("\n") == 0
+    assert bad.stderr.decode().startswith("verified-aat: <stdin>:1:") and b"Traceback" not in bad.stderr

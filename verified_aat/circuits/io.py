@@ -69,11 +69,65 @@ def file_format(path: str, fmt: str | None = None) -> str:
     raise InputError(f"unknown circuit file type '{ext or '(none)'}' (expected {known}, or give the format)", path)
 
 
+STDIN = "-"
+"""The path that reads a circuit from standard input."""
+STDIN_NAME = "<stdin>"
+"""How errors name standard input."""
+
+_BENCH_LINE = re.compile(r"^\s*(?:INPUT|OUTPUT)\s*\(", re.MULTILINE | re.IGNORECASE)
+_BLIF_LINE = re.compile(r"^\s*\.(?:model|inputs|outputs|names)\b", re.MULTILINE)
+
+
+def content_format(text: str) -> str:
+    """The format of a circuit read without a file name: JSON, a netlist, or the text format."""
+    from .bristol import looks_like_bristol
+    if text.lstrip().startswith("{"):
+        return "json"
+    if looks_like_bristol(text):
+        return "bristol"
+    if _BLIF_LINE.search(text):
+        return "blif"
+    if _BENCH_LINE.search(text):
+        return "bench"
+    return "text"
+
+
+def _load_stdin(mode: str | None, fmt: str | None, cap: int | None) -> Circuit:
+    """Read a circuit from standard input (``-``); the format is ``fmt`` or read off the content."""
+    import sys
+    from dataclasses import replace
+
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(f"unknown circuit format '{fmt}' (expected {', '.join(FORMATS)})", STDIN_NAME)
+    data = sys.stdin.buffer.read()
+    text = decode_circuit_bytes(data, STDIN_NAME)
+    fmt = fmt or content_format(text)
+    if fmt == "text":
+        return parse_circuit_text(text, file=STDIN_NAME, name="stdin")
+    if fmt == "json":
+        return parse_circuit_json(text, file=STDIN_NAME)
+    from .arithmetize import import_netlist
+    with tempfile.TemporaryDirectory() as directory:
+        temp = os.path.join(directory, f"stdin.{fmt}")
+        with open(temp, "wb") as out:
+            out.write(data)
+        try:
+            circuit = import_netlist(temp, mode or "exact", cap, fmt)
+        except InputError as exc:
+            raise InputError(exc.message.replace(temp, STDIN_NAME), STDIN_NAME, exc.line) from None
+    if circuit.provenance is not None:
+        circuit = replace(circuit, provenance=replace(circuit.provenance, source_path=STDIN_NAME))
+    return circuit
+
+
 def load_circuit(path: str, mode: str | None = None, fmt: str | None = None, cap: int | None = None) -> Circuit:
     """Read a circuit; ``mode`` (default exact) and ``cap`` (default: the linear construction,
-    :mod:`.arithmetize`) only matter for netlists; ``fmt`` overrides the file's extension."""
+    :mod:`.arithmetize`) only matter for netlists; ``fmt`` overrides the file's extension.
+    ``-`` reads standard input."""
     if mode is not None and mode not in MODES:
         raise InputError(f"unknown arithmetization mode '{mode}' (expected exact or threshold)", path)
+    if path == STDIN:
+        return _load_stdin(mode, fmt, cap)
     fmt = file_format(path, fmt)
     if fmt == "text":
         return parse_circuit_text(read_circuit_file(path), file=path)

@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(a modified construction); encoding and schedule still come from --construction")
     p.add_argument("--depth-bound", "-K", type=int, default=None)
     p.add_argument("--binarize", action="store_true", help="binarize n-ary products (and sums for unique-hard) first")
-    p.add_argument("-o", "--output", metavar="CERT", help="write the certificate here (only when proved)")
+    p.add_argument("-o", "--output", metavar="CERT", help="write the certificate here (only when proved; "
+                   "- for standard output, the summary then goes to standard error)")
     p.add_argument("--export-smt", metavar="DIR", help="also write every lemma as an .smt2 file")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per solver query (default 10)")
     p.add_argument("--jobs", "-j", type=int, default=2, help="processes for discharging lemmas (default 2)")
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .common import circuit_from_args
-    from ..certificates.document import build_certificate, export_smt, write_certificate
+    from ..certificates.document import build_certificate, write_certificate
     from ..symbolic.certify import certify
     from .progress import progress_reporter
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         construction = get_construction(args.construction)
         if args.binarize:
             circuit = binarize(circuit, sums=construction.name == "unique-hard").circuit
-        _check_constants(circuit.gates, args.circuit or "--family")
+        _check_constants(circuit.gates, {None: "--family", "-": "<stdin>"}.get(args.circuit, args.circuit))
         transformer = None
         if args.transformer:
             from ..transformer.spec import load_transformer
@@ -59,12 +60,28 @@ def run(args: argparse.Namespace) -> int:
                 # an imported netlist: the certificate also proves C equals the netlist (kernel check N)
                 link = netlist_section(carry_link(circuit, result.circuit))
                 doc = build_certificate(result, include_timings=not args.no_timings, netlist=link)
-                if args.output:
+                if args.output and args.output != "-":
                     write_certificate(doc, args.output)
+    if args.output == "-":  # the certificate goes to stdout, everything else to stderr
+        import contextlib
+        with contextlib.redirect_stdout(sys.stderr):
+            code = _report(result, doc, args)
+        if doc is not None:
+            from ..certificates.document import certificate_bytes
+            sys.stdout.flush()
+            sys.stdout.buffer.write(certificate_bytes(doc))
+            sys.stdout.buffer.flush()
+        return code
+    return _report(result, doc, args)
+
+
+def _report(result, doc, args: argparse.Namespace) -> int:
+    from ..certificates.document import export_smt
+
     print_summary(result)
     if doc is not None:
         if args.output:
-            print(f"certificate      {args.output}")
+            print(f"certificate      {'(standard output)' if args.output == '-' else args.output}")
         if args.export_smt:
             files = export_smt(doc, args.export_smt)
             print(f"smt-lib          {len(files)} files in {args.export_smt}")
