@@ -105,11 +105,18 @@ def test_eval_inputs_from_file(capsys, tmp_path, demo) -> None:
     assert code == 0 and out.splitlines()[0] == "z = 19/8"
 
 
-def test_eval_boolean_domain_warns(capsys, tmp_path) -> None:
+def test_eval_threshold_outside_boolean_inputs_is_bad_input(capsys, tmp_path) -> None:
     path = tmp_path / "c17.circ"
     path.write_text(NETLIST)
     code, out, err = run(capsys, "eval", str(path), "--input", "1 1")
     assert code == 0 and out == "y = 0\n" and err == ""
+    code, out, err = run(capsys, "eval", str(path), "--input", "2 1")
+    assert code == 2 and out == "" and err.startswith("verified-aat: --input: input 1 is 2, not 0 or 1")
+
+
+def test_eval_boolean_domain_warns(capsys, tmp_path) -> None:
+    path = tmp_path / "b.circ"
+    path.write_text("domain boolean\ninput a b\nn = mul a b\noutput n\n")
     code, out, err = run(capsys, "eval", str(path), "--input", "2 1")
     assert code == 0 and "warning" in err and "{0,1}" in err
 

@@ -287,3 +287,20 @@ def test_certify_reads_stdin_and_writes_the_certificate_to_stdout(tmp_path) -> N
     bad = _cli(["certify", "-", "-o", "-"], b"input x\n")
     assert bad.returncode == 2 and bad.stdout == b"" and bad.stderr.decode().strip().count("\n") == 0
     assert bad.stderr.decode().startswith("verified-aat: <stdin>:1:") and b"Traceback" not in bad.stderr
+
+
+# -- item 6: threshold mode outside {0,1} ---------------------------------------------------------
+
+def test_eval_threshold_mode_refuses_inputs_outside_0_1(capsys, tmp_path) -> None:
+    if not NETLIST.exists():
+        pytest.skip(f"{NETLIST} is not here")
+    base = ["eval", NETLIST, "--mode", "threshold"]
+    assert main([*map(str, base), "--input=1,0,1,1,0"]) == 0
+    capsys.readouterr()
+    one_line_error(capsys, [*base, "--input=1,0,2,1,0"], "verified-aat: --input: input 3 is 2, not 0 or 1",
+                   "threshold")
+    one_line_error(capsys, [*base, "--input=1,0,1,1,-1/2"], "input 5 is -1/2")
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("1,0,1,1,0\n# fine so far\n0,0,0,0,3\n")
+    one_line_error(capsys, [*base, "--inputs", vectors], f"verified-aat: {vectors}:3: input 5 is 3")
+    assert main(["eval", str(NETLIST), "--mode", "exact", "--input=1,0,2,1,0"]) == 0  # exact: all of Q^n

@@ -30,6 +30,17 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def _check_threshold(circuit: Circuit, vectors: list[tuple[int | None, list[Any]]], file: str) -> None:
+    """A threshold arithmetization means nothing outside {0,1}^n: such an input is bad input."""
+    if circuit.provenance is None or circuit.provenance.arithmetization != "threshold":
+        return
+    for line, values in vectors:
+        for k, v in enumerate(values, start=1):
+            if v not in (0, 1):
+                raise InputError(f"input {k} is {format_rational(v)}, not 0 or 1: a threshold arithmetization "
+                                 f"matches the netlist on {{0,1}}^n only (use --mode exact)", file, line)
+
+
 def _warn_boolean(circuit: Circuit, vectors: list[list[Any]]) -> None:
     if circuit.domain is Domain.BOOLEAN and any(v not in (0, 1) for values in vectors for v in values):
         print(f"verified-aat: warning: circuit {circuit.name} is meant for inputs in {{0,1}} only",
@@ -52,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("give either --input or --inputs, not both", ARGUMENTS)
         return _run_many(args, circuit, names)
     values = parse_input_vector(args.input or "", circuit.n_inputs, file="--input")
+    _check_threshold(circuit, [(None, values)], "--input")
     _warn_boolean(circuit, [values])
     outputs = evaluate(circuit, values)
     if args.json:
@@ -69,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_many(args: argparse.Namespace, circuit: Circuit, names: tuple[str, ...]) -> int:
     """Every vector of ``--inputs`` (all checked first), one output line each."""
     vectors = read_input_vectors(args.inputs, args.max_inputs, _parse_line(circuit))
+    _check_threshold(circuit, vectors, args.inputs)
     _warn_boolean(circuit, [values for _, values in vectors])
     results = []
     for line, values in vectors:
