@@ -304,3 +304,16 @@ def test_eval_threshold_mode_refuses_inputs_outside_0_1(capsys, tmp_path) -> Non
     vectors.write_text("1,0,1,1,0\n# fine so far\n0,0,0,0,3\n")
     one_line_error(capsys, [*base, "--inputs", vectors], f"verified-aat: {vectors}:3: input 5 is 3")
     assert main(["eval", str(NETLIST), "--mode", "exact", "--input=1,0,2,1,0"]) == 0  # exact: all of Q^n
+
+
+# -- item 7: docs/cli.md --------------------------------------------------------------------------
+
+def test_docs_cli_lists_the_limits_and_exit_codes() -> None:
+    from verified_aat import limits
+    from verified_aat.cli.common import MAX_INPUTS
+    text = (ROOT / "docs" / "cli.md").read_text()
+    for value in (limits.MAX_DIGITS, limits.MAX_CERTIFIED_DIGITS, limits.MAX_JSON_DEPTH, limits.MAX_K, MAX_INPUTS):
+        assert f"{value:,}" in text, value
+    for code in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |"):
+        assert code in text
+    assert "docs/cli.md" in (ROOT / "README.md").read_text()
