@@ -112,6 +112,9 @@ def test_deep_strings_do_not_count_as_nesting() -> None:
     assert not json_depth_exceeds(json.dumps({"a": "[" * 10_000, "b": ["\\\"[" * 500]}))
     assert json_depth_exceeds("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1))
     assert not json_depth_exceeds("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)
+    for depth in (3, 9, MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1):
+        text = '{"a": [' + "[1, [2]], " * 300 + "[" * depth + "]" * depth + "]}"
+        assert json_depth_exceeds(text) == (depth + 2 > MAX_JSON_DEPTH), depth
 
 
 # -- item 2: options ----------------------------------------------------------------------------

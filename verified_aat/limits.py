@@ -23,8 +23,9 @@ MAX_JSON_DEPTH = 200
 MAX_K = 10_000
 """Largest depth bound ``-K`` (and ``depth_bound`` of a certificate)."""
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
 
 
 def json_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
@@ -32,11 +33,17 @@ def json_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     if text.count("[") + text.count("{") <= limit:
         return False
     brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    peeled = 0
+    while peeled < min(limit, 8):  # the usual shallow file: peel innermost pairs at C speed
+        brackets = _INNERMOST.sub("", brackets)
+        peeled += 1  # each pass lowers the depth by exactly 1
+        if not brackets:
+            return False
     depth = 0
     for char in brackets:
         if char in "[{":
             depth += 1
-            if depth > limit:
+            if depth + peeled > limit:
                 return True
         else:
             depth -= 1
