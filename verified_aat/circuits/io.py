@@ -152,7 +152,10 @@ def save_circuit(circuit: Circuit, path: str) -> None:
 def write_atomically(path: str, text: str | bytes) -> None:
     """Write ``text`` (UTF-8, or raw bytes) to ``path`` via a temporary file and :func:`os.replace`."""
     directory = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    try:
+        handle, temp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    except OSError as exc:  # name the user's path, not the temporary file's
+        raise InputError(f"cannot write: {exc.strerror or exc}", path) from None
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(text.encode("utf-8") if isinstance(text, str) else text)

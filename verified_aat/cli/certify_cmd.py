@@ -39,6 +39,11 @@ def run(args: argparse.Namespace) -> int:
     from ..symbolic.certify import certify
     from .progress import progress_reporter
 
+    if args.output and args.output != "-":
+        import os
+        directory = os.path.dirname(os.path.abspath(args.output))
+        if not os.path.isdir(directory):  # before any work, not after the proof
+            raise InputError(f"cannot write: no directory {os.path.dirname(args.output) or '.'}", args.output)
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
         with progress.stage("import"):
             circuit = circuit_from_args(args)
