@@ -330,3 +330,8 @@ def test_an_output_in_a_missing_directory_names_the_users_path(capsys, tmp_path)
     with pytest.raises(InputError, match="cannot write") as info:
         write_atomically(str(target), "x")
     assert info.value.file == str(target)
+
+
+def test_run_names_the_input_option(capsys, compiled) -> None:
+    one_line_error(capsys, ["run", compiled / "transformer.json", "--encoding", compiled / "encoding.json",
+                            "--input=1,2,x"], "verified-aat: --input: value 3: not a rational number: 'x'")

@@ -68,11 +68,11 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def parse_input_values(text: str | None, what: str = "--input value") -> list[int | Fraction]:
+def parse_input_values(text: str | None, what: str = "value", file: str | None = None) -> list[int | Fraction]:
     """``"1,2,-3/4"`` as exact rationals; an empty string or None is no inputs."""
     if text is None or not text.strip():
         return []
-    return [parse_rational(part.strip(), f"{what} {k + 1}") for k, part in enumerate(text.split(","))]
+    return [parse_rational(part.strip(), f"{what} {k + 1}", file) for k, part in enumerate(text.split(","))]
 
 
 def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositions | None:
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     encoding: Encoding | None = None
     if args.encoding is not None:
         encoding = _load_encoding(args.encoding, model)
-        values = parse_input_values(args.input)
+        values = parse_input_values(args.input, file="--input")
         if len(values) != encoding.n_inputs:
             raise InputError(f"expected {encoding.n_inputs} inputs, got {len(values)}", args.encoding)
         sequence: Sequence[Sequence[Any]] = encoding.instantiate(values)
