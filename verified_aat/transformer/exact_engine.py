@@ -47,13 +47,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from ..circuits.evaluate import as_exact, compile_circuit, evaluate
+from ..circuits.evaluate import as_exact, compile_circuit
 from ..circuits.ir import Circuit
 from ..errors import InputError
 from . import exact_kernels
 from .exact_kernels import ActivationKernel, BilinearKernel, CircuitKernel, inner, normal, outer_row, ratio
 from .key_join import KeyDecompositions, KeyHint, facts_hold, join_argmax
-from .model import BilinearScore, CircuitScore, Head, Pooling, Score, Transformer
+from .model import CircuitScore, Head, Pooling, Score, Transformer
 
 Number = int | Fraction
 Vector = tuple[Number, ...]
@@ -606,43 +606,4 @@ def run_exact(transformer: Transformer, sequence: Sequence[Sequence[Any]], trace
     return ExactRunner(transformer, keys).run(sequence, trace)
 
 
-# -- the reference -----------------------------------------------------------------
-
-def _reference_score(score: Score, xi: Vector, xj: Vector) -> Number:
-    if isinstance(score, BilinearScore):
-        d = len(xi)
-        return as_exact(sum((score.matrix[r][c] * xi[r] * xj[c] for r in range(d) for c in range(d)), Fraction(0)))
-    return evaluate(score.circuit, list(xi) + list(xj))[0]
-
-
-def run_exact_reference(transformer: Transformer, sequence: Sequence[Sequence[Any]]) -> RunResult:
-    """The obviously correct engine: every score pair with the circuit interpreter."""
-    start = time.perf_counter()
-    rows = check_sequence(transformer, sequence)
-    n, d = len(rows), transformer.dimension
-    layers: list[LayerTrace] = []
-    evaluations = 0
-    for number, layer in enumerate(transformer.layers, start=1):
-        args: list[list[Number]] = [list(row) for row in rows]
-        head_traces = []
-        for head in layer.heads:
-            if head.pooling is Pooling.SOFTMAX:
-                raise InputError(SOFTMAX_MESSAGE)
-            sets = []
-            for i in range(n):
-                scores = [_reference_score(head.score, rows[i], rows[j]) for j in range(n)]
-                evaluations += n
-                top = max(scores)
-                chosen = [j for j in range(n) if scores[j] == top]
-                sets.append(tuple(chosen))
-                if head.pooling is Pooling.AVERAGE:
-                    pooled = [as_exact(Fraction(sum(rows[j][c] for j in chosen), len(chosen))) for c in range(d)]
-                else:
-                    pooled = list(rows[min(chosen) if head.pooling is Pooling.LEFTMOST else max(chosen)])
-                args[i].extend(pooled)
-            head_traces.append(HeadTrace(head.name, tuple(sets)))
-        rows = [tuple(evaluate(layer.activation, a)) for a in args]
-        layers.append(LayerTrace(layer.name or f"layer {number}", tuple(rows), tuple(head_traces)))
-    stats = RunStats(n, transformer.n_layers, evaluations, transformer.n_heads, 0, n * len(layers),
-                     time.perf_counter() - start)
-    return RunResult(tuple(rows), tuple(layers), stats)
+from .exact_reference import run_exact_reference  # noqa: E402,F401 - re-exported; it imports this module's types
