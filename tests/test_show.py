@@ -99,3 +99,13 @@ def test_show_names_what_is_missing(certs, argv, capsys):
     assert main(["show", str(certs[0]), *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(certs[0]) in err
+
+
+def test_compiled_model_files_get_the_usual_file_mode(tmp_path):
+    out = tmp_path / "model"
+    assert main(["compile", SPEC, "-o", str(out)]) == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    for name in ("transformer.json", "encoding.json"):
+        assert stat.S_IMODE((out / name).stat().st_mode) == 0o666 & ~umask
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left

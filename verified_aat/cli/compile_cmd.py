@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
 from ..constructions.binarize import binarize
 from ..constructions.registry import CONSTRUCTIONS, get_construction
+from ..circuits.io import write_atomically
 from ..circuits.measures import depth as circuit_depth
 
 
@@ -46,11 +45,8 @@ def run(args: argparse.Namespace) -> int:
         "encoding.json": compiled.encoding.dumps() + "\n",
     }
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():  # atomic: temp file then rename
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.replace(tmp, out_dir / name)
+    for name, text in files.items():  # atomic (temp file then rename), with the umask's mode
+        write_atomically(str(out_dir / name), text)
     t = compiled.transformer
     print(f"construction     {construction.name}  ({construction.summary})")
     print(f"circuit          {circuit.name}: {circuit.size} gates, {circuit.n_edges} edges, "
