@@ -10,7 +10,6 @@ formula violation or a depth that depends on N, 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 from fractions import Fraction
 from typing import Any
@@ -47,7 +46,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--output-length", type=int, metavar="N",
                         help="length for --output-circuit (default: the largest audited length; without "
                              "--family, --n N means the same)")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print the report as one JSON object (schema: docs/cli.md); bad input is still one "
+                             "line on stderr and exit 2")
     parser.set_defaults(func=run)
 
 
@@ -118,7 +119,16 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--output-length must be >= 1, got {n}", ARGUMENTS)
         save_circuit(unroll(transformer, n).circuit, args.output_circuit)
     if args.json:
-        print(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+        from .json_output import emit, envelope
+        doc = envelope("audit", "passed" if report.ok else "failed", reasons=list(report.problems),
+                       counts={"lengths": len(report.rows), "samples": sum(row.samples for row in report.rows),
+                               "mismatches": sum(row.mismatches for row in report.rows)},
+                       timings={"total": sum(row.seconds for row in report.rows),
+                                **{f"N={row.n}": row.seconds for row in report.rows}},
+                       output_circuit=({"path": args.output_circuit, "length": n} if args.output_circuit
+                                       else None))
+        doc.update(report.to_json())  # the fields --json always had (rows: one per length N)
+        return emit(doc)
     else:
         print_report(report)
         if args.output_circuit:

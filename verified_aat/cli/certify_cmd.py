@@ -30,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-timings", action="store_true", help="leave timings out (byte-identical certificates)")
     p.add_argument("--no-refute", action="store_true", help="do not search for a counterexample on failure")
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
+    from .json_output import add_json_argument
+    add_json_argument(p)
     p.set_defaults(func=run)
 
 
@@ -39,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     from ..symbolic.certify import certify
     from .progress import progress_reporter
 
+    if getattr(args, "json", False) and args.output == "-":
+        raise InputError("--json and -o - both write to standard output; give -o a file", "--json")
     if args.output and args.output != "-":
         import os
         directory = os.path.dirname(os.path.abspath(args.output))
@@ -77,7 +81,41 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.buffer.write(certificate_bytes(doc))
             sys.stdout.buffer.flush()
         return code
+    if getattr(args, "json", False):
+        return _report_json(result, doc, args)
     return _report(result, doc, args)
+
+
+def _report_json(result, doc, args: argparse.Namespace) -> int:
+    """``--json``: the schema of docs/cli.md, command ``certify``."""
+    from ..certificates.document import export_smt
+    from .json_output import counterexample_json, emit, envelope
+
+    smt_files = None
+    if doc is not None and args.export_smt:
+        smt_files = len(export_smt(doc, args.export_smt))
+    statuses: dict[str, int] = {}
+    for v in result.verdicts.values():
+        key = f"{v.status}/{v.solver}"
+        statuses[key] = statuses.get(key, 0) + 1
+    t = result.transformer
+    circuit = result.circuit
+    kinds = dict(sorted(result.derivation.kinds.items()))
+    return emit(envelope(
+        "certify", result.status, reasons=list(result.problems),
+        counts={"gates": circuit.size, "edges": circuit.n_edges, "positions": result.encoding.length,
+                "layers": t.n_layers, "lemmas": len(result.derivation.lemmas),
+                "obligations": sum(kinds.values()), "solver_calls": result.solver_calls},
+        timings=result.seconds,
+        construction=result.construction, depth_bound=result.depth_bound,
+        circuit={"name": circuit.name, "gates": circuit.size, "edges": circuit.n_edges,
+                 "inputs": circuit.n_inputs, "outputs": len(circuit.outputs)},
+        transformer={"dimension": t.dimension, "layers": t.n_layers, "positions": result.encoding.length,
+                     "edited": bool(args.transformer)},
+        obligations=kinds, lemmas={"count": len(result.derivation.lemmas), "verdicts": dict(sorted(statuses.items()))},
+        certificate=args.output if doc is not None and args.output else None,
+        smt_files=smt_files,
+        counterexample=counterexample_json(result.counterexample) if result.status == "refuted" else None))
 
 
 def _report(result, doc, args: argparse.Namespace) -> int:

@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "max(30000, min(5 per position, 10^6)), about one full run up to ~2e5 positions)")
     p.add_argument("--verbose", action="store_true", help="print every check with its time")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    from .json_output import add_json_argument
+    add_json_argument(p)
     p.set_defaults(func=run)
 
 
@@ -81,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
                           jobs=args.jobs,
                           netlist=netlist, defence_budget=args.defence_budget, progress=show)
         report = check_certificate(doc, options)
+    if getattr(args, "json", False):
+        return _report_json(report, doc, args, solvers)
     print(f"certificate  {args.certificate}")
     if args.verbose:
         for name, result, seconds in report.checks:
@@ -107,3 +111,31 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUTED
     print("result       NOT CHECKED (a solver gave up: this is neither a rejection nor a proof)")
     return EXIT_UNKNOWN
+
+
+def _report_json(report, doc, args: argparse.Namespace, solvers: tuple[str, ...]) -> int:
+    """``--json``: the schema of docs/cli.md, command ``check``."""
+    from ..certificates.document import is_constructions_own
+    from .json_output import emit, envelope
+
+    if report.accepted:
+        status = "accepted"
+    elif report.rejections:
+        status = "rejected"
+    else:
+        status = "not-checked"
+    own = is_constructions_own(doc)
+    return emit(envelope(
+        "check", status, reasons=report.reasons,
+        counts={"obligations": report.obligations, "lemmas": report.lemmas, "solver_runs": report.solver_runs,
+                "checks": len(report.checks), "rejections": len(report.rejections),
+                "not_checked": len(report.unchecked)},
+        timings={"total": report.seconds},
+        certificate=args.certificate, solvers=list(solvers),
+        theorem=report.theorem if report.accepted else None,
+        checks=[{"name": name, "result": result, "seconds": round(seconds, 6)}
+                for name, result, seconds in report.checks],
+        rejections=[{"check": r.check, "step": r.step, "rule": r.rule, "detail": r.detail}
+                    for r in report.rejections],
+        not_checked=list(report.unchecked), defence=report.defence or None,
+        transformer=None if own is None else ("construction" if own else "edited")))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..circuits.ir import Circuit
@@ -21,7 +20,9 @@ def register(subparsers: Any) -> None:
                     "size, edges, depth, max fan-in per kind and the class FNC0/FSAC0/FAC0[sign]; "
                     "for an imported netlist also the netlist's own measures.")
     add_circuit_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (schema: docs/cli.md); bad input is still one line on stderr "
+                             "and exit 2")
     parser.set_defaults(func=run)
 
 
@@ -91,5 +92,11 @@ def render(data: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     data = info(circuit_from_args(args))
-    print(json.dumps(data, indent=1, ensure_ascii=False) if args.json else render(data))
+    if args.json:
+        from .json_output import emit, envelope
+        doc = envelope("info", "ok", counts={"inputs": len(data["inputs"]), "outputs": len(data["outputs"]),
+                                             "size": data["size"], "edges": data["edges"], "depth": data["depth"]})
+        doc.update(data)  # the fields --json always had
+        return emit(doc)
+    print(render(data))
     return EXIT_OK

@@ -23,7 +23,37 @@ EXIT_CODES_HELP = """exit codes:
   1  refuted: a counterexample was found and replayed exactly
   2  bad input: malformed file or arguments (one line: file:line: what is wrong)
   3  unknown: a timeout or an unsupported case (never reported as proved)
+  130  interrupted (SIGINT, Ctrl-C); 143 terminated (SIGTERM): nothing half-written is left behind
 """
+
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT: the run was interrupted (Ctrl-C)."""
+EXIT_TERMINATED = 143
+"""128 + SIGTERM: the run was terminated."""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by the SIGTERM handler, so that ``finally`` blocks and
+    :func:`~verified_aat.circuits.io.write_atomically` clean up as for Ctrl-C.
+
+    A :class:`BaseException`, like :class:`KeyboardInterrupt`: ``except Exception`` does not swallow it."""
+
+
+def _raise_terminated(signum, frame) -> "NoReturn":  # type: ignore[no-untyped-def]
+    raise Terminated()
+
+
+def _install_sigterm_handler():  # type: ignore[no-untyped-def]
+    """Turn SIGTERM into :class:`Terminated`; return the previous handler (``None`` if not installed)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():  # signal() works in the main thread only
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, _raise_terminated)
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 class _ArgumentError(Exception):
@@ -110,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_BAD_INPUT
+    previous = _install_sigterm_handler()
     try:
         validate_options(args)
         return int(args.func(args))
@@ -123,8 +154,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"verified-aat: {where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("verified-aat: interrupted", file=sys.stderr)
-        return 130
+        _interrupted_message("interrupted (SIGINT)")
+        return EXIT_INTERRUPTED
+    except Terminated:
+        _interrupted_message("terminated (SIGTERM)")
+        return EXIT_TERMINATED
+    finally:
+        if previous is not None:
+            import signal
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted_message(what: str) -> None:
+    """One line on stderr; a closed stderr is no reason for a traceback."""
+    try:
+        sys.stderr.write(f"verified-aat: {what}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

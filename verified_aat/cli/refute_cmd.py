@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--depth-bound", "-K", type=int, default=None,
                    help="the depth bound MODEL is meant for (default: from its number of layers)")
     p.add_argument("--budget", type=float, default=60.0, help="seconds for the whole search (default 60)")
+    from .json_output import add_json_argument
+    add_json_argument(p)
     p.set_defaults(func=run)
 
 
@@ -37,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         from .common import circuit_from_args
         circuits = [circuit_from_args(args)]
     result = refute(transformer, construction, circuits, budget_seconds=args.budget, depth_bound=args.depth_bound)
+    if getattr(args, "json", False):
+        return _report_json(result, args)
     if result.counterexample is None:
         print(f"no counterexample in {result.circuits_tried} circuits ({result.seconds:.1f}s); this is not a proof: "
               f"use `verified-aat certify` to prove a construction correct")
@@ -45,3 +49,22 @@ def run(args: argparse.Namespace) -> int:
     print(print_circuit(result.circuit).rstrip())  # type: ignore[arg-type]
     print(result.counterexample.report())
     return EXIT_REFUTED
+
+
+def _report_json(result, args: argparse.Namespace) -> int:
+    """``--json``: the schema of docs/cli.md, command ``refute``."""
+    from ..circuits.text_format import print_circuit
+    from .json_output import counterexample_json, emit, envelope
+
+    found = result.counterexample is not None
+    reasons = [] if found else [f"no counterexample in {result.circuits_tried} circuits within the budget; "
+                                f"this is not a proof"]
+    circuit = result.circuit if found else None
+    return emit(envelope(
+        "refute", "refuted" if found else "unknown", reasons=reasons,
+        counts={"circuits_tried": result.circuits_tried}, timings={"total": result.seconds},
+        model=args.model, construction=args.construction,
+        circuit=None if circuit is None else {"name": circuit.name, "gates": circuit.size,
+                                              "edges": circuit.n_edges, "inputs": circuit.n_inputs,
+                                              "text": print_circuit(circuit)},
+        counterexample=counterexample_json(result.counterexample)))
