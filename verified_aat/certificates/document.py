@@ -138,7 +138,8 @@ def is_constructions_own(doc: dict[str, Any]) -> bool | None:
     certificate's, so a hostile ``depth_bound`` costs nothing."""
     from ..constructions.registry import CONSTRUCTIONS
 
-    construction = CONSTRUCTIONS.get(doc.get("construction"))  # type: ignore[arg-type]
+    name = doc.get("construction")
+    construction = CONSTRUCTIONS.get(name) if isinstance(name, str) else None  # a list is unhashable
     info = doc.get("info")
     depth = info.get("depth_bound") if isinstance(info, dict) else None
     transformer = doc.get("transformer")
