@@ -98,7 +98,8 @@ def assert_one_line_error(code: int, out: str, err: str, *, written: str | None 
 
 
 def values(out: str) -> list[str]:
-    return [line.rsplit(" = ", 1)[1] for line in out.splitlines()]
+    """The values of `eval`'s `name = value` lines (JSON names may hold '\r', U+2028, even '\n')."""
+    return [line.rsplit(" = ", 1)[1] for line in out.split("\n") if " = " in line]
 
 
 @contextmanager
@@ -203,7 +204,7 @@ def threshold(circuit: Any) -> bool:
     return bool(circuit.provenance and circuit.provenance.arithmetization == "threshold")
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=150)
 @given(circuit=circuits(max_gates=12, max_inputs=3), data=st.data(), as_json=st.booleans())
 def test_eval_of_valid_circuits_equals_the_api(capsys, circuit, data, as_json) -> None:
     if threshold(circuit):
@@ -219,7 +220,7 @@ def test_eval_of_valid_circuits_equals_the_api(capsys, circuit, data, as_json) -
     assert values(out) == [str(v) for v in evaluate(circuit, xs)]
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=100)
 @given(net=netlists(cubes=False), data=st.data())
 def test_eval_of_valid_bench_netlists_equals_simulate(capsys, net: Netlist, data) -> None:
     bits = data.draw(st.lists(st.integers(0, 1), min_size=len(net.inputs), max_size=len(net.inputs)))
@@ -233,7 +234,7 @@ def test_eval_of_valid_bench_netlists_equals_simulate(capsys, net: Netlist, data
     assert values(out) == [str(v) for v in simulate(net, bits)]
 
 
-@settings(FUZZ, max_examples=30)
+@settings(FUZZ, max_examples=60)
 @given(text=bristol_texts(), rnd=st.randoms(use_true_random=False))
 def test_eval_of_valid_bristol_equals_simulate(capsys, text: str, rnd: random.Random) -> None:
     net = parse_bristol(text, "r.bristol")
@@ -280,7 +281,7 @@ SOURCES = {
 }
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=400)
 @given(name=st.sampled_from(sorted(SOURCES)), data=st.data())
 def test_mutated_circuit_files(capsys, name: str, data) -> None:
     original, extra = SOURCES[name]
@@ -288,7 +289,7 @@ def test_mutated_circuit_files(capsys, name: str, data) -> None:
         check_mutated_circuit(capsys, d, name, data.draw(mutated(original)), extra)
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=200)
 @given(data=st.data())
 def test_mutated_circuit_json_documents(capsys, data) -> None:
     doc = json.loads(_small_json())
@@ -349,7 +350,7 @@ def check_bad_transformer(capsys, d: Path, text: str | bytes, encoding: str) -> 
                                "-o", target), written=target)
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=200)
 @given(data=st.data())
 def test_mutated_transformer_documents(capsys, compiled, data) -> None:
     doc, encoding = compiled
@@ -358,7 +359,7 @@ def test_mutated_transformer_documents(capsys, compiled, data) -> None:
         check_bad_transformer(capsys, d, dump(bad), encoding)
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=100)
 @given(data=st.data())
 def test_mutated_transformer_bytes(capsys, compiled, data) -> None:
     doc, encoding = compiled
@@ -367,7 +368,7 @@ def test_mutated_transformer_bytes(capsys, compiled, data) -> None:
         check_bad_transformer(capsys, d, data.draw(mutated(raw)), encoding)
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=100)
 @given(data=st.data())
 def test_mutated_transformer_function_lines(capsys, compiled, data) -> None:
     """Unknown operations, dangling names, duplicate names and huge constants in a function."""
@@ -424,7 +425,7 @@ def semantically_equal(bad: bytes | str, good: Any) -> bool:
     return all(informational(p) for p in differences(doc, good))
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=200)
 @given(data=st.data())
 def test_mutated_certificates_are_never_accepted(capsys, certificate, data) -> None:
     path, bad = data.draw(json_mutation(certificate, skip=INFORMATIONAL))
@@ -446,7 +447,7 @@ def test_regression_certificate_construction_of_any_type_is_rejected(capsys, tmp
     assert code == 1 and "Traceback" not in out + err and "REJECTED" in out, out
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=150)
 @given(data=st.data())
 def test_certificate_bytes_mutated(capsys, certificate, data) -> None:
     raw = json.dumps(certificate).encode()
@@ -463,7 +464,7 @@ def test_certificate_bytes_mutated(capsys, certificate, data) -> None:
         assert_one_line_error(code, out, err)
 
 
-@settings(FUZZ, max_examples=15)
+@settings(FUZZ, max_examples=30)
 @given(data=st.data())
 def test_informational_and_whitespace_changes_keep_a_certificate(capsys, certificate, data) -> None:
     doc = json.loads(json.dumps(certificate))
@@ -509,7 +510,7 @@ OPTIONS = {  # option -> (command line before it, values that are fine, ...)
 ACCEPTED = {"--defence-budget": {"0", "-0.0"}, "--max-inputs": set()}
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=150)
 @given(option=st.sampled_from(sorted(OPTIONS)), data=st.data(), attached=st.booleans())
 def test_bad_option_values(capsys, compiled, certificate, option, data, attached) -> None:
     value = data.draw(st.one_of(BAD_NUMBERS, HUGE_NUMBERS) if option in ("-K", "--depth-bound") else BAD_NUMBERS)
@@ -528,7 +529,7 @@ def test_bad_option_values(capsys, compiled, certificate, option, data, attached
         assert_one_line_error(code, out, err, written=fill["out"])
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=150)
 @given(argv=st.lists(st.sampled_from(["info", "eval", "certify", "check", "compile", "run", "show",
                                       "--foo", "-K", "--input", "-o", "-c", "nosuch", "--json",
                                       "--inputs", "--timeout", "gate-edge", "--", "-", "--mode",
@@ -549,3 +550,23 @@ def test_random_command_lines(capsys, argv: list[str]) -> None:
             assert code in (1, 2, 3), (argv, code, err)
         if code == 2:
             assert len(err.splitlines()) == 1, (argv, err)
+
+
+@pytest.mark.parametrize("name", ["a\nb", "a\u2028b", "a\x85b", "a\x1cb", "\r"])
+def test_regression_names_with_line_breaks_stay_on_one_line(capsys, tmp_path, name) -> None:
+    """Found by this suite: a JSON gate name holding a line separator (U+2028, NEL, ...) split the
+    error into two lines; InputError now escapes every character str.splitlines breaks at."""
+    doc = json.loads(_small_json())
+    doc["gates"][1]["name"] = name
+    assert_one_line_error(*cli(capsys, "eval", write(tmp_path / "c.json", json.dumps(doc)), "--input=0"))
+
+
+@pytest.mark.parametrize("value", [True, 1.0])
+def test_regression_derived_numbers_must_be_integers(capsys, tmp_path, certificate, value) -> None:
+    """Found by this suite: '"layers": [true, 3, 5]' (or 1.0) in $.derived.attention was accepted,
+    because the kernel compared with Python's ==, where True == 1.0 == 1."""
+    bad = json.loads(json.dumps(certificate))
+    assert bad["derived"]["attention"][0]["layers"][0] == 1
+    bad["derived"]["attention"][0]["layers"][0] = value
+    code, out, err = cli(capsys, "check", write(tmp_path / "c.json", json.dumps(bad)))
+    assert code == 1 and "REJECTED" in out and "Traceback" not in out + err, out

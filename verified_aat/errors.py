@@ -15,6 +15,9 @@ EXIT_BAD_INPUT = 2
 EXIT_UNKNOWN = 3
 
 
+_LINE_BREAKS = str.maketrans({c: repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
+
+
 class InputError(ValueError):
     """Bad user input, located at ``file:line`` when those are known."""
 
@@ -32,4 +35,5 @@ class InputError(ValueError):
         where = self.file or "<input>"
         if self.line is not None:
             where = f"{where}:{self.line}"
-        return f"{where}: {self.message}"
+        # one line whatever a quoted name holds: escape everything str.splitlines breaks at
+        return f"{where}: {self.message}".translate(_LINE_BREAKS)
