@@ -62,6 +62,23 @@ def test_an_interrupt_while_writing_removes_the_temporary_file(tmp_path, monkeyp
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_worker_that_gets_sigterm_ends_as_sigterm_would_not_with_terminated():
+    previous = cli_main._install_sigterm_handler()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: a worker process forked by a pool
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+            finally:
+                os._exit(7)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def test_the_sigterm_handler_is_restored_after_main(capsys):
     before = signal.getsignal(signal.SIGTERM)
     assert main(["info", str(SPEC)]) == 0

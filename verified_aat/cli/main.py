@@ -39,7 +39,18 @@ class Terminated(BaseException):
     A :class:`BaseException`, like :class:`KeyboardInterrupt`: ``except Exception`` does not swallow it."""
 
 
-def _raise_terminated(signum, frame) -> "NoReturn":  # type: ignore[no-untyped-def]
+_HANDLER_PID: int | None = None
+"""The process that installed the SIGTERM handler (forked workers inherit the handler, not the role)."""
+
+
+def _raise_terminated(signum, frame) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+
+    if os.getpid() != _HANDLER_PID:  # a forked worker: end as SIGTERM would, without a traceback
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     raise Terminated()
 
 
@@ -50,6 +61,9 @@ def _install_sigterm_handler():  # type: ignore[no-untyped-def]
 
     if threading.current_thread() is not threading.main_thread():  # signal() works in the main thread only
         return None
+    global _HANDLER_PID
+    import os
+    _HANDLER_PID = os.getpid()
     try:
         return signal.signal(signal.SIGTERM, _raise_terminated)
     except (ValueError, OSError, AttributeError):
