@@ -246,6 +246,24 @@ def test_eval_of_valid_bristol_equals_simulate(capsys, text: str, rnd: random.Ra
     assert values(out) == [str(v) for v in simulate(net, bits)]
 
 
+@settings(FUZZ, max_examples=25)
+@given(circuit=circuits(max_gates=8, max_inputs=3, inputs_first=True), data=st.data(),
+       construction=st.sampled_from(["gate-edge", "edge-only", "gate-edge-dot"]))
+def test_compile_then_run_of_valid_circuits_equals_the_api(capsys, circuit, data, construction) -> None:
+    """A transformer as written by `compile` runs (`run`, exact engine) to the circuit's outputs."""
+    xs = data.draw(input_vectors(circuit.n_inputs))
+    with workdir() as d:
+        path = write(d / "c.json", dumps_circuit(circuit))
+        code, out, err = cli(capsys, "compile", path, "-c", construction, "--binarize", "-o", str(d / "m"))
+        assert code == 0 and "Traceback" not in err, err
+        code, out, err = cli(capsys, "run", str(d / "m" / "transformer.json"), "--encoding",
+                             str(d / "m" / "encoding.json"), "--input=" + ",".join(map(str, xs)))
+    assert code == 0 and "Traceback" not in err, err
+    first = out.splitlines()[0]
+    assert first.startswith("outputs: ")
+    assert first[len("outputs: "):].split(", ") == [str(v) for v in evaluate(circuit, xs)], first
+
+
 # -- circuits: mutated inputs -------------------------------------------------------------
 
 def check_mutated_circuit(capsys, d: Path, name: str, data: bytes, extra: tuple[str, ...] = ()) -> None:
