@@ -290,7 +290,7 @@ def _lemmas(ctx: Context) -> list[str]:
         entry = listed.pop(digest, None)
         if entry is None:
             problems.append(f"the kernel's {lemma.kind} lemma {digest[:12]} is missing (dropped or edited)")
-        elif (entry["kind"], entry["uses"], entry["smt2"]) != (lemma.kind, lemma.uses, lemma.text):
+        elif type(entry["uses"]) is not int or (entry["kind"], entry["uses"], entry["smt2"]) != (lemma.kind, lemma.uses, lemma.text):
             problems.append(f"lemma {digest[:12]}: the certificate's kind, use count or text differs from the kernel's "
                             f"({entry['kind']!r}, {entry['uses']!r} uses vs {lemma.kind!r}, {lemma.uses})"[:240])
     problems += [f"lemma {str(d)[:12]} ({str(e['kind'])[:40]}) is not an obligation the kernel derives"
