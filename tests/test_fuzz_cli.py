@@ -580,16 +580,20 @@ def test_regression_names_with_line_breaks_stay_on_one_line(capsys, tmp_path, na
 
 
 @pytest.mark.parametrize("value", [True, 1.0])
-@pytest.mark.parametrize("where", ["derived", "uses"])
+@pytest.mark.parametrize("where", ["derived", "uses", "hint"])
 def test_regression_derived_numbers_must_be_integers(capsys, tmp_path, certificate, value, where) -> None:
     """Found by this suite: '"layers": [true, 3, 5]' (or 1.0) in $.derived.attention, and '"uses": true'
-    for a lemma used once, were accepted: the kernel compared with Python's ==, where True == 1.0 == 1."""
+    for a lemma used once, or as a hint's function number, were accepted: the kernel compared with
+    Python's ==, where True == 1.0 == 1."""
     bad = json.loads(json.dumps(certificate))
     if where == "derived":
         assert bad["derived"]["attention"][0]["layers"][0] == 1
         bad["derived"]["attention"][0]["layers"][0] = value
-    else:
+    elif where == "uses":
         lemma = next(entry for entry in bad["lemmas"] if entry["uses"] == 1)
         lemma["uses"] = value
+    else:  # $.hints.attention[k].function
+        hint = next(entry for entry in bad["hints"]["attention"] if entry["function"] == 1)
+        hint["function"] = value
     code, out, err = cli(capsys, "check", write(tmp_path / "c.json", json.dumps(bad)))
     assert code == 1 and "REJECTED" in out and "Traceback" not in out + err, out

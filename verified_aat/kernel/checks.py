@@ -177,8 +177,9 @@ def _attention(ctx: Context) -> list[str]:
     claims = {}
     for k, raw in enumerate(as_list(ctx.doc["hints"]["attention"], "$.hints.attention", 10 * MAX_LAYERS)):
         entry = as_dict(raw, f"$.hints.attention[{k}]", {"function", "head", "method"}, {"key"})
-        need((entry["function"], entry["head"]) not in claims, f"$.hints.attention[{k}]", "a head is given twice")
-        claims[(entry["function"], entry["head"])] = (k, entry)
+        fh = (entry["function"], entry["head"])
+        need(type(fh[0]) is int and fh not in claims, f"$.hints.attention[{k}]", "an integer function, each head once")
+        claims[fh] = (k, entry)
     problems: list[str] = []
     by_score: dict[object, list[tuple[int, ...]]] = {}
     for fn in ctx.functions:
