@@ -597,3 +597,25 @@ def test_regression_derived_numbers_must_be_integers(capsys, tmp_path, certifica
         hint["function"] = value
     code, out, err = cli(capsys, "check", write(tmp_path / "c.json", json.dumps(bad)))
     assert code == 1 and "REJECTED" in out and "Traceback" not in out + err, out
+
+
+def test_no_integer_of_a_certificate_may_be_a_float_or_a_boolean(capsys, tmp_path, certificate) -> None:
+    """Every integer outside the informational fields, written as 1.0 (or true/false for 1/0), is rejected."""
+    def at(doc: Any, path: tuple[Any, ...]) -> Any:
+        for key in path:
+            doc = doc[key]
+        return doc
+
+    accepted = []
+    for path in json_paths(certificate):
+        value = at(certificate, path)
+        if not path or informational(path) or type(value) is not int:
+            continue
+        for other in [float(value)] + ([bool(value)] if value in (0, 1) else []):
+            bad = json.loads(json.dumps(certificate))
+            at(bad, path[:-1])[path[-1]] = other
+            code, out, err = cli(capsys, "check", write(tmp_path / "c.json", json.dumps(bad)))
+            assert "Traceback" not in out + err
+            if code == 0:
+                accepted.append((path, other))
+    assert not accepted
