@@ -109,3 +109,16 @@ def test_compiled_model_files_get_the_usual_file_mode(tmp_path):
     for name in ("transformer.json", "encoding.json"):
         assert stat.S_IMODE((out / name).stat().st_mode) == 0o666 & ~umask
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+@pytest.mark.parametrize("command", ["compile", "certify"])
+def test_a_circuit_outside_the_class_is_named_by_its_file(tmp_path, command, capsys):
+    circuit = tmp_path / "wide.circ"
+    circuit.write_text("input a\ninput b\ninput c\nm = mul a b c\noutput m\n")
+    argv = [command, str(circuit), "-c", "unique-hard"] + (["-o", str(tmp_path / "out")] if command == "compile" else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{circuit}: unique-hard needs" in err and "<input>" not in err
+    assert main([command, "--family", "sum", "--n", "5", "-c", "unique-hard"]
+                + (["-o", str(tmp_path / "out2")] if command == "compile" else [])) == 2
+    assert "--family sum: unique-hard needs" in capsys.readouterr().err

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .common import circuit_from_args
+    from .common import check_class_at_source, circuit_from_args
     from ..certificates.document import build_certificate, write_certificate
     from ..symbolic.certify import certify
     from .progress import progress_reporter
@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         construction = get_construction(args.construction)
         if args.binarize:
             circuit = binarize(circuit, sums=construction.name == "unique-hard").circuit
+        check_class_at_source(construction, circuit, args)
         _check_constants(circuit.gates, {None: "--family", "-": "<stdin>"}.get(args.circuit, args.circuit))
         transformer = None
         if args.transformer:

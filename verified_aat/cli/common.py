@@ -116,3 +116,13 @@ def read_input_vectors(path: str, limit: int, parse: Callable[[str], list[Any]])
     if not vectors:
         raise InputError("no input vectors (one a line; blank lines and #-comments are skipped)", path)
     return vectors
+
+
+def check_class_at_source(construction: Any, circuit: Circuit, args: argparse.Namespace) -> None:
+    """The construction's class check, its error naming the circuit's file (or --family, <stdin>)."""
+    try:
+        construction.check_class(circuit)
+    except InputError as exc:
+        source = getattr(args, "circuit", None)
+        raise exc.located({None: f"--family {getattr(args, 'family', '')}".strip(), "-": "<stdin>"}.get(source, source)) \
+            from None

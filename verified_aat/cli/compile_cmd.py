@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .common import circuit_from_args
+    from .common import check_class_at_source, circuit_from_args
     from ..transformer.spec import transformer_to_json
     import json
 
@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         circuit = result.circuit
         print(f"binarized: {result.gates_rewritten} gates rewritten, depth {result.depth_before} → "
               f"{result.depth_after} (+{result.depth_increase})")
+    check_class_at_source(construction, circuit, args)
     compiled = construction.compile(circuit, args.depth_bound)
     out_dir = Path(args.output or f"compiled-{circuit.name}")
     files = {
