@@ -122,3 +122,17 @@ def test_a_circuit_outside_the_class_is_named_by_its_file(tmp_path, command, cap
     assert main([command, "--family", "sum", "--n", "5", "-c", "unique-hard"]
                 + (["-o", str(tmp_path / "out2")] if command == "compile" else [])) == 2
     assert "--family sum: unique-hard needs" in capsys.readouterr().err
+
+
+def test_check_and_show_read_a_certificate_from_standard_input(certs, monkeypatch, capsys):
+    import io
+    import sys
+
+    for path in certs:  # plain and gzip
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+        assert main(["check", "-"]) == 0
+        assert "ACCEPTED" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{not json")))
+    assert main(["show", "-"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("verified-aat: <stdin>:1: not a certificate")

@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..kernel import CertificateFileError, Options, check_certificate, load_certificate
+    from .common import read_certificate_argument
+    from ..kernel import CertificateFileError, Options, check_certificate
 
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.defence_budget is not None and args.defence_budget < 0:
         raise InputError(f"must be >= 0, got {args.defence_budget}", "--defence-budget")
     try:
-        doc = load_certificate(args.certificate)
+        doc = read_certificate_argument(args.certificate)
     except CertificateFileError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, Callable
 
 from ..circuits.io import FORMATS, MODES, load_circuit
@@ -126,3 +127,12 @@ def check_class_at_source(construction: Any, circuit: Circuit, args: argparse.Na
         source = getattr(args, "circuit", None)
         raise exc.located({None: f"--family {getattr(args, 'family', '')}".strip(), "-": "<stdin>"}.get(source, source)) \
             from None
+
+
+def read_certificate_argument(path: str) -> dict[str, Any]:
+    """A certificate file, or standard input for ``-`` (plain or gzip), parsed by the kernel's reader."""
+    from ..kernel import load_certificate, parse_certificate
+
+    if path == "-":
+        return parse_certificate(sys.stdin.buffer.read(), "<stdin>")
+    return load_certificate(path)

@@ -30,10 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..kernel import CertificateFileError, load_certificate
+    from .common import read_certificate_argument
+    from ..kernel import CertificateFileError
 
     try:
-        doc = load_certificate(args.certificate)
+        doc = read_certificate_argument(args.certificate)
     except CertificateFileError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
