@@ -21,6 +21,7 @@ from ..errors import EXIT_OK, EXIT_REFUTED, InputError
 from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
 from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
+from .resources import add_resource_options
 
 
 def register(subparsers: Any) -> None:
@@ -49,6 +50,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the report as one JSON object (schema: docs/cli.md); bad input is still one "
                              "line on stderr and exit 2")
+    add_resource_options(parser)
     parser.set_defaults(func=run)
 
 

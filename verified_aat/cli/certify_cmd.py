@@ -8,6 +8,7 @@ import sys
 from ..constructions.binarize import binarize
 from ..constructions.registry import CONSTRUCTIONS, get_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from .resources import add_resource_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
     from .json_output import add_json_argument
     add_json_argument(p)
+    add_resource_options(p)
     p.set_defaults(func=run)
 
 

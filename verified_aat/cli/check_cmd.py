@@ -11,6 +11,7 @@ import os
 import sys
 
 from ..errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from .resources import add_resource_options
 
 
 
@@ -42,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     from .json_output import add_json_argument
     add_json_argument(p)
+    add_resource_options(p)
     p.set_defaults(func=run)
 
 

@@ -12,7 +12,8 @@ import importlib
 import sys
 from typing import NoReturn
 
-from ..errors import EXIT_BAD_INPUT, InputError
+from ..errors import EXIT_BAD_INPUT, EXIT_UNKNOWN, InputError
+from .resources import LimitReached, resource_limits
 
 # Subcommand modules, in the order `--help` lists them.  A module that does
 # not exist yet is skipped, so stages can land one at a time.
@@ -119,13 +120,17 @@ def validate_options(args: argparse.Namespace) -> None:
             raise InputError(f"must be >= 1, got {k}", "--depth-bound (-K)")
         if k > MAX_K:
             raise InputError(f"must be at most {MAX_K:,} (the depth-bound limit), got {k}", "--depth-bound (-K)")
-    for attr, option in (("timeout", "--timeout"), ("budget", "--budget"), ("key_timeout", "--key-timeout")):
+    for attr, option in (("timeout", "--timeout"), ("budget", "--budget"), ("key_timeout", "--key-timeout"),
+                         ("max_time", "--max-time")):
         value = getattr(args, attr, None)
         if value is not None and not (math.isfinite(value) and value > 0):
             raise InputError(f"must be a finite number > 0, got {value}", option)
     jobs = getattr(args, "jobs", None)
     if jobs is not None and jobs < 1:
         raise InputError(f"must be >= 1, got {jobs}", "--jobs (-j)")
+    memory = getattr(args, "max_memory", None)
+    if memory is not None and memory < 64:
+        raise InputError(f"must be at least 64 (MB), got {memory}", "--max-memory")
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
@@ -157,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     previous = _install_sigterm_handler()
     try:
         validate_options(args)
-        return int(args.func(args))
+        with resource_limits(args):
+            return int(args.func(args))
     except InputError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -167,6 +173,14 @@ def main(argv: list[str] | None = None) -> int:
         where = getattr(exc, "filename", None) or "<input>"
         print(f"verified-aat: {where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except LimitReached as exc:
+        _interrupted_message(f"unknown: limit reached ({exc})")
+        return EXIT_UNKNOWN
+    except MemoryError:
+        limit = getattr(args, "max_memory", None)
+        _interrupted_message(f"unknown: limit reached (--max-memory {limit} MB)" if limit else
+                             "unknown: limit reached (out of memory; --max-memory sets the limit)")
+        return EXIT_UNKNOWN
     except KeyboardInterrupt:
         _interrupted_message("interrupted (SIGINT)")
         return EXIT_INTERRUPTED

@@ -34,6 +34,7 @@ from ..transformer.model import Transformer
 from ..transformer.sequence import load_sequence
 from ..transformer.spec import load_transformer
 from .common import add_inputs_arguments, read_input_vectors
+from .resources import add_resource_options
 
 
 def register(subparsers: Any) -> None:
@@ -65,6 +66,7 @@ def register(subparsers: Any) -> None:
                         help="temperature of softmax heads (float engines only; default 1)")
     parser.add_argument("--compare-exact", action="store_true",
                         help="with a float engine: also run exactly and print the error per coordinate")
+    add_resource_options(parser)
     parser.set_defaults(func=run)
 
 

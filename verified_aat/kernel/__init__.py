@@ -108,8 +108,12 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
             problems = check.run(ctx)
         except Malformed as exc:
             problems = [f"{exc.path}: {exc.message}"]
-        except (RecursionError, MemoryError) as exc:
+        except RecursionError as exc:
             problems = [f"too large to check ({type(exc).__name__})"]
+        except MemoryError:  # a resource limit, not a verdict: neither accepted nor rejected
+            ctx.unchecked.append(f"{check.name}: out of memory (a memory limit was reached)")
+            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
+            break
         except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
             problems = [f"the kernel could not complete this check ({type(exc).__name__}: {str(exc)[:160]})"]
         report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
