@@ -44,7 +44,7 @@ from ..errors import InputError
 from .affine import Engine, Form
 from .ir import Circuit, Domain, Provenance
 from .linear import Candidates, gate_bound, run_linear
-from .netlists import BoolGate, Netlist, decode_netlist_bytes, measure_netlist, netlist_format, parse_netlist
+from .netlists import BoolGate, Netlist, measure_netlist, parse_netlist, read_netlist_file
 
 MODES = ("exact", "threshold")
 DEFAULT_CAP: int | None = None  # the linear construction
@@ -195,12 +195,7 @@ def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP
     prove the circuit equals the netlist."""
     if mode not in MODES:
         raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)", path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read netlist: {exc.strerror or exc}", path, None) from None
-    text = decode_netlist_bytes(data, path)
-    fmt = fmt or netlist_format(path, text)
+    data, text, fmt = read_netlist_file(path, fmt)
     netlist = parse_netlist(text, path, fmt)
     m = measure_netlist(netlist)
     prov = Provenance(source_format=fmt, source_path=str(Path(path)), arithmetization=mode,

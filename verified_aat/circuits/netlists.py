@@ -405,13 +405,18 @@ def parse_netlist(text: str, file: str, fmt: str) -> Netlist:
     return parse_bench(text, file) if fmt == "bench" else parse_blif(text, file)
 
 
-def read_netlist(path: str, fmt: str | None = None) -> tuple[Netlist, str]:
-    """Read and parse a netlist file (``fmt``, else :func:`netlist_format`); returns the netlist
-    and its format."""
+def read_netlist_file(path: str, fmt: str | None = None) -> tuple[bytes, str, str]:
+    """A netlist file's bytes, its decoded text and its format (``fmt``, else :func:`netlist_format`)."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read netlist: {exc.strerror or exc}", path, None) from None
     text = decode_netlist_bytes(data, path)
-    fmt = fmt or netlist_format(path, text)
+    return data, text, fmt or netlist_format(path, text)
+
+
+def read_netlist(path: str, fmt: str | None = None) -> tuple[Netlist, str]:
+    """Read and parse a netlist file (``fmt``, else :func:`netlist_format`); returns the netlist
+    and its format."""
+    _, text, fmt = read_netlist_file(path, fmt)
     return parse_netlist(text, path, fmt), fmt
