@@ -35,7 +35,7 @@ def proved():
 
 # -- proofs ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"])
 def test_probe_circuit_is_proved_and_the_certificate_is_accepted(name):  # noqa: D103
     circuit = mutants.probe_fnc_circuit() if name == "unique-hard" else mutants.probe_circuit()
     result = certify(circuit, get_construction(name))

@@ -67,7 +67,7 @@ def test_changing_any_single_value_is_rejected_or_harmless(index, choice):
         assert report.rejections, report.reasons
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(circuit=circuits(max_gates=8, max_inputs=3))
 def test_random_circuits_are_certified_and_checked_under_every_construction(name, circuit):

@@ -38,7 +38,7 @@ def _simulates(name, circuit, xs, reference=False):
     return tuple(compiled.encoding.read(result.outputs)), tuple(evaluate(circuit, xs))
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"])
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_transformer_output_equals_circuit_on_random_circuits(name, data):
@@ -48,7 +48,7 @@ def test_transformer_output_equals_circuit_on_random_circuits(name, data):
     assert got == want
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"])
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_fast_and_reference_engines_agree_on_compiled_constructions(name, data):
@@ -72,7 +72,7 @@ def _edge_cases():
     return b.build()
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"])
 def test_edge_cases_by_hand(name):
     circuit = _fit(_edge_cases(), name)
     x, y = Fraction(-2, 3), Fraction(5)

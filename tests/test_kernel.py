@@ -97,7 +97,7 @@ def test_the_kernels_printer_agrees_with_the_engines(circuit):
         assert term(kernel_circuit, k, params) == circuit_term(circuit, k, params)
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(circuit=circuits(max_gates=10, max_inputs=3))
 def test_the_kernels_layouts_agree_with_the_constructions_encoders(name, circuit):

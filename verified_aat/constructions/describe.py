@@ -13,12 +13,20 @@ from ..transformer.model import BilinearScore, CircuitScore
 from .base import Construction
 
 
+def layers_formula(construction: Construction) -> str:
+    """The number of layers as a formula in K (``2·K``, ``K + 1``, ``K``), read off ``layers`` at K = 1, 2."""
+    slope = construction.layers(2) - construction.layers(1)
+    rest = construction.layers(1) - slope
+    text = "K" if slope == 1 else f"{slope}·K"
+    return text if rest == 0 else f"{text} {'+' if rest > 0 else '−'} {abs(rest)}"
+
+
 def describe(construction: Construction, depth_bound: int = 2) -> str:
     t = construction.transformer(depth_bound)
     lines = [f"# Construction `{construction.name}`", "",
              f"{construction.summary}.", "",
              f"- Paper: {construction.paper}.",
-             f"- This construction: dimension **{t.dimension}**, **{construction.layers(1)}·K** layers "
+             f"- This construction: dimension **{t.dimension}**, **{layers_formula(construction)}** layers "
              f"(K = depth bound), {max(len(l.heads) for l in t.layers)} head(s) per layer.",
              f"- Structural coordinates (never change; checked as a frame obligation): "
              f"{', '.join(construction.structural)}.",

@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..circuits.builder import CircuitBuilder
-from ..circuits.ir import Circuit, Kind
+from ..circuits.ir import Circuit, Gate, Kind
 from ..errors import InputError
 from ..transformer.model import CircuitScore, Head, Layer, Pooling, Transformer, score_input_names
 from .base import Construction, RoleRule, ScoreHint
@@ -55,7 +55,7 @@ class EdgeOnly(Construction):
     def check_class(self, circuit: Circuit) -> None:
         for index, gate in enumerate(circuit.gates):
             if gate.kind is Kind.MUL and gate.fan_in != 2:
-                raise InputError(f"edge-only needs FSAC0[sign] (mul fan-in 2): gate '{circuit.gate_name(index)}' "
+                raise InputError(f"{self.name} needs FSAC0[sign] (mul fan-in 2): gate '{circuit.gate_name(index)}' "
                                  f"is a mul of fan-in {gate.fan_in} (use --binarize)")
 
     def layers(self, depth_bound: int) -> int:
@@ -90,8 +90,7 @@ class EdgeOnly(Construction):
         def edge(u: int, target: int, role: Role) -> None:
             gate = circuit.gates[u]
             c = gate.value if gate.kind is Kind.CONST else Fraction(0)
-            exact = c.numerator if c.denominator == 1 else c
-            rows.append((gate_code(gate.kind, gate.fan_in), u, target, exact, exact * exact))
+            rows.append(self.row(gate, u, target, role.slot, c.numerator if c.denominator == 1 else c))
             if gate.kind is Kind.INPUT:
                 slots.append((len(rows) - 1, val, gate.index))
             roles.append(role)
@@ -107,6 +106,10 @@ class EdgeOnly(Construction):
         readout = tuple((sink_of[g], val) for g in circuit.outputs)
         return Encoding(self.name, self.coordinates, tuple(rows), tuple(slots), readout, tuple(roles),
                         circuit.n_inputs)
+
+    def row(self, gate: Gate, source: int, target: int, slot: int | None, value: Fraction | int) -> tuple:
+        """The encoded row of edge source → target in argument slot ``slot`` (sinks: None)."""
+        return (gate_code(gate.kind, gate.fan_in), source, target, value, value * value)
 
     def schedule_rules(self) -> dict[str, RoleRule]:
         claims = (("val", "source", 1), ("sq", "source", 2))

@@ -12,7 +12,8 @@ def _all() -> dict[str, Construction]:
     items: list[Construction] = [GateEdge(), GateEdge(dot=True), UniqueHard()]
     try:
         from .edge_only import EdgeOnly
-        items.append(EdgeOnly())
+        from .edge_k import EdgeK
+        items += [EdgeOnly(), EdgeK()]
     except ImportError:  # pragma: no cover - optional stage
         pass
     return {c.name: c for c in items}

@@ -112,12 +112,25 @@ class GateEdgeLayout:
         return Encoding(self.coordinates, tuple(rows), tuple(roles), tuple(slots), readout, self.role_kinds)
 
 
+def _edge_only_row(gate: Gate, u: int, target: int, slot: int | None) -> tuple[Number, ...]:
+    """edge-only: (code(u), u, v, c_u, c_u²)."""
+    c = _const(gate)
+    return (_fan_in_code(gate), u, target, c, c * c)
+
+
+def _edge_k_row(gate: Gate, u: int, target: int, slot: int | None) -> tuple[Number, ...]:
+    """edge-k: (±(code(u) + 10), u, v, c_u), the sign − for argument slot 0 and sinks (slot None), + for slots ≥ 1."""
+    sign = 1 if slot is not None and slot >= 1 else -1
+    return (sign * (_fan_in_code(gate) + 10), u, target, _const(gate))
+
+
 @dataclass(frozen=True)
 class EdgeOnlyLayout:
     """Edges in (target, slot) order, then one sink per distinct output gate, in first-use order."""
 
     coordinates: tuple[str, ...] = ("op", "src", "tgt", "val", "sq")
     role_kinds: tuple[str, ...] = ("edge", "sink")
+    row: Callable[[Gate, int, int, int | None], tuple[Number, ...]] = _edge_only_row
 
     def build(self, circuit: Circuit) -> Encoding:
         _mul_binary(circuit)
@@ -128,10 +141,9 @@ class EdgeOnlyLayout:
 
         def place(u: int, target: int, role: Role) -> None:
             gate = circuit.gates[u]
-            c = _const(gate)
             if gate.op == "input":
                 slots.append((len(rows), val, gate.index))  # type: ignore[arg-type]
-            rows.append((_fan_in_code(gate), u, target, c, c * c))
+            rows.append(self.row(gate, u, target, role.slot))
             roles.append(role)
 
         for v, gate in enumerate(circuit.gates):
@@ -168,6 +180,8 @@ LAYOUTS: dict[str, GateEdgeLayout | EdgeOnlyLayout] = {
                                   lambda u, v: (6, u, v, 0), _fan_in_two),
     # edge u → v ↦ (code(u), u, v, c_u, c_u²); sink g ↦ (code(g), g, −1, c_g, c_g²)
     "edge-only": EdgeOnlyLayout(),
+    # edge u → v in slot s ↦ (±(code(u) + 10), u, v, c_u), + iff s ≥ 1; sink g ↦ (−(code(g) + 10), g, −1, c_g)
+    "edge-k": EdgeOnlyLayout(("op", "src", "tgt", "val"), row=_edge_k_row),
 }
 
 
