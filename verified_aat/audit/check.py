@@ -8,11 +8,14 @@ and the circuit is checked against
 * the size: the non-constant gates equal :func:`.unroll.size_formula` exactly,
   layer by layer, and the whole size is at most its bound;
 * the depth: the same for every audited N ≥ 2;
-* the exact engine: on seeded random exact sequences (zeros, one vector
-  repeated, a few vectors repeated, random rationals, 0/1 values, integers —
-  repeats make argmax ties), ``evaluate(circuit, flatten(X))`` equals
-  ``flatten(run_exact(T, X).outputs)``; the vectors after every layer and the
-  argmax sets (the gates M_ij) are compared too, to locate a mismatch.
+* the depth: equal to :func:`.depth.depth_formula`, computed from T alone, for every N ≥ 2;
+* equivalence, tested three ways: on seeded random exact sequences (zeros, one
+  vector repeated, a few vectors repeated, random rationals, 0/1 values,
+  integers — repeats make argmax ties) the circuit's value equals the
+  independent reference :func:`.reference.reference_run` (no shared
+  evaluation code) layer by layer — the vectors after every layer and the
+  argmax sets (the gates M_ij) — and the exact engine ``run_exact`` gives the
+  reference's outputs too.
 
 The circuit is checked on its flat form (:mod:`.flat`): the same gates as the
 :class:`~verified_aat.circuits.ir.Circuit` (``tests/test_audit_flat.py`` checks
@@ -33,6 +36,8 @@ from ..circuits.measures import CircuitClass
 from ..errors import InputError
 from ..transformer.exact_engine import run_exact
 from ..transformer.model import Transformer
+from .depth import depth_formula
+from .reference import reference_run
 from .unroll import FORMULA_TEXT, UnrolledCircuit, flatten, size_formula, unroll
 
 VALUES = [Fraction(v) for v in ("0", "1", "-1", "2", "-2", "3", "1/2", "-3/4", "5/3")]
@@ -63,6 +68,11 @@ class AuditRow:
     layer_gates: tuple[int, ...] = ()
     first_mismatch: str | None = None
     layers_match_formula: bool = True
+    formula_depth: int | None = None  # depth_formula(T) for N ≥ 2; None at N = 1 (see .depth)
+
+    @property
+    def depth_ok(self) -> bool:
+        return self.formula_depth is None or self.depth == self.formula_depth
 
     @property
     def size_ok(self) -> bool:
@@ -71,7 +81,7 @@ class AuditRow:
 
     @property
     def ok(self) -> bool:
-        return self.class_ok and self.mul_binary and self.size_ok and self.mismatches == 0
+        return self.class_ok and self.mul_binary and self.size_ok and self.depth_ok and self.mismatches == 0
 
 
 @dataclass(frozen=True)
@@ -104,6 +114,7 @@ class AuditReport:
             data = asdict(row)
             data["layer_gates"] = list(row.layer_gates)
             data["size_ok"] = row.size_ok
+            data["depth_ok"] = row.depth_ok
             data["ok"] = row.ok
             data["seconds"] = round(row.seconds, 6)
             rows.append(data)
@@ -149,43 +160,54 @@ def _show(sequence: Sequence[Sequence[Any]]) -> str:
     return "[" + ", ".join("(" + ", ".join(str(v) for v in row) + ")" for row in sequence) + "]"
 
 
-def compare(transformer: Transformer, unrolled: UnrolledCircuit, sequence: Sequence[Sequence[Any]]) -> str | None:
-    """None when the circuit agrees with the exact engine on ``sequence``, else what differs first.
+def compare(transformer: Transformer, unrolled: UnrolledCircuit, sequence: Sequence[Sequence[Any]],
+            engine: bool = True) -> str | None:
+    """None when the circuit, the independent reference and (``engine``) the exact engine agree on ``sequence``.
 
-    The circuit is evaluated once, exactly, by :class:`~.flat.FlatEvaluator`
-    (every gate's value, so the outputs, the vectors after every layer and
-    the argmax gates all come from that one evaluation).
+    Otherwise what differs first.  The circuit is evaluated once, exactly, by
+    :class:`~.flat.FlatEvaluator` (every gate's value, so the outputs, the
+    vectors after every layer and the argmax gates all come from that one
+    evaluation) and compared layer by layer with :func:`.reference.reference_run`,
+    which shares no evaluation code with it; the exact engine's outputs are
+    compared with the reference's as a third opinion.
     """
     flat = unrolled.flat
     values = flat.evaluator.run(flatten(sequence))
-    got_outputs = tuple(values.take(flat.outputs))
-    result = run_exact(transformer, sequence, trace=True)
-    want_outputs = tuple(flatten(result.outputs))
-    assert result.trace is not None
-    for number, layer_trace in enumerate(result.trace, start=1):
-        for h, head in enumerate(layer_trace.heads):
-            for i, chosen in enumerate(head.argmax):
+    reference = reference_run(transformer, sequence)
+    for number, layer in enumerate(reference.layers, start=1):
+        heads = transformer.layers[number - 1].heads
+        for h, head_sets in enumerate(layer.argmax):
+            for i, chosen in enumerate(head_sets):
                 marks = values.take(unrolled.argmax[number - 1][h][i])
                 if any(m not in (0, 1) for m in marks) or tuple(j for j, m in enumerate(marks) if m == 1) != chosen:
-                    return (f"layer {number}, head {head.head}, position {i}: argmax gates {marks}, engine's "
+                    return (f"layer {number}, head {heads[h].name}, position {i}: argmax gates {marks}, reference's "
                             f"argmax set {list(chosen)}, on {_show(sequence)}")
-        for p, vector in enumerate(layer_trace.vectors):
+        for p, vector in enumerate(layer.vectors):
             for c, want in enumerate(vector):
                 got = values[unrolled.vectors[number][p][c]]
                 if got != want:
                     return (f"after layer {number}, position {p}, {transformer.coordinates[c]}: circuit {got}, "
-                            f"engine {want}, on {_show(sequence)}")
+                            f"reference {want}, on {_show(sequence)}")
+    got_outputs = tuple(values.take(flat.outputs))
+    want_outputs = tuple(flatten(reference.outputs))
     if got_outputs != want_outputs:
-        return f"outputs differ: circuit {list(map(str, got_outputs))}, engine {list(map(str, want_outputs))}"
+        return f"outputs differ: circuit {list(map(str, got_outputs))}, reference {list(map(str, want_outputs))}"
+    if engine:
+        engine_outputs = tuple(flatten(run_exact(transformer, sequence).outputs))
+        if engine_outputs != want_outputs:
+            return (f"exact engine {list(map(str, engine_outputs))} and reference {list(map(str, want_outputs))} "
+                    f"differ on {_show(sequence)}")
     return None
 
 
 # -- the audit ------------------------------------------------------------------------
 
-def audit_length(transformer: Transformer, n: int, sequences: Iterable[Sequence[Sequence[Any]]]) -> AuditRow:
-    """Unroll at length ``n`` and run every check on ``sequences`` (all of length ``n``)."""
+def audit_length(transformer: Transformer, n: int, sequences: Iterable[Sequence[Sequence[Any]]],
+                 defect: str | None = None) -> AuditRow:
+    """Unroll at length ``n`` (with ``defect``: a deliberately broken unrolling, :mod:`.mutants`)
+    and run every check on ``sequences`` (all of length ``n``)."""
     start = time.perf_counter()
-    unrolled = unroll(transformer, n)
+    unrolled = unroll(transformer, n, defect)
     m = unrolled.flat.measures()  # size, edges, depth, fan-ins and class in one pass over the gate arrays
     formula = size_formula(transformer, n)
     layer_ok = unrolled.layer_operations() == formula.per_layer
@@ -207,11 +229,12 @@ def audit_length(transformer: Transformer, n: int, sequences: Iterable[Sequence[
                     mul_binary=m.mul_binary,
                     samples=checked, mismatches=mismatches, seconds=time.perf_counter() - start,
                     layer_gates=unrolled.layer_gates, first_mismatch=first,
-                    layers_match_formula=layer_ok)
+                    layers_match_formula=layer_ok,
+                    formula_depth=depth_formula(transformer).depth if n >= 2 else None)
 
 
 def audit(transformer: Transformer, lengths: Iterable[int] = DEFAULT_LENGTHS, samples: int = 20, seed: int = 0,
-          extra: Iterable[Sequence[Sequence[Any]]] = ()) -> AuditReport:
+          extra: Iterable[Sequence[Sequence[Any]]] = (), defect: str | None = None) -> AuditReport:
     """Audit the unrolling of ``transformer`` at every length in ``lengths``.
 
     ``samples`` seeded sequences are drawn per length; ``extra`` sequences
@@ -232,12 +255,14 @@ def audit(transformer: Transformer, lengths: Iterable[int] = DEFAULT_LENGTHS, sa
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise InputError(f"lengths must be integers >= 1, got {n!r}")
         sequences = sample_sequences(n, transformer.dimension, samples, seed) + by_length.get(n, [])
-        row = audit_length(transformer, n, sequences)
+        row = audit_length(transformer, n, sequences, defect)
         rows.append(row)
         if row.first_mismatch:
             problems.append(f"N = {n}: {row.mismatches} mismatch(es); first: {row.first_mismatch}")
         if not row.class_ok or not row.mul_binary:
             problems.append(f"N = {n}: class {row.class_name}, every mul binary: {row.mul_binary}")
+        if not row.depth_ok:
+            problems.append(f"N = {n}: depth {row.depth} against the depth formula {row.formula_depth}")
         if not row.size_ok:
             problems.append(f"N = {n}: size {row.size} ({row.operations} non-constant gates) against the formula "
                             f"{row.formula_operations} (bound {row.size_bound})")

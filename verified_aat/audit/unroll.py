@@ -173,10 +173,11 @@ def _check_unrollable(transformer: Transformer, n_positions: int) -> None:
                 raise InputError(f"layer {number}, head {head.name}: {SOFTMAX_REFUSAL}")
 
 
-def _argmax_gates(b: Builder, scores: list[list[Wire]]) -> list[list[Wire]]:
+def _argmax_gates(b: Builder, scores: list[list[Wire]], defect: str | None = None) -> list[list[Wire]]:
     """M_ij = 1 − sign(Σ_{j′≠j} gt(s_ij′, s_ij)) from the N×N score wires, gate by gate.
 
     This is the definition; :func:`_argmax_block` appends the same gates at once.
+    ``defect`` (:mod:`.mutants` only) builds a deliberately wrong or a harmless variant.
     """
     n = len(scores)
     one, minus_one, half = b.const(1), b.const(-1), b.const(Fraction(1, 2))
@@ -187,10 +188,17 @@ def _argmax_gates(b: Builder, scores: list[list[Wire]]) -> list[list[Wire]]:
         for j in range(n):
             gts = []
             for jp in range(n):
-                if jp == j:
+                if jp == j and defect != "argmax-includes-j":
                     continue
-                sg = b.sign(b.add(scores[i][jp], negated[j]))
-                gts.append(b.mul(half, b.add(b.mul(sg, sg), sg)))
+                if defect == "swapped-compare":  # sign(s_ij − s_ij′): the subtraction's operands swapped
+                    sg = b.sign(b.add(scores[i][j], b.mul(minus_one, scores[i][jp])))
+                else:
+                    sg = b.sign(b.add(scores[i][jp], negated[j]))
+                if defect == "gt-as-ge":  # [s_ij′ ≥ s_ij] = 1 − (σ² − σ)/2
+                    lt = b.mul(half, b.add(b.mul(sg, sg), b.mul(minus_one, sg)))
+                    gts.append(b.add(one, b.mul(minus_one, lt)))
+                else:
+                    gts.append(b.mul(half, b.add(b.mul(sg, sg), sg)))
             row.append(b.add(one, b.mul(minus_one, b.sign(b.add(*gts)))))
         marks.append(row)
     return marks
@@ -251,28 +259,35 @@ def _is_zero(b: Builder, value: Wire) -> Wire:
     return b.add(b.const(1), b.mul(b.const(-1), b.mul(sg, sg)))
 
 
-def _average(b: Builder, marks: list[Wire], xs: list[list[Wire]]) -> list[Wire]:
+def _average(b: Builder, marks: list[Wire], xs: list[list[Wire]], defect: str | None = None) -> list[Wire]:
     """a_i = (Σ_j M_ij·x_j) · Σ_{m=1..N} [c_i = m]/m with c_i = Σ_j M_ij."""
     n, d = len(xs), len(xs[0])
     count = b.add(*marks)
     sums = [b.add(*(b.mul(marks[j], xs[j][c]) for j in range(n))) for c in range(d)]
-    weights = [b.mul(b.const(Fraction(1, m)), _is_zero(b, b.add(count, b.const(-m)))) for m in range(1, n + 1)]
+    shift = 1 if defect == "count-off-by-one" else 0  # [c = m + 1] instead of [c = m]
+    last = n - 1 if defect == "missing-reciprocal" else n  # the term 1/N left out
+    weights = [b.mul(b.const(Fraction(1, m)), _is_zero(b, b.add(count, b.const(-m - shift))))
+               for m in range(1, last + 1)]
     reciprocal = b.add(*weights)
     return [b.mul(sums[c], reciprocal) for c in range(d)]
 
 
-def _unique(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
+def _unique(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool,
+            defect: str | None = None) -> list[Wire]:
     """a_i = Σ_j L_ij·x_j with L_ij = M_ij·[no marked j′ before (after) j]."""
     n, d = len(xs), len(xs[0])
+    leftmost = leftmost and defect != "leftmost-as-rightmost"
+    wide = 1 if defect == "dropped-j-ne-j" else 0  # j′ ≤ j (j′ ≥ j) instead of j′ < j (j′ > j)
     firsts = []
     for j in range(n):
-        others = marks[:j] if leftmost else marks[j + 1:]
+        others = marks[:j + wide] if leftmost else marks[j + 1 - wide:]
         firsts.append(b.mul(marks[j], _is_zero(b, b.add(*others))))
     return [b.add(*(b.mul(firsts[j], xs[j][c]) for j in range(n))) for c in range(d)]
 
 
 def _unroll_into(b: Builder, transformer: Transformer, n: int,
-                 argmax_gates: Callable[[Any, list[list[Wire]]], list[list[Wire]]]) -> tuple[Any, ...]:
+                 argmax_gates: Callable[[Any, list[list[Wire]]], list[list[Wire]]],
+                 defect: str | None = None) -> tuple[Any, ...]:
     """Append the unrolled circuit to ``b``: (vectors, argmax, layer_ranges)."""
     coords = transformer.coordinates
     xs: list[list[Wire]] = [[b.input(f"x[{p}].{c}") for c in coords] for p in range(n)]
@@ -291,9 +306,10 @@ def _unroll_into(b: Builder, transformer: Transformer, n: int,
             marks = argmax_gates(b, scores)
             layer_marks.append(tuple(tuple(row) for row in marks))
             if head.pooling is Pooling.AVERAGE:
-                pooled.append([_average(b, marks[i], xs) for i in range(n)])
+                pooled.append([_average(b, marks[i], xs, defect) for i in range(n)])
             else:
-                pooled.append([_unique(b, marks[i], xs, head.pooling is Pooling.LEFTMOST) for i in range(n)])
+                pooled.append([_unique(b, marks[i], xs, head.pooling is Pooling.LEFTMOST, defect)
+                               for i in range(n)])
         xs = [copy_circuit(b, layer.activation, xs[i] + [w for a in pooled for w in a[i]]) for i in range(n)]
         vectors.append(tuple(tuple(row) for row in xs))
         argmax.append(tuple(layer_marks))
@@ -304,15 +320,21 @@ def _unroll_into(b: Builder, transformer: Transformer, n: int,
     return tuple(vectors), tuple(argmax), tuple(layer_ranges)
 
 
-def unroll(transformer: Transformer, n_positions: int) -> UnrolledCircuit:
+def unroll(transformer: Transformer, n_positions: int, defect: str | None = None) -> UnrolledCircuit:
     """The FSAC⁰[sign] circuit computing ``transformer`` on sequences of length ``n_positions``.
 
     Built into flat arrays (the argmax gadget as one numpy block per head);
-    the gates are exactly those of :func:`unroll_reference`.
+    the gates are exactly those of :func:`unroll_reference`.  ``defect``
+    (one of :data:`.mutants.DEFECTS` or :data:`.mutants.HARMLESS`) builds a
+    deliberately changed unrolling, to show that the audit catches it.
     """
     _check_unrollable(transformer, n_positions)
-    b = FlatBuilder(f"{transformer.name}_unrolled_N{n_positions}")
-    vectors, argmax, ranges = _unroll_into(b, transformer, n_positions, _argmax_block)
+    if defect is not None:
+        from .mutants import check_defect
+        check_defect(defect)
+    b = FlatBuilder(f"{transformer.name}_unrolled_N{n_positions}" + (f"_{defect}" if defect else ""))
+    gadget = _argmax_block if defect is None else (lambda fb, scores: _argmax_gates(fb, scores, defect))
+    vectors, argmax, ranges = _unroll_into(b, transformer, n_positions, gadget, defect)
     return UnrolledCircuit(b.build(), n_positions, transformer.coordinates, vectors, argmax, ranges)
 
 

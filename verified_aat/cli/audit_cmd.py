@@ -162,6 +162,11 @@ def print_report(report: AuditReport) -> None:
         console = Console(soft_wrap=True, width=160)
     console.print(table)
     print(f"depth independent of N: {_yes(report.depth_independent)}")
+    formula_depths = {row.formula_depth for row in report.rows if row.formula_depth is not None}
+    if formula_depths:
+        measured_ok = all(row.depth_ok for row in report.rows)
+        print(f"depth formula (from T alone, N >= 2; N = 1 is special: the sums over j' != j are empty): "
+              f"{', '.join(map(str, sorted(formula_depths)))} {'= measured' if measured_ok else 'DIFFERS from measured'}")
     print(f"size formula: {report.formula}")
     print(f"asymptotically: {report.asymptotic}")
     for problem in report.problems:
