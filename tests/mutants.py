@@ -16,6 +16,7 @@ from verified_aat.constructions.encoding import Encoding, Role
 from verified_aat.constructions.gadgets import (differs_indicator, equals_indicator, key_distance_score,
                                                 lagrange_indicator, operation_selectors, operation_values,
                                                 select_update)
+from verified_aat.constructions.edge_k import EdgeK
 from verified_aat.constructions.gate_edge import EDGE, MUL, NEGATIVE_CODES, SIGN, GateEdge
 from verified_aat.constructions.unique_hard import UniqueHard
 from verified_aat.transformer.model import (CircuitScore, Head, Layer, Pooling, Transformer, score_input_names)
@@ -190,9 +191,63 @@ class UniqueHardAverageLeft(UniqueHard):
         return replace(t, layers=tuple(layers))
 
 
+class EdgeKDoubleProduct(EdgeK):
+    """edge-k with mul = 2·a·m (the product of the two means, doubled) instead of a·(2m − a)."""
+
+    def values(self, b, code, m, a):
+        add_value, _, sign_value = super().values(b, code, m, a)
+        return add_value, b.scale(2, b.mul(a, m)), sign_value
+
+
+class EdgeKSlotIgnored(EdgeK):
+    """edge-k whose ``first`` head ignores the slot bit: it averages all in-edges, so a = m."""
+
+    def _score(self, slot_penalty):
+        return super()._score(slot_penalty=False)
+
+
+class EdgeKUnsignedCode(EdgeK):
+    """edge-k that reads the code as op − 10, forgetting that the sign of op is the slot bit."""
+
+    def code(self, b, op):
+        return b.add(op, b.const(-10))
+
+
+class EdgeKMissingRescaling(EdgeK):
+    """edge-k with add = mean instead of k·mean."""
+
+    def values(self, b, code, m, a):
+        _, mul_value, sign_value = super().values(b, code, m, a)
+        return m, mul_value, sign_value
+
+
+class EdgeKOneLayerShort(EdgeK):
+    """edge-k with K − 1 layers: the deepest gates are never computed."""
+
+    def transformer(self, depth_bound: int) -> Transformer:
+        t = super().transformer(depth_bound)
+        return replace(t, layers=t.layers[:-1])
+
+
+class EdgeKSecondSlot(EdgeK):
+    """Harmless: ``first`` reads the slot-1 in-edge b instead (penalty 1 − sign(op)); b·(2m − b) = a·b too."""
+
+    def _score(self, slot_penalty):
+        if not slot_penalty:
+            return super()._score(slot_penalty)
+        b = CircuitBuilder("score-second")
+        w = {n: b.input(n) for n in score_input_names(self.coordinates)}
+        b.output(key_distance_score(b, w["i.src"], w["j.tgt"], b.sub(b.const(1), b.sign(w["j.op"]))))
+        return CircuitScore(b.build())
+
+
+# EdgeKOneLayerShort is not listed: its K − 1 layers are exactly T_{K−1}, right for every circuit of depth
+# ≤ K − 1, so only certify with a depth-K circuit refutes it (tests/test_edge_k.py), not refute's search.
+EDGE_K_WRONG = [EdgeKDoubleProduct, EdgeKSlotIgnored, EdgeKUnsignedCode, EdgeKMissingRescaling]
 WRONG = [MissingRescaling, SquareOfMean, WrongPolarization, SignOfZeroIsOne, SwappedCodes, AddTestOffByOne,
-         NoFetchPenalty, NoGatherPenalty, FetchCopiesSq, OneLayerShort, MergedMultiEdges, UniqueHardAverageLeft]
-HARMLESS = [SignOfDoubleMean, SignOfSum]
+         NoFetchPenalty, NoGatherPenalty, FetchCopiesSq, OneLayerShort, MergedMultiEdges, UniqueHardAverageLeft,
+         *EDGE_K_WRONG]
+HARMLESS = [SignOfDoubleMean, SignOfSum, EdgeKSecondSlot]
 
 
 def probe_circuit() -> Circuit:

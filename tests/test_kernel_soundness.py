@@ -29,7 +29,8 @@ from verified_aat.transformer.exact_engine import run_exact
 from verified_aat.transformer.model import BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer
 
 CASES = {"gate-edge": mutants.probe_circuit(), "unique-hard": mutants.probe_fnc_circuit(),
-         "edge-only": mutants.probe_circuit(), "gate-edge-dot": mutants.probe_fnc_circuit()}
+         "edge-only": mutants.probe_circuit(), "gate-edge-dot": mutants.probe_fnc_circuit(),
+         "edge-k": mutants.probe_circuit()}
 
 
 def engine_circuit(structure: dict) -> Circuit:

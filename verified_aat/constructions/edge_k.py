@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..circuits.builder import CircuitBuilder
+from ..circuits.builder import CircuitBuilder, Wire
 from ..circuits.ir import Circuit, Gate
 from ..transformer.model import (CircuitScore, Head, Layer, Pooling, Transformer, activation_input_names,
                                  score_input_names)
@@ -84,16 +84,22 @@ class EdgeK(EdgeOnly):
         """Unfold the code (|op| − 10), then add k·m, mul a·(2m − a), sign sign(m); keep otherwise."""
         b = CircuitBuilder("activation-step")
         w = {n: b.input(n) for n in activation_input_names(self.coordinates, ["all", "first"])}
-        code = b.add(b.mul(b.sign(w["x.op"]), w["x.op"]), b.const(-OFFSET), name="code")
-        m, a = w["all.val"], w["first.val"]
+        code = self.code(b, w["x.op"])
         selectors = operation_selectors(b, code, MUL, SIGN, CODES)
-        values = (b.mul(code, m, name="add_value"),
-                  b.mul(a, b.sub(b.scale(2, m), a), name="mul_value"),
-                  b.sign(m, name="sign_value"))
+        values = self.values(b, code, w["all.val"], w["first.val"])
         val = select_update(b, w["x.val"], list(zip(selectors, values)), name="new_val")
         for coord in self.coordinates:
             b.output(val if coord == "val" else w[f"x.{coord}"], coord)
         return b.build()
+
+    def code(self, b: CircuitBuilder, op: Wire) -> Wire:
+        """The source's code |op| − 10 = sign(op)·op − 10 (the slot bit is the sign of op)."""
+        return b.add(b.mul(b.sign(op), op), b.const(-OFFSET), name="code")
+
+    def values(self, b: CircuitBuilder, code: Wire, m: Wire, a: Wire) -> tuple[Wire, Wire, Wire]:
+        """(add, mul, sign) from the mean m of all in-edges and the slot-0 value a."""
+        return (b.mul(code, m, name="add_value"), b.mul(a, b.sub(b.scale(2, m), a), name="mul_value"),
+                b.sign(m, name="sign_value"))
 
     def row(self, gate: Gate, source: int, target: int, slot: int | None, value: Fraction | int) -> tuple:
         return (slot_code(gate, slot), source, target, value)
