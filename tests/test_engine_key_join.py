@@ -29,7 +29,7 @@ from verified_aat.transformer.key_join import (KeyDecompositions, discover_hint,
                                                share_sets)
 from verified_aat.transformer.model import BilinearScore, CircuitScore, Layer, Transformer, score_input_names
 
-NAMES = ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"]
+NAMES = ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"]
 # inputs with many ties: equal values at different gates, zeros, a sign flip
 TIED = st.lists(st.sampled_from([Fraction(0), Fraction(1), Fraction(-1), Fraction(1, 2)]), min_size=0, max_size=4)
 
@@ -177,7 +177,7 @@ def test_without_keys_the_engine_never_joins() -> None:
 # -- decompositions read off the score --------------------------------------------------
 
 def test_discovery_finds_the_constructions_decompositions() -> None:
-    for name in ("gate-edge", "unique-hard", "edge-only"):
+    for name in ("gate-edge", "unique-hard", "edge-only", "edge-k"):
         _, _, compiled = _compile(build_family("sum", 3), name)
         t = compiled.transformer
         for head in {h.name: h for layer in t.layers for h in layer.heads}.values():

@@ -248,7 +248,7 @@ def test_eval_of_valid_bristol_equals_simulate(capsys, text: str, rnd: random.Ra
 
 @settings(FUZZ, max_examples=25)
 @given(circuit=circuits(max_gates=8, max_inputs=3, inputs_first=True), data=st.data(),
-       construction=st.sampled_from(["gate-edge", "edge-only", "gate-edge-dot"]))
+       construction=st.sampled_from(["gate-edge", "edge-only", "gate-edge-dot", "edge-k"]))
 def test_compile_then_run_of_valid_circuits_equals_the_api(capsys, circuit, data, construction) -> None:
     """A transformer as written by `compile` runs (`run`, exact engine) to the circuit's outputs."""
     xs = data.draw(input_vectors(circuit.n_inputs))
