@@ -33,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
     from .json_output import add_json_argument
     add_json_argument(p)
+    from .report_cmd import add_report_argument
+    add_report_argument(p)
     add_resource_options(p)
     p.set_defaults(func=run)
 
@@ -50,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         directory = os.path.dirname(os.path.abspath(args.output))
         if not os.path.isdir(directory):  # before any work, not after the proof
             raise InputError(f"cannot write: no directory {os.path.dirname(args.output) or '.'}", args.output)
+    from .report_cmd import check_output_path
+    check_output_path(getattr(args, "report", None))
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
         with progress.stage("import"):
             circuit = circuit_from_args(args)
@@ -74,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
                 doc = build_certificate(result, include_timings=not args.no_timings, netlist=link)
                 if args.output and args.output != "-":
                     write_certificate(doc, args.output)
+    if getattr(args, "report", None):  # HTML of any outcome; its line on stderr when stdout is JSON or the certificate
+        from .report_cmd import write
+        write(result, args.report, quiet=args.output == "-" or getattr(args, "json", False), layout=args.layout,
+              transformer_path=args.transformer)
     if args.output == "-":  # the certificate goes to stdout, everything else to stderr
         import contextlib
         with contextlib.redirect_stdout(sys.stderr):

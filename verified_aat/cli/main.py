@@ -17,7 +17,7 @@ from .resources import LimitReached, resource_limits
 
 # Subcommand modules, in the order `--help` lists them.  A module that does
 # not exist yet is skipped, so stages can land one at a time.
-SUBCOMMANDS = ["info", "eval", "run", "compile", "certify", "check", "show", "refute", "audit"]
+SUBCOMMANDS = ["info", "eval", "run", "compile", "certify", "check", "show", "refute", "audit", "report"]
 
 EXIT_CODES_HELP = """exit codes:
   0  success (for certify/check: proved / certificate accepted)

@@ -24,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=float, default=60.0, help="seconds for the whole search (default 60)")
     from .json_output import add_json_argument
     add_json_argument(p)
+    from .report_cmd import add_report_argument
+    add_report_argument(p)
     p.set_defaults(func=run)
 
 
@@ -32,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from ..refutation.refute import refute
     from ..transformer.spec import load_transformer
 
+    from .report_cmd import check_output_path
+    check_output_path(getattr(args, "report", None))
     transformer = load_transformer(args.model)
     construction = get_construction(args.construction)
     circuits = None
@@ -39,6 +43,10 @@ def run(args: argparse.Namespace) -> int:
         from .common import circuit_from_args
         circuits = [circuit_from_args(args)]
     result = refute(transformer, construction, circuits, budget_seconds=args.budget, depth_bound=args.depth_bound)
+    if getattr(args, "report", None) and result.counterexample is not None:  # nothing found: nothing to draw
+        from .report_cmd import write
+        write(result, args.report, quiet=getattr(args, "json", False), layout=args.layout, model_path=args.model,
+              construction=args.construction)
     if getattr(args, "json", False):
         return _report_json(result, args)
     if result.counterexample is None:

@@ -1,0 +1,181 @@
+"""``verified-aat report`` and ``certify/refute --report``: the content of the HTML, not its looks.
+
+Checks what a wrong report would get wrong: the circuit's gate count, the verdict, the first
+mismatch of a refuted mutant (position and gate), the edited line of a hand-edited
+transformer highlighted, the fallback layout when ``dot`` is missing, and no external URL.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import verified_aat as va
+from verified_aat.cli.main import main
+from verified_aat.report import render_html
+from verified_aat.report.diff import compiled_text
+from verified_aat.report.formulas import lemma_formulas, parse_sexprs
+
+ROOT = Path(__file__).resolve().parent.parent
+C17 = ROOT.parent / "shared" / "circuits" / "iscas85" / "c17.bench"
+EXTERNAL = re.compile(r"""(?:src|href|xlink:href|url)\s*[=(]\s*["']?\s*(?:https?:)?//""", re.I)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def _c17():
+    if not C17.exists():
+        pytest.skip(f"{C17} is missing (../shared beside the checkout)")
+    return va.load_circuit(str(C17))
+
+
+@pytest.fixture(scope="module")
+def c17_certificate() -> dict:
+    return va.certificate(va.certify(_c17(), "gate-edge"))
+
+
+def _section(page: str, name: str) -> str:
+    match = re.search(rf'<section id="{name}".*?</section>', page, re.S)
+    assert match, f"no section {name}"
+    return match.group(0)
+
+
+def _edited_t17(tmp_path: Path) -> tuple[Path, int, str]:
+    """c17's T_K as compile writes it, with one activation line changed by hand: add reads mean² (wrong)."""
+    from verified_aat.constructions.registry import get_construction
+
+    lines = compiled_text(get_construction("gate-edge").transformer(6)).splitlines()
+    number = next(i for i, line in enumerate(lines) if '"add_value = mul x.op gather.val"' in line)
+    lines[number] = lines[number].replace("mul x.op gather.val", "mul gather.val gather.val")
+    path = tmp_path / "edited.json"
+    path.write_text("\n".join(lines) + "\n")
+    return path, number + 1, lines[number].strip()
+
+
+def test_certificate_report_shows_gate_count_verdict_and_sections(c17_certificate: dict) -> None:
+    page = render_html(c17_certificate, check=True)
+    verdict = _section(page, "verdict")
+    assert 'data-status="accepted"' in verdict and 'data-gates="20"' in verdict
+    assert "20 gates, 30 edges, 5 inputs, 2 outputs" in verdict
+    assert "for every x in R^5" in verdict  # the kernel's theorem
+    for name in ("circuit", "layout", "attention", "obligations", "trusted-base"):
+        _section(page, name)
+    assert "counterexample" not in page.split("<main>")[1][:200]
+    # every obligation kind of the certificate, with its count
+    table = _section(page, "obligations")
+    for kind, count in c17_certificate["derived"]["obligations"].items():
+        assert re.search(rf"<td>{re.escape(kind)}</td><td class=\"num\">{count:,}</td>", table), kind
+    assert table.count("<math") >= 4 and "<mi>sgn</mi>" in table
+    # one heat-map per head of each distinct layer function, as PNG data URIs
+    assert _section(page, "attention").count('src="data:image/png;base64,') == 2
+    assert not EXTERNAL.search(page), EXTERNAL.search(page)
+    assert "<script" not in page
+
+
+def test_unchecked_certificate_says_so(c17_certificate: dict) -> None:
+    page = render_html(c17_certificate)
+    assert 'data-status="proved"' in page and "not re-checked here" in page
+
+
+def test_fallback_layout_when_dot_is_missing(c17_certificate: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    import verified_aat.report.circuit_drawing as drawing
+
+    monkeypatch.setattr(drawing.shutil, "which", lambda name: None)
+    circuit = _section(render_html(c17_certificate), "circuit")
+    assert 'data-layout="pure-Python layered layout (Graphviz dot not found)"' in circuit
+    assert 'class="fallback-layout"' in circuit
+    assert circuit.count('<g class="node"') == 20  # every gate drawn, each labelled
+    assert ">g16<" in circuit and ">add<" in circuit
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed (apt-get install graphviz)")
+def test_graphviz_layout(c17_certificate: dict) -> None:
+    circuit = _section(render_html(c17_certificate, layout="graphviz"), "circuit")
+    assert 'data-layout="graphviz dot"' in circuit
+    assert circuit.count('class="node"') == 20 and "<!DOCTYPE" not in circuit
+
+
+def test_refuted_edit_report_has_trace_mismatch_and_highlighted_line(tmp_path: Path, capsys) -> None:
+    edited, line, text = _edited_t17(tmp_path)
+    out = tmp_path / "refuted.html"
+    code = main(["certify", str(_c17_path()), "-c", "gate-edge", "--transformer", str(edited), "--report",
+                 str(out), "--layout", "python"])
+    assert code == 1
+    assert "report           " in capsys.readouterr().out
+    page = out.read_text()
+    assert 'data-status="refuted"' in page
+    cex = _section(page, "counterexample")
+    first = re.search(r'id="first-mismatch" data-position="(\d+)" data-gate="([^"]+)"', cex)
+    assert first, "no first mismatch"
+    # the trace's last row is the mismatch, and it is the first add gate the edit breaks
+    rows = re.findall(r"<tr class=\"(agrees|mismatch)\">(.*?)</tr>", cex)
+    assert rows[-1][0] == "mismatch" and all(kind == "agrees" for kind, _ in rows[:-1])
+    assert f'<td>{first.group(2)}</td><td>add</td>' in rows[-1][1]
+    assert f'<td class="num">{int(first.group(1))}</td>' in rows[-1][1]
+    edits = _section(page, "edits")
+    assert f"1 edited line(s): {line}." in edits
+    highlighted = re.findall(r'<tr class="edited" data-line="(\d+)">(.*?)</tr>', edits)
+    assert [int(n) for n, _ in highlighted] == [line]
+    assert "mul gather.val gather.val" in highlighted[0][1] and "mul x.op gather.val" in highlighted[0][1]
+    # the mismatching gate is outlined in red in the drawing
+    position = int(first.group(1))
+    assert re.search(r'<g class="node" id="g\d+"><title>[^<]*</title><rect [^>]*stroke="#d00000"', page)
+    assert position >= 0 and not EXTERNAL.search(page)
+
+
+def _c17_path() -> Path:
+    _c17()
+    return C17
+
+
+def test_refute_json_then_report(tmp_path: Path, capsys) -> None:
+    edited, line, _ = _edited_t17(tmp_path)
+    assert main(["refute", str(edited), "-c", "gate-edge", "--json"]) == 1
+    result = tmp_path / "refute.json"
+    result.write_text(capsys.readouterr().out)
+    out = tmp_path / "r.html"
+    assert main(["report", str(result), "-o", str(out), "--layout", "python"]) == 0
+    page = out.read_text()
+    data = json.loads(result.read_text())
+    assert f'data-gates="{data["circuit"]["gates"]}"' in page
+    assert f'data-position="{data["counterexample"]["first_mismatch"]["position"]}"' in page
+    assert f'<tr class="edited" data-line="{line}">' in page
+
+
+def test_report_bad_inputs(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1}')
+    assert main(["report", str(bad), "-o", str(tmp_path / "x.html")]) == 2
+    assert "not a certificate" in capsys.readouterr().err
+    assert main(["report", str(bad), "-o", str(tmp_path / "missing" / "x.html")]) == 2
+    certify_json = tmp_path / "c.json"
+    certify_json.write_text('{"command": "certify", "status": "refuted"}')
+    assert main(["report", str(certify_json), "-o", str(tmp_path / "x.html")]) == 2
+    assert "--report" in capsys.readouterr().err
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_formulas_are_exact_and_keep_sgn() -> None:
+    text = ("(define-fun sgn ((v Real)) Real (ite (> v 0.0) 1.0 (ite (< v 0.0) (- 1.0) 0.0)))\n"
+            "(declare-const y0 Real)\n(assert (not (= (* (/ 1.0 3.0) (sgn y0)) (- 2.5))))")
+    assert parse_sexprs("(a (b c)) ; comment (\n d") == [["a", ["b", "c"]], "d"]
+    [formula] = lemma_formulas(text)
+    # sgn(y0)/3 = -5/2, exactly: fractions, never decimals; sgn is not evaluated away
+    assert "<mn>3</mn></mfrac>" in formula.mathml and "<mfrac><mn>5</mn><mn>2</mn></mfrac>" in formula.mathml
+    assert "<mi>sgn</mi>" in formula.mathml and "2.5" not in formula.mathml and "0.33" not in formula.mathml
+
+
+def test_large_circuit_is_sampled_and_grouped(tmp_path: Path) -> None:
+    circuit = va.family("random-fsac", 400)
+    result = va.certify(circuit, "gate-edge")
+    assert result.status == "proved"
+    page = render_html(result, layout="python")
+    drawn = _section(page, "circuit")
+    assert f"a sample of 150 of {circuit.size:,} gates" in drawn and drawn.count('<g class="node"') == 150
+    assert "positions are grouped by role" in _section(page, "attention")
+    assert len(page) < 2_000_000

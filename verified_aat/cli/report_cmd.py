@@ -1,0 +1,114 @@
+"""``verified-aat report``: a self-contained HTML report of a certificate or a refutation.
+
+INPUT is a certificate (plain or gzip; the trusted kernel judges it unless ``--no-check``) or
+the object ``refute --json`` printed (a file, or ``-`` for standard input).  ``certify`` and
+``refute`` write the same report directly with ``--report FILE``; that is the way for a
+refuted ``certify --transformer`` run, whose ``--json`` output holds no circuit.
+Exit 0 when the report is written (whatever the verdict it shows), 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+from ..errors import EXIT_OK, InputError
+
+LAYOUTS = ("auto", "graphviz", "python")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="write a self-contained HTML report of a certificate or a refutation",
+                       description="Write one HTML file (no network needed to view it): verdict, circuit drawing, "
+                                   "transformer layout, attention heat-maps, obligations with their lemmas as "
+                                   "formulas, the trusted base; for a refutation the counterexample trace and "
+                                   "the edited lines of the transformer. INPUT: a certificate, or the output of "
+                                   "`refute --json` (- for standard input). Exit 0 written, 2 bad input.")
+    p.add_argument("input", metavar="INPUT", help="certificate (.json or .json.gz) or a `refute --json` output")
+    p.add_argument("-o", "--output", metavar="HTML", required=True, help="the report file to write")
+    add_layout_argument(p)
+    p.add_argument("--no-check", action="store_true",
+                   help="a certificate: show its own status instead of running the trusted kernel")
+    p.add_argument("--solver", choices=("z3", "cvc5", "both"), default="z3", help="the kernel's solver (default z3)")
+    p.set_defaults(func=run)
+
+
+def add_layout_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--layout", choices=LAYOUTS, default="auto",
+                        help="circuit drawing: Graphviz dot if installed (auto), dot only, or the pure-Python "
+                             "layered layout")
+
+
+def add_report_argument(parser: argparse.ArgumentParser) -> None:
+    """``--report FILE`` (and ``--layout``) for ``certify`` and ``refute``."""
+    parser.add_argument("--report", metavar="HTML", help="also write a self-contained HTML report of the outcome "
+                                                         "(proved, refuted or unknown)")
+    add_layout_argument(parser)
+
+
+def check_output_path(path: str | None, option: str = "--report") -> None:
+    """Refuse a report path in a missing directory before any work."""
+    if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise InputError(f"cannot write: no directory {os.path.dirname(path) or '.'}", option)
+
+
+def write(source: Any, path: str, quiet: bool = False, **options: Any) -> int:
+    """Render ``source`` to ``path``; print one line (to stderr when ``quiet``); return the size."""
+    from ..report import write_report
+
+    start, cpu = time.perf_counter(), time.process_time()
+    size = write_report(source, path, **options)
+    line = (f"report           {path} ({size:,} bytes, {time.perf_counter() - start:.2f} s wall, "
+            f"{time.process_time() - cpu:.2f} s CPU)")
+    print(line, file=sys.stderr if quiet else sys.stdout)
+    return size
+
+
+def run(args: argparse.Namespace) -> int:
+    check_output_path(args.output, "-o")
+    source, name = _read(args.input)
+    if isinstance(source, dict) and source.get("format") == "verified-aat/certificate" and not args.no_check:
+        from ..api import check
+
+        source = _with_kernel(source, check(source, solver=args.solver), name)
+    write(source, args.output, layout=args.layout)
+    return EXIT_OK
+
+
+def _with_kernel(doc: dict[str, Any], kernel_report: Any, name: str) -> Any:
+    from ..report.data import from_certificate
+
+    return from_certificate(doc, kernel_report, source=f"certificate {name}, judged by the trusted kernel")
+
+
+def _read(path: str) -> tuple[Any, str]:
+    """A certificate (by the kernel's reader) or a ``refute --json`` object."""
+    import json
+
+    from ..kernel import CertificateFileError, parse_certificate
+
+    name = "<stdin>" if path == "-" else path
+    if path == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    if raw[:2] != b"\x1f\x8b":
+        try:
+            doc = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"not a certificate or a refute --json result: {exc}", name) from None
+        if isinstance(doc, dict) and doc.get("command") in ("refute", "certify"):
+            if doc.get("command") == "certify":
+                raise InputError("a `certify --json` result holds no circuit or transformer: run `certify ... "
+                                 "--report HTML` instead", name)
+            return doc, name
+        if not isinstance(doc, dict) or doc.get("format") != "verified-aat/certificate":
+            raise InputError("not a certificate (format verified-aat/certificate) or a refute --json result", name)
+    try:
+        return parse_certificate(raw, name), name
+    except CertificateFileError as exc:
+        raise InputError(str(exc).split(": ", 1)[-1], name) from None

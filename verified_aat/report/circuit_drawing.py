@@ -1,0 +1,165 @@
+"""The circuit as an inline SVG: Graphviz ``dot`` when it is installed, else our own layered layout.
+
+Gates are filled by kind (hue) and depth (lighter near the inputs, darker near the outputs);
+outputs have a double border and the gate of a counterexample's first mismatch a thick red one.
+Circuits above :data:`MAX_DRAWN` gates are drawn in part: the gates nearest the outputs
+(a backward breadth-first sample), and the page says how many of how many are shown.
+The fallback needs nothing but Python and is labelled as such on the page.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+from collections import deque
+from dataclasses import dataclass
+
+from ..circuits.ir import Circuit, Kind
+from ..circuits.measures import gate_depths
+
+MAX_DRAWN = 150
+"""Gates drawn at most; larger circuits are sampled."""
+DOT_TIMEOUT = 60
+"""Seconds ``dot`` may take before the pure-Python layout is used instead."""
+
+KIND_HUES = {Kind.INPUT: (0.58, "input"), Kind.CONST: (0.0, "const"), Kind.ADD: (0.33, "add"),
+             Kind.MUL: (0.08, "mul"), Kind.SIGN: (0.78, "sign")}
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """An SVG (no XML prolog, ready to inline), which layout made it, and which gates it shows."""
+
+    svg: str
+    layout: str  # "graphviz dot" or "pure-Python layered layout (Graphviz dot not found)"
+    shown: tuple[int, ...]
+    total: int
+
+
+def kind_colour(kind: Kind, depth: int, max_depth: int) -> str:
+    """Fill colour: the kind's hue, lightness falling with depth (exact HSL → hex)."""
+    import colorsys
+
+    hue, _ = KIND_HUES[kind]
+    saturation = 0.0 if kind is Kind.CONST else 0.55
+    lightness = 0.88 - 0.38 * (depth / max(1, max_depth))
+    r, g, b = colorsys.hls_to_rgb(hue, lightness, saturation)
+    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
+
+
+def sample_gates(circuit: Circuit, limit: int = MAX_DRAWN) -> tuple[int, ...]:
+    """All gates if few, else the ``limit`` gates nearest the outputs (breadth-first over arguments)."""
+    if circuit.size <= limit:
+        return tuple(range(circuit.size))
+    seen: set[int] = set()
+    queue = deque(dict.fromkeys(circuit.outputs))
+    while queue and len(seen) < limit:
+        g = queue.popleft()
+        if g in seen:
+            continue
+        seen.add(g)
+        queue.extend(a for a in circuit.gates[g].args if a not in seen)
+    return tuple(sorted(seen))
+
+
+def _label(circuit: Circuit, g: int) -> str:
+    gate = circuit.gates[g]
+    name = circuit.gate_name(g)
+    if gate.kind is Kind.CONST:
+        return f"{name}\n= {gate.value}"
+    return f"{name}\n{gate.kind.value}" if gate.kind is not Kind.INPUT else name
+
+
+def draw_circuit(circuit: Circuit, layout: str = "auto", highlight: int | None = None) -> Drawing:
+    """The SVG drawing; ``layout`` is ``auto`` (dot if found), ``graphviz`` or ``python``."""
+    shown = sample_gates(circuit)
+    depths = gate_depths(circuit)
+    if layout in ("auto", "graphviz") and shutil.which("dot"):
+        try:
+            return Drawing(_graphviz_svg(circuit, shown, depths, highlight), "graphviz dot", shown, circuit.size)
+        except Exception as exc:  # dot crashed or timed out: fall back, and say so
+            reason = f"Graphviz dot failed: {type(exc).__name__}"
+    else:
+        reason = "Graphviz dot not found" if layout != "python" else "asked for"
+    return Drawing(_python_svg(circuit, shown, depths, highlight), f"pure-Python layered layout ({reason})",
+                   shown, circuit.size)
+
+
+def _graphviz_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], highlight: int | None) -> str:
+    import graphviz
+
+    top = max(depths) if depths else 0
+    graph = graphviz.Digraph("circuit", graph_attr={"rankdir": "LR", "bgcolor": "transparent", "nodesep": "0.15",
+                                                    "ranksep": "0.35"},
+                             node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Helvetica",
+                                        "fontsize": "10", "margin": "0.05,0.02", "height": "0.3"},
+                             edge_attr={"arrowsize": "0.5", "color": "#555555"})
+    keep = set(shown)
+    outputs = set(circuit.outputs)
+    for g in shown:
+        attrs = {"fillcolor": kind_colour(circuit.gates[g].kind, depths[g], top), "tooltip": f"depth {depths[g]}"}
+        if g in outputs:
+            attrs["peripheries"] = "2"
+        if g == highlight:
+            attrs.update(color="#d00000", penwidth="3")
+        graph.node(f"g{g}", _label(circuit, g), **attrs)
+        for a in circuit.gates[g].args:
+            if a in keep:
+                graph.edge(f"g{a}", f"g{g}")
+    # dot itself, with a time limit (graphviz.pipe has none); the graphviz package writes the quoted source
+    done = subprocess.run([shutil.which("dot") or "dot", "-Tsvg"], input=graph.source.encode("utf-8"),
+                          capture_output=True, timeout=DOT_TIMEOUT, check=True)
+    return _strip_prolog(done.stdout.decode("utf-8"))
+
+
+def _strip_prolog(svg: str) -> str:
+    """The ``<svg>`` element alone: no XML declaration, no DOCTYPE (whose DTD address the page must not hold)."""
+    start = svg.find("<svg")
+    return re.sub(r"<!--.*?-->", "", svg[start:], flags=re.S) if start >= 0 else svg
+
+
+def _python_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], highlight: int | None) -> str:
+    """Columns by depth, rows ordered by the mean row of each gate's drawn arguments (one barycentre pass)."""
+    top = max(depths) if depths else 0
+    keep = set(shown)
+    columns: dict[int, list[int]] = {}
+    for g in shown:
+        columns.setdefault(depths[g], []).append(g)
+    row: dict[int, float] = {}
+    for d in sorted(columns):
+        gates = columns[d]
+        def bary(g: int) -> float:
+            args = [row[a] for a in circuit.gates[g].args if a in row]
+            return sum(args) / len(args) if args else float(g)
+        gates.sort(key=bary)
+        for i, g in enumerate(gates):
+            row[g] = i
+    w, h, dx, dy = 96, 30, 140, 44
+    xy = {g: (20 + d * dx, 20 + i * dy) for d, gates in columns.items() for i, g in enumerate(gates)}
+    width = 40 + (max(columns) + 1 if columns else 1) * dx
+    height = 40 + max((len(c) for c in columns.values()), default=1) * dy
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" class="fallback-layout" font-family="Helvetica,Arial,sans-serif" '
+             f'font-size="10">']
+    for g in shown:
+        for a in circuit.gates[g].args:
+            if a in keep:
+                (x1, y1), (x2, y2) = xy[a], xy[g]
+                parts.append(f'<line x1="{x1 + w}" y1="{y1 + h / 2}" x2="{x2}" y2="{y2 + h / 2}" stroke="#555" '
+                             f'stroke-width="0.8"/>')
+    outputs = set(circuit.outputs)
+    for g in shown:
+        x, y = xy[g]
+        stroke = ' stroke="#d00000" stroke-width="3"' if g == highlight else \
+            (' stroke="#000" stroke-width="2"' if g in outputs else ' stroke="#333" stroke-width="0.8"')
+        fill = kind_colour(circuit.gates[g].kind, depths[g], top)
+        parts.append(f'<g class="node" id="g{g}"><title>depth {depths[g]}</title>'
+                     f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="{fill}"{stroke}/>')
+        for k, text in enumerate(_label(circuit, g).split("\n")):
+            parts.append(f'<text x="{x + w / 2}" y="{y + 12 + 11 * k}" text-anchor="middle">'
+                         f'{html.escape(text[:18])}</text>')
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)

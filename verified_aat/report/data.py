@@ -1,0 +1,254 @@
+"""What a report shows, gathered from any of its sources into one frozen value.
+
+Sources: a :class:`~verified_aat.symbolic.certify.CertifyResult` (proved, refuted or unknown),
+a certificate document (optionally judged by the trusted kernel), or the JSON object that
+``refute --json`` prints (it names the model file and holds the refuting circuit's text).
+The page itself (``html.py``) only formats a :class:`ReportData`; it computes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..circuits.ir import Circuit, Domain, Gate, Kind
+from ..constructions.base import Construction
+from ..constructions.encoding import Encoding
+from ..errors import InputError
+from ..transformer.key_join import ArgmaxSets
+from ..transformer.model import Transformer
+from .diff import TransformerDiff, transformer_diff
+
+
+@dataclass(frozen=True)
+class HeadSets:
+    """The argmax sets of one head of one layer function, and the layers that use it."""
+
+    function: int
+    head: str
+    pooling: str
+    layers: tuple[int, ...]
+    method: str
+    sets: ArgmaxSets | None  # None: not computed (say why in ``note``)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class LemmaView:
+    """One distinct lemma as the certificate stores it."""
+
+    id: str
+    kind: str
+    uses: int
+    engine: str
+    smt2: str
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything one report page shows."""
+
+    title: str
+    status: str                        # proved / refuted / unknown / accepted / rejected / not-checked
+    verdict: tuple[str, ...]           # lines explaining the status (theorem, problems, rejections)
+    construction: str
+    depth_bound: int | None
+    circuit: Circuit
+    transformer: Transformer | None
+    encoding: Encoding | None
+    attention: tuple[HeadSets, ...] = ()
+    obligations: tuple[tuple[str, int], ...] = ()
+    lemmas: tuple[LemmaView, ...] = ()
+    counterexample: dict[str, Any] | None = None   # the ``--json`` form (cli/json_output.counterexample_json)
+    diff: TransformerDiff | None = None
+    source: str = ""
+    timings: tuple[tuple[str, float], ...] = field(default=())
+
+
+def from_certify_result(result: Any, transformer_path: str | None = None, source: str = "certify") -> ReportData:
+    """A report of a ``certify`` run, whatever its outcome (an edited transformer is diffed when its path is given)."""
+    from ..cli.json_output import counterexample_json
+    from ..constructions.registry import get_construction
+
+    construction = get_construction(result.construction)
+    attention = tuple(HeadSets(c.function, c.head, _pooling(result.transformer, c.head), c.layers, c.method, c.sets)
+                      for c in result.attention)
+    lemmas = tuple(LemmaView(l.digest, l.kind, l.uses, (result.verdicts[l.digest].solver if l.digest in
+                                                         result.verdicts else "none"), l.text)
+                   for l in sorted(result.derivation.lemmas.values(), key=lambda l: l.digest))
+    verdict = {"proved": ("every obligation was discharged by the engine; the certificate is re-checked by "
+                          "`verified-aat check` (the trusted kernel)",),
+               "refuted": ("a counterexample was found and replayed in exact rational arithmetic",),
+               }.get(result.status, ("not proved: " + "; ".join(result.problems[:5]),)) \
+        + tuple(f"problem: {p}" for p in result.problems[:20] if result.status != "unknown")
+    diff = _diff(transformer_path, construction, result.depth_bound)
+    return ReportData(
+        title=f"{result.construction} on {result.circuit.name}", status=result.status, verdict=verdict,
+        construction=result.construction, depth_bound=result.depth_bound, circuit=result.circuit,
+        transformer=result.transformer, encoding=result.encoding, attention=attention,
+        obligations=tuple(sorted((k, v) for k, v in result.derivation.kinds.items() if v)), lemmas=lemmas,
+        counterexample=counterexample_json(result.counterexample) if result.status == "refuted" else None,
+        diff=diff, source=source, timings=tuple(sorted(result.seconds.items())))
+
+
+def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str = "certificate") -> ReportData:
+    """A report of a certificate; ``kernel_report`` (a kernel Report) supplies the verdict when given."""
+    from ..certificates.document import is_constructions_own
+    from ..constructions.registry import CONSTRUCTIONS
+
+    name = doc.get("construction")
+    construction = CONSTRUCTIONS.get(name) if isinstance(name, str) else None
+    if construction is None or not isinstance(doc.get("circuit"), dict):
+        raise InputError("not a certificate of a known construction (no 'construction' or 'circuit')", source)
+    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+    depth = info.get("depth_bound") if type(info.get("depth_bound")) is int else None
+    circuit = circuit_from_structure(doc["circuit"], str(info.get("circuit") or "circuit"), source)
+    own = is_constructions_own(doc)
+    transformer = construction.transformer(depth) if own and depth else None
+    encoding = construction.encode(circuit)
+    attention = argmax_sets(transformer, encoding, construction) if transformer is not None else ()
+    if kernel_report is not None:
+        status = kernel_report.outcome
+        verdict = ((kernel_report.theorem,) if kernel_report.accepted else ()) + tuple(kernel_report.reasons)
+    else:
+        status = str((doc.get("result") or {}).get("status", "unknown"))
+        verdict = ("the certificate says so; not re-checked here (run `verified-aat check` for the kernel's verdict)",)
+    lemmas = tuple(LemmaView(str(l.get("id")), str(l.get("kind")), int(l.get("uses") or 0), str(l.get("engine")),
+                             str(l.get("smt2"))) for l in doc.get("lemmas") or [] if isinstance(l, dict))
+    derived = doc.get("derived") if isinstance(doc.get("derived"), dict) else {}
+    obligations = tuple(sorted((str(k), int(v)) for k, v in (derived.get("obligations") or {}).items()))
+    phases = ((doc.get("timings") or {}).get("phases") or {}) if isinstance(doc.get("timings"), dict) else {}
+    return ReportData(
+        title=f"{name} on {circuit.name}", status=status, verdict=verdict, construction=name, depth_bound=depth,
+        circuit=circuit, transformer=transformer, encoding=encoding, attention=attention, obligations=obligations,
+        lemmas=lemmas, source=source, timings=tuple(sorted((k, float(v)) for k, v in phases.items())))
+
+
+def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_dir: str = ".") -> ReportData:
+    """A report of the object ``refute --json`` printed: it names the model file and holds the circuit text."""
+    from ..circuits.text_format import parse_circuit_text
+    from ..constructions.registry import get_construction
+    from ..refutation.refute import intended_depth
+    from ..transformer.spec import load_transformer
+
+    model = doc.get("model")
+    circuit_doc = doc.get("circuit")
+    if not isinstance(model, str) or not isinstance(circuit_doc, dict) or "text" not in circuit_doc:
+        raise InputError("this refute --json result has no refuting circuit (status unknown): nothing to report",
+                         source)
+    path = model if os.path.isabs(model) else os.path.join(base_dir, model)
+    if not os.path.exists(path):
+        path = model  # relative to the working directory, as refute read it
+    construction = get_construction(str(doc.get("construction") or "gate-edge"))
+    transformer = load_transformer(path)
+    circuit = parse_circuit_text(str(circuit_doc["text"]))
+    depth = intended_depth(construction, transformer)
+    encoding = construction.encode(circuit)
+    reasons = tuple(str(r) for r in doc.get("reasons") or [])
+    return ReportData(
+        title=f"{os.path.basename(model)} ({construction.name}) on {circuit.name}", status=str(doc.get("status")),
+        verdict=("a counterexample was found and replayed in exact rational arithmetic",) + reasons,
+        construction=construction.name, depth_bound=depth, circuit=circuit, transformer=transformer,
+        encoding=encoding, attention=argmax_sets(transformer, encoding, construction),
+        counterexample=doc.get("counterexample"), diff=_diff(path, construction, depth), source=source)
+
+
+def from_refutation(refutation: Any, model_path: str, construction: str = "gate-edge") -> ReportData:
+    """A report of :func:`verified_aat.refutation.refute.refute`'s result for the model file ``model_path``."""
+    from ..cli.json_output import counterexample_json
+    from ..circuits.text_format import print_circuit
+
+    if refutation.counterexample is None:
+        raise InputError("no counterexample was found: nothing to report (this is not a proof)", model_path)
+    doc = {"status": "refuted", "model": model_path, "construction": construction,
+           "circuit": {"text": print_circuit(refutation.circuit)},
+           "counterexample": counterexample_json(refutation.counterexample)}
+    return from_refute_json(doc, "refute")
+
+
+def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Construction) -> tuple[HeadSets, ...]:
+    """Argmax sets per layer function and head, for display: by the construction's key join where the head's
+    score is exactly its T_K's (whose key lemma certify proves), else on all pairs when the score reads
+    structural coordinates only and the sequence is short, else not shown."""
+    from ..certificates.kernel_form import structure_key
+    from ..symbolic.attention import brute_force_argmax, score_reads
+    from ..symbolic.obligations import layer_functions
+    from ..transformer.key_join import facts_hold, join_argmax
+    from ..transformer.model import CircuitScore
+
+    def key(score: Any) -> Any:
+        return structure_key(score.circuit) if isinstance(score, CircuitScore) else score.matrix
+
+    own = {h.name: key(h.score) for layer in construction.transformer(1).layers for h in layer.heads}
+    hints = construction.score_hints()
+    structural = {transformer.coordinates.index(c) for c in construction.structural if c in transformer.coordinates}
+    rows = encoding.rows
+    out: list[HeadSets] = []
+    cache: dict[Any, tuple[str, ArgmaxSets | None, str]] = {}
+    for fn in layer_functions(transformer):
+        for head in fn.layer.heads:
+            k = (head.name, key(head.score))
+            if k not in cache:
+                hint = hints.get(head.name)
+                if own.get(head.name) == k[1] and hint is not None and facts_hold(rows, hint, transformer.coordinates):
+                    cache[k] = ("key-join", join_argmax(rows, hint), "")
+                elif score_reads(head.score, transformer.dimension) <= structural:
+                    sets = brute_force_argmax(rows, head.score)
+                    cache[k] = ("all pairs", sets, "" if sets else "sequence too long to score all pairs")
+                else:
+                    cache[k] = ("none", None, "the score reads value coordinates: the sets depend on the input")
+            method, sets, note = cache[k]
+            out.append(HeadSets(fn.number, head.name, head.pooling.value, fn.layers, method, sets, note))
+    return tuple(out)
+
+
+def circuit_from_structure(structure: dict[str, Any], name: str, source: str) -> Circuit:
+    """A circuit from a certificate's canonical structure (``[op, args]`` / ``["input", i]`` / ``["const", q]``)."""
+    from fractions import Fraction
+
+    gates: list[Gate] = []
+    try:
+        for entry in structure["gates"]:
+            op = entry[0]
+            if op == "input":
+                gates.append(Gate(Kind.INPUT, index=int(entry[1])))
+            elif op == "const":
+                gates.append(Gate(Kind.CONST, value=Fraction(str(entry[1]))))
+            else:
+                gates.append(Gate(Kind(op), tuple(int(a) for a in entry[1])))
+        domain = Domain(structure.get("domain", "rationals"))
+        return Circuit(tuple(gates), tuple(int(o) for o in structure["outputs"]), name, domain)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise InputError(f"$.circuit: not a circuit structure ({exc})", source) from None
+
+
+def _pooling(transformer: Transformer, head: str) -> str:
+    return next((h.pooling.value for layer in transformer.layers for h in layer.heads if h.name == head), "?")
+
+
+def _diff(path: str | None, construction: Construction, depth: int | None) -> TransformerDiff | None:
+    if not path or path == "-" or depth is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    return transformer_diff(text, construction.transformer(depth), os.path.basename(path))
+
+
+def load_json_source(path: str) -> Any:
+    """A JSON file's content (for ``report``'s input detection); InputError if unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), path) from None
+    if raw[:2] == b"\x1f\x8b":
+        return None  # gzip: a certificate; the kernel's reader handles it
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"not JSON ({exc})", path) from None

@@ -1,0 +1,132 @@
+"""A lemma's SMT-LIB text as formulas people read: sympy expressions printed as MathML.
+
+A lemma (docs/certificates.md, "Rendering an obligation") defines ``sgn``, maybe some
+``out_<coord>`` functions (an activation's cone, ``let``-bound per gate), declares its
+variables and asserts ``(not φ)``.  The report shows φ — the identity that was proved for
+all values of the variables — and each ``out_<coord>`` as an equation, with ``let``s
+inlined.  Numerals are exact (``sympy.Rational``); ``sgn`` stays an unevaluated function.
+MathML is rendered by the browser itself: no script, no network.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from sympy.printing.mathml import mathml
+
+MAX_TEXT = 8000
+"""Lemmas longer than this (characters of SMT-LIB) are shown as text only."""
+
+_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+class sgn(sympy.Function):  # noqa: N801 - the name printed in formulas
+    """sign(v) ∈ {−1, 0, 1}, kept unevaluated so the formula is the lemma's own."""
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One rendered equation: a label and its MathML (``<math>`` element)."""
+
+    label: str
+    mathml: str
+
+
+def parse_sexprs(text: str) -> list[Any]:
+    """The top-level s-expressions of ``text`` (comments dropped); atoms stay strings."""
+    stack: list[list[Any]] = [[]]
+    for line in text.splitlines():
+        line = line.split(";", 1)[0]
+        for token in _TOKEN.findall(line):
+            if token == "(":
+                stack.append([])
+            elif token == ")":
+                if len(stack) == 1:
+                    raise ValueError("unbalanced ')'")
+                done = stack.pop()
+                stack[-1].append(done)
+            else:
+                stack[-1].append(token)
+    if len(stack) != 1:
+        raise ValueError("unbalanced '('")
+    return stack[0]
+
+
+class _Converter:
+    """SMT-LIB terms (QF_NRA, as the lemma printer writes them) to sympy."""
+
+    def __init__(self) -> None:
+        self.symbols: dict[str, sympy.Symbol] = {}
+        self.functions: dict[str, Any] = {}
+
+    def symbol(self, name: str) -> sympy.Symbol:
+        if name not in self.symbols:
+            self.symbols[name] = sympy.Symbol(name.replace("_", "."), real=True)
+        return self.symbols[name]
+
+    def term(self, t: Any, env: dict[str, Any]) -> Any:
+        if isinstance(t, str):
+            if t in env:
+                return env[t]
+            if re.fullmatch(r"[0-9]+(\.[0-9]+)?", t):
+                return sympy.Rational(Fraction(t))
+            return self.symbol(t)
+        head, args = t[0], t[1:]
+        if head == "let":
+            inner = dict(env)
+            for name, value in args[0]:
+                inner[name] = self.term(value, env)
+            return self.term(args[1], inner)
+        values = [self.term(a, env) for a in args]
+        if head == "+":
+            return sympy.Add(*values)
+        if head == "*":
+            return sympy.Mul(*values)
+        if head == "-":
+            return -values[0] if len(values) == 1 else values[0] - sympy.Add(*values[1:])
+        if head == "/":
+            return values[0] / values[1]
+        if head == "sgn":
+            return sgn(values[0])
+        if head == "=":
+            return sympy.Eq(values[0], values[1], evaluate=False)
+        if head == "and":
+            return sympy.And(*values, evaluate=False)
+        if head == "not":
+            return sympy.Not(values[0], evaluate=False)
+        if head in (">", "<", ">=", "<="):
+            return {">": sympy.Gt, "<": sympy.Lt, ">=": sympy.Ge, "<=": sympy.Le}[head](*values, evaluate=False)
+        if head == "ite":
+            return sympy.Piecewise((values[1], values[0]), (values[2], True))
+        if head not in self.functions:
+            self.functions[head] = sympy.Function(head.replace("_", "."))
+        return self.functions[head](*values)
+
+
+def lemma_formulas(smt2: str) -> list[Formula]:
+    """The definitions and the proved identity of one lemma, as MathML; [] if the text is too large."""
+    if len(smt2) > MAX_TEXT:
+        return []
+    conv = _Converter()
+    formulas: list[Formula] = []
+    for form in parse_sexprs(smt2):
+        if not isinstance(form, list) or not form:
+            continue
+        if form[0] == "define-fun" and form[1] != "sgn":
+            params = [conv.symbol(p[0]) for p in form[2]]
+            body = conv.term(form[4], {p[0]: s for p, s in zip(form[2], params)})
+            call = sympy.Function(form[1].replace("_", "."))(*params)
+            formulas.append(Formula(f"definition of {form[1]}", _math(sympy.Eq(call, body, evaluate=False))))
+        elif form[0] == "assert":
+            claim = form[1][1] if isinstance(form[1], list) and form[1][:1] == ["not"] else ["not", form[1]]
+            formulas.append(Formula("proved for all values of the variables", _math(conv.term(claim, {}))))
+    return formulas
+
+
+def _math(expr: Any) -> str:
+    body = mathml(expr, printer="presentation")
+    return f'<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">{body}</math>'

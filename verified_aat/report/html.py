@@ -1,0 +1,265 @@
+"""The report page: one self-contained HTML file (inline CSS, inline SVG, PNG data URIs, MathML).
+
+No script and no external resource, so it opens offline and anywhere.  Every section has an
+``id`` (``verdict``, ``counterexample``, ``edits``, ``circuit``, ``layout``, ``attention``,
+``obligations``, ``trusted-base``) that tests and readers can find.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from html import escape
+from typing import Any
+
+from ..circuits.measures import depth as circuit_depth
+from .circuit_drawing import KIND_HUES, draw_circuit, kind_colour
+from .data import ReportData
+from .formulas import lemma_formulas
+
+FORMULAS_PER_KIND = 2
+"""Lemmas rendered as formulas per obligation kind (the most used first); the rest as a list."""
+MAX_HEATMAPS = 12
+"""Heat-maps drawn at most (distinct layer functions × heads)."""
+ENCODING_ROWS = 40
+"""Rows of the encoding shown."""
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
+main{max-width:1200px;margin:0 auto;padding:1em 2em 3em}
+h1{font-size:1.6em;margin:.4em 0}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
+table{border-collapse:collapse;margin:.5em 0;font-size:.9em}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
+th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.badge{display:inline-block;padding:.2em .7em;border-radius:1em;color:#fff;font-weight:bold;text-transform:uppercase}
+.status-proved,.status-accepted{background:#1a7f37}.status-refuted,.status-rejected{background:#c62828}
+.status-unknown,.status-not-checked{background:#8a6d00}
+tr.mismatch td{background:#ffd7d7;font-weight:bold}tr.agrees td.mark{color:#1a7f37}
+pre,code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em}
+pre{background:#f3f3f3;padding:.5em;overflow:auto;max-height:24em}
+table.diff td{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8em;white-space:pre-wrap;word-break:break-all;
+max-width:520px;vertical-align:top}
+table.diff tr.edited td.new{background:#fff3b0}table.diff tr.edited td.old{background:#ffe0e0}
+table.diff tr.gap td{color:#888;text-align:center}
+.figure{overflow:auto;max-height:80vh;border:1px solid #ddd;background:#fff;padding:.5em}
+.legend span{display:inline-block;padding:0 .6em;margin-right:.4em;border:1px solid #999;border-radius:4px}
+.heatmaps{display:flex;flex-wrap:wrap;gap:1em}.heatmaps figure{margin:0;background:#fff;border:1px solid #ddd;padding:.4em}
+.note{color:#555;font-size:.9em}details{margin:.3em 0}math{font-size:1.05em;overflow-x:auto;max-width:100%}
+"""
+
+
+def render_page(data: ReportData, layout: str = "auto") -> str:
+    """The whole HTML document of ``data``."""
+    parts = [_header(data)]
+    if data.counterexample:
+        parts.append(_counterexample(data))
+    if data.diff is not None:
+        parts.append(_edits(data))
+    parts += [_circuit(data, layout), _layout(data), _attention(data), _obligations(data), _trusted_base(data)]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>verified-aat report: {escape(data.title)}</title><style>{CSS}</style></head>"
+            f"<body><main>{''.join(parts)}</main></body></html>\n")
+
+
+def _table(header: list[str], rows: list[list[Any]], cls: str = "", row_classes: list[str] | None = None) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = []
+    for k, row in enumerate(rows):
+        rc = f' class="{row_classes[k]}"' if row_classes and row_classes[k] else ""
+        cells = "".join(f'<td class="num">{v:,}</td>' if isinstance(v, int) and not isinstance(v, bool) else
+                        f"<td>{escape(str(v))}</td>" for v in row)
+        body.append(f"<tr{rc}>{cells}</tr>")
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def _header(data: ReportData) -> str:
+    c, t = data.circuit, data.transformer
+    facts = [["circuit", f"{c.name}: {c.size:,} gates, {c.n_edges:,} edges, {c.n_inputs:,} inputs, "
+                         f"{len(c.outputs):,} outputs, depth {circuit_depth(c)}"],
+             ["construction", f"{data.construction}, depth bound K = {data.depth_bound}"]]
+    if t is not None:
+        length = f", {data.encoding.length:,} positions" if data.encoding is not None else ""
+        facts.append(["transformer", f"dimension {t.dimension}, {t.n_layers} layers, {t.n_heads} heads{length}"])
+    if data.timings:
+        facts.append(["time", ", ".join(f"{k} {v:.2f} s" for k, v in data.timings)])
+    facts.append(["source", data.source])
+    lines = "".join(f"<li>{escape(line)}</li>" for line in data.verdict if line)
+    return (f'<h1>verified-aat report: {escape(data.title)}</h1>'
+            f'<section id="verdict" data-status="{escape(data.status)}" data-gates="{c.size}">'
+            f'<p>Verdict: <span class="badge status-{escape(data.status)}">{escape(data.status)}</span></p>'
+            f'<ul>{lines}</ul>{_table(["", ""], facts)}</section>')
+
+
+def _counterexample(data: ReportData) -> str:
+    cex = data.counterexample or {}
+    inputs = [[name, value] for name, value in (cex.get("inputs") or {}).items()]
+    steps = cex.get("steps") or []
+    rows, classes = [], []
+    for s in steps:
+        rows.append([s["gate"], s["kind"], s["layer"], s["position"], s["circuit_value"],
+                     "—" if s["transformer_value"] is None else s["transformer_value"],
+                     "ok" if s["agrees"] else "MISMATCH"])
+        classes.append("agrees" if s["agrees"] else "mismatch")
+    first = cex.get("first_mismatch")
+    where = (f'<p id="first-mismatch" data-position="{first["position"]}" data-gate="{escape(str(first["gate"]))}">'
+             f'First mismatch: gate <b>{escape(str(first["gate"]))}</b> ({escape(str(first["kind"]))}) at position '
+             f'<b>{first["position"]}</b>, layer {first["layer"]}: the circuit computes '
+             f'{escape(str(first["circuit_value"]))}, the transformer holds {escape(str(first["transformer_value"]))}.'
+             f'</p>') if first else '<p>Every traced gate agrees; the outputs differ (below).</p>'
+    outputs = [[o["name"], o["circuit"], o["transformer"], "yes" if o["agrees"] else "NO"]
+               for o in cex.get("outputs") or []]
+    kind = "rational, replayed exactly: it refutes the claim over every ring Q ⊆ R ⊆ ℝ" if cex.get("rational") \
+        else "not rational"
+    return (f'<section id="counterexample"><h2>Counterexample</h2><p class="note">{escape(kind)}.</p>'
+            f'<h3>Inputs</h3>{_table(["input", "value"], inputs)}{where}'
+            f'<h3>Gate by gate: circuit vs transformer at the scheduled layer, up to the first mismatch</h3>'
+            f'{_table(["gate", "kind", "layer", "position", "circuit", "transformer", ""], rows, "trace", classes)}'
+            f'<h3>Outputs</h3>{_table(["output", "circuit", "transformer", "agrees"], outputs)}</section>')
+
+
+def _edits(data: ReportData) -> str:
+    d = data.diff
+    assert d is not None
+    if not d.rows:
+        return (f'<section id="edits"><h2>Edited lines of {escape(d.file)}</h2><p>None: the file is the '
+                f'construction\'s own T_K for K = {data.depth_bound}.</p></section>')
+    body = []
+    for r in d.rows:
+        cls = "gap" if r.tag == "gap" else "equal" if r.tag == "equal" else "edited"
+        body.append(f'<tr class="{cls}" data-line="{r.new_number or ""}"><td class="num">{r.old_number or ""}</td>'
+                    f'<td class="old">{escape(r.old)}</td><td class="num">{r.new_number or ""}</td>'
+                    f'<td class="new">{escape(r.new)}</td></tr>')
+    note = " (the file was re-indented as `compile` writes it; line numbers are of that form)" if d.reindented else ""
+    more = '<p class="note">… more changes not shown.</p>' if d.truncated else ""
+    lines = ", ".join(map(str, d.edited_lines[:30])) + (" …" if len(d.edited_lines) > 30 else "")
+    return (f'<section id="edits"><h2>Edited lines of {escape(d.file)}</h2>'
+            f'<p>Against the construction\'s own T_K (K = {data.depth_bound}) as <code>verified-aat compile</code> '
+            f'writes it{escape(note)}: {len(d.edited_lines)} edited line(s): {lines}.</p>'
+            f'<table class="diff"><thead><tr><th>#</th><th>T_K</th><th>#</th><th>{escape(d.file)}</th></tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>{more}</section>')
+
+
+def _circuit(data: ReportData, layout: str) -> str:
+    c = data.circuit
+    first = (data.counterexample or {}).get("first_mismatch")
+    highlight = None
+    if first and data.encoding is not None:
+        role = data.encoding.roles[first["position"]] if first["position"] < data.encoding.length else None
+        highlight = role.gate if role is not None else None
+    drawing = draw_circuit(c, layout, highlight)
+    legend = "".join(f'<span style="background:{kind_colour(k, 0, 1)}">{name}</span>'
+                     for k, (_, name) in KIND_HUES.items())
+    shown = (f"all {c.size:,} gates" if len(drawing.shown) == c.size else
+             f"a sample of {len(drawing.shown):,} of {c.size:,} gates: those nearest the outputs")
+    depths = _kinds_by_depth(c)
+    return (f'<section id="circuit" data-layout="{escape(drawing.layout)}"><h2>The circuit</h2>'
+            f'<p>Drawn by <b>{escape(drawing.layout)}</b>; {shown}. Fill: gate kind, darker with depth; double '
+            f'border: output{"; red: the first mismatch" if highlight is not None else ""}.</p>'
+            f'<p class="legend">{legend}</p><div class="figure">{drawing.svg}</div>'
+            f'<h3>Gates by kind and depth</h3>{depths}</section>')
+
+
+def _kinds_by_depth(circuit: Any) -> str:
+    from ..circuits.measures import gate_depths
+
+    table: dict[int, Counter[str]] = defaultdict(Counter)
+    for g, d in enumerate(gate_depths(circuit)):
+        table[d][circuit.gates[g].kind.value] += 1
+    kinds = [name for _, name in KIND_HUES.values()]
+    rows = [[d] + [table[d][k] for k in kinds] + [sum(table[d].values())] for d in sorted(table)]
+    rows.append(["all"] + [sum(table[d][k] for d in table) for k in kinds] + [circuit.size])
+    return _table(["depth"] + kinds + ["gates"], rows, "kinds")
+
+
+def _layout(data: ReportData) -> str:
+    t = data.transformer
+    if t is None:
+        return '<section id="layout"><h2>Transformer layout</h2><p>Not available for this input.</p></section>'
+    from ..constructions.registry import get_construction
+
+    doc = getattr(get_construction(data.construction), "layout_doc", lambda: {})()
+    coords = [[c, *doc.get(c, ("", ""))] for c in t.coordinates]
+    layers = []
+    for number, layer in enumerate(t.layers, start=1):
+        heads = "; ".join(f"{h.name} ({h.pooling.value}, {type(h.score).__name__.replace('Score', '').lower()} "
+                          f"score)" for h in layer.heads)
+        layers.append([number, layer.name, heads])
+    parts = [f'<section id="layout"><h2>Transformer layout</h2><h3>Coordinates (dimension {t.dimension})</h3>',
+             _table(["coordinate", "gate position", "edge position"], coords),
+             f"<h3>Layers ({t.n_layers})</h3>", _table(["layer", "name", "heads (pooling, score)"], layers)]
+    if data.encoding is not None:
+        from .heatmaps import role_labels
+
+        labels = role_labels(data.circuit, data.encoding)
+        rows = [[p, data.encoding.roles[p].kind, labels[p], *map(str, row)]
+                for p, row in enumerate(data.encoding.rows[:ENCODING_ROWS])]
+        more = data.encoding.length - len(rows)
+        parts += [f"<h3>Encoding enc(C, x): the first {len(rows)} of {data.encoding.length:,} positions</h3>",
+                  _table(["position", "role", "gate / edge", *t.coordinates], rows),
+                  f'<p class="note">… {more:,} more positions.</p>' if more > 0 else ""]
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _attention(data: ReportData) -> str:
+    from .heatmaps import heat_map
+
+    if not data.attention or data.encoding is None:
+        return ('<section id="attention"><h2>Attention</h2><p>No argmax sets for this input (the transformer is '
+                'not the construction\'s own and could not be scored).</p></section>')
+    figures, notes = [], []
+    for hs in data.attention[:MAX_HEATMAPS]:
+        layers = ", ".join(map(str, hs.layers))
+        if hs.sets is None:
+            notes.append(f"<li>head {escape(hs.head)} (layers {layers}): not shown: {escape(hs.note)}</li>")
+            continue
+        title = f"head {hs.head} ({hs.pooling}), layers {layers}"
+        hm = heat_map(hs.sets, hs.pooling, data.circuit, data.encoding, title)
+        what = "position × position" if hm.kind == "positions" else "role group × role group (mean weight)"
+        figures.append(f'<figure class="heatmap" data-head="{escape(hs.head)}"><img alt="{escape(title)}" '
+                       f'src="data:image/png;base64,{hm.png_base64}"><figcaption>{escape(title)}: {what}; '
+                       f'{hm.distinct_sets:,} distinct sets, mean size {hm.mean_set_size:.2f}; by '
+                       f'{escape(hs.method)}</figcaption></figure>')
+    if len(data.attention) > MAX_HEATMAPS:
+        notes.append(f"<li>{len(data.attention) - MAX_HEATMAPS} more heads not drawn</li>")
+    long = data.encoding.length > 300
+    return (f'<section id="attention"><h2>Attention: argmax sets per layer</h2><p>Per distinct layer function and '
+            f'head (layers listed), the weight position p gives position j. '
+            f'{"The sequence is long: positions are grouped by role. " if long else ""}</p>'
+            f'<div class="heatmaps">{"".join(figures)}</div><ul>{"".join(notes)}</ul></section>')
+
+
+def _obligations(data: ReportData) -> str:
+    by_kind: dict[str, list[Any]] = defaultdict(list)
+    for lemma in data.lemmas:
+        by_kind[lemma.kind].append(lemma)
+    counts = dict(data.obligations)
+    kinds = sorted(set(counts) | set(by_kind))
+    rows = [[k, counts.get(k, 0), len(by_kind.get(k, [])), ", ".join(sorted({l.engine for l in by_kind.get(k, [])}))]
+            for k in kinds]
+    parts = ['<section id="obligations"><h2>Obligations by kind</h2>',
+             _table(["kind", "obligations", "distinct lemmas", "closed by"], rows, "obligations"),
+             f"<p>{len(data.lemmas):,} distinct lemmas in all. Each lemma below is shown as the identity that was "
+             f"proved for every real value of its variables (y: gate values, h: values not yet settled, f: free).</p>"]
+    for kind in sorted(by_kind):
+        lemmas = sorted(by_kind[kind], key=lambda l: (-l.uses, l.id))
+        parts.append(f'<h3>{escape(kind)}</h3>')
+        for lemma in lemmas[:FORMULAS_PER_KIND]:
+            formulas = lemma_formulas(lemma.smt2)
+            shown = "".join(f'<p class="note">{escape(f.label)}:</p>{f.mathml}' for f in formulas) or \
+                '<p class="note">(too large to typeset; SMT-LIB text below)</p>'
+            parts.append(f'<div class="lemma" data-kind="{escape(kind)}"><p>lemma <code>{lemma.id[:16]}</code>, '
+                         f'used {lemma.uses:,} time(s), closed by {escape(lemma.engine)}</p>{shown}'
+                         f'<details><summary>SMT-LIB</summary><pre>{escape(lemma.smt2)}</pre></details></div>')
+        if len(lemmas) > FORMULAS_PER_KIND:
+            rest = ", ".join(f"{l.id[:12]} ({l.uses})" for l in lemmas[FORMULAS_PER_KIND:FORMULAS_PER_KIND + 40])
+            parts.append(f'<p class="note">{len(lemmas) - FORMULAS_PER_KIND} more of this kind (id, uses): '
+                         f'{escape(rest)}{" …" if len(lemmas) > FORMULAS_PER_KIND + 40 else ""}</p>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _trusted_base(data: ReportData) -> str:
+    from .trusted import trusted_base
+
+    items = "".join(f"<li>{escape(line)}</li>" for line in trusted_base())
+    return f'<section id="trusted-base"><h2>Trusted base</h2><ul>{items}</ul></section>'
