@@ -8,7 +8,7 @@ import sys
 from ..constructions.binarize import binarize
 from ..constructions.registry import CONSTRUCTIONS, get_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
-from .resources import add_resource_options
+from .resources import add_resource_options, require_memory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
             circuit = binarize(circuit, sums=construction.name == "unique-hard").circuit
         check_class_at_source(construction, circuit, args)
         _check_constants(circuit.gates, {None: "--family", "-": "<stdin>"}.get(args.circuit, args.circuit))
+        require_memory("certify", circuit.n_edges, args)
         transformer = None
         if args.transformer:
             from ..transformer.spec import load_transformer

@@ -11,7 +11,7 @@ import os
 import sys
 
 from ..errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
-from .resources import add_resource_options
+from .resources import add_resource_options, require_memory
 
 
 
@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     except CertificateFileError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    require_memory("check", _edges_in(doc), args)
     circuit_sha, netlist = None, None
     if args.circuit:
         from ..circuits.io import NETLIST_FORMATS, file_format, load_circuit
@@ -114,6 +115,15 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUTED
     print("result       NOT CHECKED (a solver gave up: this is neither a rejection nor a proof)")
     return EXIT_UNKNOWN
+
+
+def _edges_in(doc: dict) -> int:
+    """The circuit edges a certificate names (for the memory estimate only: the kernel judges the content)."""
+    circuit = doc.get("circuit")
+    gates = circuit.get("gates") if isinstance(circuit, dict) else None
+    if not isinstance(gates, list):
+        return 0
+    return sum(len(g[1]) for g in gates if isinstance(g, list) and len(g) > 1 and isinstance(g[1], list))
 
 
 def _report_json(report, doc, args: argparse.Namespace, solvers: tuple[str, ...]) -> int:

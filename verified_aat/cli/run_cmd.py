@@ -34,7 +34,7 @@ from ..transformer.model import Transformer
 from ..transformer.sequence import load_sequence
 from ..transformer.spec import load_transformer
 from .common import add_inputs_arguments, read_input_vectors
-from .resources import add_resource_options
+from .resources import add_resource_options, require_memory
 
 
 def register(subparsers: Any) -> None:
@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         if args.input is not None:
             raise InputError("--input goes with --encoding, not with --sequence")
         sequence = load_sequence(args.sequence, coordinates=model.coordinates).vectors
+    require_memory("run", len(sequence), args)
     start = time.perf_counter()
     result: RunResult | FloatRunResult
     runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" or args.compare_exact else None
@@ -168,6 +169,7 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
         return values
 
     vectors = read_input_vectors(args.inputs, args.max_inputs, parse)
+    require_memory("run", encoding.length, args)
     start = time.perf_counter()
     runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" else None
     results: list[dict[str, Any]] = []
