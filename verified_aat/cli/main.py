@@ -17,7 +17,8 @@ from .resources import LimitReached, resource_limits
 
 # Subcommand modules, in the order `--help` lists them.  A module that does
 # not exist yet is skipped, so stages can land one at a time.
-SUBCOMMANDS = ["info", "eval", "run", "compile", "certify", "check", "show", "refute", "audit", "report"]
+SUBCOMMANDS = ["info", "eval", "run", "compile", "certify", "check", "show", "refute", "prove-construction", "audit",
+               "export", "report"]  # module: the name with '-' as '_', then _cmd
 
 EXIT_CODES_HELP = """exit codes:
   0  success (for certify/check: proved / certificate accepted)
@@ -98,9 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         try:
-            module = importlib.import_module(f"verified_aat.cli.{name}_cmd")
+            module = importlib.import_module(f"verified_aat.cli.{name.replace('-', '_')}_cmd")
         except ModuleNotFoundError as exc:
-            if exc.name == f"verified_aat.cli.{name}_cmd":
+            if exc.name == f"verified_aat.cli.{name.replace('-', '_')}_cmd":
                 continue
             raise
         module.register(sub)

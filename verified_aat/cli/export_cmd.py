@@ -1,0 +1,43 @@
+"""``verified-aat export``: a compiled transformer as ONNX or a numpy ``.npz`` (docs/export.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..errors import InputError
+from ..export import EXPORT_FORMATS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("export", help="export a compiled transformer as ONNX or numpy arrays",
+                       description="Write MODEL (a transformer spec, e.g. transformer.json from compile) as a "
+                                   "standard ONNX graph (float64, no custom operators) or an .npz of arrays "
+                                   "for the reference forward pass of docs/export.md.")
+    p.add_argument("model", metavar="MODEL", help="transformer spec (verified-aat/transformer JSON)")
+    p.add_argument("--format", "-f", choices=EXPORT_FORMATS, default=None, dest="export_format",
+                   help="onnx or numpy (default: by the extension of -o, .onnx or .npz)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
+    p.add_argument("--no-softmax", action="store_true", help="refuse softmax heads instead of exporting them")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..transformer.spec import load_transformer
+    fmt = args.export_format
+    if fmt is None:
+        fmt = {".onnx": "onnx", ".npz": "numpy"}.get(os.path.splitext(args.output)[1].lower())
+        if fmt is None:
+            raise InputError("cannot tell the format from the file name: give --format onnx or numpy", args.output)
+    model = load_transformer(args.model)
+    if fmt == "onnx":
+        from ..export.onnx_graph import save_onnx
+        count = save_onnx(model, args.output, softmax=not args.no_softmax)
+        what = f"{count} ONNX nodes"
+    else:
+        from ..export.npz import save_npz
+        count = save_npz(model, args.output)
+        what = f"{count} arrays"
+    print(f"wrote {args.output}: {fmt}, {model.n_layers} layers, {model.n_heads} heads, dimension "
+          f"{model.dimension}, {what}")
+    return 0
