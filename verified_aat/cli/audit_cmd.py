@@ -22,6 +22,7 @@ from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
 from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
 from .resources import add_resource_options
+from .round_trip_cmd import add_round_trip_options, run_round_trip
 
 
 def register(subparsers: Any) -> None:
@@ -50,6 +51,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the report as one JSON object (schema: docs/cli.md); bad input is still one "
                              "line on stderr and exit 2")
+    add_round_trip_options(parser)
     add_resource_options(parser)
     parser.set_defaults(func=run)
 
@@ -98,6 +100,8 @@ def _model(args: argparse.Namespace) -> tuple[Transformer, list[list[list[Any]]]
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.round_trip:
+        return run_round_trip(args)
     if args.samples < 0:
         raise InputError(f"--samples must be >= 0, got {args.samples}", ARGUMENTS)
     if args.encoded < 0:

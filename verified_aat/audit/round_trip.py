@@ -1,0 +1,238 @@
+"""The round trip of both theorems on a real circuit: C → T_K → U_N, and U_N(enc(C, x)) = C(x) for all x.
+
+1. *Lower bound*: compile C with a construction into T_K and certify that T_K
+   simulates C (:func:`verified_aat.symbolic.certify.certify`).
+2. *Upper bound*: unroll T_K at N = length of enc(C, x) into the FSAC⁰[sign]
+   circuit U_N (:func:`.unroll.unroll`).
+3. *Closing the loop*: prove that U_N on enc(C, x), with the structural
+   coordinates concrete and only x symbolic, has C(x) at the read-out positions.
+
+Step 3 partially evaluates U_N.  A gate is *structural* when no input slot of
+x reaches it; the scores and the whole argmax gadget are structural in every
+construction, and they are most of U_N's Θ(N³) gates.  Their values come from
+one exact evaluation of U_N (:class:`~.flat.FlatEvaluator`, x = 0: a structural
+gate does not depend on x).  The remaining gates are walked in order as exact
+sparse polynomials in x with sign atoms (:mod:`verified_aat.symbolic.polynomial`):
+a product with a structural 0 is 0 (a mark M_ij = 0 switches its branch off), a
+sign of a constant polynomial is folded, a sign of a non-constant one becomes
+an atom keyed by its normalised argument.  C(x) is evaluated the same way with
+the same atoms.  Equal normal forms at every output: *proved* (over every
+ordered field containing Q; on {0,1}ⁿ for a threshold netlist too).  Otherwise
+Z3 gets the residual identity with each atom defined as the sign of its
+argument (x ∈ {0,1} when the circuit is Boolean): unsat is *proved*, sat is
+*refuted* only after the model's x, if rational, is replayed exactly (U_N by
+the flat evaluator, C by the circuit evaluator) and differs; anything else is
+*unknown*.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..circuits.evaluate import evaluate, fold_circuit
+from ..circuits.ir import Circuit, Domain
+from ..constructions.registry import get_construction
+from ..symbolic import polynomial as poly
+from .flat import ADD, MUL, SIGN, FlatCircuit, _csr
+from .unroll import flatten, unroll
+
+Value = int | Fraction | dict  # concrete, or a sparse polynomial (poly.Poly)
+PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    """The outcome of :func:`round_trip`; ``status`` is proved only if every step is."""
+
+    circuit: str
+    construction: str
+    mode: str                    # the circuit's domain: rationals, or boolean ({0,1} inputs)
+    n_positions: int             # N = length of enc(C, x)
+    layers: int
+    unrolled_gates: int
+    symbolic_gates: int          # gates of U_N that an input slot reaches
+    lower_bound: str             # status of certifying T_K (or "skipped")
+    identity: str                # U_N(enc(C, x)) = C(x): proved / refuted / unknown
+    method: str                  # normal-form or z3
+    witness: tuple[Fraction, ...] | None = None
+    reason: str = ""
+    seconds: dict[str, tuple[float, float]] = field(default_factory=dict)  # phase → (wall, CPU)
+
+    @property
+    def status(self) -> str:
+        if REFUTED in (self.identity, self.lower_bound):
+            return REFUTED
+        ok = self.identity == PROVED and self.lower_bound in (PROVED, "skipped")
+        return PROVED if ok else UNKNOWN
+
+
+class _Clock:
+    """Wall and CPU seconds per phase."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, tuple[float, float]] = {}
+        self._mark = (time.perf_counter(), time.process_time())
+
+    def lap(self, phase: str) -> None:
+        now = (time.perf_counter(), time.process_time())
+        self.seconds[phase] = (now[0] - self._mark[0], now[1] - self._mark[1])
+        self._mark = now
+
+
+def reached(flat: FlatCircuit, sources: Sequence[int]) -> np.ndarray:
+    """Boolean mask of the gates that depend on one of the gates ``sources`` (level by level, vectorised)."""
+    mask = np.zeros(flat.size, dtype=bool)
+    mask[list(sources)] = True
+    order = np.argsort(flat.depths, kind="stable")
+    order = order[(flat.depths[order] > 0) & (flat.fanins[order] > 0)]
+    levels = np.split(order, np.flatnonzero(np.diff(flat.depths[order])) + 1) if len(order) else []
+    for outs in levels:
+        idx, starts, _ = _csr(flat, outs)
+        mask[outs] = np.logical_or.reduceat(mask[idx], starts)
+    return mask
+
+
+def _as_poly(v: Value) -> dict:
+    return v if isinstance(v, dict) else poly.constant(Fraction(v))
+
+
+def _product(values: list[Value]) -> Value:
+    if any(not isinstance(v, dict) and v == 0 for v in values):
+        return 0
+    out = poly.constant(Fraction(1))
+    for v in values:
+        out = poly.mul(out, _as_poly(v))
+    return out
+
+
+def residual_outputs(flat: FlatCircuit, sequence: Sequence[Sequence[Any]], symbolic_inputs: dict[int, int],
+                     outputs: Sequence[int], atoms: poly.SignAtoms) -> tuple[list[dict], int]:
+    """The gates ``outputs`` of ``flat`` as polynomials in the variables of ``symbolic_inputs``.
+
+    ``symbolic_inputs`` maps an input number of ``flat`` to a variable index;
+    the other inputs take their values from ``sequence``.  Also returns the
+    number of gates evaluated symbolically.
+    """
+    gates = [flat.input_gates[k] for k in symbolic_inputs]
+    mask = reached(flat, gates)
+    concrete = flat.evaluator.run(flatten(sequence))   # exact; right on every gate outside ``mask``
+    kinds, offsets, argv = flat.kinds, flat.offsets, flat.argv
+    values: dict[int, Value] = {g: poly.variable(v) for g, v in zip(gates, symbolic_inputs.values())}
+    walked = np.flatnonzero(mask)
+    for g in walked.tolist():
+        if g in values:
+            continue
+        args = [values[a] if mask[a] else concrete[a] for a in argv[offsets[g]:offsets[g + 1]].tolist()]
+        kind = kinds[g]
+        if kind == ADD:
+            value: Value = poly.add(*(_as_poly(v) for v in args))
+        elif kind == MUL:
+            value = _product(args)
+        else:
+            assert kind == SIGN
+            value = atoms.sign(_as_poly(args[0]))
+        values[g] = value
+    return [_as_poly(values[g]) if mask[g] else poly.constant(Fraction(concrete[g])) for g in outputs], len(walked)
+
+
+def circuit_polynomials(circuit: Circuit, atoms: poly.SignAtoms) -> list[dict]:
+    """C's outputs as polynomials in x_0 … x_{n−1} (variable k = x_k), with the same sign atoms."""
+    def product(args: list[dict]) -> dict:
+        return _as_poly(_product(list(args)))
+
+    return fold_circuit(circuit, [poly.variable(k) for k in range(circuit.n_inputs)],
+                        lambda v: poly.constant(Fraction(v)), lambda args: poly.add(*args) if args else {},
+                        product, lambda p: atoms.sign(p))
+
+
+def _z3_term(p: dict, xs: list[Any], atom_vars: dict[int, Any]) -> Any:
+    import z3
+    terms = []
+    for mono, coef in p.items():
+        factors = [z3.RealVal(str(coef))]
+        for var, exp in mono:
+            factors.extend([atom_vars[var] if var in atom_vars else xs[var]] * exp)
+        terms.append(z3.Product(*factors) if len(factors) > 1 else factors[0])
+    return z3.Sum(*terms) if len(terms) > 1 else (terms[0] if terms else z3.RealVal(0))
+
+
+def z3_identity(diffs: list[dict], n_inputs: int, atoms: poly.SignAtoms, boolean: bool,
+                timeout_ms: int) -> tuple[str, list[Fraction] | None, str]:
+    """Whether every polynomial in ``diffs`` is 0 for all x (atoms defined as signs): proved / sat / unknown."""
+    import z3
+    xs = [z3.Real(f"x{k}") for k in range(n_inputs)]
+    atom_vars = {index: z3.Real(f"sgn{index}") for index in atoms.atoms.values()}
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    for key, index in sorted(atoms.atoms.items(), key=lambda item: item[1]):
+        arg = _z3_term(dict(key), xs, atom_vars)
+        solver.add(atom_vars[index] == z3.If(arg > 0, 1, z3.If(arg < 0, -1, 0)))
+    if boolean:
+        solver.add(*[z3.Or(x == 0, x == 1) for x in xs])
+    solver.add(z3.Or(*[_z3_term(d, xs, atom_vars) != 0 for d in diffs]))
+    result = solver.check()
+    if result == z3.unsat:
+        return PROVED, None, ""
+    if result != z3.sat:
+        return UNKNOWN, None, f"z3: {solver.reason_unknown()}"
+    model = solver.model()
+    witness = []
+    for x in xs:
+        value = model.eval(x, model_completion=True)
+        if not z3.is_rational_value(value):
+            return UNKNOWN, None, f"z3 found an irrational x ({value}); no rational witness"
+        witness.append(Fraction(value.numerator_as_long(), value.denominator_as_long()))
+    return "sat", witness, ""
+
+
+def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_bound: bool = True,
+               timeout_ms: int = 60_000, defect: str | None = None) -> RoundTrip:
+    """Run the three steps of the module docstring on ``circuit``; see :class:`RoundTrip`.
+
+    ``defect``: unroll with a deliberately broken gadget (:mod:`.mutants`), which must not be proved.
+    """
+    clock = _Clock()
+    con = get_construction(construction)
+    compiled = con.compile(circuit)
+    T, encoding = compiled.transformer, compiled.encoding
+    lower = "skipped"
+    if certify_lower_bound:
+        from ..symbolic.certify import certify
+        lower = str(certify(circuit, con, timeout_ms=timeout_ms).status)
+    clock.lap("lower bound")
+    n = encoding.length
+    unrolled = unroll(T, n, defect)
+    clock.lap("unroll")
+    d = T.dimension
+    slots = {p * d + c: k for p, c, k in encoding.input_slots}
+    readout = [unrolled.vectors[-1][p][c] for p, c in encoding.readout]
+    atoms = poly.SignAtoms(circuit.n_inputs)
+    zeros = encoding.instantiate([0] * circuit.n_inputs)
+    mine, walked = residual_outputs(unrolled.flat, zeros, slots, readout, atoms)
+    clock.lap("partial evaluation")
+    theirs = circuit_polynomials(circuit, atoms)
+    diffs = [poly.add(a, poly.scale(b, Fraction(-1))) for a, b in zip(mine, theirs)]
+    boolean = circuit.domain is Domain.BOOLEAN
+    common = dict(circuit=circuit.name, construction=construction, mode=circuit.domain.value, n_positions=n,
+                  layers=T.n_layers, unrolled_gates=unrolled.flat.size, symbolic_gates=walked, lower_bound=lower)
+    if not any(diffs):
+        clock.lap("normal form")
+        return RoundTrip(**common, identity=PROVED, method="normal-form", seconds=clock.seconds)
+    outcome, witness, reason = z3_identity(diffs, circuit.n_inputs, atoms, boolean, timeout_ms)
+    clock.lap("z3")
+    if outcome == "sat" and witness is not None:
+        got = tuple(Fraction(v) for v in unrolled.flat.evaluator.run(flatten(encoding.instantiate(witness))).take(
+            readout))
+        want = tuple(Fraction(v) for v in evaluate(circuit, witness))
+        if got != want:
+            clock.lap("replay")
+            return RoundTrip(**common, identity=REFUTED, method="z3", witness=tuple(witness),
+                             reason=f"U_N gives {[str(v) for v in got]}, C gives {[str(v) for v in want]}",
+                             seconds=clock.seconds)
+        outcome, reason = UNKNOWN, f"z3's model x = {[str(v) for v in witness]} did not replay"
+    return RoundTrip(**common, identity=outcome, method="z3", reason=reason, seconds=clock.seconds)
