@@ -1,0 +1,135 @@
+"""The reports in a real browser: headless Chromium (Debian's ``chromium``) renders the report of c17's
+certificate and of a refuted hand-edited transformer, takes screenshots and dumps the DOM.
+
+Checks: no console message at all (Chromium logs page console output with
+``--enable-logging=stderr``; a control page with an error proves the check can fail), the key
+elements are in the rendered DOM, and the screenshot is not blank.  The screenshots are kept
+under ``out/test-report/`` (or ``$VERIFIED_AAT_TEST_OUTPUT``) and their paths printed.
+Without Chromium the test is skipped with the reason (``.ci/run`` installs it when it can).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verified_aat.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+C17 = ROOT.parent / "shared" / "circuits" / "iscas85" / "c17.bench"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CONSOLE = re.compile(r":(?:INFO|WARNING|ERROR):CONSOLE[^\]]*\] \"(.*)\", source: (\S+)")
+
+
+def _say(config: pytest.Config, text: str) -> None:
+    """A line on the terminal even under output capture and -q (skip reasons, screenshot paths)."""
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if capture is None:  # pragma: no cover - pytest without capturing
+        print(text, file=sys.stderr)
+        return
+    with capture.global_and_fixture_disabled():
+        print(text, file=sys.stderr, flush=True)
+
+
+def _browser(config: pytest.Config) -> str:
+    found = next((shutil.which(name) for name in BROWSERS if shutil.which(name)), None)
+    if found is None:
+        reason = "Chromium not installed (apt-get install chromium): the browser test of the HTML report is skipped"
+        _say(config, f"\nSKIPPED {__name__}: {reason}")
+        pytest.skip(reason)
+    return found
+
+
+def _output_dir() -> Path:
+    out = Path(os.environ.get("VERIFIED_AAT_TEST_OUTPUT", ROOT / "out" / "test-report"))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _chromium(browser: str, page: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+               "--no-first-run", "--enable-logging=stderr", "--v=0", "--hide-scrollbars",
+               f"--user-data-dir={page.parent / ('.chromium-' + page.stem)}", *args, page.resolve().as_uri()]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def console_errors(stderr: str) -> list[str]:
+    """The page's console messages.  Chromium's log does not tell console.error from console.log, and the
+    report runs no script, so every message (an uncaught exception, a refused load, a warning) counts."""
+    return [f"{message} ({source})" for message, source in CONSOLE.findall(stderr)]
+
+
+def _render(browser: str, page: Path, name: str, config: pytest.Config) -> tuple[str, Path]:
+    """The rendered DOM (checked for console errors) and the screenshot's path (printed)."""
+    dom = _chromium(browser, page, "--dump-dom", "--virtual-time-budget=5000")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert console_errors(dom.stderr) == [], console_errors(dom.stderr)
+    shot = _output_dir() / f"{name}.png"
+    if shot.exists():
+        shot.unlink()
+    taken = _chromium(browser, page, f"--screenshot={shot}", "--window-size=1280,2200")
+    assert taken.returncode == 0 and shot.exists(), taken.stderr[-2000:]
+    assert console_errors(taken.stderr) == []
+    _say(config, f"\nscreenshot of the {name} report: {shot}")
+    _assert_not_blank(shot)
+    return dom.stdout, shot
+
+
+def _assert_not_blank(png: Path) -> None:
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(str(png))
+    assert pixels.shape[0] >= 1000 and pixels.shape[1] == 1280
+    colours = {tuple(p) for p in pixels[::7, ::7, :3].reshape(-1, 3).round(2).tolist()}
+    assert len(colours) > 50, "the screenshot is (nearly) one colour"
+
+
+@pytest.fixture(scope="module")
+def browser(pytestconfig: pytest.Config) -> str:
+    if not C17.exists():
+        pytest.skip(f"{C17} is missing (../shared beside the checkout)")
+    return _browser(pytestconfig)
+
+
+def test_console_error_detection_can_fail(browser: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><html><body><p>x</p><script>console.error("broken report"); nope();</script>'
+                   "</body></html>")
+    errors = console_errors(_chromium(browser, bad, "--dump-dom").stderr)
+    assert any("broken report" in e for e in errors) and any("nope" in e for e in errors)
+
+
+def test_c17_certificate_report_in_chromium(browser: str, tmp_path: Path, pytestconfig: pytest.Config) -> None:
+    cert, page = tmp_path / "c17.cert.json", tmp_path / "c17.html"
+    assert main(["certify", str(C17), "-c", "gate-edge", "-o", str(cert)]) == 0
+    assert main(["report", str(cert), "-o", str(page)]) == 0
+    dom, _ = _render(browser, page, "c17", pytestconfig)
+    assert re.search(r'<section id="verdict" data-status="accepted" data-gates="20"', dom)
+    for section in ("circuit", "layout", "attention", "obligations", "trusted-base"):
+        assert f'<section id="{section}"' in dom, section
+    assert dom.count("<math") >= 4 and "<svg" in dom  # MathML and the inline circuit drawing survive parsing
+    assert len(re.findall(r'<img alt="head [^"]+" src="data:image/png;base64,', dom)) == 2
+    assert all(src.startswith("data:") for src in re.findall(r'<img [^>]*src="([^"]*)"', dom))
+
+
+def test_refuted_mutant_report_in_chromium(browser: str, tmp_path: Path, pytestconfig: pytest.Config) -> None:
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.report.diff import compiled_text
+
+    lines = compiled_text(get_construction("gate-edge").transformer(6)).splitlines()
+    number = next(i for i, line in enumerate(lines) if '"add_value = mul x.op gather.val"' in line)
+    lines[number] = lines[number].replace("mul x.op gather.val", "mul gather.val gather.val")
+    edited, page = tmp_path / "edited.json", tmp_path / "mutant.html"
+    edited.write_text("\n".join(lines) + "\n")
+    assert main(["certify", str(C17), "-c", "gate-edge", "--transformer", str(edited), "--report", str(page)]) == 1
+    dom, _ = _render(browser, page, "c17-refuted-mutant", pytestconfig)
+    assert 'data-status="refuted"' in dom
+    assert re.search(r'<p id="first-mismatch" data-position="\d+"', dom)
+    assert re.search(r'<tr class="mismatch">', dom)
+    assert f'<tr class="edited" data-line="{number + 1}">' in dom
