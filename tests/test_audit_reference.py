@@ -193,3 +193,14 @@ def test_default_unrolling_is_unchanged_and_unknown_defects_refused() -> None:
     assert a.flat.kinds.tolist() == b.flat.kinds.tolist() and a.flat.argv.tolist() == b.flat.argv.tolist()
     with pytest.raises(InputError, match="unknown defect"):
         unroll(t, 2, defect="no-such")
+
+
+def test_cli_defect_option(capsys: pytest.CaptureFixture[str]) -> None:
+    from verified_aat.cli.main import main
+    base = ["audit", "-c", "gate-edge", str(TINY), "--lengths", "2,3", "--samples", "6"]
+    assert main(base) == 0
+    assert "= measured" in capsys.readouterr().out
+    assert main(base + ["--defect", "gt-as-ge"]) == 1
+    assert "mismatch" in capsys.readouterr().out
+    assert main(base + ["--defect", "no-such"]) == 2
+    assert "--defect: unknown defect" in capsys.readouterr().err

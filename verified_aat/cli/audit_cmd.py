@@ -22,7 +22,7 @@ from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
 from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
 from .resources import add_resource_options
-from .round_trip_cmd import add_round_trip_options, run_round_trip
+from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip
 
 
 def register(subparsers: Any) -> None:
@@ -51,6 +51,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true",
                         help="print the report as one JSON object (schema: docs/cli.md); bad input is still one "
                              "line on stderr and exit 2")
+    parser.add_argument("--defect", metavar="NAME",
+                        help="audit a deliberately broken unrolling instead (to see it caught): "
+                             "missing-reciprocal, gt-as-ge, leftmost-as-rightmost, count-off-by-one, "
+                             "dropped-j-ne-j, swapped-compare, or the harmless argmax-includes-j")
     add_round_trip_options(parser)
     add_resource_options(parser)
     parser.set_defaults(func=run)
@@ -100,6 +104,8 @@ def _model(args: argparse.Namespace) -> tuple[Transformer, list[list[list[Any]]]
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.defect is not None:
+        check_defect_option(args.defect)
     if args.round_trip:
         return run_round_trip(args)
     if args.samples < 0:
@@ -116,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     lengths = parse_lengths(args.lengths)
     transformer, extra = _model(args)
     try:
-        report = audit(transformer, lengths, args.samples, args.seed, extra)
+        report = audit(transformer, lengths, args.samples, args.seed, extra, defect=args.defect)
     except InputError as exc:  # e.g. a softmax head: name the model file
         raise exc.located(args.model if args.construction is None else None) from None
     if args.output_circuit:

@@ -26,6 +26,15 @@ def add_round_trip_options(parser: Any) -> None:
                         help="with --round-trip: seconds for a solver query (default %(default)s)")
 
 
+def check_defect_option(name: str) -> None:
+    """``--defect NAME`` must name a defect of :mod:`verified_aat.audit.mutants` (else bad input, exit 2)."""
+    from ..audit.mutants import check_defect
+    try:
+        check_defect(name)
+    except InputError as exc:
+        raise exc.located("--defect") from None
+
+
 def run_round_trip(args: argparse.Namespace) -> int:
     """The --round-trip branch of ``audit``."""
     from ..audit.round_trip import PROVED, REFUTED, round_trip
@@ -39,7 +48,7 @@ def run_round_trip(args: argparse.Namespace) -> int:
     circuit_args.circuit = args.circuit if args.circuit is not None else args.model
     circuit = circuit_from_args(circuit_args)
     result = round_trip(circuit, args.construction, not args.no_lower_bound,
-                        int(args.round_trip_timeout * 1000))
+                        int(args.round_trip_timeout * 1000), defect=args.defect)
     code = {PROVED: EXIT_OK, REFUTED: EXIT_REFUTED}.get(result.status, EXIT_UNKNOWN)
     if args.json:
         from dataclasses import asdict
