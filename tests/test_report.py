@@ -153,6 +153,10 @@ def test_report_bad_inputs(tmp_path: Path, capsys) -> None:
     assert main(["report", str(bad), "-o", str(tmp_path / "x.html")]) == 2
     assert "not a certificate" in capsys.readouterr().err
     assert main(["report", str(bad), "-o", str(tmp_path / "missing" / "x.html")]) == 2
+    assert capsys.readouterr().err == f"verified-aat: {tmp_path / 'missing' / 'x.html'}: cannot write: no directory " \
+                                      f"{tmp_path / 'missing'} (-o)\n"
+    assert main(["certify", str(bad), "--report", str(tmp_path / "missing" / "y.html")]) == 2  # before any work
+    assert "cannot write: no directory" in capsys.readouterr().err
     certify_json = tmp_path / "c.json"
     certify_json.write_text('{"command": "certify", "status": "refuted"}')
     assert main(["report", str(certify_json), "-o", str(tmp_path / "x.html")]) == 2

@@ -52,7 +52,7 @@ def add_report_argument(parser: argparse.ArgumentParser) -> None:
 def check_output_path(path: str | None, option: str = "--report") -> None:
     """Refuse a report path in a missing directory before any work."""
     if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise InputError(f"cannot write: no directory {os.path.dirname(path) or '.'}", option)
+        raise InputError(f"cannot write: no directory {os.path.dirname(path) or '.'} ({option})", path)
 
 
 def write(source: Any, path: str, quiet: bool = False, **options: Any) -> int:
