@@ -18,6 +18,7 @@ from typing import Any
 from .checks import CHECKS, VERSION
 from .data import Malformed
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Rejection, Report
+from .schematic import SCHEMATIC_FORMAT, check_schematic
 
 def _gc_paused(fn: Any) -> Any:
     """Run ``fn`` with the cyclic garbage collector paused: a check builds millions of objects that
@@ -97,6 +98,8 @@ def _no_constant(name: str) -> Any:
 @_gc_paused
 def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Report:
     """Run every check of the table in order; the first failing check ends the run."""
+    if doc.get("format") == SCHEMATIC_FORMAT:  # one proof for every circuit of depth <= K (P1-P8)
+        return check_schematic(doc, options)
     start = time.perf_counter()
     ctx = Context(doc, options or Options())
     report = Report()

@@ -1,0 +1,207 @@
+"""prove-construction: one schematic proof for every circuit of depth ≤ K (or every K), re-proved by
+the kernel; mutants refuted with a replayed witness; forged schematic certificates rejected."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+
+import pytest
+
+import mutants
+from verified_aat.kernel import check_certificate as check
+from verified_aat.schematic import prove_construction
+from verified_aat.constructions.registry import get_construction
+from verified_aat.kernel import check_certificate
+from verified_aat.schematic.prove import schematic_document
+from verified_aat.transformer.model import Pooling
+from verified_aat.transformer.spec import save_transformer
+
+SCHEMATIC = ["gate-edge", "gate-edge-dot", "unique-hard"]
+
+
+@pytest.fixture(scope="module")
+def every_k() -> dict:
+    return {name: prove_construction(name) for name in SCHEMATIC}
+
+
+@pytest.mark.parametrize("name", SCHEMATIC)
+def test_every_k_is_proved_and_the_kernel_accepts_it(every_k, name):
+    result = every_k[name]
+    assert result.status == "proved", result.problems
+    kinds = {lemma["kind"] for lemma in result.certificate["lemmas"]}
+    assert kinds == {"schematic:attention", "schematic:step", "schematic:frame"}
+    report = check(result.certificate)
+    assert report.accepted, report.reasons
+    assert report.theorem.startswith("for every K ≥ 1, every F") and f"enc_{name}(C, x)" in report.theorem
+
+
+@pytest.mark.parametrize("name,k", [("gate-edge", 1), ("gate-edge-dot", 8), ("unique-hard", 8)])
+def test_a_fixed_k_is_proved_with_its_own_layer_count(name, k):
+    result = prove_construction(name, depth_bound=k)
+    assert result.status == "proved"
+    report = check_certificate(result.certificate)
+    assert report.accepted and f"depth ≤ {k} " in report.theorem and f"{2 * k} layers" in report.theorem
+
+
+def test_a_construction_without_a_schematic_statement_is_unknown_never_proved():
+    result = prove_construction("edge-only", depth_bound=2)
+    assert result.status == "unknown" and result.certificate is None
+
+
+@pytest.mark.parametrize("mutant", mutants.WRONG, ids=[m.__name__ for m in mutants.WRONG])
+def test_every_wrong_mutant_fails_and_its_witness_is_replayed(mutant):
+    construction = mutant()
+    result = prove_construction(construction, depth_bound=2, witness_budget=40)
+    assert result.status != "proved"
+    if result.problems and "states no schematic proof" in result.problems[0]:
+        pytest.xfail(f"{construction.name} has no schematic statement yet")
+    assert result.status == "refuted", result.problems
+    found = result.refutation.counterexample
+    assert found.rational and found.expected != found.actual  # replayed in the exact engine
+
+
+@pytest.mark.parametrize("mutant", mutants.HARMLESS[:2], ids=[m.__name__ for m in mutants.HARMLESS[:2]])
+def test_harmless_mutants_are_proved(mutant):
+    assert prove_construction(mutant(), depth_bound=3).status == "proved"
+
+
+def test_an_irrational_only_bug_is_never_refuted_with_a_rational_witness():
+    result = prove_construction(mutants.WrongOnlyAtRootTwo(), depth_bound=1, witness_budget=5)
+    assert result.status == "unknown"
+    assert any("sign gate computes" in p for p in result.problems)
+
+
+# -- forged certificates: built with the prover's own document code -----------------------------
+
+def _forged(construction, k=None, transformer=None):
+    T = transformer or construction.transformer(k or 1)
+    doc, _, report = schematic_document(construction.name, k, T, k or 1)
+    return doc
+
+
+def _rejected_by(doc) -> str:
+    report = check_certificate(doc)
+    assert not report.accepted
+    return report.rejections[0].check if report.rejections else "not-checked"
+
+
+def test_a_wrong_transformer_with_consistent_lemmas_is_rejected_by_the_solvers():
+    assert _rejected_by(_forged(mutants.MissingRescaling(), 2)) == "schematic-solvers"
+    assert _rejected_by(_forged(mutants.NoGatherPenalty())) == "schematic-solvers"
+
+
+def test_tampered_fields_are_rejected_by_the_rule_they_break(every_k):
+    good = every_k["gate-edge"].certificate
+    cases = []
+    doc = copy.deepcopy(good)
+    doc["lemmas"].pop()
+    cases.append((doc, "schematic-lemmas"))
+    doc = copy.deepcopy(good)
+    doc["lemmas"][0]["smt2"] = doc["lemmas"][0]["smt2"].replace("(assert (not ", "(assert (and false ")
+    cases.append((doc, "schematic-lemmas"))
+    doc = copy.deepcopy(good)
+    doc["hashes"]["transformer"] = "0" * 64
+    cases.append((doc, "schematic-transformer"))
+    doc = copy.deepcopy(good)
+    doc["depth_bound"] = 3  # T has 2 layers
+    cases.append((doc, "schematic-layers"))
+    doc = copy.deepcopy(good)
+    doc["construction"] = "unique-hard"
+    cases.append((doc, "schematic-scheme"))
+    doc = copy.deepcopy(good)
+    doc["construction"] = "edge-only"
+    cases.append((doc, "schematic-scheme"))
+    doc = copy.deepcopy(good)
+    doc["result"]["status"] = "refuted"
+    cases.append((doc, "schematic-document"))
+    doc = copy.deepcopy(good)
+    doc["depth_bound"] = True
+    cases.append((doc, "schematic-document"))
+    for doc, check_name in cases:
+        assert _rejected_by(doc) == check_name
+
+
+def test_every_k_needs_one_function_per_phase():
+    base = get_construction("gate-edge").transformer(2)
+    other = mutants.MissingRescaling().transformer(2)
+    mixed = replace(base, layers=base.layers[:3] + other.layers[3:])  # the second gather layer differs
+    assert _rejected_by(_forged(get_construction("gate-edge"), None, mixed)) == "schematic-layers"
+    # per K the kernel proves each function: the wrong second gather is caught by the solvers
+    assert _rejected_by(_forged(get_construction("gate-edge"), 2, mixed)) == "schematic-solvers"
+
+
+def test_softmax_is_refused():
+    base = get_construction("gate-edge").transformer(1)
+    layers = tuple(replace(l, heads=tuple(replace(h, pooling=Pooling.SOFTMAX) for h in l.heads)) for l in base.layers)
+    assert _rejected_by(_forged(get_construction("gate-edge"), 1, replace(base, layers=layers))) == "schematic-scheme"
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+class _Out:
+    def __init__(self, code: int, out: str, err: str):
+        self.returncode, self.stdout, self.stderr = code, out, err
+
+
+@pytest.fixture
+def cli(capsys):
+    from verified_aat.cli.main import main
+
+    def run(*args: str) -> _Out:
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return _Out(code, captured.out, captured.err)
+    return run
+
+
+def test_cli_proves_writes_and_check_accepts(tmp_path, cli):
+    _cli = cli
+    cert = tmp_path / "ge.json"
+    out = _cli("prove-construction", "gate-edge", "-K", "4", "-o", str(cert))
+    assert out.returncode == 0 and "result       PROVED" in out.stdout, out.stderr
+    checked = _cli("check", str(cert))
+    assert checked.returncode == 0 and "depth ≤ 4" in checked.stdout
+    doc = json.loads(cert.read_text())
+    doc["lemmas"][1]["uses"] = 2
+    cert.write_text(json.dumps(doc))
+    assert _cli("check", str(cert)).returncode == 1
+
+
+def test_cli_refutes_an_edited_transformer_and_reports_unknown_and_bad_input(tmp_path, cli):
+    _cli = cli
+    model = tmp_path / "t.json"
+    save_transformer(mutants.SquareOfMean().transformer(2), model)
+    out = _cli("prove-construction", "gate-edge", "-K", "2", "--transformer", str(model), "--budget", "30")
+    assert out.returncode == 1 and "REFUTED" in out.stdout and "counterexample" in out.stdout
+    assert _cli("prove-construction", "edge-only", "-K", "2").returncode == 3
+    bad = _cli("prove-construction", "gate-edge", "-K", "0")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+# -- proofs/constructions/: stored schematic certificates, re-checked -----------------------------
+
+def _make_schematic_proofs():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "proofs" / "make_schematic_proofs.py"
+    spec = importlib.util.spec_from_file_location("make_schematic_proofs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.mark.parametrize("name", SCHEMATIC)
+def test_stored_certificates_are_regenerated_byte_identically_and_accepted(every_k, name):
+    from verified_aat.certificates.document import certificate_bytes
+    from verified_aat.kernel import load_certificate
+
+    plan = dict(_make_schematic_proofs().planned())
+    assert set(plan) == set(SCHEMATIC)
+    doc = dict(every_k[name].certificate)
+    doc.pop("timings")
+    assert plan[name].read_bytes() == certificate_bytes(doc)
+    report = check_certificate(load_certificate(str(plan[name])))
+    assert report.accepted and report.lemmas == len(doc["lemmas"])

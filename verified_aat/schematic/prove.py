@@ -1,0 +1,135 @@
+"""``prove_construction``: the schematic prover (its certificate is re-checked by the kernel).
+
+Steps: (1) the construction's own encoder must agree with the kernel's statement of its layout on
+sample circuits (the schematic lemmas are about that layout); (2) the kernel's derivation of the
+lemmas from the transformer's circuits (``kernel.schematic.prepare``); (3) Z3 on each lemma.
+Everything proved: a certificate.  A structural failure or a false lemma: the refutation search
+(``refutation.refute``) looks for the smallest circuit and input where T_K fails, replayed exactly;
+found, *refuted*, else *unknown*.  Undecided lemmas: *unknown*.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..certificates.kernel_form import encoding_digest, sha256_json, transformer_form
+from ..circuits.json_format import circuit_structure
+from ..constructions.base import Construction
+from ..constructions.registry import get_construction
+from ..errors import InputError
+from ..kernel.report import Report
+from ..kernel.schematic import (SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, prepare,
+                                schematic_theorem)
+from ..kernel.schematic_lemmas import SCHEMES
+from ..kernel.solvers import z3_answer
+from ..refutation.candidates import candidate_circuits
+from ..refutation.refute import Refutation, intended_depth, refute
+from ..transformer.model import Transformer
+
+PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
+
+
+@dataclass(frozen=True)
+class SchematicResult:
+    status: str
+    construction: str
+    depth_bound: int | None          # None: every K
+    certificate: dict[str, Any] | None
+    lemmas: int
+    problems: tuple[str, ...]        # failed or undecided lemmas, structural failures
+    refutation: Refutation | None
+    theorem: str = ""
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | None:
+    """The first sample circuit on which the construction's encoder differs from the kernel's layout."""
+    from ..kernel.data import load_circuit as kernel_circuit
+    from ..kernel.layouts import LAYOUTS, OutsideLayout
+    from ..kernel.layouts import encoding_digest as kernel_digest
+
+    layout = LAYOUTS[SCHEMES[construction.name].layout]
+    for n, circuit in enumerate(candidate_circuits(circuits)):
+        try:
+            construction.check_class(circuit)
+            mine = kernel_digest(layout.build(kernel_circuit(circuit_structure(circuit), "$")))
+        except (InputError, OutsideLayout):
+            continue
+        if encoding_digest(construction.encode(circuit)) != mine:
+            return f"the construction's encoder differs from the kernel's layout on circuit {circuit.name}"
+    return None
+
+
+def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_depth: int
+                       ) -> tuple[dict[str, Any], SchematicContext, Report]:
+    """The certificate document with the kernel's own lemma list (not yet discharged), the kernel's
+    context and its report on the checks before the solvers (rejections: a structural failure)."""
+    form = transformer_form(T)
+    doc: dict[str, Any] = {"format": SCHEMATIC_FORMAT, "version": SCHEMATIC_VERSION, "construction": name,
+                           "depth_bound": depth_bound, "transformer": form,
+                           "hashes": {"transformer": sha256_json(form)}, "lemmas": [],
+                           "result": {"status": "proved"},
+                           "info": {"depth_bound": info_depth, "every_K": depth_bound is None}}
+    ctx, report = prepare(doc)
+    doc["lemmas"] = [{"id": d, "kind": x.kind, "uses": x.uses, "smt2": x.text}
+                     for d, x in ctx.derivation.lemmas.items()]
+    return doc, ctx, report
+
+
+def prove_construction(construction: Construction | str, depth_bound: int | None = None,
+                       transformer: Transformer | None = None, timeout_ms: int = 20_000,
+                       witness_budget: float = 60.0) -> SchematicResult:
+    """Prove T_K (``depth_bound`` K; None: every K) for every circuit of the construction's class."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    if isinstance(construction, str):
+        construction = get_construction(construction)
+    if depth_bound is not None and depth_bound < 1:
+        raise InputError(f"the depth bound must be ≥ 1, got {depth_bound}", "-K")
+    T = transformer or construction.transformer(depth_bound or 1)
+    name = construction.name
+    timings: dict[str, float] = {}
+
+    def finish(status: str, doc: dict | None, lemmas: int, problems: list[str],
+               found: Refutation | None = None, theorem: str = "") -> SchematicResult:
+        return SchematicResult(status, name, depth_bound, doc, lemmas, tuple(problems), found, theorem,
+                               time.perf_counter() - wall, time.process_time() - cpu, timings)
+
+    if name not in SCHEMES:
+        return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: not proved (unknown)"])
+    t0 = time.perf_counter()
+    problems: list[str] = []
+    mismatch = encoding_mismatch(construction)
+    if mismatch:
+        problems.append(mismatch)
+    own = transformer is None
+    doc, ctx, report = schematic_document(name, depth_bound, T, len(T.layers) // 2 if not own else depth_bound or 1)
+    problems += [str(r) for r in report.rejections]
+    timings["derive"] = time.perf_counter() - t0
+    failed, undecided = [], []
+    t0 = time.perf_counter()
+    if not problems:
+        for digest, lemma in ctx.derivation.lemmas.items():
+            answer = z3_answer(lemma.text, timeout_ms)
+            if answer == "sat":
+                failed.append(f"{lemma.kind} lemma {digest[:12]} is false: {lemma.where}")
+            elif answer != "unsat":
+                undecided.append(f"{lemma.kind} lemma {digest[:12]} ({lemma.where}): z3 says {answer}")
+    timings["solve"] = time.perf_counter() - t0
+    lemmas = len(ctx.derivation.lemmas)
+    if not problems and not failed and not undecided:
+        doc["timings"] = {k: round(v, 3) for k, v in timings.items()}
+        return finish(PROVED, doc, lemmas, [], theorem=schematic_theorem(ctx))
+    if problems or failed:
+        t0 = time.perf_counter()
+        reach = depth_bound or intended_depth(construction, T)
+        found = refute(T, construction, budget_seconds=witness_budget, depth_bound=reach)
+        timings["witness"] = time.perf_counter() - t0
+        if found.counterexample is not None:
+            return finish(REFUTED, None, lemmas, problems + failed, found)
+        return finish(UNKNOWN, None, lemmas, problems + failed + undecided +
+                      [f"no replayed witness in {found.circuits_tried} circuits: not refuted"], found)
+    return finish(UNKNOWN, None, lemmas, undecided)
