@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from transformer_strategies import HARD, sequences, transformers
+
 from verified_aat.audit import audit, compare, flatten, unroll, unroll_reference
 from verified_aat.audit.depth import depth_formula, tree_depth
 from verified_aat.audit.mutants import DEFECTS, HARMLESS, Witness, find_witness, replay
@@ -19,8 +19,15 @@ from verified_aat.circuits.io import load_circuit
 from verified_aat.constructions.registry import CONSTRUCTIONS
 from verified_aat.errors import InputError
 from verified_aat.transformer.exact_engine import run_exact
-from verified_aat.transformer.model import (CircuitScore, Head, Layer, Pooling, Transformer, activation_input_names,
-                                            score_input_names)
+from verified_aat.transformer.model import (
+    CircuitScore,
+    Head,
+    Layer,
+    Pooling,
+    Transformer,
+    activation_input_names,
+    score_input_names,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "specs" / "circuits" / "square_multi_edge.circ"

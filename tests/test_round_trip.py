@@ -11,8 +11,14 @@ import pytest
 
 from verified_aat.audit import unroll
 from verified_aat.audit.reference import reference_run
-from verified_aat.audit.round_trip import (PROVED, REFUTED, circuit_polynomials, reached, round_trip,
-                                           z3_identity)
+from verified_aat.audit.round_trip import (
+    PROVED,
+    REFUTED,
+    circuit_polynomials,
+    reached,
+    round_trip,
+    z3_identity,
+)
 from verified_aat.circuits.evaluate import evaluate
 from verified_aat.circuits.io import load_circuit
 from verified_aat.cli.main import main

@@ -218,8 +218,9 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
     theirs = circuit_polynomials(circuit, atoms)
     diffs = [poly.add(a, poly.scale(b, Fraction(-1))) for a, b in zip(mine, theirs)]
     boolean = circuit.domain is Domain.BOOLEAN
-    common = dict(circuit=circuit.name, construction=construction, mode=circuit.domain.value, n_positions=n,
-                  layers=T.n_layers, unrolled_gates=unrolled.flat.size, symbolic_gates=walked, lower_bound=lower)
+    common: dict[str, Any] = {"circuit": circuit.name, "construction": construction, "mode": circuit.domain.value,
+                              "n_positions": n, "layers": T.n_layers, "unrolled_gates": unrolled.flat.size,
+                              "symbolic_gates": walked, "lower_bound": lower}
     if not any(diffs):
         clock.lap("normal form")
         return RoundTrip(**common, identity=PROVED, method="normal-form", seconds=clock.seconds)
