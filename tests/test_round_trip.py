@@ -8,6 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from strategies import circuits
 
 from verified_aat.audit import unroll
 from verified_aat.audit.reference import reference_run
@@ -21,8 +24,10 @@ from verified_aat.audit.round_trip import (
 )
 from verified_aat.circuits.evaluate import evaluate
 from verified_aat.circuits.io import load_circuit
+from verified_aat.circuits.ir import Circuit
 from verified_aat.cli.main import main
 from verified_aat.constructions.registry import get_construction
+from verified_aat.errors import InputError
 from verified_aat.symbolic import polynomial as poly
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,3 +123,21 @@ def test_cli_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["status"] == "proved" and doc["round_trip"]["identity"] == "proved"
     assert main(["audit", circuit, "--round-trip"]) == 2          # no --construction
     assert "--round-trip needs --construction" in capsys.readouterr().err
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(circuits(max_gates=7, max_inputs=3), st.sampled_from(["gate-edge", "edge-only", "edge-k"]))
+def test_round_trip_proves_random_circuits(circuit: Circuit, construction: str) -> None:
+    """Every circuit a construction accepts closes the loop (the lower bound is certified elsewhere)."""
+    try:
+        get_construction(construction).compile(circuit)
+    except InputError:
+        assume(False)   # outside the construction's class (e.g. a product of fan-in 3)
+    result = round_trip(circuit, construction, certify_lower_bound=False)
+    assert result.identity == PROVED, result.reason
+
+
+def test_too_large_products_are_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(poly, "MAX_TERMS", 2)
+    result = round_trip(load_circuit(str(SPECS / "inner_product_3.circ")), "edge-only", certify_lower_bound=False)
+    assert result.status == "unknown" and "terms" in result.reason

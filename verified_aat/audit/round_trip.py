@@ -213,14 +213,19 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
     readout = [unrolled.vectors[-1][p][c] for p, c in encoding.readout]
     atoms = poly.SignAtoms(circuit.n_inputs)
     zeros = encoding.instantiate([0] * circuit.n_inputs)
-    mine, walked = residual_outputs(unrolled.flat, zeros, slots, readout, atoms)
-    clock.lap("partial evaluation")
-    theirs = circuit_polynomials(circuit, atoms)
-    diffs = [poly.add(a, poly.scale(b, Fraction(-1))) for a, b in zip(mine, theirs)]
-    boolean = circuit.domain is Domain.BOOLEAN
     common: dict[str, Any] = {"circuit": circuit.name, "construction": construction, "mode": circuit.domain.value,
                               "n_positions": n, "layers": T.n_layers, "unrolled_gates": unrolled.flat.size,
-                              "symbolic_gates": walked, "lower_bound": lower}
+                              "symbolic_gates": 0, "lower_bound": lower}
+    try:
+        mine, common["symbolic_gates"] = residual_outputs(unrolled.flat, zeros, slots, readout, atoms)
+        clock.lap("partial evaluation")
+        theirs = circuit_polynomials(circuit, atoms)
+    except poly.TooLarge:
+        clock.lap("partial evaluation")
+        return RoundTrip(**common, identity=UNKNOWN, method="normal-form", seconds=clock.seconds,
+                         reason=f"a product has more than {poly.MAX_TERMS} terms")
+    diffs = [poly.add(a, poly.scale(b, Fraction(-1))) for a, b in zip(mine, theirs)]
+    boolean = circuit.domain is Domain.BOOLEAN
     if not any(diffs):
         clock.lap("normal form")
         return RoundTrip(**common, identity=PROVED, method="normal-form", seconds=clock.seconds)
