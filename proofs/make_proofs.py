@@ -18,7 +18,7 @@ from verified_aat.symbolic.certify import certify
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs" / "circuits"
 PROOFS = ROOT / "proofs"
-CONSTRUCTION_NAMES = ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"]
+CONSTRUCTION_NAMES = ["gate-edge", "gate-edge-dot", "unique-hard", "unique-hard-left", "unique-hard-right", "edge-only", "edge-k"]
 
 
 def planned() -> list[tuple[Path, str, Path]]:

@@ -71,7 +71,7 @@ def test_changing_any_single_value_is_rejected_or_harmless(index, choice):
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(circuit=circuits(max_gates=8, max_inputs=3))
 def test_random_circuits_are_certified_and_checked_under_every_construction(name, circuit):
-    circuit = binarize(circuit, sums=name == "unique-hard").circuit
+    circuit = binarize(circuit, sums=get_construction(name).bounded_fan_in).circuit
     result = certify(circuit, get_construction(name), refute=False)
     assert result.status == "proved", result.problems
     report = check_certificate(json.loads(dumps_certificate(build_certificate(result))))

@@ -28,7 +28,7 @@ VALUES = st.one_of(st.sampled_from([Fraction(0), Fraction(1), Fraction(-1), Frac
 
 def _fit(circuit, name):
     """Bring a random circuit into the construction's class by binarizing."""
-    return binarize(circuit, sums=name == "unique-hard").circuit
+    return binarize(circuit, sums=get_construction(name).bounded_fan_in).circuit
 
 
 def _simulates(name, circuit, xs, reference=False):
@@ -48,7 +48,8 @@ def test_transformer_output_equals_circuit_on_random_circuits(name, data):
     assert got == want
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "unique-hard-left", "unique-hard-right",
+                                  "edge-only", "edge-k"])
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_fast_and_reference_engines_agree_on_compiled_constructions(name, data):
@@ -72,7 +73,8 @@ def _edge_cases():
     return b.build()
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only", "edge-k"])
+@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "unique-hard-left", "unique-hard-right",
+                                  "edge-only", "edge-k"])
 def test_edge_cases_by_hand(name):
     circuit = _fit(_edge_cases(), name)
     x, y = Fraction(-2, 3), Fraction(5)
@@ -180,3 +182,19 @@ def test_compile_refusal_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys)
 def test_kinds_used_by_the_edge_cases_cover_every_gate_kind():
     kinds = {g.kind for g in _edge_cases().gates}
     assert kinds == set(Kind)
+
+
+def test_binarize_reports_the_widest_gate_and_that_t_k_then_depends_on_it(capsys, tmp_path):
+    from verified_aat.cli.main import main
+    from verified_aat.constructions.binarize import describe_binarized
+    b = CircuitBuilder("wide")
+    xs = [b.input(f"x{i}") for i in range(5)]
+    b.output(b.mul(*xs))
+    b.output(b.mul(xs[0], xs[1], xs[2]))
+    result = binarize(b.build())
+    assert (result.gates_rewritten, result.widest, result.depth_before, result.depth_after) == (2, 5, 1, 3)
+    assert "n ≤ 5" in describe_binarized(result) and "widest gate" in describe_binarized(result)
+    assert describe_binarized(binarize(_edge_cases())).endswith("(+0)")  # nothing rewritten: no claim
+    spec = Path(__file__).resolve().parent.parent / "specs" / "circuits" / "fac0_unbounded_product.circ"
+    assert main(["compile", str(spec), "--binarize", "-o", str(tmp_path / "out")]) == 0
+    assert "widest gate" in capsys.readouterr().out

@@ -36,7 +36,7 @@ TIED = st.lists(st.sampled_from([Fraction(0), Fraction(1), Fraction(-1), Fractio
 
 def _compile(circuit, name):  # type: ignore[no-untyped-def]
     construction = get_construction(name)
-    circuit = binarize(circuit, sums=name == "unique-hard").circuit
+    circuit = binarize(circuit, sums=get_construction(name).bounded_fan_in).circuit
     return construction, circuit, construction.compile(circuit)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..constructions.binarize import binarize
+from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import CONSTRUCTIONS, get_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .resources import add_resource_options, require_memory
@@ -59,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
             circuit = circuit_from_args(args)
         construction = get_construction(args.construction)
         if args.binarize:
-            circuit = binarize(circuit, sums=construction.name == "unique-hard").circuit
+            binarized = binarize(circuit, sums=construction.bounded_fan_in)
+            circuit = binarized.circuit
+            print(describe_binarized(binarized), file=sys.stderr)
         check_class_at_source(construction, circuit, args)
         _check_constants(circuit.gates, {None: "--family", "-": "<stdin>"}.get(args.circuit, args.circuit))
         require_memory("certify", circuit.n_edges, args)

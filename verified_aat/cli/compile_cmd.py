@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..constructions.binarize import binarize
+from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import CONSTRUCTIONS, get_construction
 from ..circuits.io import write_atomically
 from ..circuits.measures import depth as circuit_depth
@@ -34,10 +34,9 @@ def run(args: argparse.Namespace) -> int:
     circuit = circuit_from_args(args)
     construction = get_construction(args.construction)
     if args.binarize:
-        result = binarize(circuit, sums=construction.name == "unique-hard")
+        result = binarize(circuit, sums=construction.bounded_fan_in)
         circuit = result.circuit
-        print(f"binarized: {result.gates_rewritten} gates rewritten, depth {result.depth_before} → "
-              f"{result.depth_after} (+{result.depth_increase})")
+        print(describe_binarized(result))
     check_class_at_source(construction, circuit, args)
     compiled = construction.compile(circuit, args.depth_bound)
     out_dir = Path(args.output or f"compiled-{circuit.name}")

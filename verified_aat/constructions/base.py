@@ -139,6 +139,7 @@ class Construction(abc.ABC):
     summary: str
     paper: str  # what the paper claims for this construction
     structural: tuple[str, ...]  # coordinates that never change and carry the layout
+    bounded_fan_in: bool = False  # FNC⁰: --binarize also splits n-ary sums, not only products
 
     @abc.abstractmethod
     def check_class(self, circuit: Circuit) -> None:

@@ -164,11 +164,15 @@ class GateEdge(Construction):
                 slots.append((g, val, gate.index))  # type: ignore[arg-type]
         for v, gate in enumerate(circuit.gates):
             for s, u in enumerate(gate.args):
-                rows.append(self._row(self.EDGE_CODE, u, v, Fraction(0), is_edge=True))
+                rows.append(self._row(self.edge_code(s), u, v, Fraction(0), is_edge=True))
                 roles.append(Role("edge", v, u, s))
         readout = tuple((o, val) for o in circuit.outputs)
         return Encoding(self.name, self.coordinates, tuple(rows), tuple(slots), readout, tuple(roles),
                         circuit.n_inputs)
+
+    def edge_code(self, slot: int) -> int:
+        """The ``op`` code of an edge in argument slot ``slot`` (one code for every slot here)."""
+        return self.EDGE_CODE
 
     def _row(self, op: int, a: int, b: int, value: Fraction, is_edge: bool) -> tuple[Fraction | int, ...]:
         exact = value.numerator if value.denominator == 1 else value

@@ -6,10 +6,13 @@ from ..errors import InputError
 from .base import Construction
 from .gate_edge import GateEdge
 from .unique_hard import UniqueHard
+from .unique_hard_rule import UniqueHardOneRule
+from ..transformer.model import Pooling
 
 
 def _all() -> dict[str, Construction]:
-    items: list[Construction] = [GateEdge(), GateEdge(dot=True), UniqueHard()]
+    items: list[Construction] = [GateEdge(), GateEdge(dot=True), UniqueHard(),
+                                 UniqueHardOneRule(Pooling.LEFTMOST), UniqueHardOneRule(Pooling.RIGHTMOST)]
     try:
         from .edge_only import EdgeOnly
         from .edge_k import EdgeK

@@ -28,6 +28,9 @@ class UniqueHard(GateEdge):
     """Fan-in ≤ 2 circuits, leftmost/rightmost hard attention, 2K layers."""
 
     EDGE_CODE = EDGE
+    bounded_fan_in = True
+    GATHER_HEADS = ("left", "right")  # the heads whose pooled val is operand 1 and operand 2
+    GATE_CODES: tuple[int, ...] = CODES  # every op code that occurs (gates and edges)
     CODES_DOC = (("add of fan-in 0", "0"), ("add of fan-in 1", "1"), ("add of fan-in 2", "2"), ("mul", "3"),
                  ("sign", "4"), ("input, const", "5 (keep)"), ("edge", "6"))
     ARGMAX_DOC = {
@@ -81,14 +84,15 @@ class UniqueHard(GateEdge):
     def _gather_activation(self) -> Circuit:
         b = CircuitBuilder("activation-gather")
         from ..transformer.model import activation_input_names
-        w = {n: b.input(n) for n in activation_input_names(self.coordinates, ["left", "right"])}
-        op, v1, v2 = w["x.op"], w["left.val"], w["right.val"]
+        first, second = self.GATHER_HEADS
+        w = {n: b.input(n) for n in activation_input_names(self.coordinates, [first, second])}
+        op, v1, v2 = w["x.op"], w[f"{first}.val"], w[f"{second}.val"]
         cases = [
-            (lagrange_indicator(b, op, ADD0, CODES, name="is_add0"), b.const(0)),
-            (lagrange_indicator(b, op, ADD1, CODES, name="is_add1"), v1),
-            (lagrange_indicator(b, op, ADD2, CODES, name="is_add2"), b.add(v1, v2, name="sum")),
-            (lagrange_indicator(b, op, MUL, CODES, name="is_mul"), b.mul(v1, v2, name="product")),
-            (lagrange_indicator(b, op, SIGN, CODES, name="is_sign"), b.sign(v1, name="sign_value")),
+            (lagrange_indicator(b, op, ADD0, self.GATE_CODES, name="is_add0"), b.const(0)),
+            (lagrange_indicator(b, op, ADD1, self.GATE_CODES, name="is_add1"), v1),
+            (lagrange_indicator(b, op, ADD2, self.GATE_CODES, name="is_add2"), b.add(v1, v2, name="sum")),
+            (lagrange_indicator(b, op, MUL, self.GATE_CODES, name="is_mul"), b.mul(v1, v2, name="product")),
+            (lagrange_indicator(b, op, SIGN, self.GATE_CODES, name="is_sign"), b.sign(v1, name="sign_value")),
         ]
         val = select_update(b, w["x.val"], cases, name="new_val")
         return self._finish(b, w, {"val": val})

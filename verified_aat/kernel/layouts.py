@@ -89,7 +89,7 @@ class GateEdgeLayout:
 
     coordinates: tuple[str, ...]
     gate_row: Callable[[int, Gate], tuple[Number, ...]]
-    edge_row: Callable[[int, int], tuple[Number, ...]]
+    edge_row: Callable[[int, int, int], tuple[Number, ...]]  # (source u, target v, argument slot s)
     domain: Callable[[Circuit], None]
     role_kinds: tuple[str, ...] = ("gate", "edge")
 
@@ -106,7 +106,7 @@ class GateEdgeLayout:
             roles.append(Role("gate", g))
         for v, gate in enumerate(circuit.gates):
             for s, u in enumerate(gate.args):
-                rows.append(self.edge_row(u, v))
+                rows.append(self.edge_row(u, v, s))
                 roles.append(Role("edge", v, u, s))
         readout = tuple((o, val) for o in circuit.outputs)
         return Encoding(self.coordinates, tuple(rows), tuple(roles), tuple(slots), readout, self.role_kinds)
@@ -162,7 +162,7 @@ def _dot_gate(g: int, gate: Gate) -> tuple[Number, ...]:
     return (_fan_in_code(gate), g, g, _const(gate), 0, 1, g * g, g * g + 1)
 
 
-def _dot_edge(u: int, v: int) -> tuple[Number, ...]:
+def _dot_edge(u: int, v: int, s: int) -> tuple[Number, ...]:
     return (-4, u, v, 0, 0, 1, u * u + 1, v * v)
 
 
@@ -170,19 +170,25 @@ LAYOUTS: dict[str, GateEdgeLayout | EdgeOnlyLayout] = {
     # op, a, b, val, sq: gate g ↦ (code, g, g, c_g, 0); edge u → v ↦ (−4, u, v, 0, 0)
     "gate-edge": GateEdgeLayout(("op", "a", "b", "val", "sq"),
                                 lambda g, gate: (_fan_in_code(gate), g, g, _const(gate), 0),
-                                lambda u, v: (-4, u, v, 0, 0), _mul_binary),
+                                lambda u, v, s: (-4, u, v, 0, 0), _mul_binary),
     # plus one = 1, fa = a² + [edge], gb = b² + [gate]
     "gate-edge-dot": GateEdgeLayout(("op", "a", "b", "val", "sq", "one", "fa", "gb"), _dot_gate, _dot_edge,
                                     _mul_binary),
     # op, a, b, val with bounded codes; edge code 6
     "unique-hard": GateEdgeLayout(("op", "a", "b", "val"),
                                   lambda g, gate: (_bounded_code(gate), g, g, _const(gate)),
-                                  lambda u, v: (6, u, v, 0), _fan_in_two),
+                                  lambda u, v, s: (6, u, v, 0), _fan_in_two),
+    # one unique-hard rule for every head: as unique-hard, but an edge in argument slot s has code 6 + s
+    "unique-hard-left": GateEdgeLayout(("op", "a", "b", "val"),
+                                       lambda g, gate: (_bounded_code(gate), g, g, _const(gate)),
+                                       lambda u, v, s: (6 + s, u, v, 0), _fan_in_two),
     # edge u → v ↦ (code(u), u, v, c_u, c_u²); sink g ↦ (code(g), g, −1, c_g, c_g²)
     "edge-only": EdgeOnlyLayout(),
     # edge u → v in slot s ↦ (±(code(u) + 10), u, v, c_u), + iff s ≥ 1; sink g ↦ (−(code(g) + 10), g, −1, c_g)
     "edge-k": EdgeOnlyLayout(("op", "src", "tgt", "val"), row=_edge_k_row),
 }
+
+LAYOUTS["unique-hard-right"] = LAYOUTS["unique-hard-left"]  # the same encoding; only the heads' rule differs
 
 
 def encoding_digest(encoding: Encoding) -> str:
