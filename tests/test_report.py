@@ -183,3 +183,11 @@ def test_large_circuit_is_sampled_and_grouped(tmp_path: Path) -> None:
     assert f"a sample of 150 of {circuit.size:,} gates" in drawn and drawn.count('<g class="node"') == 150
     assert "positions are grouped by role" in _section(page, "attention")
     assert len(page) < 2_000_000
+
+
+def test_layer_lists_are_compact() -> None:
+    from verified_aat.report.html import layer_list
+
+    assert layer_list([1, 3, 5]) == "1, 3, 5"
+    assert layer_list(list(range(2, 3113, 2))) == "2, 4, …, 3112 (step 2, 1,556 layers)"
+    assert layer_list([1, 2, 4, 8, 16, 32, 64, 100, 200]) == "1, 2, 4, 8, …, 200 (9 layers)"

@@ -84,7 +84,7 @@ def heat_map(sets: ArgmaxSets, pooling: str, circuit: Circuit, encoding: Encodin
     else:
         matrix, labels, kind = _group_matrix(sets, pooling, role_groups(circuit, encoding))
     size = len(labels)
-    inches = min(9.0, max(3.2, 0.16 * size + 1.8))
+    inches = min(9.0, max(3.2 if kind == "positions" else 4.6, 0.16 * size + 1.8))
     fig, ax = plt.subplots(figsize=(inches + 1.2, inches), dpi=80)
     image = ax.imshow(np.asarray(matrix), cmap="viridis", interpolation="nearest", vmin=0.0, vmax=1.0)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="attention weight")
@@ -92,8 +92,13 @@ def heat_map(sets: ArgmaxSets, pooling: str, circuit: Circuit, encoding: Encodin
     ax.set_xlabel("attended position j" if kind == "positions" else "attended group", fontsize=8)
     ax.set_ylabel("position p" if kind == "positions" else "group of p", fontsize=8)
     if size <= 60:
-        ax.set_xticks(range(size), labels, rotation=90, fontsize=6)
-        ax.set_yticks(range(size), labels, fontsize=6)
+        ax.set_xticks(range(size), labels, rotation=90, fontsize=6 if kind == "positions" else 8)
+        ax.set_yticks(range(size), labels, fontsize=6 if kind == "positions" else 8)
+    if kind == "groups" and size <= 16:  # few cells: print each mean weight
+        for (row, column), value in np.ndenumerate(np.asarray(matrix)):
+            if value > 0:
+                ax.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                        color="black" if value > 0.6 else "white")
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")

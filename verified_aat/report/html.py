@@ -22,6 +22,8 @@ MAX_HEATMAPS = 12
 """Heat-maps drawn at most (distinct layer functions × heads)."""
 ENCODING_ROWS = 40
 """Rows of the encoding shown."""
+DEPTH_ROWS = 40
+"""Rows of the gates-by-depth table at most (deeper circuits get ranges of depths)."""
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
@@ -58,6 +60,18 @@ def render_page(data: ReportData, layout: str = "auto") -> str:
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>verified-aat report: {escape(data.title)}</title><style>{CSS}</style></head>"
             f"<body><main>{''.join(parts)}</main></body></html>\n")
+
+
+def layer_list(layers: tuple[int, ...] | list[int]) -> str:
+    """Layer numbers, compactly: ``1, 3, 5`` or ``1, 3, …, 3111 (step 2, 1,556 layers)``."""
+    layers = list(layers)
+    if len(layers) <= 8:
+        return ", ".join(map(str, layers))
+    steps = {b - a for a, b in zip(layers, layers[1:])}
+    if len(steps) == 1:
+        step = steps.pop()
+        return f"{layers[0]}, {layers[1]}, …, {layers[-1]} (step {step}, {len(layers):,} layers)"
+    return f"{', '.join(map(str, layers[:4]))}, …, {layers[-1]} ({len(layers):,} layers)"
 
 
 def _table(header: list[str], rows: list[list[Any]], cls: str = "", row_classes: list[str] | None = None) -> str:
@@ -161,11 +175,14 @@ def _circuit(data: ReportData, layout: str) -> str:
 def _kinds_by_depth(circuit: Any) -> str:
     from ..circuits.measures import gate_depths
 
+    depths = gate_depths(circuit)
+    width = max(1, -(-(max(depths, default=0) + 1) // DEPTH_ROWS))  # depths per row: at most DEPTH_ROWS rows
     table: dict[int, Counter[str]] = defaultdict(Counter)
-    for g, d in enumerate(gate_depths(circuit)):
-        table[d][circuit.gates[g].kind.value] += 1
+    for g, d in enumerate(depths):
+        table[d // width][circuit.gates[g].kind.value] += 1
     kinds = [name for _, name in KIND_HUES.values()]
-    rows = [[d] + [table[d][k] for k in kinds] + [sum(table[d].values())] for d in sorted(table)]
+    label = (lambda b: b) if width == 1 else (lambda b: f"{b * width}–{b * width + width - 1}")
+    rows = [[label(b)] + [table[b][k] for k in kinds] + [sum(table[b].values())] for b in sorted(table)]
     rows.append(["all"] + [sum(table[d][k] for d in table) for k in kinds] + [circuit.size])
     return _table(["depth"] + kinds + ["gates"], rows, "kinds")
 
@@ -178,14 +195,17 @@ def _layout(data: ReportData) -> str:
 
     doc = getattr(get_construction(data.construction), "layout_doc", lambda: {})()
     coords = [[c, *doc.get(c, ("", ""))] for c in t.coordinates]
+    from ..symbolic.obligations import layer_functions
+
     layers = []
-    for number, layer in enumerate(t.layers, start=1):
+    for fn in layer_functions(t):
         heads = "; ".join(f"{h.name} ({h.pooling.value}, {type(h.score).__name__.replace('Score', '').lower()} "
-                          f"score)" for h in layer.heads)
-        layers.append([number, layer.name, heads])
+                          f"score)" for h in fn.layer.heads)
+        layers.append([layer_list(fn.layers), fn.layer.name, heads])
     parts = [f'<section id="layout"><h2>Transformer layout</h2><h3>Coordinates (dimension {t.dimension})</h3>',
              _table(["coordinate", "gate position", "edge position"], coords),
-             f"<h3>Layers ({t.n_layers})</h3>", _table(["layer", "name", "heads (pooling, score)"], layers)]
+             f"<h3>Layers ({t.n_layers}), by distinct layer function</h3>",
+             _table(["layers", "name", "heads (pooling, score)"], layers)]
     if data.encoding is not None:
         from .heatmaps import role_labels
 
@@ -208,12 +228,12 @@ def _attention(data: ReportData) -> str:
                 'not the construction\'s own and could not be scored).</p></section>')
     figures, notes = [], []
     for hs in data.attention[:MAX_HEATMAPS]:
-        layers = ", ".join(map(str, hs.layers))
+        layers = layer_list(hs.layers)
         if hs.sets is None:
             notes.append(f"<li>head {escape(hs.head)} (layers {layers}): not shown: {escape(hs.note)}</li>")
             continue
         title = f"head {hs.head} ({hs.pooling}), layers {layers}"
-        hm = heat_map(hs.sets, hs.pooling, data.circuit, data.encoding, title)
+        hm = heat_map(hs.sets, hs.pooling, data.circuit, data.encoding, f"head {hs.head} ({hs.pooling})")
         what = "position × position" if hm.kind == "positions" else "role group × role group (mean weight)"
         figures.append(f'<figure class="heatmap" data-head="{escape(hs.head)}"><img alt="{escape(title)}" '
                        f'src="data:image/png;base64,{hm.png_base64}"><figcaption>{escape(title)}: {what}; '
