@@ -47,6 +47,8 @@ from .linear import Candidates, gate_bound, run_linear
 from .netlists import BoolGate, Netlist, measure_netlist, parse_netlist, read_netlist_file
 
 MODES = ("exact", "threshold")
+FOREIGN_FORMATS = ("aiger", "verilog")
+FOREIGN_EXTENSIONS = {".aag": "aiger", ".aig": "aiger", ".v": "verilog", ".sv": "verilog"}
 DEFAULT_CAP: int | None = None  # the linear construction
 GUARD = 4  # cap mode gives up beyond GUARD times the linear gate bound
 
@@ -189,20 +191,28 @@ def arithmetize(netlist: Netlist, mode: str = "exact", cap: int | None = DEFAULT
 
 
 def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP, fmt: str | None = None) -> Circuit:
-    """Read a ``.bench``/``.blif``/Bristol Fashion file (``fmt`` overrides what the name and
-    text suggest: :func:`.netlists.netlist_format`) and arithmetize it; provenance records the
+    """Read a ``.bench``/``.blif``/Bristol Fashion/AIGER file or synthesize a Verilog one (``fmt``
+    overrides what the name and text suggest: :func:`.netlists.netlist_format`, ``.aag``/``.aig``,
+    ``.v``/``.sv``) and arithmetize it; provenance records the
     source and carries the netlist link section (:mod:`.link_section`) that lets the kernel
     prove the circuit equals the netlist."""
     if mode not in MODES:
         raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)", path)
-    data, text, fmt = read_netlist_file(path, fmt)
-    netlist = parse_netlist(text, path, fmt)
+    fmt = fmt or FOREIGN_EXTENSIONS.get(Path(path).suffix.lower())
+    link_file, link_fmt = Path(path).name, fmt
+    if fmt in FOREIGN_FORMATS:  # AIGER bytes, or Verilog synthesized to AIGER by Yosys
+        from .aiger import read_aiger_source
+        netlist, data, link_file = read_aiger_source(path, fmt)
+        text, link_fmt = data.decode("latin-1"), "aiger"  # one character per byte: binary .aig too
+    else:
+        data, text, fmt = read_netlist_file(path, fmt)
+        netlist, link_fmt = parse_netlist(text, path, fmt), fmt
     m = measure_netlist(netlist)
     prov = Provenance(source_format=fmt, source_path=str(Path(path)), arithmetization=mode,
                       netlist_gates=m.gates, netlist_depth=m.depth, netlist_max_fan_in=m.max_fan_in,
                       netlist_gate_types=m.gate_types)
     circuit, eng, cands, chosen = _build(netlist, mode, cap, prov)
     from .link_section import attach_link, link_section
-    section = link_section(circuit, eng, netlist, cands, chosen, file=Path(path).name, fmt=fmt, mode=mode,
+    section = link_section(circuit, eng, netlist, cands, chosen, file=link_file, fmt=link_fmt, mode=mode,
                            data=data, text=text)
     return attach_link(circuit, section)

@@ -4,9 +4,11 @@
 ``.circ``, ``.txt``                 the text format (:mod:`.text_format`)
 ``.json``                           the JSON form (:mod:`.json_format`)
 ``.bench``, ``.blif``, ``.bristol``  netlists, arithmetized (``mode`` exact/threshold)
+``.aag``, ``.aig``                  AIGER netlists (:mod:`.aiger`), the same way
+``.v``, ``.sv``                     Verilog, synthesized to AIGER by Yosys (:mod:`.verilog`)
 ==================================  ==========================================
 
-``fmt`` (``text``, ``json``, ``bench``, ``blif``, ``bristol``; ``--format`` on the command
+``fmt`` (``text``, ``json``, ``bench``, ``blif``, ``bristol``, ``aiger``, ``verilog``; ``--format`` on the command
 line) overrides the extension.  A ``.txt`` file whose first non-blank line is two whole
 numbers is a Bristol Fashion netlist (:mod:`.bristol`; no circuit text file starts so).
 
@@ -30,9 +32,9 @@ from .text_format import decode_circuit_bytes, parse_circuit_text, print_circuit
 
 TEXT_EXTENSIONS = (".circ", ".txt")
 JSON_EXTENSIONS = (".json",)
-NETLIST_EXTENSIONS = (".bench", ".blif", ".bristol")
-NETLIST_FORMATS = ("bench", "blif", "bristol")
-FORMATS = ("text", "json") + NETLIST_FORMATS
+NETLIST_EXTENSIONS = (".bench", ".blif", ".bristol", ".aag", ".aig", ".v", ".sv")
+NETLIST_FORMATS = ("bench", "blif", "bristol", "aiger")
+FORMATS = ("text", "json") + NETLIST_FORMATS + ("verilog",)
 MODES = ("exact", "threshold")
 
 
@@ -64,7 +66,8 @@ def file_format(path: str, fmt: str | None = None) -> str:
     if ext in JSON_EXTENSIONS:
         return "json"
     if ext in NETLIST_EXTENSIONS:
-        return ext[1:]
+        from .arithmetize import FOREIGN_EXTENSIONS
+        return FOREIGN_EXTENSIONS.get(ext, ext[1:])
     known = ", ".join(TEXT_EXTENSIONS + JSON_EXTENSIONS + NETLIST_EXTENSIONS)
     raise InputError(f"unknown circuit file type '{ext or '(none)'}' (expected {known}, or give the format)", path)
 

@@ -1,5 +1,5 @@
 """The kernel's own reading of a certificate's ``netlist`` section: its netlist parsers
-(ISCAS ``.bench``, single-cube BLIF and Bristol Fashion), a topological order, what each gate means
+(ISCAS ``.bench``, BLIF, Bristol Fashion; AIGER in ``aiger_parse.py``), a topological order, what each gate means
 (:func:`multilinear`), the strict loader of the section's shadow gates, annotations and
 candidate forms, and the exact sparse polynomials ``netlist_link.py`` decides lemmas with.
 
@@ -75,6 +75,13 @@ _DIGITS = re.compile(r"[0-9]{1,18}\Z")
 def parse(text: str, fmt: str) -> Netlist:
     if len(text) > MAX_NETLIST_CHARS:
         raise NetlistError(f"netlist too long ({len(text)} characters; the limit is {MAX_NETLIST_CHARS})")
+    if fmt == "aiger":  # the file's bytes, one character each
+        from .aiger_parse import AigerError, read
+        try:
+            ins, outs, rows = read(text.encode("latin-1"))
+        except (AigerError, UnicodeEncodeError) as exc:
+            raise NetlistError(f"AIGER: {exc}"[:200]) from None
+        return _order(ins, outs, [(NGate(name, op, args, cube), 0) for name, op, args, cube in rows])
     bad = re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text)
     if bad:
         raise NetlistError(f"line {text.count(chr(10), 0, bad.start()) + 1}: control character in the netlist")
@@ -297,11 +304,16 @@ def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | s
     name, text, sha, mode = sec["file"], sec["text"], sec["sha256"], sec["mode"]
     need(0 < len(name) <= 255 and not set(name) & set("/\\\n\r\t\0") and name not in (".", ".."),
          "$.netlist.file", "must be a file's base name, not a path")
-    need(sec["format"] in ("bench", "blif", "bristol"), "$.netlist.format", "must be 'bench', 'blif' or 'bristol'")
+    need(sec["format"] in ("bench", "blif", "bristol", "aiger"), "$.netlist.format",
+         "must be 'bench', 'blif', 'bristol' or 'aiger'")
     need(mode in ("exact", "threshold"), "$.netlist.mode", "must be 'exact' or 'threshold'")
-    if hashlib.sha256(text.encode("utf-8")).hexdigest() != sha:
+    try:  # AIGER (binary too) is embedded one character per byte
+        raw_bytes = text.encode("latin-1" if sec["format"] == "aiger" else "utf-8")
+    except UnicodeEncodeError:
+        return "the embedded AIGER text has a character above U+00FF (it must be the file's bytes)"
+    if hashlib.sha256(raw_bytes).hexdigest() != sha:
         return "the embedded netlist text does not have the stated sha256"
-    if given is not None and (hashlib.sha256(given[1]).hexdigest() != sha or given[1] != text.encode("utf-8")):
+    if given is not None and (hashlib.sha256(given[1]).hexdigest() != sha or given[1] != raw_bytes):
         return (f"the given netlist {given[0]} (sha256 {hashlib.sha256(given[1]).hexdigest()[:16]}…) is not the "
                 f"certificate's embedded netlist {name} (sha256 {sha[:16]}…)")
     net = parse(text, sec["format"])

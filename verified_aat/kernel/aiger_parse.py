@@ -1,0 +1,155 @@
+"""The kernel's own AIGER reader (ASCII ``aag`` and binary ``aig``, format 1, no latches) for
+a certificate's netlist link (docs/soundness.md, N); independent of ``circuits/aiger.py``.
+
+The section's text holds the file's bytes one character per byte (latin-1).  Naming, which the
+section's signal names must match: inputs and outputs by their symbols (UTF-8; else ``i<k>`` and
+``o<k>``, also for all of them when two would clash), AND variable v is ``<p>a<v>`` and the
+constant false (when an AND reads literal 0 or 1) ``<p>false``, where ``<p>`` is the shortest
+run of underscores that no input or output name starts a name of that shape with.  An AND of
+two plain literals is ``AND``, else a ``CUBE`` (``0`` marks an inverted literal); output k is
+a gate of its own: ``BUFF``/``NOT`` of its variable or a constant.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_VARIABLES = 10_000_000
+
+
+class AigerError(ValueError):
+    pass
+
+
+def _uint(token: bytes, where: str) -> int:
+    if not token.isdigit() or len(token) > 18:
+        raise AigerError(f"{where}: not a number: {token[:20]!r}")
+    return int(token)
+
+
+def read(data: bytes) -> tuple[list[str], list[str], list[tuple[str, str, tuple[str, ...], str]]]:
+    """(inputs, outputs, gates as (name, op, args, cube)) in file order."""
+    head, _, body = data.partition(b"\n")
+    tokens = head.split()
+    if len(tokens) < 6 or tokens[0] not in (b"aag", b"aig"):
+        raise AigerError("line 1: not an AIGER header")
+    nums = [_uint(t, "line 1") for t in tokens[1:]]
+    if len(nums) > 9 or any(nums[5:]) or nums[2] or nums[0] < nums[1] + nums[4] or nums[0] > MAX_VARIABLES:
+        raise AigerError("line 1: the kernel reads combinational AIGER 1 only (no latches, B, C, J, F)")
+    m, n_in, _, n_out, n_and = nums[:5]
+    binary = tokens[0] == b"aig"
+    rest, line = body, 2
+
+    def take_line() -> list[bytes]:
+        nonlocal rest, line
+        raw, sep, rest = rest.partition(b"\n")
+        if not sep and not raw:
+            raise AigerError(f"line {line}: unexpected end of file")
+        line += 1
+        return raw.split()
+
+    limit = 2 * m + 1
+    ins = [2 * (k + 1) for k in range(n_in)] if binary else [_one(take_line(), line - 1) for _ in range(n_in)]
+    outs = [_one(take_line(), line - 1) for _ in range(n_out)]
+    ands: list[tuple[int, int, int]] = []
+    if binary:
+        pos = 0
+        for k in range(n_and):
+            lhs = 2 * (n_in + 1 + k)
+            d: list[int] = []
+            for _ in range(2):
+                value = shift = 0
+                while True:
+                    if pos >= len(rest) or shift > 63:
+                        raise AigerError(f"binary AND {k}: truncated or overlong delta")
+                    byte = rest[pos]
+                    pos += 1
+                    value += (byte & 127) << shift
+                    shift += 7
+                    if byte < 128:
+                        break
+                d.append(value)
+            if d[0] < 1 or d[0] + d[1] > lhs:
+                raise AigerError(f"binary AND {k}: bad deltas")
+            ands.append((lhs, lhs - d[0], lhs - d[0] - d[1]))
+        rest = rest[pos:]
+    else:
+        for _ in range(n_and):
+            row = take_line()
+            if len(row) != 3:
+                raise AigerError(f"line {line - 1}: an AND is three literals")
+            a, b, c = (_uint(t, f"line {line - 1}") for t in row)
+            if a & 1 or a < 2:
+                raise AigerError(f"line {line - 1}: an AND's lhs must be an even literal above 1")
+            ands.append((a, b, c))
+    lits = ins + outs + [x for t in ands for x in t]
+    if any(x > limit for x in lits) or any(x & 1 or x < 2 for x in ins):
+        raise AigerError(f"a literal is above 2M + 1 = {limit}, or an input literal is odd or below 2")
+    names = _symbols(rest, n_in, n_out)
+    return _netlist(ins, outs, ands, names)
+
+
+def _one(row: list[bytes], line: int) -> int:
+    if len(row) != 1:
+        raise AigerError(f"line {line}: expected one literal")
+    return _uint(row[0], f"line {line}")
+
+
+def _symbols(rest: bytes, n_in: int, n_out: int) -> dict[tuple[str, int], str]:
+    names: dict[tuple[str, int], str] = {}
+    for raw in rest.split(b"\n"):
+        raw = raw[:-1] if raw.endswith(b"\r") else raw
+        if raw == b"c":
+            break
+        if not raw.strip():
+            continue
+        kind, space, name = raw.partition(b" ")
+        if not space or not name or kind[:1] not in (b"i", b"o") or not kind[1:].isdigit():
+            raise AigerError(f"bad symbol line {raw[:30]!r}")
+        key = (kind[:1].decode(), int(kind[1:]))
+        if key[1] >= (n_in if key[0] == "i" else n_out) or key in names:
+            raise AigerError(f"symbol {kind[:20]!r}: out of range or repeated")
+        try:
+            names[key] = name.decode("utf-8")
+        except UnicodeDecodeError:
+            raise AigerError("a symbol is not UTF-8") from None
+    return names
+
+
+def _netlist(ins: list[int], outs: list[int], ands: list[tuple[int, int, int]], names: dict[tuple[str, int], str]
+             ) -> tuple[list[str], list[str], list[tuple[str, str, tuple[str, ...], str]]]:
+    inputs = [names.get(("i", k), f"i{k}") for k in range(len(ins))]
+    outputs = [names.get(("o", k), f"o{k}") for k in range(len(outs))]
+    every = inputs + outputs
+    p = ""
+    while p + "false" in every or any(s[:len(p) + 1] == p + "a" and s[len(p) + 1:].isdigit() for s in every):
+        p += "_"
+    if len(set(every)) < len(every):
+        inputs = [f"i{k}" for k in range(len(ins))]
+        outputs = [f"o{k}" for k in range(len(outs))]
+    var: dict[int, str] = {}
+    for lit, name in zip(ins, inputs):
+        if lit >> 1 in var:
+            raise AigerError(f"input literal {lit} is repeated")
+        var[lit >> 1] = name
+    for lhs, _, _ in ands:
+        if lhs >> 1 in var:
+            raise AigerError(f"variable {lhs >> 1} is defined twice")
+        var[lhs >> 1] = f"{p}a{lhs >> 1}"
+    gates: list[tuple[str, str, tuple[str, ...], str]] = []
+    if any(x < 2 for _, b, c in ands for x in (b, c)):
+        var[0] = f"{p}false"
+        gates.append((var[0], "CONST0", (), ""))
+
+    def name_of(lit: int) -> str:
+        if lit >> 1 not in var:
+            raise AigerError(f"literal {lit} reads an undefined variable")
+        return var[lit >> 1]
+    for lhs, b, c in ands:
+        cube = ("0" if b & 1 else "1") + ("0" if c & 1 else "1")
+        gates.append((var[lhs >> 1], "AND" if cube == "11" else "CUBE", (name_of(b), name_of(c)), cube))
+    for lit, name in zip(outs, outputs):
+        gate: tuple[Any, ...] = (name, "CONST1" if lit else "CONST0", (), "") if lit < 2 else \
+            (name, "NOT" if lit & 1 else "BUFF", (name_of(lit),), "")
+        gates.append(gate)  # type: ignore[arg-type]
+    return inputs, outputs, gates
