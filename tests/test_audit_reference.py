@@ -211,3 +211,18 @@ def test_cli_defect_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert "mismatch" in capsys.readouterr().out
     assert main(base + ["--defect", "no-such"]) == 2
     assert "--defect: unknown defect" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("matrix", [((0, 0), (0, 0)), ((2, 0), (0, 1))])
+def test_depth_formula_bilinear_and_wide_products(matrix: tuple[tuple[int, int], ...]) -> None:
+    """An all-zero Q is an empty sum (depth 1); a product of fan-in 3 over mixed depths is a binary tree."""
+    from verified_aat.transformer.model import BilinearScore
+    coords = ("a", "b")
+    act = CircuitBuilder("act")
+    x = act.inputs(activation_input_names(coords, ["h", "g"]))
+    act.output(act.mul(x[2], x[5], x[0]))
+    act.output(act.sign(x[3]))
+    q = BilinearScore(tuple(tuple(Fraction(v) for v in row) for row in matrix))
+    layer = Layer((Head("h", q, Pooling.AVERAGE), Head("g", q, Pooling.RIGHTMOST)), act.build())
+    t = Transformer(coords, (layer, layer))
+    assert [unroll(t, n).flat.measures().depth for n in (2, 3)] == [depth_formula(t).depth] * 2
