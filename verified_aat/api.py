@@ -4,30 +4,44 @@
 >>> C = va.family("inner-product", 3)
 >>> result = va.certify(C, "gate-edge")
 >>> result.status
-'proved'
+<Status.PROVED: 'proved'>
+>>> result.status == "proved"
+True
 >>> va.check(va.certificate(result)).accepted
 True
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .circuits.ir import Circuit
+from .errors import InputError
+
+if TYPE_CHECKING:
+    from .constructions.base import CompiledConstruction
+    from .refutation.refute import Refutation
+    from .results import Certificate, CheckReport
+    from .schematic import SchematicResult
+    from .symbolic.certify import CertifyResult
+    from .transformer.model import Transformer
 
 
-def load_circuit(path: str, mode: str = "exact", fmt: str | None = None, cap: int | None = None) -> Circuit:
-    """A circuit from a .circ/.json file or a netlist (.bench/.blif/.bristol, arithmetized by ``mode``;
-    ``cap=N`` for the depth-aware arithmetization); ``fmt`` overrides the extension (``"bristol"``)."""
+def load_circuit(path: str, mode: str = "exact", *, fmt: str | None = None, cap: int | None = None) -> Circuit:
+    """A circuit from a .circ/.json file or a netlist (.bench/.blif/.bristol, arithmetized by ``mode``,
+    ``"exact"`` or ``"threshold"``); ``fmt`` overrides the extension (``"bristol"``); ``cap=N`` asks
+    for the depth-aware arithmetization (products of up to N terms) instead of the linear one."""
     from .circuits.io import load_circuit as _load
     return _load(path, mode, fmt, cap)
 
 
-def parse_circuit(text: str) -> Circuit:
-    """A circuit from the text format."""
+def parse_circuit(text: str, *, name: str | None = None) -> Circuit:
+    """A circuit from the text format (docs/circuit-format.md); ``name`` names it unless the text
+    has a ``circuit`` header."""
     from .circuits.text_format import parse_circuit_text
-    return parse_circuit_text(text)
+    return parse_circuit_text(text, name=name)
 
 
 def family(name: str, n: int) -> Circuit:
@@ -36,69 +50,139 @@ def family(name: str, n: int) -> Circuit:
     return build_family(name, n)
 
 
-def compile(circuit: Circuit, construction: str = "gate-edge", depth_bound: int | None = None) -> Any:  # noqa: A001
-    """Transformer T_K and encoding for ``circuit`` (a CompiledConstruction)."""
+def compile(circuit: Circuit, construction: str = "gate-edge", *,  # noqa: A001
+            depth_bound: int | None = None) -> CompiledConstruction:
+    """Transformer T_K and encoding for ``circuit`` (a CompiledConstruction); ``depth_bound`` is K
+    (default: the circuit's depth)."""
     from .constructions.registry import get_construction
     return get_construction(construction).compile(circuit, depth_bound)
 
 
-def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str = "gate-edge") -> tuple:
+def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str = "gate-edge", *,
+             depth_bound: int | None = None) -> tuple[Fraction | int, ...]:
     """Run the compiled transformer exactly on enc(C, x) and read the outputs (argmax sets by the
-    key join, each decomposition used only after its lemma is proved)."""
+    key join, each decomposition used only after its lemma is proved); ``depth_bound`` as for compile."""
     from .constructions.registry import get_construction
     from .symbolic.attention import engine_keys
     from .transformer.exact_engine import run_exact
-    compiled = compile(circuit, construction)
+    compiled = compile(circuit, construction, depth_bound=depth_bound)
     keys = engine_keys(get_construction(construction).score_hints())
     result = run_exact(compiled.transformer, compiled.encoding.instantiate(list(x)), keys=keys)
     return tuple(compiled.encoding.read(result.outputs))
 
 
-def certify(circuit: Circuit, construction: str = "gate-edge", **options: Any) -> Any:
-    """Prove (or refute) that the construction simulates ``circuit`` on every input (a CertifyResult)."""
+def certify(circuit: Circuit, construction: str = "gate-edge", *, depth_bound: int | None = None,
+            transformer: Transformer | str | None = None, timeout: float = 10.0, jobs: int = 1,
+            refute: bool = True, progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
+    """Prove (or refute) that the construction simulates ``circuit`` on every input (a CertifyResult).
+
+    ``depth_bound``: K (default the circuit's depth); ``transformer``: check this (edited)
+    transformer, or the spec file at that path, instead of the construction's own T_K;
+    ``timeout``: seconds per solver query; ``jobs``: processes for discharging lemmas;
+    ``refute``: search a counterexample when a lemma fails (without one the status is unknown);
+    ``progress``: called with (phase, done, total) as certify goes.
+    """
     from .constructions.registry import get_construction
     from .symbolic.certify import certify as _certify
-    return _certify(circuit, get_construction(construction), **options)
+    from .transformer.spec import load_transformer
+    model = load_transformer(transformer) if isinstance(transformer, str) else transformer
+    return _certify(circuit, get_construction(construction), depth_bound, model, _milliseconds("timeout", timeout),
+                    _at_least_one("jobs", jobs), refute=refute, progress=progress)
 
 
-def refute(transformer: Any, construction: str = "gate-edge", circuit: Circuit | None = None, **options: Any) -> Any:
+def refute(transformer: Transformer | str, construction: str = "gate-edge", circuit: Circuit | None = None, *,
+           budget: float = 60.0, per_circuit: float = 5.0, depth_bound: int | None = None) -> Refutation:
     """A small circuit and an exactly replayed input where ``transformer`` (a Transformer
-    or a spec path) fails, or a Refutation with no counterexample (which is not a proof)."""
+    or a spec path) fails, or a Refutation with no counterexample (which is not a proof).
+
+    ``circuit``: try only this circuit (default: small candidate circuits, smallest first);
+    ``budget``: seconds for the whole search; ``per_circuit``: seconds per circuit;
+    ``depth_bound``: the K the transformer is meant for (default: from its number of layers).
+    """
     from .constructions.registry import get_construction
     from .refutation.refute import refute as _refute
     from .transformer.spec import load_transformer
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
-    return _refute(model, get_construction(construction), None if circuit is None else [circuit], **options)
+    return _refute(model, get_construction(construction), None if circuit is None else [circuit],
+                   budget_seconds=_seconds("budget", budget), per_circuit_seconds=_seconds("per_circuit", per_circuit),
+                   depth_bound=depth_bound)
 
 
-def certificate(result: Any, timings: bool = True, circuit: Circuit | None = None) -> dict[str, Any]:
-    """The certificate document of a proved result.  When the certified circuit is an imported
-    netlist (``result.circuit``, or the original ``circuit``, carries its link section), the
+def prove_construction(construction: str, *, depth_bound: int | None = None,
+                       transformer: Transformer | str | None = None, timeout: float = 20.0,
+                       witness_budget: float = 60.0) -> SchematicResult:
+    """One proof for every circuit of depth ≤ ``depth_bound`` (None: every K) under ``construction``'s
+    T_K, or an edited ``transformer`` (a Transformer or a spec path): ``.status`` proved / refuted /
+    unknown, ``.certificate`` (a schematic certificate ``check`` accepts), ``.refutation`` (a replayed
+    witness circuit and input), ``.problems``; ``timeout``: seconds per lemma; ``witness_budget``: seconds
+    for the search of a witness when a lemma fails."""
+    from .schematic import prove_construction as _prove
+    from .transformer.spec import load_transformer
+    model = load_transformer(transformer) if isinstance(transformer, str) else transformer
+    return _prove(construction, depth_bound, model, _milliseconds("timeout", timeout),
+                  _seconds("witness_budget", witness_budget))
+
+
+def certificate(result: CertifyResult, *, timings: bool = True, circuit: Circuit | None = None) -> Certificate:
+    """The certificate document of a proved result (a ``dict``; ``timings=False`` leaves out the
+    informational timings, so equal inputs give equal documents).  When the certified circuit is an
+    imported netlist (``result.circuit``, or the original ``circuit``, carries its link section), the
     certificate embeds the netlist and the kernel also proves that C equals it."""
     from .certificates.document import build_certificate
     from .circuits.link_section import carry_link, netlist_section
+    from .results import Certificate
     if result.status != "proved":
         raise ValueError(f"no certificate: the result is {result.status}")
     link = netlist_section(result.circuit)
     if link is None and circuit is not None:
         link = netlist_section(carry_link(circuit, result.circuit))
-    return build_certificate(result, include_timings=timings, netlist=link)
+    return Certificate(build_certificate(result, include_timings=timings, netlist=link))
 
 
-def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, solver: str = "z3",
-          netlist: str | None = None) -> Any:
-    """The trusted kernel's verdict on a certificate (a dict or a path): a kernel Report
-    (``.outcome`` accepted / rejected / not-checked, ``.theorem``, ``.rejections``)."""
+def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, solver: str = "z3",
+          netlist: str | None = None, timeout: float | None = 20.0, jobs: int = 1,
+          defence_budget: int | None = None) -> CheckReport:
+    """The trusted kernel's verdict on a certificate (a dict or a path): a CheckReport
+    (``.outcome``, a Verdict: accepted / rejected / not-checked; ``.theorem``, ``.rejections``).
+
+    ``circuit``: must be the certified circuit; ``solver``: ``"z3"``, ``"cvc5"`` or ``"both"``;
+    ``netlist``: a netlist file the certificate must be linked to; ``timeout``: seconds per lemma
+    and solver (None: no limit); ``jobs``: processes deriving the obligations of large
+    certificates; ``defence_budget``: activation evaluations of the defence interpreter.
+    """
     import hashlib
     import os
 
     from .circuits.json_format import canonical_circuit_bytes
     from .kernel import Options, check_certificate, load_certificate
-    doc = load_certificate(certificate) if isinstance(certificate, str) else certificate
+    from .results import CheckReport
+    if solver not in ("z3", "cvc5", "both"):
+        raise InputError(f"solver must be 'z3', 'cvc5' or 'both', got {solver!r}")
+    doc = load_certificate(certificate) if isinstance(certificate, str) else dict(certificate)
     solvers = ("z3", "cvc5") if solver == "both" else (solver,)
     digest = hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest() if circuit is not None else None
     link = None
     if netlist is not None:
         with open(netlist, "rb") as handle:
             link = (os.path.basename(netlist), handle.read())
-    return check_certificate(doc, Options(solvers=solvers, circuit_sha256=digest, netlist=link))
+    options = Options(solvers=solvers, circuit_sha256=digest, netlist=link, jobs=_at_least_one("jobs", jobs),
+                      timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
+                      defence_budget=defence_budget)
+    return CheckReport.from_kernel(check_certificate(doc, options))
+
+
+def _seconds(name: str, value: float) -> float:
+    """A finite number of seconds > 0, as the CLI's options demand."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise InputError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+def _milliseconds(name: str, value: float) -> int:
+    return max(1, int(_seconds(name, value) * 1000))
+
+
+def _at_least_one(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{name} must be an integer >= 1, got {value!r}")
+    return value

@@ -72,12 +72,13 @@ class Provenance:
     netlist_link: str | None = field(default=None, compare=False, hash=False, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Circuit:
     """An arithmetic circuit: gates in topological order and ordered outputs.
 
     Input gates carry indices ``0 .. n_inputs-1``, each exactly once.
     ``input_names``/``output_names`` are for people; they are not semantics.
+    ``repr`` is one line of measures (``verified_aat.display``), not every gate.
     """
 
     gates: tuple[Gate, ...]
@@ -133,6 +134,15 @@ class Circuit:
 
     def with_outputs(self, outputs: tuple[int, ...]) -> "Circuit":
         return Circuit(self.gates, outputs, self.name, self.domain, None, self.provenance)
+
+    def __repr__(self) -> str:
+        from ..display import circuit_repr
+        return circuit_repr(self)
+
+    def _repr_html_(self) -> str:
+        """A small table of the circuit's measures for Jupyter."""
+        from ..display import circuit_html
+        return circuit_html(self)
 
 
 def _check_gate(position: int, gate: Gate) -> None:

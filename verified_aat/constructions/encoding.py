@@ -30,7 +30,7 @@ class Role:
     slot: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Encoding:
     construction: str
     coordinates: tuple[str, ...]
@@ -43,6 +43,10 @@ class Encoding:
     @property
     def length(self) -> int:
         return len(self.rows)
+
+    def __repr__(self) -> str:
+        from ..display import encoding_repr
+        return encoding_repr(self)
 
     def instantiate(self, x: Sequence[Any]) -> list[list[Any]]:
         """The sequence enc(C, x) for concrete (or symbolic) input values ``x``."""

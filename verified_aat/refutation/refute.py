@@ -15,17 +15,34 @@ from ..circuits.ir import Circuit
 from ..circuits.measures import depth
 from ..constructions.base import Construction
 from ..errors import InputError
+from ..status import Status
 from ..transformer.model import Transformer
 from .candidates import candidate_circuits
 from .search import Counterexample, search_counterexample
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Refutation:
+    """What ``refute`` found: a circuit and a replayed counterexample, or neither (not a proof)."""
+
     circuit: Circuit | None
     counterexample: Counterexample | None
     circuits_tried: int
     seconds: float
+
+    @property
+    def status(self) -> Status:
+        """*refuted* with a replayed counterexample, else *unknown* (never *proved*)."""
+        return Status.REFUTED if self.counterexample is not None else Status.UNKNOWN
+
+    def __repr__(self) -> str:
+        from ..display import refutation_repr
+        return refutation_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The verdict and the counterexample (inputs, outputs, first mismatch) for Jupyter."""
+        from ..display import refutation_html
+        return refutation_html(self)
 
 
 def intended_depth(construction: Construction, transformer: Transformer) -> int:

@@ -20,6 +20,7 @@ from ..constructions.base import Construction, Schedule
 from ..constructions.encoding import Encoding
 from ..errors import InputError
 from ..gc_pause import gc_paused
+from ..status import Status
 from ..transformer.model import Pooling, Transformer
 from .analysis import output_reads
 from .attention import ArgmaxSets, brute_force_argmax, hint_lemma, hint_reads_structure_only, join_argmax, score_reads
@@ -29,7 +30,7 @@ from .obligations import (Derivation, Lemma, LayerFunction, StructureView, diges
                           layer_functions)
 from .residual import concrete_outputs
 
-PROVED_STATUS, REFUTED_STATUS, UNKNOWN_STATUS = "proved", "refuted", "unknown"
+PROVED_STATUS, REFUTED_STATUS, UNKNOWN_STATUS = Status.PROVED, Status.REFUTED, Status.UNKNOWN
 
 
 @dataclass
@@ -42,9 +43,11 @@ class AttentionClaim:
     sets: ArgmaxSets
 
 
-@dataclass
+@dataclass(repr=False)
 class CertifyResult:
-    status: str
+    """What ``certify`` found; ``status`` is a :class:`~verified_aat.status.Status` (equal to its string)."""
+
+    status: Status
     circuit: Circuit
     transformer: Transformer
     encoding: Encoding
@@ -64,6 +67,15 @@ class CertifyResult:
     @property
     def solver_calls(self) -> int:
         return sum(1 for v in self.verdicts.values() if v.solver != "normal-form")
+
+    def __repr__(self) -> str:
+        from ..display import certify_repr
+        return certify_repr(self)
+
+    def _repr_html_(self) -> str:
+        """Status, counts, problems and any counterexample as a table for Jupyter."""
+        from ..display import certify_html
+        return certify_html(self)
 
 
 @gc_paused

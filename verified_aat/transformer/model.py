@@ -64,9 +64,10 @@ class Layer:
     name: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Transformer:
-    """An encoder of ``len(layers)`` layers over vectors with named coordinates."""
+    """An encoder of ``len(layers)`` layers over vectors with named coordinates (``repr``: one line
+    of counts; the circuits inside are long)."""
 
     coordinates: tuple[str, ...]
     layers: tuple[Layer, ...]
@@ -86,6 +87,15 @@ class Transformer:
 
     def coordinate(self, name: str) -> int:
         return self.coordinates.index(name)
+
+    def __repr__(self) -> str:
+        from ..display import transformer_repr
+        return transformer_repr(self)
+
+    def _repr_html_(self) -> str:
+        """A small table of the transformer's layout for Jupyter."""
+        from ..display import transformer_html
+        return transformer_html(self)
 
     def __post_init__(self) -> None:
         d = len(self.coordinates)

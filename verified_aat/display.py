@@ -1,0 +1,223 @@
+"""Short ``repr`` and ``_repr_html_`` for the values people hold in a REPL or a notebook.
+
+The auto-generated dataclass ``repr`` of a circuit prints every gate (130,000 characters for
+c880), so circuits, transformers, encodings, results, kernel reports and certificates print as
+one line of counts instead, and as a small table in Jupyter.  Everything here only reads the
+values; equality and hashing stay the dataclasses' own.  Imports are local because the IR
+modules call in here from their methods.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from typing import Any, Sequence
+
+Rows = list[tuple[str, Any]]
+
+_COLOURS = {"proved": "#1a7f37", "accepted": "#1a7f37", "refuted": "#cf222e", "rejected": "#cf222e",
+            "unknown": "#6e7781", "not-checked": "#6e7781"}
+_MAX_LISTED = 5  # problems, rejections and counterexample steps shown in a table
+
+
+def one_line(kind: str, title: str, rows: Rows) -> str:
+    """``<Kind title: a, b, c>`` from the rows' values (a row whose value is None is left out)."""
+    parts = [_part(label, value) for label, value in rows if value is not None and value != ""]
+    return f"<{kind} {title}: {', '.join(parts)}>" if parts else f"<{kind} {title}>"
+
+
+def _part(label: str, value: Any) -> str:
+    """``K=3``, ``5 inputs``, ``0.12 s`` or ``class FNC0``."""
+    if len(label) == 1:
+        return f"{label}={value}"
+    if label == "seconds":
+        return f"{value} s"
+    if isinstance(value, int) and not isinstance(value, bool) and label not in ("depth", "version"):
+        return f"{value} {label}"
+    return f"{label} {value}"
+
+
+def html_table(kind: str, title: str, rows: Rows, status: str | None = None) -> str:
+    """A small two-column HTML table; ``status`` is shown first, coloured by its meaning."""
+    head = f"<b>{html.escape(kind)}</b> {html.escape(title)}"
+    body = []
+    if status is not None:
+        colour = _COLOURS.get(str(status), "#000")
+        body.append(f"<tr><th style='text-align:left'>status</th><td style='text-align:left;color:{colour}'>"
+                    f"<b>{html.escape(str(status))}</b></td></tr>")
+    for label, value in rows:
+        if value is None or value == "":
+            continue
+        if isinstance(value, (list, tuple)):
+            shown = "<br>".join(html.escape(str(v)) for v in value)
+        else:
+            shown = html.escape(str(value))
+        body.append(f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
+                    f"<td style='text-align:left'>{shown}</td></tr>")
+    return f"<table class='verified-aat'><caption style='text-align:left'>{head}</caption>{''.join(body)}</table>"
+
+
+def _listed(items: Sequence[Any]) -> list[str]:
+    """At most a few items, and how many more there are."""
+    shown = [str(item) for item in items[:_MAX_LISTED]]
+    if len(items) > _MAX_LISTED:
+        shown.append(f"… and {len(items) - _MAX_LISTED} more")
+    return shown
+
+
+# -- circuits -----------------------------------------------------------------------
+
+def circuit_digest(circuit: Any) -> str:
+    """sha256 of the circuit's canonical structure (what ``check --circuit`` compares), cached
+    on the circuit (a frozen value, so it cannot change)."""
+    cached = circuit.__dict__.get("_display_sha256")
+    if cached is None:
+        from .circuits.json_format import canonical_circuit_bytes
+        cached = hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest()
+        object.__setattr__(circuit, "_display_sha256", cached)
+    return cached
+
+
+def _circuit_rows(circuit: Any) -> tuple[str, Rows]:
+    from .circuits.measures import measure
+    m = circuit.__dict__.get("_display_measures")
+    if m is None:
+        m = measure(circuit)
+        object.__setattr__(circuit, "_display_measures", m)
+    source = circuit.provenance.source_format if circuit.provenance is not None else None
+    rows: Rows = [("class", m.class_name), ("inputs", m.n_inputs), ("outputs", m.n_outputs), ("gates", m.size),
+                  ("edges", m.edges), ("depth", m.depth), ("domain", circuit.domain.value), ("from", source),
+                  ("sha256", circuit_digest(circuit)[:12])]
+    return repr(circuit.name), rows
+
+
+def circuit_repr(circuit: Any) -> str:
+    """``<Circuit 'c17': class FNC0, 5 inputs, 2 outputs, 6 gates … sha256 …>``."""
+    title, rows = _circuit_rows(circuit)
+    return one_line("Circuit", title, rows)
+
+
+def circuit_html(circuit: Any) -> str:
+    title, rows = _circuit_rows(circuit)
+    return html_table("Circuit", title, rows)
+
+
+# -- transformers and encodings -------------------------------------------------------
+
+def _transformer_rows(transformer: Any) -> tuple[str, Rows]:
+    poolings = sorted({head.pooling.value for layer in transformer.layers for head in layer.heads})
+    gates = sum(layer.activation.size for layer in transformer.layers)
+    rows: Rows = [("d", transformer.dimension), ("layers", transformer.n_layers), ("heads", transformer.n_heads),
+                  ("pooling", "/".join(poolings) or None), ("activation gates", gates),
+                  ("coordinates", " ".join(transformer.coordinates))]
+    return repr(transformer.name), rows
+
+
+def transformer_repr(transformer: Any) -> str:
+    title, rows = _transformer_rows(transformer)
+    return one_line("Transformer", title, rows[:-1])
+
+
+def transformer_html(transformer: Any) -> str:
+    title, rows = _transformer_rows(transformer)
+    return html_table("Transformer", title, rows)
+
+
+def encoding_repr(encoding: Any) -> str:
+    rows: Rows = [("positions", encoding.length), ("coordinates", len(encoding.coordinates)),
+                  ("inputs", encoding.n_inputs), ("outputs", len(encoding.readout))]
+    return one_line("Encoding", encoding.construction, rows)
+
+
+# -- results ---------------------------------------------------------------------------
+
+def _certify_rows(result: Any) -> tuple[str, Rows]:
+    lemmas = len(result.derivation.lemmas)
+    rows: Rows = [("construction", result.construction), ("K", result.depth_bound), ("lemmas", lemmas),
+                  ("solver calls", result.solver_calls),
+                  ("obligations", sum(result.derivation.kinds.values())),
+                  ("seconds", f"{result.seconds.get('total', 0.0):.3f}")]
+    return f"{result.status} for {result.circuit.name!r}", rows
+
+
+def certify_repr(result: Any) -> str:
+    title, rows = _certify_rows(result)
+    return one_line("CertifyResult", title, rows)
+
+
+def certify_html(result: Any) -> str:
+    title, rows = _certify_rows(result)
+    rows = [("circuit", circuit_repr(result.circuit)), *rows, ("problems", _listed(result.problems))]
+    if result.counterexample is not None:
+        rows += counterexample_rows(result.counterexample)
+    return html_table("CertifyResult", title, rows, status=result.status)
+
+
+def counterexample_rows(found: Any) -> Rows:
+    """Inputs, outputs (circuit vs transformer) and the first mismatching gate of a counterexample."""
+    mismatch = next((s for s in found.steps if not s.agrees), None)
+    rows: Rows = [("inputs", ", ".join(f"{n} = {v}" for n, v in zip(found.input_names, found.inputs))),
+                  ("outputs", [f"{n}: circuit {e}, transformer {a}" + ("" if e == a else "  ← differs")
+                               for n, e, a in zip(found.output_names, found.expected, found.actual)])]
+    if mismatch is not None:
+        rows.append(("first mismatch", f"gate {mismatch.gate} ({mismatch.kind}) at layer {mismatch.layer}: circuit "
+                                       f"{mismatch.circuit_value}, transformer "
+                                       f"{'(no value)' if mismatch.transformer_value is None else mismatch.transformer_value}"))
+    return rows
+
+
+def refutation_repr(refutation: Any) -> str:
+    """``<Refutation refuted: circuit 'c17' (20 gates), input (1, 0), 1 circuits tried, 0.01 s>``."""
+    rows: Rows = [("circuits tried", refutation.circuits_tried), ("seconds", f"{refutation.seconds:.3f}")]
+    if refutation.counterexample is not None:
+        rows.insert(0, ("input", f"({', '.join(str(v) for v in refutation.counterexample.inputs)})"))
+    if refutation.circuit is not None:
+        rows.insert(0, ("circuit", f"{refutation.circuit.name!r} ({refutation.circuit.size} gates)"))
+    return one_line("Refutation", str(refutation.status), rows)
+
+
+def refutation_html(refutation: Any) -> str:
+    rows: Rows = [("circuit", None if refutation.circuit is None else circuit_repr(refutation.circuit)),
+                  ("circuits tried", refutation.circuits_tried), ("seconds", f"{refutation.seconds:.3f}")]
+    if refutation.counterexample is not None:
+        rows += counterexample_rows(refutation.counterexample)
+    else:
+        rows.append(("note", "no counterexample found: this is not a proof (use certify)"))
+    return html_table("Refutation", "", rows, status=refutation.status)
+
+
+def _report_rows(report: Any) -> Rows:
+    return [("lemmas", report.lemmas), ("obligations", report.obligations), ("solver runs", report.solver_runs),
+            ("checks", len(report.checks)), ("seconds", f"{report.seconds:.3f}")]
+
+
+def report_repr(report: Any) -> str:
+    return one_line("CheckReport", str(report.outcome), _report_rows(report))
+
+
+def report_html(report: Any) -> str:
+    rows = [("theorem", report.theorem), *_report_rows(report), ("defence", report.defence),
+            ("reasons", _listed(report.reasons))]
+    return html_table("CheckReport", "(trusted kernel)", rows, status=report.outcome)
+
+
+def _certificate_rows(doc: dict[str, Any]) -> tuple[str, Rows]:
+    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+    hashes = doc.get("hashes") if isinstance(doc.get("hashes"), dict) else {}
+    lemmas = doc.get("lemmas")
+    rows: Rows = [("version", doc.get("version")), ("construction", doc.get("construction")),
+                  ("K", info.get("depth_bound")), ("lemmas", len(lemmas) if isinstance(lemmas, list) else None),
+                  ("circuit sha256", str(hashes.get("circuit", ""))[:12] or None),
+                  ("netlist", "embedded" if "netlist" in doc else None)]
+    return repr(info.get("circuit", "?")), rows
+
+
+def certificate_repr(doc: dict[str, Any]) -> str:
+    title, rows = _certificate_rows(doc)
+    return one_line("Certificate", title, rows)
+
+
+def certificate_html(doc: dict[str, Any]) -> str:
+    title, rows = _certificate_rows(doc)
+    result = doc.get("result") if isinstance(doc.get("result"), dict) else {}
+    return html_table("Certificate", title, rows + [("claim", doc.get("claim"))], status=result.get("status"))

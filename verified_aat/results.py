@@ -1,0 +1,54 @@
+"""Typed wrappers the API hands out around values the kernel and the certificate writer make.
+
+The trusted kernel stays as it is (its :class:`~verified_aat.kernel.Report` has a plain string
+outcome, and the kernel imports nothing from here): :class:`CheckReport` is the same report
+with the outcome as a :class:`~verified_aat.status.Verdict` and a short ``repr``.
+:class:`Certificate` is the certificate document, a ``dict`` (so ``json.dump`` and every
+function taking a document accept it) that prints as one line instead of megabytes of JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .kernel import Report
+from .status import Verdict
+
+
+@dataclass(repr=False)
+class CheckReport(Report):
+    """The trusted kernel's report; ``outcome`` is a :class:`Verdict` (equal to its string)."""
+
+    @classmethod
+    def from_kernel(cls, report: Report) -> "CheckReport":
+        """The same report, its outcome typed."""
+        values = {f.name: getattr(report, f.name) for f in fields(report)}
+        values["outcome"] = Verdict(report.outcome)
+        return cls(**values)
+
+    @property
+    def verdict(self) -> Verdict:
+        return Verdict(self.outcome)
+
+    def __repr__(self) -> str:
+        from .display import report_repr
+        return report_repr(self)
+
+    def _repr_html_(self) -> str:
+        """Verdict, theorem, counts and reasons as a table for Jupyter."""
+        from .display import report_html
+        return report_html(self)
+
+
+class Certificate(dict[str, Any]):
+    """A certificate document (format ``verified-aat-certificate``) with a one-line ``repr``."""
+
+    def __repr__(self) -> str:
+        from .display import certificate_repr
+        return certificate_repr(self)
+
+    def _repr_html_(self) -> str:
+        """Construction, circuit, lemma count and claim as a table for Jupyter."""
+        from .display import certificate_html
+        return certificate_html(self)
