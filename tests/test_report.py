@@ -191,3 +191,21 @@ def test_layer_lists_are_compact() -> None:
     assert layer_list([1, 3, 5]) == "1, 3, 5"
     assert layer_list(list(range(2, 3113, 2))) == "2, 4, …, 3112 (step 2, 1,556 layers)"
     assert layer_list([1, 2, 4, 8, 16, 32, 64, 100, 200]) == "1, 2, 4, 8, …, 200 (9 layers)"
+
+
+def test_certificate_of_an_edited_transformer_shows_its_own_layout() -> None:
+    """Not the construction's T_K (a harmless edit): layout and heat-maps come from the certificate's kernel form."""
+    from mutants import SignOfDoubleMean, probe_circuit
+
+    from verified_aat.certificates.kernel_form import transformer_form
+    from verified_aat.circuits.measures import depth
+    from verified_aat.report.data import from_certificate
+
+    circuit = probe_circuit()
+    edited = SignOfDoubleMean().transformer(depth(circuit))
+    doc = va.certificate(va.certify(circuit, "gate-edge", transformer=edited))
+    data = from_certificate(doc)
+    assert data.transformer is not None and transformer_form(data.transformer) == doc["transformer"]
+    assert [h.sets is not None for h in data.attention] == [True, True]
+    page = render_html(doc)
+    assert page.count('src="data:image/png;base64,') == 2 and "Not available" not in page

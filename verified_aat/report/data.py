@@ -106,7 +106,7 @@ def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str
     depth = info.get("depth_bound") if type(info.get("depth_bound")) is int else None
     circuit = circuit_from_structure(doc["circuit"], str(info.get("circuit") or "circuit"), source)
     own = is_constructions_own(doc)
-    transformer = construction.transformer(depth) if own and depth else None
+    transformer = construction.transformer(depth) if own and depth else transformer_from_form(doc.get("transformer"))
     encoding = construction.encode(circuit)
     attention = argmax_sets(transformer, encoding, construction) if transformer is not None else ()
     if kernel_report is not None:
@@ -222,6 +222,37 @@ def circuit_from_structure(structure: dict[str, Any], name: str, source: str) ->
         return Circuit(tuple(gates), tuple(int(o) for o in structure["outputs"]), name, domain)
     except (KeyError, IndexError, TypeError, ValueError) as exc:
         raise InputError(f"$.circuit: not a circuit structure ({exc})", source) from None
+
+
+def transformer_from_form(form: Any) -> Transformer | None:
+    """The transformer of a certificate's kernel form (coordinates, shared functions, layers), or None if
+    it is not one (the report then shows no layout; the kernel, not the report, judges the form)."""
+    from fractions import Fraction
+
+    from ..transformer.model import BilinearScore, CircuitScore, Head, Layer, Pooling
+
+    try:
+        coords = tuple(str(c) for c in form["coordinates"])
+        d = len(coords)
+        functions = [circuit_from_structure({**f, "domain": "rationals"}, f"f{i}", "certificate")
+                     for i, f in enumerate(form["functions"])]
+        layers = []
+        for entry in form["layers"]:
+            heads = []
+            for h in entry["heads"]:
+                score: Any
+                if isinstance(h["score"], dict):
+                    matrix = [[Fraction(0)] * d for _ in range(d)]
+                    for r, c, q in h["score"]["bilinear"]:
+                        matrix[int(r)][int(c)] = Fraction(str(q))
+                    score = BilinearScore(tuple(tuple(row) for row in matrix))
+                else:
+                    score = CircuitScore(functions[int(h["score"])])
+                heads.append(Head(str(h["name"]), score, Pooling(h["pooling"])))
+            layers.append(Layer(tuple(heads), functions[int(entry["activation"])]))
+        return Transformer(coords, tuple(layers), "certificate")
+    except (KeyError, IndexError, TypeError, ValueError, InputError):
+        return None
 
 
 def _pooling(transformer: Transformer, head: str) -> str:
