@@ -18,7 +18,7 @@ from verified_aat.schematic.prove import schematic_document
 from verified_aat.transformer.model import Pooling
 from verified_aat.transformer.spec import save_transformer
 
-SCHEMATIC = ["gate-edge", "gate-edge-dot", "unique-hard"]
+SCHEMATIC = ["edge-k", "edge-only", "gate-edge", "gate-edge-dot", "unique-hard"]
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,7 @@ def test_every_k_is_proved_and_the_kernel_accepts_it(every_k, name):
     report = check(result.certificate)
     assert report.accepted, report.reasons
     assert report.theorem.startswith("for every K ≥ 1, every F") and f"enc_{name}(C, x)" in report.theorem
+    assert ("repeated K + 1 times" in report.theorem) == (name == "edge-only")
 
 
 @pytest.mark.parametrize("name,k", [("gate-edge", 1), ("gate-edge-dot", 8), ("unique-hard", 8)])
@@ -45,8 +46,22 @@ def test_a_fixed_k_is_proved_with_its_own_layer_count(name, k):
     assert report.accepted and f"depth ≤ {k} " in report.theorem and f"{2 * k} layers" in report.theorem
 
 
+@pytest.mark.parametrize("name,k,layers", [("edge-k", 8, 8), ("edge-only", 8, 9)])
+def test_edge_layouts_are_proved_with_their_layer_counts(name, k, layers):
+    result = prove_construction(name, depth_bound=k)
+    assert result.status == "proved"
+    report = check_certificate(result.certificate)
+    assert report.accepted and f"{layers} layers" in report.theorem
+
+
 def test_a_construction_without_a_schematic_statement_is_unknown_never_proved():
-    result = prove_construction("edge-only", depth_bound=2)
+    from verified_aat.constructions.registry import CONSTRUCTIONS
+    from verified_aat.kernel.schematic import SCHEMATIC
+
+    missing = sorted(set(CONSTRUCTIONS) - set(SCHEMATIC))
+    if not missing:
+        pytest.skip("every registered construction has a schematic statement")
+    result = prove_construction(missing[0], depth_bound=2)
     assert result.status == "unknown" and result.certificate is None
 
 
@@ -114,6 +129,9 @@ def test_tampered_fields_are_rejected_by_the_rule_they_break(every_k):
     doc["construction"] = "edge-only"
     cases.append((doc, "schematic-scheme"))
     doc = copy.deepcopy(good)
+    doc["construction"] = "no-such-construction"
+    cases.append((doc, "schematic-scheme"))
+    doc = copy.deepcopy(good)
     doc["result"]["status"] = "refuted"
     cases.append((doc, "schematic-document"))
     doc = copy.deepcopy(good)
@@ -175,7 +193,9 @@ def test_cli_refutes_an_edited_transformer_and_reports_unknown_and_bad_input(tmp
     save_transformer(mutants.SquareOfMean().transformer(2), model)
     out = _cli("prove-construction", "gate-edge", "-K", "2", "--transformer", str(model), "--budget", "30")
     assert out.returncode == 1 and "REFUTED" in out.stdout and "counterexample" in out.stdout
-    assert _cli("prove-construction", "edge-only", "-K", "2").returncode == 3
+    save_transformer(mutants.WrongOnlyAtRootTwo().transformer(1), model)  # wrong only at ±√2
+    unknown = _cli("prove-construction", "gate-edge", "-K", "1", "--transformer", str(model), "--budget", "3")
+    assert unknown.returncode == 3 and "UNKNOWN" in unknown.stdout
     bad = _cli("prove-construction", "gate-edge", "-K", "0")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
 

@@ -20,7 +20,10 @@ from .layouts import LAYOUTS, GateEdgeLayout
 from .obligations import Derivation, Function, layer_functions
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Rejection, Report
 from .schematic_derive import derive
+from .schematic_edges import EDGE_SCHEMES, EdgeScheme, derive_edges, edge_encoding_problems, layout_problems
 from .schematic_lemmas import SCHEMES, Scheme, Sym, add_code_problems
+
+SCHEMATIC: dict[str, Scheme | EdgeScheme] = {**SCHEMES, **EDGE_SCHEMES}  # every construction with a schematic proof
 
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
 SCHEMATIC_VERSION = 1
@@ -33,7 +36,7 @@ MAX_DEPTH_BOUND = 50_000
 class SchematicContext:
     doc: dict[str, Any]
     options: Options
-    scheme: Scheme | None = None
+    scheme: Scheme | EdgeScheme | None = None
     transformer: Transformer | None = None
     depth_bound: int | None = None  # None: every K
     phases: dict[str, list[Function]] = field(default_factory=dict)
@@ -64,7 +67,7 @@ def _transformer(ctx: SchematicContext) -> list[str]:
 
 def _scheme(ctx: SchematicContext) -> list[str]:
     name = ctx.doc["construction"]
-    scheme = SCHEMES.get(name) if type(name) is str else None
+    scheme = SCHEMATIC.get(name) if type(name) is str else None
     if scheme is None:
         return [f"the kernel states no schematic proof for construction {str(name)[:60]!r}"]
     T = ctx.transformer
@@ -76,13 +79,15 @@ def _scheme(ctx: SchematicContext) -> list[str]:
     if softmax:
         return [f"layer {softmax[0]} pools by softmax, which is not exact"]
     ctx.scheme = scheme
-    return add_code_problems(scheme)
+    return layout_problems(scheme) if isinstance(scheme, EdgeScheme) else add_code_problems(scheme)
 
 
 def _encoding(ctx: SchematicContext) -> list[str]:
     """P3: the layout's base case and read-out, on its own rows: a const gate's row holds its constant in
     val (for a symbolic constant), input i is placed in val of its gate, outputs are read at val of their
     gate, and in-edges follow their target in slot order (what leftmost/rightmost pooling picks)."""
+    if isinstance(ctx.scheme, EdgeScheme):
+        return edge_encoding_problems(ctx.scheme)
     layout = LAYOUTS[ctx.scheme.layout]  # type: ignore[union-attr]
     assert isinstance(layout, GateEdgeLayout)
     val = layout.coordinates.index("val")
@@ -115,17 +120,29 @@ def _layers(ctx: SchematicContext) -> list[str]:
         if by_layer[number] not in ctx.phases.setdefault(phase, []):
             ctx.phases[phase].append(by_layer[number])
     if ctx.depth_bound is None:
-        if len(T.layers) < period or len(T.layers) % period or any(len(f) != 1 for f in ctx.phases.values()):
+        if len(T.layers) < period + _extra(ctx.scheme) or len(T.layers) % period or any(
+                len(f) != 1 for f in ctx.phases.values()):
             return [f"a proof for every K needs T to repeat one layer per phase; it has {len(T.layers)} layers and "
                     f"{ {p: len(f) for p, f in ctx.phases.items()} } functions per phase"]
         return []
-    if len(T.layers) != period * ctx.depth_bound:
-        return [f"depth bound {ctx.depth_bound} needs {period * ctx.depth_bound} layers, T has {len(T.layers)}"]
+    wanted = period * ctx.depth_bound + _extra(ctx.scheme)
+    if len(T.layers) != wanted:
+        return [f"depth bound {ctx.depth_bound} needs {wanted} layers, T has {len(T.layers)}"]
     return []
 
 
+def _extra(scheme: Scheme | EdgeScheme) -> int:
+    return scheme.extra_layers if isinstance(scheme, EdgeScheme) else 0
+
+
+def _derive(ctx: SchematicContext) -> Derivation:
+    if isinstance(ctx.scheme, EdgeScheme):
+        return derive_edges(ctx.scheme, ctx.phases.get("step", []))
+    return derive(ctx.scheme, ctx.phases)  # type: ignore[arg-type]
+
+
 def _lemmas(ctx: SchematicContext) -> list[str]:
-    ctx.derivation = derive(ctx.scheme, ctx.phases)  # type: ignore[arg-type]
+    ctx.derivation = _derive(ctx)
     listed: dict[str, dict] = {}
     for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
         entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "uses", "smt2"})
@@ -181,7 +198,7 @@ def prepare(doc: dict[str, Any]) -> tuple[SchematicContext, Report]:
     report = Report()
     run_checks(ctx, SCHEMATIC_CHECKS[:5], report)
     if not report.rejections:
-        ctx.derivation = derive(ctx.scheme, ctx.phases)  # type: ignore[arg-type]
+        ctx.derivation = _derive(ctx)
     return ctx, report
 
 
@@ -209,9 +226,11 @@ def schematic_theorem(ctx: SchematicContext) -> str:
     name = ctx.doc["construction"]
     where = "every ordered ring Q ⊆ R ⊆ ℝ"
     if ctx.depth_bound is None:
-        pair = len(scheme.phases)
+        period = len(scheme.phases)
+        extra = f" + {_extra(scheme)}" if _extra(scheme) else ""
+        layers = "the layer of T" if period == 1 else f"the first {period} layers of T"
         return (f"for every K ≥ 1, every {scheme.circuit_class} circuit C of depth ≤ K and every x ∈ R^n ({where}): "
-                f"T_K = the first {pair} layers of T (sha256 {ctx.transformer_hash[:12]}) repeated K times, on "
+                f"T_K = {layers} (sha256 {ctx.transformer_hash[:12]}) repeated K{extra} times, on "
                 f"enc_{name}(C, x), reads out C(x)")
     return (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
             f"T (sha256 {ctx.transformer_hash[:12]}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")

@@ -20,9 +20,8 @@ from ..constructions.base import Construction
 from ..constructions.registry import get_construction
 from ..errors import InputError
 from ..kernel.report import Report
-from ..kernel.schematic import (SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, prepare,
+from ..kernel.schematic import (SCHEMATIC, SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, prepare,
                                 schematic_theorem)
-from ..kernel.schematic_lemmas import SCHEMES
 from ..kernel.solvers import z3_answer
 from ..refutation.candidates import candidate_circuits
 from ..refutation.refute import Refutation, intended_depth, refute
@@ -52,7 +51,7 @@ def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | N
     from ..kernel.layouts import LAYOUTS, OutsideLayout
     from ..kernel.layouts import encoding_digest as kernel_digest
 
-    layout = LAYOUTS[SCHEMES[construction.name].layout]
+    layout = LAYOUTS[SCHEMATIC[construction.name].layout]
     for n, circuit in enumerate(candidate_circuits(circuits)):
         try:
             construction.check_class(circuit)
@@ -98,7 +97,7 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         return SchematicResult(status, name, depth_bound, doc, lemmas, tuple(problems), found, theorem,
                                time.perf_counter() - wall, time.process_time() - cpu, timings)
 
-    if name not in SCHEMES:
+    if name not in SCHEMATIC:
         return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: not proved (unknown)"])
     t0 = time.perf_counter()
     problems: list[str] = []
@@ -106,7 +105,8 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
     if mismatch:
         problems.append(mismatch)
     own = transformer is None
-    doc, ctx, report = schematic_document(name, depth_bound, T, len(T.layers) // 2 if not own else depth_bound or 1)
+    info_depth = depth_bound or 1 if own else intended_depth(construction, T)
+    doc, ctx, report = schematic_document(name, depth_bound, T, info_depth)
     problems += [str(r) for r in report.rejections]
     timings["derive"] = time.perf_counter() - t0
     failed, undecided = [], []
@@ -128,8 +128,11 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         reach = depth_bound or intended_depth(construction, T)
         found = refute(T, construction, budget_seconds=witness_budget, depth_bound=reach)
         timings["witness"] = time.perf_counter() - t0
-        if found.counterexample is not None:
+        if found.counterexample is not None and found.counterexample.rational:
             return finish(REFUTED, None, lemmas, problems + failed, found)
+        if found.counterexample is not None:  # refutes ℝ only; over Q it is still open
+            return finish(UNKNOWN, None, lemmas, problems + failed + ["an irrational witness refutes the claim over ℝ "
+                                                                     "only: not refuted over Q"], found)
         return finish(UNKNOWN, None, lemmas, problems + failed + undecided +
                       [f"no replayed witness in {found.circuits_tried} circuits: not refuted"], found)
     return finish(UNKNOWN, None, lemmas, undecided)

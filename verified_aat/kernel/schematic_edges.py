@@ -1,0 +1,235 @@
+"""Schematic lemmas for the edge-only layouts (``edge-only``, ``edge-k``; docs/soundness.md P2–P7).
+
+Positions are edges u → v in argument slot s, plus sinks g → ⊥; a row depends on the *source*
+gate's shape, on u, v and on the slot (edge-k folds [s ≥ 1] into the sign of op).  Every layer is
+one *step*: an edge out of u attends to u's in-edges (a head's intended set is all of them, or
+only the slot-0 one) and recomputes C_u(x).  Templates: an edge of a given source shape and slot
+class (slot 0, slot ≥ 1 — the layout is checked to treat every slot ≥ 1 alike —, sink); an edge
+of *any* source shape has its structural coordinates constrained to one of the shapes' rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .data import Gate
+from .layouts import LAYOUTS, EdgeOnlyLayout
+from .obligations import Derivation, Function
+from .schematic_lemmas import Lemma, Shape, Sym, output, pooled_over, score, smt
+
+SLOT_CLASSES = (0, 1, None)  # slot 0, any slot ≥ 1 (represented by 1), sink
+CHECKED = 64  # slots and fan-ins up to this are checked concretely (P2)
+
+
+@dataclass(frozen=True)
+class EdgeScheme:
+    """What the kernel states about an edge-only construction for the schematic proof."""
+
+    layout: str
+    shapes: tuple[Shape, ...]
+    head_sets: tuple[tuple[str, str], ...]  # head name → "in-edges" or "slot-0"
+    extra_layers: int                       # T_K has K + extra_layers layers
+    circuit_class: str
+    phases: tuple[str, ...] = ("step",)
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return ("val", "sq") if "sq" in LAYOUTS[self.layout].coordinates else ("val",)
+
+
+def _slot(c: int | None) -> str:
+    return {0: "slot-0 edge", 1: "slot-≥1 edge", None: "sink"}[c]
+
+
+class EdgeTemplates:
+    def __init__(self, scheme: EdgeScheme):
+        self.scheme = scheme
+        layout = LAYOUTS[scheme.layout]
+        assert isinstance(layout, EdgeOnlyLayout)
+        self.layout = layout
+        self.coordinates = layout.coordinates
+        self.values = scheme.values
+        self.op = self.coordinates.index("op")
+
+    def _row(self, lemma: Lemma, shape: Shape, p: str, u: str, v: str | int, slot: int | None) -> list[str]:
+        def raw(n: int) -> list[str]:
+            const = Sym(lemma.var(f"{p}_c")) if shape.op == "const" else None
+            gate = Gate(shape.op, (0,) * n, const, 0 if shape.op == "input" else None)
+            return [smt(x) for x in self.layout.row(gate, Sym(u), Sym(v) if isinstance(v, str) else v, slot)]
+        if shape.fan_in is not None:
+            return raw(shape.fan_in)
+        row, second = raw(1), raw(2)  # op is affine in the fan-in k (checked for k ≤ CHECKED)
+        k = lemma.var(f"{p}_k")
+        lemma.hyps.append(f"(>= {k} 1.0)")
+        row[self.op] = f"(+ {row[self.op]} (* (- {k} 1.0) (- {second[self.op]} {row[self.op]})))"
+        return row
+
+    def edge(self, lemma: Lemma, p: str, shape: Shape | None, slot: int | None, target: str | None = None,
+             values: dict[str, str] | None = None) -> list[str]:
+        """Edge (or sink) ``p`` out of a gate of ``shape`` (None: any shape) into ``target``."""
+        u = lemma.var(f"{p}_u", is_id=True)
+        if slot is None:
+            v: str | int = -1
+        else:
+            v = target or lemma.var(f"{p}_v", is_id=True)
+            lemma.hyps.append(f"(>= (- {v} {u}) 1.0)")
+        if shape is not None:
+            row = self._row(lemma, shape, p, u, v, slot)
+        else:
+            rows = [self._row(lemma, s, f"{p}{n}", u, v, slot) for n, s in enumerate(self.scheme.shapes)]
+            row = list(rows[0])
+            varying = [c for c in range(len(row)) if self.coordinates[c] not in self.values
+                       and any(r[c] != rows[0][c] for r in rows)]
+            for c in varying:
+                row[c] = lemma.var(f"{p}_{self.coordinates[c]}")
+            if varying:
+                cases = [f"(and {' '.join(f'(= {row[c]} {r[c]})' for c in varying)})" for r in rows]
+                lemma.hyps.append(f"(or {' '.join(cases)})")
+        for c in self.values:
+            row[self.coordinates.index(c)] = (values or {}).get(c) or lemma.var(f"{p}_{c}")
+        return row
+
+    def havoc(self, lemma: Lemma, p: str) -> list[str]:
+        return [lemma.var(f"{p}_{c}") for c in self.coordinates]
+
+
+def layout_problems(scheme: EdgeScheme) -> list[str]:
+    """P2: every slot ≥ 1 gives the slot-1 row; an add's op is affine in its fan-in (checked up to CHECKED)."""
+    layout = LAYOUTS[scheme.layout]
+    assert isinstance(layout, EdgeOnlyLayout)
+    op = layout.coordinates.index("op")
+    for shape in scheme.shapes:
+        gate = Gate(shape.op, (0,) * (shape.fan_in or 1), 3 if shape.op == "const" else None,
+                    0 if shape.op == "input" else None)
+        if any(layout.row(gate, 2, 5, s) != layout.row(gate, 2, 5, 1) for s in range(2, CHECKED + 1)):
+            return [f"the layout's row of an edge out of a {shape.name} gate differs between slots ≥ 1"]
+    codes = [layout.row(Gate("add", (0,) * n), 2, 5, s)[op] for s in (0, 1) for n in range(1, CHECKED + 1)]
+    for block in (codes[:CHECKED], codes[CHECKED:]):
+        if any(block[n] - block[0] != n * (block[1] - block[0]) for n in range(CHECKED)):
+            return ["the layout's op code of an add is not affine in its fan-in"]
+    return []
+
+
+def derive_edges(scheme: EdgeScheme, functions: list[Function]) -> Derivation:
+    derivation = Derivation()
+    for fn in functions:
+        _step_function(scheme, fn, derivation)
+    return derivation
+
+
+def _use(derivation: Derivation, kind: str, lemma: Lemma) -> None:
+    derivation.use(lemma.text(), kind, where=lemma.name)
+
+
+def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation) -> None:
+    T = EdgeTemplates(scheme)
+    sets = dict(scheme.head_sets)
+    structural = [c for c, name in enumerate(T.coordinates) if name not in T.values]
+    for head in fn.layer.heads:
+        intended = sets.get(head.name, "in-edges")
+        for shape in (s for s in scheme.shapes if s.fan_in != 0):
+            for slot in SLOT_CLASSES:
+                for kind, j_slot in (("in", 0), ("in", 1), ("other", 0), ("other", 1), ("sink", None)):
+                    lemma = Lemma(f"function {fn.number} head {head.name} ({intended}): a {_slot(slot)} out of a "
+                                  f"{shape.name} gate against a {kind} {_slot(j_slot)}")
+                    i = T.edge(lemma, "i", shape, slot)
+                    e = T.edge(lemma, "e", None, 0, target="i_u")
+                    j = T.edge(lemma, "j", None, j_slot, target="i_u" if kind == "in" else None)
+                    if kind == "other":
+                        lemma.hyps.append("(not (= j_v i_u))")
+                    member = kind == "in" and (intended == "in-edges" or j_slot == 0)
+                    lemma.goals.append(f"({'=' if member else '<'} {score(head, i, j)} {score(head, i, e)})")
+                    _use(derivation, "schematic:attention", lemma)
+    for shape in scheme.shapes:
+        for slot in SLOT_CLASSES:
+            _use(derivation, "schematic:step", _step(T, fn, shape, slot, sets))
+            lemma = Lemma(f"function {fn.number} frame at a {_slot(slot)} out of a {shape.name} gate")
+            i = T.edge(lemma, "i", shape, slot)
+            pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
+            lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in structural]
+            _use(derivation, "schematic:frame", lemma)
+
+
+def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: dict[str, str]) -> Lemma:
+    lemma = Lemma(f"function {fn.number} step: a {_slot(slot)} out of a {shape.name} gate")
+    val = T.coordinates.index("val")
+    sq = T.coordinates.index("sq") if "sq" in T.values else None
+    heads = fn.layer.heads
+    if shape.op in ("input", "const") or shape.fan_in == 0:
+        keep = shape.fan_in != 0 or shape.op != "add"
+        y = lemma.var("y") if keep else "0.0"
+        i = T.edge(lemma, "i", shape, slot, values={"val": y} if keep else None)
+        pooled = [T.havoc(lemma, f"p{h}") for h in range(len(heads))]
+    elif shape.fan_in is None:
+        i = T.edge(lemma, "i", shape, slot)
+        y, pooled = _symbolic(T, lemma, heads, sets)
+    else:
+        ys = [lemma.var(f"y{s}") for s in range(shape.fan_in)]
+        settled = [{"val": v, "sq": f"(* {v} {v})"} for v in ys]
+        i = T.edge(lemma, "i", shape, slot)
+        edges = [T.edge(lemma, f"e{s}", None, min(s, 1), target="i_u", values=settled[s]) for s in range(len(ys))]
+        pooled = [pooled_over(h.pooling, edges if sets.get(h.name, "in-edges") == "in-edges" else edges[:1])
+                  for h in heads]
+        y = {"add": ys[0] if len(ys) == 1 else f"(+ {' '.join(ys)})", "mul": f"(* {' '.join(ys)})",
+             "sign": f"(sgn {ys[0]})"}[shape.op]
+    lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
+    if sq is not None:
+        lemma.goals.append(f"(= {output(fn.layer, sq, i, pooled)} (* {y} {y}))")
+    return lemma
+
+
+def _symbolic(T: EdgeTemplates, lemma: Lemma, heads, sets: dict[str, str]) -> tuple[str, list[list[str]]]:  # type: ignore[no-untyped-def]
+    """u is an add of symbolic fan-in k: values sum to S (squares to Q); the mean over its in-edges is m
+    with k·m = S; a structural coordinate equal at every in-edge pools to itself, others are free."""
+    k, total, squares = "i_k", lemma.var("S"), lemma.var("Q")
+    probe = Lemma("probe")
+    first, second = T.edge(probe, "a", None, 0, target="i_u"), T.edge(probe, "b", None, 1, target="i_u")
+    pooled = []
+    for h, head in enumerate(heads):
+        if head.pooling != "average" or sets.get(head.name, "in-edges") != "in-edges":
+            y = lemma.var(f"y{h}")  # one in-edge, its value unrelated to S: an over-approximation
+            pooled.append(T.edge(lemma, f"e{h}", None, 0, target="i_u", values={"val": y, "sq": f"(* {y} {y})"}))
+            continue
+        row = []
+        for c, name in enumerate(T.coordinates):
+            if name in T.values:
+                mean = lemma.var(f"m{h}_{name}")
+                lemma.hyps.append(f"(= (* {k} {mean}) {total if name == 'val' else squares})")
+                row.append(mean)
+            else:
+                row.append(first[c] if first[c] == second[c] else lemma.var(f"m{h}_{name}"))
+        pooled.append(row)
+    return total, pooled
+
+
+_FSAC = (Shape("input", 0), Shape("const", 0), Shape("add", 0), Shape("add", None), Shape("mul", 2), Shape("sign", 1))
+EDGE_SCHEMES: dict[str, EdgeScheme] = {
+    "edge-k": EdgeScheme("edge-k", _FSAC, (("all", "in-edges"), ("first", "slot-0")), 0, "FSAC⁰[sign]"),
+    "edge-only": EdgeScheme("edge-only", _FSAC, (("pred", "in-edges"),), 1, "FSAC⁰[sign]"),
+}
+
+
+def edge_encoding_problems(scheme: EdgeScheme) -> list[str]:
+    """P3 for edge layouts: inputs placed in val of every edge (and sink) out of them, a const's edges hold
+    its constant (and its square in sq), outputs read at val of their sinks, edges in (target, slot) order."""
+    from .data import load_circuit
+
+    layout = LAYOUTS[scheme.layout]
+    assert isinstance(layout, EdgeOnlyLayout)
+    val = layout.coordinates.index("val")
+    probe = load_circuit({"gates": [["input", 0], ["const", "5/7"], ["input", 1], ["add", [2, 1]], ["mul", [3, 0]]],
+                          "outputs": [4, 0, 3]}, "probe")
+    enc = layout.build(probe)
+    problems = []
+    if enc.input_slots != ((0, val, 1), (3, val, 0), (5, val, 0)):
+        problems.append("inputs are not placed in val of the edges out of their gates")
+    c = probe.gates[1].value
+    if enc.rows[1][val] != c or ("sq" in layout.coordinates and enc.rows[1][layout.coordinates.index("sq")] != c * c):
+        problems.append("a const gate's edges do not hold its constant")
+    if enc.readout != ((4, val), (5, val), (6, val)):
+        problems.append("outputs are not read at val of their sinks")
+    if [(r.kind, r.gate, r.slot) for r in enc.roles] != [("edge", 3, 0), ("edge", 3, 1), ("edge", 4, 0),
+                                                         ("edge", 4, 1), ("sink", 4, None), ("sink", 0, None),
+                                                         ("sink", 3, None)]:
+        problems.append("positions are not edges in (target, slot) order, then sinks")
+    return problems
