@@ -209,3 +209,20 @@ def test_certificate_of_an_edited_transformer_shows_its_own_layout() -> None:
     assert [h.sets is not None for h in data.attention] == [True, True]
     page = render_html(doc)
     assert page.count('src="data:image/png;base64,') == 2 and "Not available" not in page
+
+
+def test_unknown_result_puts_failed_lemmas_first(tmp_path: Path, capsys) -> None:
+    """certify --no-refute of a wrong edit: unknown, no counterexample, the failed lemmas named and typeset first."""
+    edited, line, _ = _edited_t17(tmp_path)
+    out = tmp_path / "unknown.html"
+    assert main(["certify", str(_c17_path()), "--transformer", str(edited), "--no-refute", "--json",
+                 "--report", str(out), "--layout", "python"]) == 3
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["status"] == "unknown" and "report " in captured.err  # stdout stays one JSON object
+    page = out.read_text()
+    assert 'data-status="unknown"' in page and 'id="counterexample"' not in page
+    assert f'<tr class="edited" data-line="{line}">' in page
+    failed = re.findall(r'<tr class="failed"><td>([^<]+)</td>', page)
+    assert failed == ["local-step:add"]
+    lemmas = re.findall(r'data-kind="local-step:add" data-status="(\w+)"', page)
+    assert lemmas and lemmas[0] == "failed" and "FAILED" in page

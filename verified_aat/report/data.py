@@ -44,6 +44,7 @@ class LemmaView:
     uses: int
     engine: str
     smt2: str
+    status: str = "proved"  # the engine's verdict: proved, failed or unknown (a certificate holds proved ones only)
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,12 @@ def from_certify_result(result: Any, transformer_path: str | None = None, source
     construction = get_construction(result.construction)
     attention = tuple(HeadSets(c.function, c.head, _pooling(result.transformer, c.head), c.layers, c.method, c.sets)
                       for c in result.attention)
-    lemmas = tuple(LemmaView(l.digest, l.kind, l.uses, (result.verdicts[l.digest].solver if l.digest in
-                                                         result.verdicts else "none"), l.text)
-                   for l in sorted(result.derivation.lemmas.values(), key=lambda l: l.digest))
+    def view(lemma: Any) -> LemmaView:
+        v = result.verdicts.get(lemma.digest)
+        return LemmaView(lemma.digest, lemma.kind, lemma.uses, v.solver if v else "none", lemma.text,
+                         str(v.status) if v else "not run")
+
+    lemmas = tuple(view(l) for l in sorted(result.derivation.lemmas.values(), key=lambda l: l.digest))
     verdict = {"proved": ("every obligation was discharged by the engine; the certificate is re-checked by "
                           "`verified-aat check` (the trusted kernel)",),
                "refuted": ("a counterexample was found and replayed in exact rational arithmetic",),

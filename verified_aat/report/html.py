@@ -34,7 +34,7 @@ th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{display:inline-block;padding:.2em .7em;border-radius:1em;color:#fff;font-weight:bold;text-transform:uppercase}
 .status-proved,.status-accepted{background:#1a7f37}.status-refuted,.status-rejected{background:#c62828}
 .status-unknown,.status-not-checked{background:#8a6d00}
-tr.mismatch td{background:#ffd7d7;font-weight:bold}tr.agrees td.mark{color:#1a7f37}
+tr.mismatch td,tr.failed td{background:#ffd7d7;font-weight:bold}.not-proved{color:#c62828}tr.agrees td.mark{color:#1a7f37}
 pre,code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em}
 pre{background:#f3f3f3;padding:.5em;overflow:auto;max-height:24em}
 table.diff td{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8em;white-space:pre-wrap;word-break:break-all;
@@ -254,21 +254,25 @@ def _obligations(data: ReportData) -> str:
         by_kind[lemma.kind].append(lemma)
     counts = dict(data.obligations)
     kinds = sorted(set(counts) | set(by_kind))
-    rows = [[k, counts.get(k, 0), len(by_kind.get(k, [])), ", ".join(sorted({l.engine for l in by_kind.get(k, [])}))]
-            for k in kinds]
+    rows = [[k, counts.get(k, 0), len(by_kind.get(k, [])), sum(l.status != "proved" for l in by_kind.get(k, [])),
+             ", ".join(sorted({l.engine for l in by_kind.get(k, [])}))] for k in kinds]
     parts = ['<section id="obligations"><h2>Obligations by kind</h2>',
-             _table(["kind", "obligations", "distinct lemmas", "closed by"], rows, "obligations"),
-             f"<p>{len(data.lemmas):,} distinct lemmas in all. Each lemma below is shown as the identity that was "
-             f"proved for every real value of its variables (y: gate values, h: values not yet settled, f: free).</p>"]
+             _table(["kind", "obligations", "distinct lemmas", "not proved", "closed by"], rows, "obligations",
+                    ["failed" if row[3] else "" for row in rows]),
+             f"<p>{len(data.lemmas):,} distinct lemmas in all. Each lemma below is shown as the identity it "
+             f"claims for every real value of its variables (y: gate values, h: values not yet settled, f: free); "
+             f"lemmas that were not proved come first.</p>"]
     for kind in sorted(by_kind):
-        lemmas = sorted(by_kind[kind], key=lambda l: (-l.uses, l.id))
+        lemmas = sorted(by_kind[kind], key=lambda l: (l.status == "proved", -l.uses, l.id))  # failures first
         parts.append(f'<h3>{escape(kind)}</h3>')
         for lemma in lemmas[:FORMULAS_PER_KIND]:
             formulas = lemma_formulas(lemma.smt2)
             shown = "".join(f'<p class="note">{escape(f.label)}:</p>{f.mathml}' for f in formulas) or \
                 '<p class="note">(too large to typeset; SMT-LIB text below)</p>'
-            parts.append(f'<div class="lemma" data-kind="{escape(kind)}"><p>lemma <code>{lemma.id[:16]}</code>, '
-                         f'used {lemma.uses:,} time(s), closed by {escape(lemma.engine)}</p>{shown}'
+            verdict = f"closed by {escape(lemma.engine)}" if lemma.status == "proved" else \
+                f'<b class="not-proved">{escape(lemma.status.upper())}</b> ({escape(lemma.engine)})'
+            parts.append(f'<div class="lemma" data-kind="{escape(kind)}" data-status="{escape(lemma.status)}"><p>lemma '
+                         f'<code>{lemma.id[:16]}</code>, used {lemma.uses:,} time(s), {verdict}</p>{shown}'
                          f'<details><summary>SMT-LIB</summary><pre>{escape(lemma.smt2)}</pre></details></div>')
         if len(lemmas) > FORMULAS_PER_KIND:
             rest = ", ".join(f"{l.id[:12]} ({l.uses})" for l in lemmas[FORMULAS_PER_KIND:FORMULAS_PER_KIND + 40])
