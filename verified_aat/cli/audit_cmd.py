@@ -22,6 +22,7 @@ from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
 from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
 from .resources import add_resource_options
+from .audit_prove_cmd import add_prove_options, run_prove
 from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip
 
 
@@ -37,7 +38,8 @@ def register(subparsers: Any) -> None:
                         help="audit the construction's compiled transformer for a circuit (CIRCUIT or --family)")
     add_circuit_argument(parser)
     parser.add_argument("--lengths", default=",".join(map(str, DEFAULT_LENGTHS)), metavar="N,N,...",
-                        help="sequence lengths to audit (default %(default)s)")
+                        help="sequence lengths to audit, a list with ranges such as 2..8,16 "
+                             "(default %(default)s)")
     parser.add_argument("--samples", type=int, default=20, metavar="K",
                         help="random sequences per length (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random sequences (default 0)")
@@ -56,6 +58,7 @@ def register(subparsers: Any) -> None:
                              "missing-reciprocal, gt-as-ge, leftmost-as-rightmost, count-off-by-one, "
                              "dropped-j-ne-j, swapped-compare, or the harmless argmax-includes-j")
     add_round_trip_options(parser)
+    add_prove_options(parser)
     add_resource_options(parser)
     parser.set_defaults(func=run)
 
@@ -66,13 +69,16 @@ def parse_lengths(text: str) -> list[int]:
         part = part.strip()
         if not part:
             continue
+        low, dots, high = part.partition("..")
         try:
-            n = int(part)
+            first, last = int(low), int(high if dots else low)
         except ValueError:
-            raise InputError(f"--lengths: {part!r} is not an integer", ARGUMENTS) from None
-        if n < 1:
-            raise InputError(f"--lengths: lengths must be >= 1, got {n}", ARGUMENTS)
-        lengths.append(n)
+            raise InputError(f"--lengths: {part!r} is not an integer or a range A..B", ARGUMENTS) from None
+        if first < 1:
+            raise InputError(f"--lengths: lengths must be >= 1, got {first}", ARGUMENTS)
+        if last < first or last - first > 10_000:
+            raise InputError(f"--lengths: {part!r} is not a range A..B with A <= B", ARGUMENTS)
+        lengths.extend(range(first, last + 1))
     if not lengths:
         raise InputError("--lengths: give at least one length", ARGUMENTS)
     return lengths
@@ -121,6 +127,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--output-length (or --n) goes with --output-circuit FILE", ARGUMENTS)
     lengths = parse_lengths(args.lengths)
     transformer, extra = _model(args)
+    if args.prove:
+        return run_prove(args, sorted(set(lengths)), transformer)
+    if args.output is not None:
+        raise InputError("-o/--output CERT goes with --prove", ARGUMENTS)
     try:
         report = audit(transformer, lengths, args.samples, args.seed, extra, defect=args.defect)
     except InputError as exc:  # e.g. a softmax head: name the model file

@@ -15,6 +15,7 @@ import time
 import zlib
 from typing import Any
 
+from .audit_proof import AUDIT_FORMAT, check_audit
 from .checks import CHECKS, VERSION
 from .data import Malformed
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Rejection, Report
@@ -100,6 +101,8 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
     """Run every check of the table in order; the first failing check ends the run."""
     if doc.get("format") == SCHEMATIC_FORMAT:  # one proof for every circuit of depth <= K (P1-P8)
         return check_schematic(doc, options)
+    if doc.get("format") == AUDIT_FORMAT:  # an upper-bound certificate: U_N = T (docs/soundness.md, U1-U6)
+        return check_audit(doc, options or Options())
     start = time.perf_counter()
     ctx = Context(doc, options or Options())
     report = Report()

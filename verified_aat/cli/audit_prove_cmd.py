@@ -1,0 +1,83 @@
+"""``verified-aat audit MODEL --lengths 2..8 --prove -o CERT``: a kernel-checked certificate that U_N = T.
+
+Exit 0 proved (the kernel accepted; CERT written), 1 refuted (a witness
+sequence replayed exactly: U_N and T differ on it), 3 unknown (a solver gave
+up, or U_N is not the kernel's unrolling and no witness was found), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from .common import ARGUMENTS
+
+
+def add_prove_options(parser: Any) -> None:
+    """``--prove``, ``-o/--output CERT``, ``--solver``, ``--timeout``, ``--jobs``."""
+    parser.add_argument("--prove", action="store_true",
+                        help="prove U_N = T on every sequence of length N, for every N of --lengths, from local "
+                             "lemmas checked by the trusted kernel (docs/soundness.md, U1-U6)")
+    parser.add_argument("--output", "-o", metavar="CERT",
+                        help="with --prove: write the audit certificate here (.gz: compressed); "
+                             "`verified-aat check CERT` re-checks it")
+    parser.add_argument("--solver", choices=["z3", "cvc5", "both"], default="z3",
+                        help="with --prove: the solver(s) for the lemmas (default z3)")
+    parser.add_argument("--timeout", type=float, default=20.0, metavar="S",
+                        help="with --prove: seconds per lemma and solver (default %(default)s)")
+    parser.add_argument("--jobs", "-j", type=int, default=2,
+                        help="with --prove: solver processes (default %(default)s)")
+
+
+def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) -> int:
+    """The --prove branch of ``audit``."""
+    from ..audit.prove import PROVED, REFUTED, prove_audit
+    from ..audit.unroll import unroll
+    from ..certificates.document import write_certificate
+
+    if not args.timeout > 0:
+        raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
+    if args.jobs < 1:
+        raise InputError(f"must be >= 1, got {args.jobs}", "--jobs")
+    if args.encoded or args.output_circuit:
+        raise InputError("--prove does not take --encoded or --output-circuit", ARGUMENTS)
+    unroller: Callable[..., Any] = unroll
+    if args.defect is not None:
+        defect = args.defect
+        unroller = lambda T, n: unroll(T, n, defect)
+    solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
+    try:
+        result = prove_audit(transformer, lengths, unroller=unroller, solvers=solvers, timeout_s=args.timeout,
+                             jobs=args.jobs, samples=max(args.samples, 20), seed=args.seed)
+    except InputError as exc:  # e.g. a softmax head: name the model file
+        raise exc.located(args.model if args.construction is None else None) from None
+    if result.status == PROVED and args.output:
+        write_certificate(result.certificate, args.output)  # type: ignore[arg-type]
+    code = EXIT_OK if result.status == PROVED else (EXIT_REFUTED if result.status == REFUTED else EXIT_UNKNOWN)
+    witness = result.witness
+    if args.json:
+        from .json_output import emit, envelope, rational
+        return emit(envelope(
+            "audit", result.status, reasons=list(result.reasons),
+            counts={"lengths": len(lengths), "lemmas": result.lemmas}, timings=result.timings,
+            lengths=lengths, theorem=result.theorem or None,
+            certificate=args.output if result.status == PROVED and args.output else None,
+            witness=None if witness is None else {
+                "n": witness.n, "sequence": [[rational(v) for v in vec] for vec in witness.sequence],
+                "circuit_outputs": [rational(v) for v in witness.circuit],
+                "transformer_outputs": [rational(v) for v in witness.transformer]}))
+    print(f"lengths      {', '.join(map(str, lengths))}")
+    print(f"lemmas       {result.lemmas} (kernel-derived), "
+          + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
+    for reason in result.reasons:
+        print(f"reason       {reason}")
+    if witness is not None:
+        print(f"witness      {witness.describe()} (replayed exactly)")
+    if result.status == PROVED:
+        print(f"theorem      {result.theorem}")
+        if args.output:
+            print(f"certificate  {args.output}")
+    print(f"result       {result.status.upper()}")
+    return code

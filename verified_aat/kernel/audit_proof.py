@@ -1,0 +1,360 @@
+"""The kernel's check of an audit certificate: U_N = T for every audited N (docs/soundness.md, U1–U6).
+
+An audit certificate (format ``verified-aat/audit-certificate``) embeds T in
+the kernel form, the audited lengths, per N the sha256 of the engine's
+unrolled circuit U_N, and the local lemmas.  The kernel trusts none of it:
+
+* it re-unrolls T at every N with its own unroller (:mod:`.unroll`) and
+  requires the engine's U_N to have the same canonical structure hash (U3),
+  so U_N *is* the composition of the gadgets the lemmas are about;
+* it derives the lemmas itself — COPY for every distinct score / activation
+  circuit and BILINEAR for every bilinear score (both for all N), ARGMAX,
+  RECIP and LEFTMOST / RIGHTMOST per N — from the same gadget functions,
+  and requires the certificate's list to be exactly its own (kind, scope,
+  use count and byte-identical SMT-LIB text) (U4);
+* a solver must answer *unsat* for every lemma (U5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import smt
+from .checks import Check, sha256_json
+from .data import (
+    Bilinear,
+    Circuit,
+    Transformer,
+    as_dict,
+    as_int,
+    as_list,
+    load_transformer,
+    need,
+)
+from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
+from .schematic import run_checks
+from .solvers import SAT, SOLVERS, UNSAT
+from .unroll import (
+    Builder,
+    bilinear,
+    copy,
+    depth,
+    gt,
+    none,
+    reciprocal,
+    select,
+    structure,
+    unroll,
+)
+
+AUDIT_FORMAT = "verified-aat/audit-certificate"
+AUDIT_VERSION = 1
+MAX_LENGTH = 32
+MAX_TOTAL_GATES = 20_000_000
+ALL_N = "all N"
+TOP = {"format", "version", "claim", "info", "transformer", "hashes", "lengths", "unrolled", "lemmas", "result"}
+
+
+@dataclass(frozen=True)
+class Lemma:
+    kind: str
+    scope: str        # "all N" or "N = k"
+    text: str
+    uses: int
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+@dataclass
+class AuditContext:
+    doc: dict[str, Any]
+    options: Options
+    transformer: Transformer | None = None
+    lengths: list[int] = field(default_factory=list)
+    lemmas: list[Lemma] = field(default_factory=list)
+    uses: dict[int, Any] = field(default_factory=dict)    # N -> the unroller's gadget instance counts
+    unrolled: dict[int, dict[str, Any]] = field(default_factory=dict)
+    unchecked: list[str] = field(default_factory=list)
+    solver_runs: int = 0
+
+
+# -- lemma texts ------------------------------------------------------------------------------
+
+def _text(title: str, defs: list[str], params: list[str], assumptions: list[str], claim: str) -> str:
+    lines = [f"{smt.HEADER} (audit: {title})", smt.LOGIC, smt.SGN, *defs, smt.declare(params).rstrip("\n")]
+    lines += [f"(assert {a})" for a in assumptions]
+    lines += [f"(assert (not {claim}))", "(check-sat)"]
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def _and(parts: list[str]) -> str:
+    return "true" if not parts else (parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})")
+
+
+def _gadget(b: Builder, outputs: list[int], params: list[str], name: str = "gadget") -> tuple[list[str], list[str]]:
+    """define-funs of the standalone gadget's outputs and their applications."""
+    b.outputs = outputs
+    circuit = b.circuit()
+    signature = " ".join(params)
+    defs = [smt.define_fun(f"{name}{k}", circuit, k, params) for k in range(len(outputs))]
+    return defs, [f"({name}{k} {signature})" for k in range(len(outputs))]
+
+
+def gt_lemma(uses: int) -> Lemma:
+    """GT: the comparison gadget on s and the wire of −t is 1 exactly when s > t (for all N)."""
+    b = Builder()
+    s, t = b.input(), b.input()
+    defs, (g,) = _gadget(b, [gt(b, s, b.mul(b.const(-1), t))], ["s", "t"])
+    return Lemma("gt", ALL_N, _text("GT", defs, ["s", "t"], [], f"(= {g} (ite (> s t) 1.0 0.0))"), uses)
+
+
+def argmax_lemma(n: int, j: int, uses: int) -> Lemma:
+    """ARGMAX: given g_k = GT(s_k, s_j) for k ≠ j (lemma GT), NONE(g) = 1 exactly when s_j is a maximum."""
+    b = Builder()
+    others = [k for k in range(n) if k != j]
+    params = [f"s{k}" for k in range(n)] + [f"g{k}" for k in others]
+    for _ in range(n):
+        b.input()
+    defs, (m,) = _gadget(b, [none(b, [b.input() for _ in others])], params)
+    facts = [f"(= g{k} (ite (> s{k} s{j}) 1.0 0.0))" for k in others]
+    top = _and([f"(>= s{j} s{k})" for k in others])
+    return Lemma("argmax", f"N = {n}", _text(f"ARGMAX N={n} j={j}", defs, params, facts,
+                                             f"(= {m} (ite {top} 1.0 0.0))"), uses)
+
+
+def recip_lemma(n: int, uses: int) -> Lemma:
+    """For c ∈ {1 … N}: r(c)·c = 1."""
+    b = Builder()
+    defs, (r,) = _gadget(b, [reciprocal(b, b.input(), n)], ["c"])
+    in_range = "(or " + " ".join(f"(= c {smt.numeral(m)})" for m in range(1, n + 1)) + ")"
+    return Lemma("recip", f"N = {n}", _text(f"RECIP N={n}", defs, ["c"], [in_range], f"(= (* {r} c) 1.0)"), uses)
+
+
+def select_lemma(n: int, j: int, pooling: str, uses: int) -> Lemma:
+    """For marks in {0, 1}: L_j = 1 exactly when m_j = 1 and no mark before (leftmost) / after (rightmost) j is."""
+    b = Builder()
+    params = [f"m{k}" for k in range(n)]
+    marks = [b.input() for _ in range(n)]
+    defs, (sel,) = _gadget(b, [select(b, marks, j, pooling == "leftmost")], params)
+    others = range(j) if pooling == "leftmost" else range(j + 1, n)
+    first = _and([f"(= m{j} 1.0)"] + [f"(= m{k} 0.0)" for k in others])
+    binary = [f"(or (= m{k} 0.0) (= m{k} 1.0))" for k in range(n)]
+    return Lemma(pooling, f"N = {n}", _text(f"{pooling.upper()} N={n} j={j}", defs, params, binary,
+                                            f"(= {sel} (ite {first} 1.0 0.0))"), uses)
+
+
+def copy_lemma(f: Circuit, label: str, uses: int) -> Lemma:
+    """The binarised copy of f computes f, output by output."""
+    b = Builder()
+    params = [f"v{k}" for k in range(f.n_inputs)]
+    defs, copies = _gadget(b, copy(b, f, [b.input() for _ in params]), params, "copy")
+    originals = [smt.define_fun(f"orig{k}", f, k, params) for k in range(len(f.outputs))]
+    apps = [f"(orig{k} {' '.join(params)})" for k in range(len(f.outputs))]
+    claim = _and([f"(= {c} {o})" for c, o in zip(copies, apps)])
+    return Lemma("copy", ALL_N, _text(f"COPY {label}", defs + originals, params, [], claim), uses)
+
+
+def bilinear_lemma(score: Bilinear, d: int, uses: int) -> Lemma:
+    b = Builder()
+    row, col = [f"xi{k}" for k in range(d)], [f"xj{k}" for k in range(d)]
+    xi, xj = [b.input() for _ in row], [b.input() for _ in col]
+    defs, (s,) = _gadget(b, [bilinear(b, score, xi, xj)], row + col)
+    claim = f"(= {s} {smt.bilinear_term(score.entries, row, col)})"
+    return Lemma("copy", ALL_N, _text("COPY bilinear score", defs, row + col, [], claim), uses)
+
+
+def derive_lemmas(T: Transformer, uses: dict[int, Any]) -> list[Lemma]:
+    """Every lemma the unrollings at the lengths in ``uses`` rest on, with its instance count."""
+    total: dict[tuple[str, object], int] = {}
+    for counter in uses.values():
+        for key, count in counter.items():
+            if key[0] in ("copy", "bilinear", "gt"):
+                total[key] = total.get(key, 0) + count
+    functions: dict[object, Circuit] = {}
+    for layer in T.layers:
+        functions[("f", layer.key[1])] = layer.activation
+        for head in layer.heads:
+            functions[head.score_key] = head.score  # type: ignore[assignment]
+    lemmas = []
+    for key, count in total.items():
+        if count == 0:
+            continue
+        if key[0] == "gt":
+            lemmas.append(gt_lemma(count))
+        elif key[0] == "bilinear":
+            lemmas.append(bilinear_lemma(Bilinear(key[1]), T.dimension, count))  # type: ignore[arg-type]
+        else:
+            lemmas.append(copy_lemma(functions[key[1]], f"function {key[1][1]}", count))  # type: ignore[index]
+    for n, counter in uses.items():
+        for (kind, arg), count in sorted(counter.items(), key=lambda item: (item[0][0], str(item[0][1]))):
+            if kind == "argmax":
+                lemmas.append(argmax_lemma(n, arg, count))  # type: ignore[arg-type]
+            elif kind == "recip":
+                lemmas.append(recip_lemma(n, count))
+            elif kind in ("leftmost", "rightmost"):
+                lemmas.append(select_lemma(n, arg, kind, count))  # type: ignore[arg-type]
+    return lemmas
+
+
+# -- the checks --------------------------------------------------------------------------------
+
+def _document(ctx: AuditContext) -> list[str]:
+    doc = as_dict(ctx.doc, "$", TOP, {"timings"})
+    need(doc["format"] == AUDIT_FORMAT, "$.format", f"must be {AUDIT_FORMAT!r}")
+    need(type(doc["version"]) is int and doc["version"] == AUDIT_VERSION, "$.version",
+         f"this kernel checks audit certificates of version {AUDIT_VERSION}")
+    need(type(doc["claim"]) is str and type(doc["info"]) is dict, "$", "claim must be a string, info an object")
+    result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
+    need(result["status"] == "proved", "$.result.status", f"the certificate claims {result['status']!r}"[:80])
+    raw = as_list(doc["lengths"], "$.lengths", 64)
+    ctx.lengths = [as_int(n, f"$.lengths[{k}]", 1, MAX_LENGTH) for k, n in enumerate(raw)]
+    need(bool(ctx.lengths) and ctx.lengths == sorted(set(ctx.lengths)), "$.lengths",
+         "lengths must be distinct, increasing and at least one")
+    return []
+
+
+def _transformer(ctx: AuditContext) -> list[str]:
+    T = ctx.transformer = load_transformer(ctx.doc["transformer"])
+    for n in ctx.lengths:  # a bound on U_N's size before building anything
+        per_layer = [sum(n * n * (6 * n + 6 + T.dimension + _size(h.score)) for h in layer.heads)
+                     + n * _size(layer.activation) for layer in T.layers]
+        need(sum(per_layer) <= MAX_TOTAL_GATES, "$.lengths", f"U_{n} would exceed {MAX_TOTAL_GATES} gates")
+    return []
+
+
+def _size(f: Circuit | Bilinear) -> int:
+    if isinstance(f, Bilinear):
+        return 2 * len(f.entries) + 1
+    return sum(max(1, len(g.args)) for g in f.gates)
+
+
+def _hashes(ctx: AuditContext) -> list[str]:
+    given = as_dict(ctx.doc["hashes"], "$.hashes", {"transformer"})
+    mine = sha256_json(ctx.doc["transformer"])
+    if given["transformer"] == mine:
+        return []
+    return [f"the embedded transformer has hash {mine[:16]}…, the certificate says {str(given['transformer'])[:16]}…"]
+
+
+def _pooling(ctx: AuditContext) -> list[str]:
+    return [f"layer {k}, head {h.name}: softmax pooling cannot be unrolled exactly"
+            for k, layer in enumerate(ctx.transformer.layers, start=1) for h in layer.heads  # type: ignore[union-attr]
+            if h.pooling == "softmax"][:3]
+
+
+def _unrolled(ctx: AuditContext) -> list[str]:
+    raw = as_list(ctx.doc["unrolled"], "$.unrolled", 64)
+    need(len(raw) == len(ctx.lengths), "$.unrolled", "one entry per audited length")
+    problems = []
+    for k, (n, entry) in enumerate(zip(ctx.lengths, raw)):
+        entry = as_dict(entry, f"$.unrolled[{k}]", {"n", "sha256", "gates", "depth"})
+        need(entry["n"] == n and type(entry["n"]) is int, f"$.unrolled[{k}].n", f"must be {n}")
+        b = unroll(ctx.transformer, n)  # type: ignore[arg-type]
+        ctx.uses[n] = b.uses
+        mine = {"n": n, "sha256": sha256_json(structure(b)), "gates": len(b.gates), "depth": depth(b)}
+        ctx.unrolled[n] = mine
+        if json.dumps(entry, sort_keys=True) != json.dumps(mine, sort_keys=True):
+            problems.append(f"N = {n}: the kernel's unrolling has {mine['gates']} gates, depth {mine['depth']}, "
+                            f"hash {mine['sha256'][:16]}…; the certificate's U_N has {str(entry['gates'])[:12]} "
+                            f"gates, depth {str(entry['depth'])[:12]}, hash {str(entry['sha256'])[:16]}…")
+    return problems[:3]
+
+
+def _lemmas(ctx: AuditContext) -> list[str]:
+    ctx.lemmas = derive_lemmas(ctx.transformer, ctx.uses)  # type: ignore[arg-type]
+    listed: dict[str, dict[str, Any]] = {}
+    for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
+        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "scope", "uses", "smt2"})
+        need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct")
+        listed[entry["id"]] = entry
+    problems = []
+    for lemma in ctx.lemmas:
+        entry = listed.pop(lemma.id, None)
+        mine = {"id": lemma.id, "kind": lemma.kind, "scope": lemma.scope, "uses": lemma.uses, "smt2": lemma.text}
+        if entry is None:
+            problems.append(f"the kernel's {lemma.kind} lemma ({lemma.scope}) {lemma.id[:12]} is missing "
+                            f"(dropped or edited)")
+        elif json.dumps(entry, sort_keys=True) != json.dumps(mine, sort_keys=True):
+            problems.append(f"lemma {lemma.id[:12]}: the certificate's kind, scope or use count differs from the "
+                            f"kernel's ({str(entry['kind'])[:20]!r}, {str(entry['scope'])[:20]!r}, "
+                            f"{str(entry['uses'])[:12]} uses vs {lemma.kind!r}, {lemma.scope!r}, {lemma.uses})")
+    problems += [f"lemma {d[:12]} ({str(e['kind'])[:20]}) is not a lemma the kernel derives" for d, e in listed.items()]
+    return problems[:4]
+
+
+def solve(text: str, solver: str, timeout_ms: int | None) -> str:
+    """One solver's answer on one lemma text (a top-level function: it runs in worker processes)."""
+    return SOLVERS[solver](text, timeout_ms)
+
+
+def _solvers(ctx: AuditContext) -> list[str]:
+    jobs = [(lemma, name) for lemma in ctx.lemmas for name in ctx.options.solvers]
+    try:
+        if ctx.options.jobs >= 2 and len(jobs) > 1:
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(min(ctx.options.jobs, len(jobs))) as pool:
+                answers = list(pool.map(solve, [l.text for l, _ in jobs], [s for _, s in jobs],
+                                        [ctx.options.timeout_ms] * len(jobs), chunksize=1))
+        else:
+            answers = [solve(lemma.text, name, ctx.options.timeout_ms) for lemma, name in jobs]
+    except ImportError as exc:
+        ctx.unchecked.append(f"a solver is not installed ({exc})")
+        return []
+    ctx.solver_runs = len(answers)
+    problems = []
+    for (lemma, name), answer in zip(jobs, answers):
+        if answer == SAT:
+            problems.append(f"{lemma.kind} lemma {lemma.id[:12]} ({lemma.scope}) is false: {name} finds a "
+                            f"counterexample")
+        elif answer != UNSAT:
+            ctx.unchecked.append(f"{lemma.kind} lemma {lemma.id[:12]} ({lemma.scope}): {name} says {answer}")
+    return problems[:4]
+
+
+AUDIT_CHECKS: tuple[Check, ...] = (
+    Check("audit-document", "U1", "an audit certificate of version 1 that claims a proof", _document),
+    Check("audit-transformer", "U1", "the embedded transformer is well-formed and small enough", _transformer),
+    Check("audit-hashes", "U1", "the transformer hash is that of the embedded transformer", _hashes),
+    Check("audit-pooling", "U2", "every head pools exactly (average, leftmost or rightmost)", _pooling),
+    Check("audit-unrolled", "U3", "each U_N is the kernel's own unrolling of T, gate for gate", _unrolled),
+    Check("audit-lemmas", "U4", "the certificate's lemmas are exactly the kernel's, with their scopes", _lemmas),
+    Check("audit-solvers", "U5", "every lemma is unsat (valid over the reals)", _solvers),
+)
+
+
+def check_audit(doc: dict[str, Any], options: Options) -> Report:
+    """Run the audit checks in order; the first failing check ends the run (as ``check_certificate``)."""
+    start = time.perf_counter()
+    ctx = AuditContext(doc, options)
+    report = Report()
+    run_checks(ctx, AUDIT_CHECKS, report)  # type: ignore[arg-type]
+    report.unchecked = list(ctx.unchecked)
+    report.lemmas = len(ctx.lemmas)
+    report.obligations = sum(lemma.uses for lemma in ctx.lemmas)
+    report.solver_runs = ctx.solver_runs
+    report.outcome = REJECTED if report.rejections else NOT_CHECKED if report.unchecked else ACCEPTED
+    if report.accepted:
+        report.theorem = audit_theorem(ctx)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def audit_theorem(ctx: AuditContext) -> str:
+    """The accepted statement in one line (docs/soundness.md, U6)."""
+    T = ctx.transformer
+    assert T is not None
+    lengths = ctx.lengths
+    span = (f"{{{lengths[0]}..{lengths[-1]}}}" if lengths == list(range(lengths[0], lengths[-1] + 1))
+            and len(lengths) > 2 else "{" + ", ".join(map(str, lengths)) + "}")
+    units = sha256_json([ctx.unrolled[n]["sha256"] for n in lengths])
+    per_n = sorted({lemma.kind for lemma in ctx.lemmas if lemma.scope != ALL_N})
+    return (f"for every N in {span}, every ordered ring Q ⊆ R ⊆ ℝ and every x ∈ R^(N·{T.dimension}): U_N(x) = T(x) "
+            f"for T (sha256 {ctx.doc['hashes']['transformer'][:12]}, {len(T.layers)} layers) and its unrollings U_N "
+            f"(sha256 of the list {units[:12]}); COPY lemmas hold for all N, {'/'.join(per_n).upper() or 'no'} "
+            f"lemmas were checked per N")
