@@ -133,7 +133,7 @@ def _c17_path() -> Path:
     return C17
 
 
-def test_refute_json_then_report(tmp_path: Path, capsys) -> None:
+def test_refute_json_then_report(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     edited, line, _ = _edited_t17(tmp_path)
     assert main(["refute", str(edited), "-c", "gate-edge", "--json"]) == 1
     result = tmp_path / "refute.json"
@@ -145,6 +145,21 @@ def test_refute_json_then_report(tmp_path: Path, capsys) -> None:
     assert f'data-gates="{data["circuit"]["gates"]}"' in page
     assert f'data-position="{data["counterexample"]["first_mismatch"]["position"]}"' in page
     assert f'<tr class="edited" data-line="{line}">' in page
+    # the same object on standard input (refute --json | verified-aat report - -o r.html)
+    import io
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(result.read_bytes())))
+    assert main(["report", "-", "-o", str(tmp_path / "stdin.html"), "--layout", "python"]) == 0
+    assert f'<tr class="edited" data-line="{line}">' in (tmp_path / "stdin.html").read_text()
+
+
+def test_refute_without_counterexample_writes_no_report(tmp_path: Path, capsys) -> None:
+    from verified_aat.constructions.registry import get_construction
+
+    own = tmp_path / "own.json"
+    own.write_text(compiled_text(get_construction("gate-edge").transformer(2)))
+    out = tmp_path / "none.html"
+    assert main(["refute", str(own), "--family", "sum", "--n", "2", "--report", str(out)]) == 3
+    assert "not written: no counterexample" in capsys.readouterr().err and not out.exists()
 
 
 def test_report_bad_inputs(tmp_path: Path, capsys) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..constructions.registry import CONSTRUCTIONS, get_construction
 from ..errors import EXIT_REFUTED, EXIT_UNKNOWN
@@ -43,10 +44,12 @@ def run(args: argparse.Namespace) -> int:
         from .common import circuit_from_args
         circuits = [circuit_from_args(args)]
     result = refute(transformer, construction, circuits, budget_seconds=args.budget, depth_bound=args.depth_bound)
-    if getattr(args, "report", None) and result.counterexample is not None:  # nothing found: nothing to draw
+    if getattr(args, "report", None) and result.counterexample is not None:
         from .report_cmd import write
         write(result, args.report, quiet=getattr(args, "json", False), layout=args.layout, model_path=args.model,
               construction=args.construction)
+    elif getattr(args, "report", None):  # nothing found: nothing to draw, and no file pretends otherwise
+        print("report           not written: no counterexample found", file=sys.stderr)
     if getattr(args, "json", False):
         return _report_json(result, args)
     if result.counterexample is None:
