@@ -25,7 +25,7 @@ from rich.console import Console  # noqa: E402
 
 from tables import Column, Table, render_markdown, render_rich  # noqa: E402
 
-SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit")
+SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit", "schematic")
 SCALING_FAMILIES = ("inner-product", "sum-of-products", "random-fsac", "relu")
 SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "circuits"
 C880_TARGETS = {"certify_s": 5.0, "check_s": 2.0}
@@ -346,6 +346,25 @@ def section_audit(report: Report, args: argparse.Namespace) -> None:
     report.show("audit", table)
 
 
+# -- 7. schematic proofs ---------------------------------------------------------------------
+
+def section_schematic(report: Report, args: argparse.Namespace) -> None:
+    from schematic_bench import schematic_rows
+
+    table = Table("7. prove-construction: one proof for every circuit of depth ≤ K, prover then kernel (z3)",
+                  [Column("construction", "construction", right=False), Column("K", "K"), Column("lemmas", "lemmas"),
+                   Column("prove_s", "prove wall s", ".2f"), Column("prove_cpu_s", "prove CPU s", ".2f"),
+                   Column("check_s", "check wall s", ".2f"), Column("check_cpu_s", "check CPU s", ".2f"),
+                   Column("status", "status", right=False)])
+    for row in schematic_rows(args.quick):
+        if not row.get("ok"):
+            report.fail(f"prove-construction {row['construction']} K={row['K']}: {row['status']}")
+        table.add(row, bad=not row.get("ok"))
+    table.notes.append("K = every: one certificate for every K (T_K repeats one layer pair, or one layer). CPU s "
+                       "include the solver, which runs in this process.")
+    report.show("schematic", table)
+
+
 # -- main ------------------------------------------------------------------------------------
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -374,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     info = machine_info()
     report.show("machine", machine_table(info))
     runners = {"certify": section_certify, "shared": section_shared, "baseline": section_baseline,
-               "run": section_run, "scale": section_scale, "audit": section_audit}
+               "run": section_run, "scale": section_scale, "audit": section_audit,
+               "schematic": section_schematic}
     started = time.perf_counter()
     seconds: dict[str, float] = {}
     for name in SECTIONS:

@@ -225,3 +225,12 @@ def test_stored_certificates_are_regenerated_byte_identically_and_accepted(every
     assert plan[name].read_bytes() == certificate_bytes(doc)
     report = check_certificate(load_certificate(str(plan[name])))
     assert report.accepted and report.lemmas == len(doc["lemmas"])
+
+
+def test_the_api_proves_and_checks():
+    import verified_aat as va
+
+    result = va.prove_construction("unique-hard", depth_bound=2)
+    assert result.status == "proved" and va.check(result.certificate).accepted
+    with pytest.raises(va.InputError):
+        va.prove_construction("gate-edge", timeout=0)

@@ -36,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
         import os
         if not os.path.isdir(os.path.dirname(os.path.abspath(args.output))):  # before any work
             raise InputError(f"cannot write: no directory {os.path.dirname(args.output) or '.'}", args.output)
+    from ..limits import MAX_K
+    if args.depth_bound is not None and not 1 <= args.depth_bound <= MAX_K:
+        raise InputError(f"must be between 1 and {MAX_K:,}, got {args.depth_bound}", "-K")
     if args.budget <= 0:
         raise InputError(f"must be > 0 seconds, got {args.budget}", "--budget")
     model = load_transformer(args.transformer) if args.transformer else None
