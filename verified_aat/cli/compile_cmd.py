@@ -55,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"layers           {t.n_layers}  (K = {compiled.depth_bound})")
     print(f"heads            {t.n_heads} in all, {max(len(l.heads) for l in t.layers) if t.layers else 0} per layer")
     print(f"sequence length  {compiled.encoding.length}")
+    from ..transformer.precision import precision
+    needs = precision(t, compiled.encoding.rows, construction.structural, circuit)
+    for number, line in enumerate(needs.lines()):
+        print(f"{'precision' if number == 0 else '':16} {line}")
     print(f"paper            {construction.paper}")
     print(f"wrote            {out_dir / 'transformer.json'}, {out_dir / 'encoding.json'}")
     return 0

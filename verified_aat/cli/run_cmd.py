@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--input goes with --encoding, not with --sequence")
         sequence = load_sequence(args.sequence, coordinates=model.coordinates).vectors
     require_memory("run", len(sequence), args)
+    _warn_precision(args, model, encoding)
     start = time.perf_counter()
     result: RunResult | FloatRunResult
     runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" or args.compare_exact else None
@@ -152,6 +153,20 @@ def _located(exc: InputError, args: argparse.Namespace) -> InputError:
     if exc.message == SOFTMAX_MESSAGE:
         return InputError(f"{SOFTMAX_MESSAGE} (--engine float64)", args.model)
     return exc.located(args.sequence or args.encoding)
+
+
+def _warn_precision(args: argparse.Namespace, model: Transformer, encoding: Encoding | None) -> None:
+    """Before a floating-point run on an encoding: warn when the mantissa is too short for exact argmax sets."""
+    if args.engine == "exact" or encoding is None:
+        return
+    from ..constructions.registry import CONSTRUCTIONS
+    from ..transformer.precision import precision
+    construction = CONSTRUCTIONS.get(args.construction or encoding.construction)
+    if construction is None:
+        return
+    warning = precision(model, encoding.rows, construction.structural).warning(args.engine)
+    if warning:
+        print(f"verified-aat: warning: {warning}", file=sys.stderr)
 
 
 def _run_many(args: argparse.Namespace, model: Transformer) -> int:
