@@ -25,7 +25,7 @@ from rich.console import Console  # noqa: E402
 
 from tables import Column, Table, render_markdown, render_rich  # noqa: E402
 
-SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit", "schematic")
+SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit", "schematic", "audit-prove")
 SCALING_FAMILIES = ("inner-product", "sum-of-products", "random-fsac", "relu")
 SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "circuits"
 C880_TARGETS = {"certify_s": 5.0, "check_s": 2.0}
@@ -365,6 +365,26 @@ def section_schematic(report: Report, args: argparse.Namespace) -> None:
     report.show("schematic", table)
 
 
+# -- 8. audit --prove ------------------------------------------------------------------------
+
+def section_audit_prove(report: Report, args: argparse.Namespace) -> None:
+    from audit_prove_bench import prove_rows
+
+    table = Table("8. audit --prove: U_N = T certified (gate-edge T_6 of mixed_depth6.circ, 12 layers), "
+                  "engine + kernel, then check",
+                  [Column("lengths", "N", right=False), Column("lemmas", "lemmas"),
+                   Column("prove_s", "prove wall s", ".2f"), Column("prove_cpu_s", "prove CPU s", ".2f"),
+                   Column("check_s", "check wall s", ".2f"), Column("check_cpu_s", "check CPU s", ".2f"),
+                   Column("status", "status", right=False), Column("target_s", "target s", ".0f"),
+                   Column("met", "met")])
+    for row in prove_rows(args.quick):
+        if not row.get("ok"):
+            report.fail(f"audit --prove N={row.get('lengths')}: {row}")
+        table.add(row, bad=not row.get("ok") or row.get("met") is False)
+    table.notes.append("CPU s include the solver worker processes (2 jobs); each case runs in a fresh process.")
+    report.show("audit-prove", table)
+
+
 # -- main ------------------------------------------------------------------------------------
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -394,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     report.show("machine", machine_table(info))
     runners = {"certify": section_certify, "shared": section_shared, "baseline": section_baseline,
                "run": section_run, "scale": section_scale, "audit": section_audit,
-               "schematic": section_schematic}
+               "schematic": section_schematic, "audit-prove": section_audit_prove}
     started = time.perf_counter()
     seconds: dict[str, float] = {}
     for name in SECTIONS:
