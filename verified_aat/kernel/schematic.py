@@ -20,7 +20,8 @@ from .layouts import LAYOUTS, GateEdgeLayout
 from .obligations import Derivation, Function, layer_functions
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Rejection, Report
 from .schematic_derive import derive
-from .schematic_edges import EDGE_SCHEMES, EdgeScheme, derive_edges, edge_encoding_problems, layout_problems
+from .schematic_edges import (EDGE_SCHEMES, SETS, EdgeScheme, derive_edges, edge_encoding_problems,
+                               layout_problems)
 from .schematic_lemmas import SCHEMES, Scheme, Sym, add_code_problems
 
 SCHEMATIC: dict[str, Scheme | EdgeScheme] = {**SCHEMES, **EDGE_SCHEMES}  # every construction with a schematic proof
@@ -28,7 +29,7 @@ SCHEMATIC: dict[str, Scheme | EdgeScheme] = {**SCHEMES, **EDGE_SCHEMES}  # every
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
 SCHEMATIC_VERSION = 1
 KEYS = {"format", "version", "construction", "depth_bound", "transformer", "hashes", "lemmas", "result"}
-OPTIONAL = {"info", "timings"}
+OPTIONAL = {"info", "timings", "hints"}
 MAX_DEPTH_BOUND = 50_000
 
 
@@ -40,6 +41,7 @@ class SchematicContext:
     transformer: Transformer | None = None
     depth_bound: int | None = None  # None: every K
     phases: dict[str, list[Function]] = field(default_factory=dict)
+    sets: dict[str, str] = field(default_factory=dict)  # head name → intended set (a hint, proved by P6)
     derivation: Derivation = field(default_factory=Derivation)
     unchecked: list[str] = field(default_factory=list)
     solver_runs: int = 0
@@ -79,6 +81,12 @@ def _scheme(ctx: SchematicContext) -> list[str]:
     if softmax:
         return [f"layer {softmax[0]} pools by softmax, which is not exact"]
     ctx.scheme = scheme
+    hints = as_dict(ctx.doc.get("hints", {"sets": {}}), "$.hints", {"sets"})
+    sets = as_dict(hints["sets"], "$.hints.sets", set(), {h.name for layer in T.layers for h in layer.heads})
+    allowed = SETS if isinstance(scheme, EdgeScheme) else ("in-edges",)
+    for head, chosen in sets.items():
+        need(chosen in allowed, f"$.hints.sets.{head}", f"an intended set is one of {list(allowed)}")
+    ctx.sets = dict(sets)
     return layout_problems(scheme) if isinstance(scheme, EdgeScheme) else add_code_problems(scheme)
 
 
@@ -137,7 +145,7 @@ def _extra(scheme: Scheme | EdgeScheme) -> int:
 
 def _derive(ctx: SchematicContext) -> Derivation:
     if isinstance(ctx.scheme, EdgeScheme):
-        return derive_edges(ctx.scheme, ctx.phases.get("step", []))
+        return derive_edges(ctx.scheme, ctx.phases.get("step", []), ctx.sets)
     return derive(ctx.scheme, ctx.phases)  # type: ignore[arg-type]
 
 

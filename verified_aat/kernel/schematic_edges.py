@@ -18,6 +18,7 @@ from .obligations import Derivation, Function
 from .schematic_lemmas import Lemma, Shape, Sym, output, pooled_over, score, smt
 
 SLOT_CLASSES = (0, 1, None)  # slot 0, any slot ≥ 1 (represented by 1), sink
+SETS = ("in-edges", "slot-0", "slot-1")  # all in-edges of u; its slot-0 in-edge; its slot-1 in-edge (fan-in 2)
 CHECKED = 64  # slots and fan-ins up to this are checked concretely (P2)
 
 
@@ -27,7 +28,7 @@ class EdgeScheme:
 
     layout: str
     shapes: tuple[Shape, ...]
-    head_sets: tuple[tuple[str, str], ...]  # head name → "in-edges" or "slot-0"
+    head_sets: tuple[tuple[str, str], ...]  # head name → its default intended set (SETS); a hint may choose
     extra_layers: int                       # T_K has K + extra_layers layers
     circuit_class: str
     phases: tuple[str, ...] = ("step",)
@@ -110,34 +111,49 @@ def layout_problems(scheme: EdgeScheme) -> list[str]:
     return []
 
 
-def derive_edges(scheme: EdgeScheme, functions: list[Function]) -> Derivation:
+def derive_edges(scheme: EdgeScheme, functions: list[Function], chosen: dict[str, str] | None = None) -> Derivation:
+    """Every lemma; ``chosen`` overrides a head's default intended set (a hint: the lemmas prove it)."""
     derivation = Derivation()
+    sets = {**dict(scheme.head_sets), **(chosen or {})}
     for fn in functions:
-        _step_function(scheme, fn, derivation)
+        _step_function(scheme, fn, derivation, sets)
     return derivation
+
+
+def _claimed(intended: str, shape: Shape) -> bool:
+    """Whether a head claims an argmax set at edges out of ``shape`` gates (slot-1: fan-in exactly 2)."""
+    return shape.fan_in != 0 and (intended != "slot-1" or shape.fan_in == 2)
+
+
+def _members(intended: str, edges: list[list[str]]) -> list[list[str]] | None:
+    """The intended set among a gate's in-edges (None: not claimed, the pooled vector is free)."""
+    if intended == "in-edges":
+        return edges
+    if intended == "slot-0":
+        return edges[:1]
+    return edges[1:] if len(edges) == 2 else None
 
 
 def _use(derivation: Derivation, kind: str, lemma: Lemma) -> None:
     derivation.use(lemma.text(), kind, where=lemma.name)
 
 
-def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation) -> None:
+def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation, sets: dict[str, str]) -> None:
     T = EdgeTemplates(scheme)
-    sets = dict(scheme.head_sets)
     structural = [c for c, name in enumerate(T.coordinates) if name not in T.values]
     for head in fn.layer.heads:
         intended = sets.get(head.name, "in-edges")
-        for shape in (s for s in scheme.shapes if s.fan_in != 0):
+        for shape in (s for s in scheme.shapes if _claimed(intended, s)):
             for slot in SLOT_CLASSES:
                 for kind, j_slot in (("in", 0), ("in", 1), ("other", 0), ("other", 1), ("sink", None)):
                     lemma = Lemma(f"function {fn.number} head {head.name} ({intended}): a {_slot(slot)} out of a "
                                   f"{shape.name} gate against a {kind} {_slot(j_slot)}")
                     i = T.edge(lemma, "i", shape, slot)
-                    e = T.edge(lemma, "e", None, 0, target="i_u")
+                    e = T.edge(lemma, "e", None, 1 if intended == "slot-1" else 0, target="i_u")
                     j = T.edge(lemma, "j", None, j_slot, target="i_u" if kind == "in" else None)
                     if kind == "other":
                         lemma.hyps.append("(not (= j_v i_u))")
-                    member = kind == "in" and (intended == "in-edges" or j_slot == 0)
+                    member = kind == "in" and (intended == "in-edges" or j_slot == int(intended == "slot-1"))
                     lemma.goals.append(f"({'=' if member else '<'} {score(head, i, j)} {score(head, i, e)})")
                     _use(derivation, "schematic:attention", lemma)
     for shape in scheme.shapes:
@@ -168,8 +184,9 @@ def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: 
         settled = [{"val": v, "sq": f"(* {v} {v})"} for v in ys]
         i = T.edge(lemma, "i", shape, slot)
         edges = [T.edge(lemma, f"e{s}", None, min(s, 1), target="i_u", values=settled[s]) for s in range(len(ys))]
-        pooled = [pooled_over(h.pooling, edges if sets.get(h.name, "in-edges") == "in-edges" else edges[:1])
-                  for h in heads]
+        members = [_members(sets.get(h.name, "in-edges"), edges) for h in heads]
+        pooled = [T.havoc(lemma, f"p{n}") if m is None else pooled_over(h.pooling, m)
+                  for n, (h, m) in enumerate(zip(heads, members))]
         y = {"add": ys[0] if len(ys) == 1 else f"(+ {' '.join(ys)})", "mul": f"(* {' '.join(ys)})",
              "sign": f"(sgn {ys[0]})"}[shape.op]
     lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
@@ -186,6 +203,9 @@ def _symbolic(T: EdgeTemplates, lemma: Lemma, heads, sets: dict[str, str]) -> tu
     first, second = T.edge(probe, "a", None, 0, target="i_u"), T.edge(probe, "b", None, 1, target="i_u")
     pooled = []
     for h, head in enumerate(heads):
+        if sets.get(head.name, "in-edges") == "slot-1":  # k may be 1: no slot-1 in-edge, nothing claimed
+            pooled.append(T.havoc(lemma, f"p{h}"))
+            continue
         if head.pooling != "average" or sets.get(head.name, "in-edges") != "in-edges":
             y = lemma.var(f"y{h}")  # one in-edge, its value unrelated to S: an over-approximation
             pooled.append(T.edge(lemma, f"e{h}", None, 0, target="i_u", values={"val": y, "sq": f"(* {y} {y})"}))

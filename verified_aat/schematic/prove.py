@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..kernel.report import Report
 from ..kernel.schematic import (SCHEMATIC, SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, prepare,
                                 schematic_theorem)
+from ..kernel.schematic_edges import SETS, EdgeScheme
 from ..kernel.solvers import z3_answer
 from ..refutation.candidates import candidate_circuits
 from ..refutation.refute import Refutation, intended_depth, refute
@@ -63,8 +64,8 @@ def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | N
     return None
 
 
-def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_depth: int
-                       ) -> tuple[dict[str, Any], SchematicContext, Report]:
+def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_depth: int,
+                       sets: dict[str, str] | None = None) -> tuple[dict[str, Any], SchematicContext, Report]:
     """The certificate document with the kernel's own lemma list (not yet discharged), the kernel's
     context and its report on the checks before the solvers (rejections: a structural failure)."""
     form = transformer_form(T)
@@ -73,10 +74,33 @@ def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_
                            "hashes": {"transformer": sha256_json(form)}, "lemmas": [],
                            "result": {"status": "proved"},
                            "info": {"depth_bound": info_depth, "every_K": depth_bound is None}}
+    if sets:
+        doc["hints"] = {"sets": dict(sets)}
     ctx, report = prepare(doc)
     doc["lemmas"] = [{"id": d, "kind": x.kind, "uses": x.uses, "smt2": x.text}
                      for d, x in ctx.derivation.lemmas.items()]
     return doc, ctx, report
+
+
+def _discharge(ctx: SchematicContext, timeout_ms: int) -> tuple[list[str], list[str]]:
+    """Z3 on every lemma: (false lemmas, undecided lemmas)."""
+    failed, undecided = [], []
+    for digest, lemma in ctx.derivation.lemmas.items():
+        answer = z3_answer(lemma.text, timeout_ms)
+        if answer == "sat":
+            failed.append(f"{lemma.kind} lemma {digest[:12]} is false: {lemma.where}")
+        elif answer != "unsat":
+            undecided.append(f"{lemma.kind} lemma {digest[:12]} ({lemma.where}): z3 says {answer}")
+    return failed, undecided
+
+
+def _other_sets(ctx: SchematicContext, T: Transformer) -> list[dict[str, str]]:
+    """Intended-set hints to try when attention lemmas fail: one head at a time, every other set."""
+    if not isinstance(ctx.scheme, EdgeScheme):
+        return []
+    defaults = dict(ctx.scheme.head_sets)
+    heads = sorted({h.name for layer in T.layers for h in layer.heads})
+    return [{head: s} for head in heads for s in SETS if s != defaults.get(head, "in-edges")]
 
 
 def prove_construction(construction: Construction | str, depth_bound: int | None = None,
@@ -109,15 +133,14 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
     doc, ctx, report = schematic_document(name, depth_bound, T, info_depth)
     problems += [str(r) for r in report.rejections]
     timings["derive"] = time.perf_counter() - t0
-    failed, undecided = [], []
     t0 = time.perf_counter()
-    if not problems:
-        for digest, lemma in ctx.derivation.lemmas.items():
-            answer = z3_answer(lemma.text, timeout_ms)
-            if answer == "sat":
-                failed.append(f"{lemma.kind} lemma {digest[:12]} is false: {lemma.where}")
-            elif answer != "unsat":
-                undecided.append(f"{lemma.kind} lemma {digest[:12]} ({lemma.where}): z3 says {answer}")
+    failed, undecided = ([], []) if problems else _discharge(ctx, timeout_ms)
+    if failed and all(f.startswith("schematic:attention") for f in failed):
+        for sets in _other_sets(ctx, T):  # another intended set for one head (a hint the kernel proves)
+            again, again_ctx, _ = schematic_document(name, depth_bound, T, info_depth, sets)
+            if _discharge(again_ctx, timeout_ms) == ([], []):
+                doc, ctx, failed = again, again_ctx, []
+                break
     timings["solve"] = time.perf_counter() - t0
     lemmas = len(ctx.derivation.lemmas)
     if not problems and not failed and not undecided:
