@@ -18,6 +18,7 @@ from typing import Any
 import sympy
 from sympy.printing.mathml import mathml
 
+CLAIM_LABEL = "the identity, for all real values of the variables"
 MAX_TEXT = 8000
 """Lemmas longer than this (characters of SMT-LIB) are shown as text only."""
 
@@ -59,9 +60,10 @@ def parse_sexprs(text: str) -> list[Any]:
 class _Converter:
     """SMT-LIB terms (QF_NRA, as the lemma printer writes them) to sympy."""
 
-    def __init__(self) -> None:
+    def __init__(self, evaluate: bool = True) -> None:
         self.symbols: dict[str, sympy.Symbol] = {}
         self.functions: dict[str, Any] = {}
+        self.evaluate = evaluate
 
     def symbol(self, name: str) -> sympy.Symbol:
         if name not in self.symbols:
@@ -82,14 +84,17 @@ class _Converter:
                 inner[name] = self.term(value, env)
             return self.term(args[1], inner)
         values = [self.term(a, env) for a in args]
+        ev = self.evaluate
         if head == "+":
-            return sympy.Add(*values)
+            return sympy.Add(*values, evaluate=ev)
         if head == "*":
-            return sympy.Mul(*values)
+            return sympy.Mul(*values, evaluate=ev)
         if head == "-":
-            return -values[0] if len(values) == 1 else values[0] - sympy.Add(*values[1:])
+            if len(values) == 1:
+                return sympy.Mul(-1, values[0], evaluate=ev)
+            return sympy.Add(values[0], *(sympy.Mul(-1, v, evaluate=ev) for v in values[1:]), evaluate=ev)
         if head == "/":
-            return values[0] / values[1]
+            return sympy.Mul(values[0], sympy.Pow(values[1], -1, evaluate=ev), evaluate=ev)
         if head == "sgn":
             return sgn(values[0])
         if head == "=":
@@ -108,7 +113,10 @@ class _Converter:
 
 
 def lemma_formulas(smt2: str) -> list[Formula]:
-    """The definitions and the proved identity of one lemma, as MathML; [] if the text is too large."""
+    """The definitions and the claimed identity of one lemma, as MathML; [] if the text is too large.
+
+    Sums and products are collected by sympy (readable); a claim that collecting makes trivial
+    (both sides equal, as in a key-decomposition lemma) is shown as written instead."""
     if len(smt2) > MAX_TEXT:
         return []
     conv = _Converter()
@@ -123,10 +131,15 @@ def lemma_formulas(smt2: str) -> list[Formula]:
             formulas.append(Formula(f"definition of {form[1]}", _math(sympy.Eq(call, body, evaluate=False))))
         elif form[0] == "assert":
             claim = form[1][1] if isinstance(form[1], list) and form[1][:1] == ["not"] else ["not", form[1]]
-            formulas.append(Formula("proved for all values of the variables", _math(conv.term(claim, {}))))
+            expr = conv.term(claim, {})
+            if isinstance(expr, sympy.Eq) and expr.lhs == expr.rhs:  # collected into x = x: show the lemma's own terms
+                written = _Converter(evaluate=False)
+                written.symbols = conv.symbols
+                expr = written.term(claim, {})
+            formulas.append(Formula(CLAIM_LABEL, _math(expr)))
     return formulas
 
 
 def _math(expr: Any) -> str:
     body = mathml(expr, printer="presentation")
-    return f'<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">{body}</math>'
+    return f'<div class="formula"><math xmlns="http://www.w3.org/1998/Math/MathML" display="block">{body}</math></div>'
