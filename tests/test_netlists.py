@@ -169,7 +169,7 @@ def test_malformed_bench(text: str, line: int | None, needle: str) -> None:
 
 
 BAD_BLIF = [
-    (".model m\n.inputs a b\n.outputs y\n.names a b y\n11 1\n00 1\n.end\n", 6, "multi-cube"),
+    (".model m\n.inputs a b\n.outputs y\n.names a b y\n11 1\n00 0\n.end\n", 6, "mixes on-set"),
     (".model m\n.inputs a\n.outputs y\n.names a q y\n11 1\n.end\n", 4, "undefined signal 'q'"),
     (".model m\n.inputs a\n.outputs y\n.names a z y\n11 1\n.names y z\n0 1\n", 4, "cycle"),
     (".model m\n.inputs a\n.outputs y\n.latch a y 0\n.end\n", 4, "sequential"),

@@ -269,8 +269,9 @@ def netlist_to_aig(netlist: Netlist) -> Aig:
             for x in xs[1:]:
                 value = xor(value, x)
             value ^= op == "XNOR"
-        elif op == "CUBE":
-            value = tree([x ^ (c == "0") for x, c in zip(xs, gate.cube) if c != "-"]) ^ (1 - gate.polarity)
+        elif op in ("CUBE", "COVER"):  # OR of the cubes, negated for an off-set
+            value = tree([tree([x ^ (c == "0") for x, c in zip(xs, cube) if c != "-"]) ^ 1
+                          for cube in gate.cubes or (gate.cube,)]) ^ gate.polarity
         else:
             raise ValueError(f"cannot write gate {gate.name!r} ({op}) as AIGER")
         lit[gate.name] = value

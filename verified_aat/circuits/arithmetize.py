@@ -73,6 +73,12 @@ def _exact_form(eng: Engine, gate: BoolGate, fs: list[Form]) -> Form:
     if op in ("XOR", "XNOR"):
         x = _xor_tree(eng, fs)
         return x if op == "XOR" else x.affine(-1, 1)
+    if op == "COVER":  # the sum of disjoint cubes (its multilinear polynomial)
+        from .netlists import disjoint_cubes
+        total = Form.lin([(1, eng.product([f if lit == "1" else f.affine(-1, 1)
+                                           for lit, f in zip(cube, fs) if lit != "-"]))
+                          for cube in disjoint_cubes(gate.cubes)])
+        return total if gate.polarity else total.affine(-1, 1)
     assert op == "CUBE"
     p = eng.product([f if lit == "1" else f.affine(-1, 1) for lit, f in zip(gate.cube, fs) if lit != "-"])
     return p if gate.polarity else p.affine(-1, 1)
@@ -190,12 +196,15 @@ def arithmetize(netlist: Netlist, mode: str = "exact", cap: int | None = DEFAULT
     return _build(netlist, mode, cap, provenance)[0]
 
 
-def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP, fmt: str | None = None) -> Circuit:
+def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP, fmt: str | None = None,
+                   drop_dead: bool = False) -> Circuit:
     """Read a ``.bench``/``.blif``/Bristol Fashion/AIGER file or synthesize a Verilog one (``fmt``
     overrides what the name and text suggest: :func:`.netlists.netlist_format`, ``.aag``/``.aig``,
     ``.v``/``.sv``) and arithmetize it; provenance records the
     source and carries the netlist link section (:mod:`.link_section`) that lets the kernel
-    prove the circuit equals the netlist."""
+    prove the circuit equals the netlist.  ``drop_dead`` drops the gates no output depends on
+    before the netlist is checked (ISCAS-89 s400's undefined net feeds only dead logic); the
+    section then says so and the kernel drops the same gates."""
     if mode not in MODES:
         raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)", path)
     fmt = fmt or FOREIGN_EXTENSIONS.get(Path(path).suffix.lower())
@@ -206,7 +215,7 @@ def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP
         text, link_fmt = data.decode("latin-1"), "aiger"  # one character per byte: binary .aig too
     else:
         data, text, fmt = read_netlist_file(path, fmt)
-        netlist, link_fmt = parse_netlist(text, path, fmt), fmt
+        netlist, link_fmt = parse_netlist(text, path, fmt, drop_dead), fmt
     m = measure_netlist(netlist)
     prov = Provenance(source_format=fmt, source_path=str(Path(path)), arithmetization=mode,
                       netlist_gates=m.gates, netlist_depth=m.depth, netlist_max_fan_in=m.max_fan_in,
@@ -215,4 +224,6 @@ def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP
     from .link_section import attach_link, link_section
     section = link_section(circuit, eng, netlist, cands, chosen, file=link_file, fmt=link_fmt, mode=mode,
                            data=data, text=text)
+    if drop_dead and link_fmt in ("bench", "blif"):
+        section["drop_dead"] = True
     return attach_link(circuit, section)

@@ -123,10 +123,11 @@ def _load_stdin(mode: str | None, fmt: str | None, cap: int | None) -> Circuit:
     return circuit
 
 
-def load_circuit(path: str, mode: str | None = None, fmt: str | None = None, cap: int | None = None) -> Circuit:
-    """Read a circuit; ``mode`` (default exact) and ``cap`` (default: the linear construction,
-    :mod:`.arithmetize`) only matter for netlists; ``fmt`` overrides the file's extension.
-    ``-`` reads standard input."""
+def load_circuit(path: str, mode: str | None = None, fmt: str | None = None, cap: int | None = None,
+                 drop_dead: bool = False) -> Circuit:
+    """Read a circuit; ``mode`` (default exact), ``cap`` (default: the linear construction,
+    :mod:`.arithmetize`) and ``drop_dead`` (drop netlist gates no output depends on) only
+    matter for netlists; ``fmt`` overrides the file's extension.  ``-`` reads standard input."""
     if mode is not None and mode not in MODES:
         raise InputError(f"unknown arithmetization mode '{mode}' (expected exact or threshold)", path)
     if path == STDIN:
@@ -137,7 +138,7 @@ def load_circuit(path: str, mode: str | None = None, fmt: str | None = None, cap
     if fmt == "json":
         return parse_circuit_json(read_circuit_file(path), file=path)
     from .arithmetize import import_netlist
-    return import_netlist(path, mode or "exact", cap, fmt)
+    return import_netlist(path, mode or "exact", cap, fmt, drop_dead)
 
 
 def save_circuit(circuit: Circuit, path: str) -> None:

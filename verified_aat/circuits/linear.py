@@ -44,7 +44,7 @@ from typing import Any
 
 from .affine import Engine, Form, Number, Wire, num
 from .ir import Kind
-from .netlists import BoolGate, Netlist
+from .netlists import BoolGate, Netlist, disjoint_cubes
 
 AND2 = (0, 0, 0, 1)
 OR2 = (0, 1, 1, -1)
@@ -53,10 +53,19 @@ _FOLD = {"AND": AND2, "NAND": AND2, "OR": OR2, "NOR": OR2, "XOR": XOR2, "XNOR": 
 SHARED_CONSTANTS = 5
 
 
+def gate_cost(gate: BoolGate) -> int:
+    """At most this many gates for ``gate``: 4·(k − 1) for a k-input gate; a cover's disjoint
+    cubes 4·(l − 1) each for l literals, then at most one scaling per cube and one add."""
+    if gate.op != "COVER":
+        return 4 * max(len(gate.args) - 1, 0)
+    cubes = disjoint_cubes(gate.cubes)
+    return sum(4 * max(len(c) - c.count("-") - 1, 0) for c in cubes) + len(cubes) + 1
+
+
 def gate_bound(netlist: Netlist) -> int:
     """The size bound of the linear arithmetization of ``netlist`` (module docstring)."""
-    steps = sum(max(len(g.args) - 1, 0) for g in netlist.gates)
-    return len(netlist.inputs) + 4 * steps + 2 * len(netlist.outputs) + SHARED_CONSTANTS
+    return len(netlist.inputs) + sum(gate_cost(g) for g in netlist.gates) + 2 * len(netlist.outputs) \
+        + SHARED_CONSTANTS
 
 
 def _negate(x: Form) -> Form:
@@ -192,8 +201,23 @@ class LinearEngine(Engine):
             xs = [x if lit == "1" else _negate(x) for lit, x in zip(gate.cube, xs) if lit != "-"]
             if not xs:
                 return Form.of(gate.polarity)
+        if op == "COVER":  # the sum of disjoint cubes: the cover's multilinear polynomial
+            total = self.add_literals([self.fold(AND2, [x if lit == "1" else _negate(x)
+                                                        for lit, x in zip(cube, xs) if lit != "-"])
+                                       if cube.count("-") < len(cube) else Form.of(1)
+                                       for cube in disjoint_cubes(gate.cubes)])
+            return total if gate.polarity else _negate(total)
         r = self.fold(_FOLD[op], xs)
         return _negate(r) if op in ("NAND", "NOR", "XNOR") or (op == "CUBE" and not gate.polarity) else r
+
+    def add_literals(self, xs: list[Form]) -> Form:
+        """The literal of Σ xs (one add gate over their wires, with scalings as needed)."""
+        const: Number = sum((x.const for x in xs), 0)
+        terms: dict[tuple[Wire, ...], Number] = {}
+        for x in xs:
+            for w, c in x.terms:
+                terms[(w,)] = terms.get((w,), 0) + c
+        return self.literal(const, terms)
 
     def threshold(self, gate: BoolGate, xs: list[Form]) -> Form | None:
         """The gate through one sign gate (None if it has no such form); {0,1} inputs only."""

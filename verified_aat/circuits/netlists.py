@@ -10,8 +10,11 @@ cover: ``cube`` holds the pattern over ``0 1 -`` (one character per argument,
 the AND of the literals; 0: its negation).  Covers that are plain AND, NAND,
 OR, NOR, NOT or buffers are stored under those names, so ``.names a b y`` /
 ``00 1`` is ``NOR(a, b)``; BLIF constants are ``CONST0``/``CONST1`` (a
-``.names`` block without rows is constant 0; covers with several rows are
-rejected as unsupported).
+``.names`` block without rows is constant 0).  A cover of several rows is a ``COVER``:
+``cubes`` holds the rows' patterns and ``polarity`` their common output value (1: the OR of
+the cubes, an on-set; 0: its negation, an off-set; rows with both values are refused).
+:func:`disjoint_cubes` rewrites a cover into disjoint cubes, whose sum is its multilinear
+polynomial (:mod:`.linear`).
 
 Measures (the numbers in ``shared/circuits/README.md``): ``gates`` counts
 every gate, BUFF, NOT and constants included; depth(input) = depth(constant)
@@ -22,6 +25,7 @@ first (ties in order of first appearance), as in that table.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,20 +36,24 @@ from ..errors import InputError
 VARIADIC = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
 UNARY = ("NOT", "BUFF")
 CONSTANTS = ("CONST0", "CONST1")
-OPS = VARIADIC + UNARY + CONSTANTS + ("CUBE",)
+OPS = VARIADIC + UNARY + CONSTANTS + ("CUBE", "COVER")
+MAX_DISJOINT_CUBES = 10_000  # a cover whose disjoint form is larger is refused
+MAX_SHARP_STEPS = 200_000    # ... and one that takes more steps to make disjoint
 _ALIASES = {"BUF": "BUFF", "INV": "NOT", "GND": "CONST0", "VDD": "CONST1"}
 _SEQUENTIAL = ("DFF", "LATCH", "DFFR", "DFFS")
 
 
 @dataclass(frozen=True, slots=True)
 class BoolGate:
-    """``name = op(args)``; ``cube``/``polarity`` only for ``CUBE`` gates."""
+    """``name = op(args)``; ``cube``/``polarity`` only for ``CUBE`` gates, ``cubes``/``polarity``
+    only for ``COVER`` gates."""
 
     name: str
     op: str
     args: tuple[str, ...] = ()
     cube: str = ""
     polarity: int = 1
+    cubes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.op not in OPS:
@@ -55,6 +63,9 @@ class BoolGate:
             raise ValueError(f"gate {self.name!r}: {self.op} cannot take {k} arguments")
         if self.op == "CUBE" and (len(self.cube) != k or set(self.cube) - set("01-") or self.polarity not in (0, 1)):
             raise ValueError(f"gate {self.name!r}: bad cube {self.cube!r} {self.polarity}")
+        if self.op == "COVER" and (not self.cubes or self.polarity not in (0, 1)
+                                   or any(len(c) != k or set(c) - set("01-") for c in self.cubes)):
+            raise ValueError(f"gate {self.name!r}: bad cover {self.cubes!r} {self.polarity}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +112,15 @@ def _gate_value(gate: BoolGate, vals: list[int], mask: int) -> int:
         return 0
     if op == "CONST1":
         return mask
-    if op == "CUBE":
-        acc = mask
-        for lit, v in zip(gate.cube, vals):
-            if lit != "-":
-                acc &= v if lit == "1" else ~v
-        return acc & mask if gate.polarity else ~acc & mask
+    if op in ("CUBE", "COVER"):
+        cover = 0
+        for cube in gate.cubes or (gate.cube,):
+            acc = mask
+            for lit, v in zip(cube, vals):
+                if lit != "-":
+                    acc &= v if lit == "1" else ~v
+            cover |= acc
+        return cover & mask if gate.polarity else ~cover & mask
     if op in ("AND", "NAND", "BUFF"):
         acc = mask
         for v in vals:
@@ -177,12 +191,32 @@ class _Parsed:
     inputs: list[tuple[str, int]]
     outputs: list[tuple[str, int]]
     gates: list[tuple[BoolGate, int]]
+    drop_dead: bool = False
+
+
+def live_signals(outputs: Iterable[str], gates: Iterable[BoolGate]) -> set[str]:
+    """The signals some output depends on (undefined ones included)."""
+    defs: dict[str, list[BoolGate]] = {}
+    for gate in gates:
+        defs.setdefault(gate.name, []).append(gate)
+    live: set[str] = set()
+    stack = list(outputs)
+    while stack:
+        name = stack.pop()
+        if name not in live:
+            live.add(name)
+            stack.extend(a for g in defs.get(name, ()) for a in g.args)
+    return live
 
 
 def _assemble(p: _Parsed) -> Netlist:
-    """Check definitions and uses, sort topologically (keeping file order when it is one)."""
+    """Check definitions and uses, sort topologically (keeping file order when it is one);
+    with ``drop_dead``, gates no output depends on are dropped first, unchecked."""
     if not (p.inputs or p.outputs or p.gates):
         raise InputError("empty netlist: no inputs, outputs or gates", p.file, None)
+    if p.drop_dead:
+        live = live_signals([name for name, _ in p.outputs], [g for g, _ in p.gates])
+        p.gates = [(g, line) for g, line in p.gates if g.name in live]
     where: dict[str, int] = {}
     for name, line in p.inputs + [(g.name, line) for g, line in p.gates]:
         if name in where:
@@ -245,10 +279,10 @@ _IO_RE = re.compile(rf"^(INPUT|OUTPUT)\s*\(\s*({_NAME})\s*\)$", re.IGNORECASE)
 _GATE_RE = re.compile(rf"^({_NAME})\s*=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)$")
 
 
-def parse_bench(text: str, file: str = "<bench>") -> Netlist:
+def parse_bench(text: str, file: str = "<bench>", drop_dead: bool = False) -> Netlist:
     """Parse an ISCAS-85 ``.bench`` netlist (``INPUT(a)``, ``OUTPUT(y)``, ``y = NAND(a, b)``)."""
     _check_text(text, file)
-    p = _Parsed(file, Path(file).stem or "netlist", [], [], [])
+    p = _Parsed(file, Path(file).stem or "netlist", [], [], [], drop_dead)
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -298,8 +332,17 @@ def _logical_lines(text: str) -> Iterable[tuple[int, list[str]]]:
 
 def _cover_gate(name: str, args: tuple[str, ...], rows: list[tuple[str, str, int]], file: str) -> BoolGate:
     """The gate of a ``.names`` block from its cover rows ``(pattern, out, line)``."""
-    if len(rows) > 1:
-        raise InputError(f"'{name}': multi-cube covers are not supported (found {len(rows)} rows)", file, rows[1][2])
+    mixed = [line for _, out, line in rows if out != rows[0][1]]
+    if mixed:
+        raise InputError(f"'{name}': a cover mixes on-set (output 1) and off-set (output 0) rows", file, mixed[0])
+    if len(rows) > 1 and args:
+        gate = BoolGate(name, "COVER", args, polarity=int(rows[0][1]), cubes=tuple(r[0] for r in rows))
+        try:
+            disjoint_cubes(gate.cubes)
+        except OverflowError:
+            raise InputError(f"'{name}': the cover of {len(rows)} rows is too large to make disjoint (more than "
+                             f"{MAX_DISJOINT_CUBES} cubes or {MAX_SHARP_STEPS} steps)", file, rows[0][2]) from None
+        return gate
     if not rows:
         return BoolGate(name, "CONST0")  # an empty on-set
     pattern, out, _ = rows[0]
@@ -315,10 +358,41 @@ def _cover_gate(name: str, args: tuple[str, ...], rows: list[tuple[str, str, int
     return BoolGate(name, "CUBE", args, pattern, pol)
 
 
-def parse_blif(text: str, file: str = "<blif>") -> Netlist:
-    """Parse a combinational single-model BLIF file whose covers have one cube each."""
+def _sharp(p: str, d: str) -> list[str]:
+    """Disjoint cubes covering the points of cube p outside cube d."""
+    if any(a != "-" and b != "-" and a != b for a, b in zip(p, d)):
+        return [p]  # disjoint already
+    pieces, q = [], p
+    for i, (a, b) in enumerate(zip(p, d)):
+        if a == "-" and b != "-":
+            pieces.append(q[:i] + ("1" if b == "0" else "0") + q[i + 1:])
+            q = q[:i] + b + q[i + 1:]
+    return pieces  # what is left of q lies inside d
+
+
+@functools.lru_cache(maxsize=4096)
+def disjoint_cubes(cubes: tuple[str, ...]) -> tuple[str, ...]:
+    """Pairwise disjoint cubes with the same union as ``cubes`` (each new cube minus the earlier
+    ones); :class:`OverflowError` past :data:`MAX_DISJOINT_CUBES` cubes or :data:`MAX_SHARP_STEPS`."""
+    out: list[str] = []
+    steps = 0
+    for cube in cubes:
+        pieces = [cube]
+        for d in out:
+            steps += len(pieces)
+            pieces = [r for piece in pieces for r in _sharp(piece, d)]
+            if not pieces:
+                break
+            if steps > MAX_SHARP_STEPS or len(out) + len(pieces) > MAX_DISJOINT_CUBES:
+                raise OverflowError("cover too large")
+        out.extend(pieces)
+    return tuple(out)
+
+
+def parse_blif(text: str, file: str = "<blif>", drop_dead: bool = False) -> Netlist:
+    """Parse a combinational single-model BLIF file (covers of any number of cubes)."""
     _check_text(text, file)
-    p = _Parsed(file, Path(file).stem or "netlist", [], [], [])
+    p = _Parsed(file, Path(file).stem or "netlist", [], [], [], drop_dead)
     block: tuple[str, tuple[str, ...], int] | None = None
     rows: list[tuple[str, str, int]] = []
     seen_model = ended = False
@@ -395,14 +469,16 @@ def netlist_format(path: str, text: str) -> str:
     return "blif" if starts and starts[0] == "." else "bench"
 
 
-def parse_netlist(text: str, file: str, fmt: str) -> Netlist:
-    """Dispatch to :func:`parse_bench`, :func:`parse_blif` or :func:`.bristol.parse_bristol`."""
+def parse_netlist(text: str, file: str, fmt: str, drop_dead: bool = False) -> Netlist:
+    """Dispatch to :func:`parse_bench`, :func:`parse_blif` or :func:`.bristol.parse_bristol`
+    (``drop_dead``: drop gates no output depends on before any check; Bristol files have none
+    that could be undefined)."""
     if fmt not in NETLIST_FORMATS:
         raise InputError(f"unknown netlist format {fmt!r} (expected bench, blif or bristol)", file, None)
     if fmt == "bristol":
         from .bristol import parse_bristol
         return parse_bristol(text, file)
-    return parse_bench(text, file) if fmt == "bench" else parse_blif(text, file)
+    return parse_bench(text, file, drop_dead) if fmt == "bench" else parse_blif(text, file, drop_dead)
 
 
 def read_netlist_file(path: str, fmt: str | None = None) -> tuple[bytes, str, str]:

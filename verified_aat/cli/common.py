@@ -32,6 +32,9 @@ def add_circuit_argument(parser: argparse.ArgumentParser) -> None:
                         help="netlists: the depth-aware arithmetization, expanding products of up to N terms "
                              "(shallower, can be larger; falls back to the linear one beyond 4x its size bound); "
                              "default: the linear arithmetization (at most 4 gates per 2-input gate)")
+    parser.add_argument("--drop-dead", action="store_true",
+                        help="netlists: drop gates that no output depends on before checking the netlist "
+                             "(e.g. an undefined net that feeds only dead logic)")
 
 
 def circuit_from_args(args: argparse.Namespace) -> Circuit:
@@ -49,7 +52,8 @@ def circuit_from_args(args: argparse.Namespace) -> Circuit:
         cap = getattr(args, "cap", None)
         if cap is not None and cap < 1:
             raise InputError(f"must be >= 1, got {cap}", "--cap")
-        return load_circuit(path, getattr(args, "mode", None), getattr(args, "circuit_format", None), cap)
+        return load_circuit(path, getattr(args, "mode", None), getattr(args, "circuit_format", None), cap,
+                            getattr(args, "drop_dead", False))
     if getattr(args, "circuit_format", None) is not None:
         raise InputError("--format applies to a CIRCUIT file, not to --family", ARGUMENTS)
     if n is None:

@@ -56,6 +56,7 @@ class NGate:
     args: tuple[str, ...]
     cube: str = ""
     polarity: int = 1
+    cubes: tuple[str, ...] = ()  # a COVER's rows (a BLIF block of several rows)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ _ARG = re.compile(rf"{_NAME}\Z")
 _DIGITS = re.compile(r"[0-9]{1,18}\Z")
 
 
-def parse(text: str, fmt: str) -> Netlist:
+def parse(text: str, fmt: str, drop_dead: bool = False) -> Netlist:
     if len(text) > MAX_NETLIST_CHARS:
         raise NetlistError(f"netlist too long ({len(text)} characters; the limit is {MAX_NETLIST_CHARS})")
     if fmt == "aiger":  # the file's bytes, one character each
@@ -86,9 +87,9 @@ def parse(text: str, fmt: str) -> Netlist:
     if bad:
         raise NetlistError(f"line {text.count(chr(10), 0, bad.start()) + 1}: control character in the netlist")
     if fmt == "bench":
-        return _order(*_bench(text))
+        return _order(*_bench(text), drop_dead)
     if fmt == "blif":
-        return _order(*_blif(text))
+        return _order(*_blif(text), drop_dead)
     if fmt == "bristol":
         return _order(*_bristol(text))
     raise NetlistError(f"unknown netlist format {fmt!r}"[:80])
@@ -146,9 +147,11 @@ def _blif(text: str) -> tuple[list[str], list[str], list[tuple[NGate, int]]]:
         if block is None:
             return
         name, args, line = block
-        if len(rows) > 1:
-            raise NetlistError(f"line {rows[1][2]}: the kernel reads single-cube covers only")
-        if not rows or not args:
+        if any(out != rows[0][1] for _, out, _ in rows):
+            raise NetlistError(f"line {line}: a cover with both on-set and off-set rows")
+        if len(rows) > 1 and args:
+            gates.append((NGate(name, "COVER", args, "", int(rows[0][1]), tuple(r[0] for r in rows)), line))
+        elif not rows or not args:
             gates.append((NGate(name, "CONST1" if rows and rows[0][1] == "1" else "CONST0", ()), line))
         else:
             gates.append((NGate(name, "CUBE", args, rows[0][0], int(rows[0][1])), line))
@@ -223,8 +226,21 @@ def _bristol(text: str) -> tuple[list[str], list[str], list[tuple[NGate, int]]]:
     return io[0], io[1], gates
 
 
-def _order(inputs: list[str], outputs: list[str], gates: list[tuple[NGate, int]]) -> Netlist:
-    """Check definitions and uses; order the gates topologically (Kahn), rejecting cycles."""
+def _order(inputs: list[str], outputs: list[str], gates: list[tuple[NGate, int]], drop_dead: bool = False
+           ) -> Netlist:
+    """Check definitions and uses; order the gates topologically (Kahn), rejecting cycles.
+    ``drop_dead``: first keep only the gates some output reads, through the gates named so."""
+    if drop_dead:
+        by_name: dict[str, list[NGate]] = {}
+        for gate, _ in gates:
+            by_name.setdefault(gate.name, []).append(gate)
+        seen, todo = set(), list(outputs)
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(a for g in by_name.get(name, []) for a in g.args)
+        gates = [(g, line) for g, line in gates if g.name in seen]
     line_of: dict[str, int] = {}
     for name in inputs:
         if name in line_of:
@@ -278,8 +294,34 @@ def multilinear(gate: NGate, b: list[Any], affine: Callable[[Number, list[tuple[
     if op in ("XOR", "XNOR"):  # (1 − Π(1 − 2·b)) / 2
         xor = affine(Fraction(1, 2), [(Fraction(-1, 2), product([affine(1, [(-2, x)]) for x in b]))])
         return xor if op == "XOR" else neg(xor)
+    if op == "COVER":  # Shannon expansion on the first bound operand: multilinear, as the cover is
+        cover = _shannon(frozenset(gate.cubes), b, affine, product, neg, {})
+        return cover if gate.polarity == 1 else neg(cover)
     literals = [x if lit == "1" else neg(x) for lit, x in zip(gate.cube, b) if lit != "-"]  # CUBE
     return product(literals) if gate.polarity == 1 else neg(product(literals))
+
+
+MAX_SHANNON = 100_000  # distinct cofactors of one cover
+
+
+def _shannon(cubes: frozenset[str], b: list[Any], affine: Callable[[Number, list[tuple[Number, Any]]], Any],
+             product: Callable[[list[Any]], Any], neg: Callable[[Any], Any], memo: dict[frozenset[str], Any]) -> Any:
+    """The multilinear polynomial of the OR of ``cubes``: f = b_i·f|1 + (1 − b_i)·f|0 for the first
+    operand i some cube binds; no cube is 0, an unbound cube is 1."""
+    if cubes in memo:
+        return memo[cubes]
+    if len(memo) > MAX_SHANNON:
+        raise TooLarge(f"a cover with more than {MAX_SHANNON} cofactors")
+    if not cubes or any(set(c) == {"-"} for c in cubes):
+        result = affine(int(bool(cubes)), [])
+    else:
+        i = min(next(k for k, ch in enumerate(c) if ch != "-") for c in cubes)
+        half = [frozenset(c[:i] + "-" + c[i + 1:] for c in cubes if c[i] != other) for other in "01"]
+        high, low = (_shannon(h, b, affine, product, neg, memo) for h in half)  # f|b_i=1, f|b_i=0
+        result = high if half[0] == half[1] else \
+            affine(0, [(1, product([b[i], high])), (1, product([neg(b[i]), low]))])
+    memo[cubes] = result
+    return result
 
 
 # -- the section -------------------------------------------------------------------
@@ -298,7 +340,10 @@ class Link:
 
 def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | str:
     """The section read strictly (:class:`Malformed` on bad data), or one problem sentence."""
-    sec = as_dict(raw, "$.netlist", KEYS)
+    sec = as_dict(raw, "$.netlist", KEYS, {"drop_dead"})
+    drop_dead = sec.get("drop_dead", False)
+    need(drop_dead is True or "drop_dead" not in sec, "$.netlist.drop_dead", "must be true when present")
+    need(not drop_dead or sec["format"] in ("bench", "blif"), "$.netlist.drop_dead", "only for bench or blif")
     for key in ("file", "format", "mode", "sha256", "text"):
         need(type(sec[key]) is str, f"$.netlist.{key}", "expected a string")
     name, text, sha, mode = sec["file"], sec["text"], sec["sha256"], sec["mode"]
@@ -316,7 +361,7 @@ def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | s
     if given is not None and (hashlib.sha256(given[1]).hexdigest() != sha or given[1] != raw_bytes):
         return (f"the given netlist {given[0]} (sha256 {hashlib.sha256(given[1]).hexdigest()[:16]}…) is not the "
                 f"certificate's embedded netlist {name} (sha256 {sha[:16]}…)")
-    net = parse(text, sec["format"])
+    net = parse(text, sec["format"], drop_dead)
     if len(net.inputs) != C.n_inputs or len(net.outputs) != len(C.outputs):
         return (f"the netlist has {len(net.inputs)} inputs and {len(net.outputs)} outputs, C has {C.n_inputs} "
                 f"and {len(C.outputs)}")
