@@ -71,6 +71,7 @@ def test_certificate_report_shows_gate_count_verdict_and_sections(c17_certificat
     for kind, count in c17_certificate["derived"]["obligations"].items():
         assert re.search(rf"<td>{re.escape(kind)}</td><td class=\"num\">{count:,}</td>", table), kind
     assert table.count("<math") >= 4 and "<mi>sgn</mi>" in table
+    assert "<mn>0</mn><mo>=</mo><mn>0</mn>" not in table  # key lemmas as written, not collected to 0 = 0
     # one heat-map per head of each distinct layer function, as PNG data URIs
     assert _section(page, "attention").count('src="data:image/png;base64,') == 2
     assert not EXTERNAL.search(page), EXTERNAL.search(page)
