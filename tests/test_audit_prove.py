@@ -104,6 +104,7 @@ def test_multi_head_proved_and_checked() -> None:
     report = check_certificate(json.loads(json.dumps(doc)), SERIAL)
     assert report.accepted, report.reasons
     assert "for every N in {2..4}" in report.theorem and "U_N(x) = T(x)" in report.theorem
+    assert "COPY/GT lemmas hold for all N" in report.theorem
 
 
 @pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
@@ -279,6 +280,10 @@ def test_cli_prove_check_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[
                  "--defect", "gt-as-ge"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["status"] == "refuted" and report["witness"]["n"] == 2
+    assert main(["audit", "-c", "gate-edge", str(TINY), "--lengths", "2", "--prove", "--samples", "5",
+                 "--defect", "argmax-includes-j"]) == 3
+    out = capsys.readouterr().out
+    assert "result       UNKNOWN" in out and "witness      N =" not in out and "no witness sequence" in out
 
 
 @pytest.mark.parametrize("argv, message", [

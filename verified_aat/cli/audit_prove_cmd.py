@@ -69,7 +69,7 @@ def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) ->
                 "circuit_outputs": [rational(v) for v in witness.circuit],
                 "transformer_outputs": [rational(v) for v in witness.transformer]}))
     print(f"lengths      {', '.join(map(str, lengths))}")
-    print(f"lemmas       {result.lemmas} (kernel-derived), "
+    print(f"lemmas       {result.lemmas or 'not derived (the kernel stopped before)'}; wall "
           + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
     for reason in result.reasons:
         print(f"reason       {reason}")

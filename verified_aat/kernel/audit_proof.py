@@ -354,7 +354,8 @@ def audit_theorem(ctx: AuditContext) -> str:
             and len(lengths) > 2 else "{" + ", ".join(map(str, lengths)) + "}")
     units = sha256_json([ctx.unrolled[n]["sha256"] for n in lengths])
     per_n = sorted({lemma.kind for lemma in ctx.lemmas if lemma.scope != ALL_N})
+    all_n = sorted({lemma.kind for lemma in ctx.lemmas if lemma.scope == ALL_N})
     return (f"for every N in {span}, every ordered ring Q ⊆ R ⊆ ℝ and every x ∈ R^(N·{T.dimension}): U_N(x) = T(x) "
             f"for T (sha256 {ctx.doc['hashes']['transformer'][:12]}, {len(T.layers)} layers) and its unrollings U_N "
-            f"(sha256 of the list {units[:12]}); COPY lemmas hold for all N, {'/'.join(per_n).upper() or 'no'} "
-            f"lemmas were checked per N")
+            f"(sha256 of the list {units[:12]}); {'/'.join(all_n).upper() or 'no'} lemmas hold for all N, "
+            f"{'/'.join(per_n).upper() or 'no'} lemmas were checked per N")
