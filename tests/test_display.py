@@ -164,3 +164,15 @@ def test_the_package_ships_py_typed():
     assert (package / "py.typed").is_file()
     project = tomllib.loads((package.parent / "pyproject.toml").read_text())
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["verified_aat"]
+
+
+def test_audit_is_an_api_function_whose_report_prints_short():
+    model = va.compile(va.parse_circuit("input x y\np = mul x y\noutput p\n")).transformer
+    report = va.audit(model, lengths=(2,), samples=2)
+    assert report.ok and repr(report).startswith("<AuditReport passed for 'gate-edge K=1'") and "lengths 2" in repr(report)
+    page = report._repr_html_()
+    assert "tested, not proved" in page and "N = 2" in page and "color:#1a7f37" in page
+    broken = dataclasses.replace(report, rows=(dataclasses.replace(report.rows[0], mismatches=1),), problems=("N = 2",))
+    assert not broken.ok and repr(broken).startswith("<AuditReport failed") and "FAILED" in broken._repr_html_()
+    with pytest.raises(TypeError):
+        va.audit(model, length=(2,))

@@ -21,6 +21,7 @@ from .circuits.ir import Circuit
 from .errors import InputError
 
 if TYPE_CHECKING:
+    from .audit import AuditReport
     from .constructions.base import CompiledConstruction
     from .refutation.refute import Refutation
     from .results import Certificate, CheckReport
@@ -121,6 +122,20 @@ def prove_construction(construction: str, *, depth_bound: int | None = None,
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
     return _prove(construction, depth_bound, model, _milliseconds("timeout", timeout),
                   _seconds("witness_budget", witness_budget))
+
+
+def audit(transformer: Transformer | str, *, lengths: Sequence[int] = (2, 3, 4), samples: int = 20,
+          seed: int = 0) -> AuditReport:
+    """The upper bound, tested: unroll ``transformer`` (a Transformer or a spec path) into an
+    FSAC⁰[sign] circuit for each of ``lengths`` and check its class, the exact size formula, the
+    depth formula and equality with an independent reference and the exact engine on ``samples``
+    seeded tie-heavy sequences per
+    length (``seed``).  An AuditReport (``.ok``); this tests, it proves nothing (``verified-aat audit
+    --prove`` does)."""
+    from .audit import audit as _audit
+    from .transformer.spec import load_transformer
+    model = load_transformer(transformer) if isinstance(transformer, str) else transformer
+    return _audit(model, tuple(lengths), samples, seed)
 
 
 def certificate(result: CertifyResult, *, timings: bool = True, circuit: Circuit | None = None) -> Certificate:

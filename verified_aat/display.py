@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 Rows = list[tuple[str, Any]]
 
-_COLOURS = {"proved": "#1a7f37", "accepted": "#1a7f37", "refuted": "#cf222e", "rejected": "#cf222e",
+_COLOURS = {"proved": "#1a7f37", "accepted": "#1a7f37", "passed": "#1a7f37", "failed": "#cf222e", "refuted": "#cf222e", "rejected": "#cf222e",
             "unknown": "#6e7781", "not-checked": "#6e7781"}
 _MAX_LISTED = 5  # problems, rejections and counterexample steps shown in a table
 
@@ -46,7 +46,7 @@ def html_table(kind: str, title: str, rows: Rows, status: str | None = None) -> 
         body.append(f"<tr><th style='text-align:left'>status</th><td style='text-align:left;color:{colour}'>"
                     f"<b>{html.escape(str(status))}</b></td></tr>")
     for label, value in rows:
-        if value is None or value == "":
+        if value is None or value == "" or (isinstance(value, (list, tuple)) and not value):
             continue
         if isinstance(value, (list, tuple)):
             shown = "<br>".join(html.escape(str(v)) for v in value)
@@ -119,8 +119,16 @@ def transformer_repr(transformer: Any) -> str:
 
 
 def transformer_html(transformer: Any) -> str:
+    """The counts, then one row per layer (heads, pooling, score kind, activation size), the
+    first few layers only for deep transformers."""
     title, rows = _transformer_rows(transformer)
-    return html_table("Transformer", title, rows)
+    layers = []
+    for number, layer in enumerate(transformer.layers, start=1):
+        heads = ", ".join(f"{h.name} ({h.pooling.value}, {'circuit' if hasattr(h.score, 'circuit') else 'bilinear'})"
+                          for h in layer.heads)
+        layers.append(f"{number}. {layer.name or 'layer'}: {heads or 'no heads'}; activation {layer.activation.size} "
+                      f"gates")
+    return html_table("Transformer", title, rows + [("layers by number", _listed(layers))])
 
 
 def encoding_repr(encoding: Any) -> str:
@@ -221,3 +229,30 @@ def certificate_html(doc: dict[str, Any]) -> str:
     title, rows = _certificate_rows(doc)
     result = doc.get("result") if isinstance(doc.get("result"), dict) else {}
     return html_table("Certificate", title, rows + [("claim", doc.get("claim"))], status=result.get("status"))
+
+
+# -- audits ------------------------------------------------------------------------------
+
+def _audit_rows(report: Any) -> Rows:
+    independent = report.depth_independent
+    return [("d", report.dimension), ("layers", report.layers), ("heads", report.heads),
+            ("lengths", ",".join(str(row.n) for row in report.rows)),
+            ("depth independent of N", None if independent is None else ("yes" if independent else "no")),
+            ("problems", len(report.problems))]
+
+
+def audit_repr(report: Any) -> str:
+    """``<AuditReport passed for 'T': d=5, 12 layers, …>``; *passed* means tested, not proved."""
+    return one_line("AuditReport", f"{'passed' if report.ok else 'failed'} for {report.transformer!r}",
+                    _audit_rows(report))
+
+
+def audit_html(report: Any) -> str:
+    rows = _audit_rows(report)[:-1]  # the problems themselves follow
+    for row in report.rows:
+        rows.append((f"N = {row.n}", f"{row.class_name}, depth {row.depth}, {row.size} gates (bound "
+                                     f"{row.size_bound}), {row.samples} samples, {row.mismatches} mismatches"
+                                     + ("" if row.ok else " — FAILED")))
+    rows.append(("problems", _listed(report.problems)))
+    return html_table("AuditReport", f"{report.transformer!r} (tested, not proved)", rows,
+                      status="passed" if report.ok else "failed")

@@ -84,8 +84,10 @@ class AuditRow:
         return self.class_ok and self.mul_binary and self.size_ok and self.depth_ok and self.mismatches == 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AuditReport:
+    """What ``audit`` found at each length N (``repr``: one line; ``_repr_html_``: a table per N)."""
+
     transformer: str
     dimension: int
     layers: int
@@ -107,6 +109,15 @@ class AuditReport:
     @property
     def ok(self) -> bool:
         return all(row.ok for row in self.rows) and self.depth_independent is not False
+
+    def __repr__(self) -> str:
+        from ..display import audit_repr
+        return audit_repr(self)
+
+    def _repr_html_(self) -> str:
+        """The verdict and one row per audited length N for Jupyter."""
+        from ..display import audit_html
+        return audit_html(self)
 
     def to_json(self) -> dict[str, Any]:
         rows = []
