@@ -129,9 +129,8 @@ def audit(transformer: Transformer | str, *, lengths: Sequence[int] = (2, 3, 4),
     """The upper bound, tested: unroll ``transformer`` (a Transformer or a spec path) into an
     FSAC⁰[sign] circuit for each of ``lengths`` and check its class, the exact size formula, the
     depth formula and equality with an independent reference and the exact engine on ``samples``
-    seeded tie-heavy sequences per
-    length (``seed``).  An AuditReport (``.ok``); this tests, it proves nothing (``verified-aat audit
-    --prove`` does)."""
+    seeded tie-heavy sequences per length (``seed``).  An AuditReport (``.ok``); this tests, it
+    proves nothing (``verified-aat audit --prove`` does)."""
     from .audit import audit as _audit
     from .transformer.spec import load_transformer
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
