@@ -129,7 +129,8 @@ def test_drop_dead(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = DATA / "dead_logic.bench"
     assert main(["info", str(path)]) == 2
     assert "uses undefined signal 'ghost'" in capsys.readouterr().err
-    circuit = import_netlist(str(path), "exact", None, None, drop_dead=True)
+    import verified_aat as va
+    circuit = va.load_circuit(str(path), drop_dead=True)
     assert circuit.provenance is not None and circuit.provenance.netlist_gates == 2
     for bits in itertools.product((0, 1), repeat=2):
         assert evaluate(circuit, list(bits)) == (1 - bits[0] * bits[1], 1 - bits[1])

@@ -30,12 +30,14 @@ if TYPE_CHECKING:
     from .transformer.model import Transformer
 
 
-def load_circuit(path: str, mode: str = "exact", *, fmt: str | None = None, cap: int | None = None) -> Circuit:
-    """A circuit from a .circ/.json file or a netlist (.bench/.blif/.bristol, arithmetized by ``mode``,
-    ``"exact"`` or ``"threshold"``); ``fmt`` overrides the extension (``"bristol"``); ``cap=N`` asks
-    for the depth-aware arithmetization (products of up to N terms) instead of the linear one."""
+def load_circuit(path: str, mode: str = "exact", *, fmt: str | None = None, cap: int | None = None,
+                 drop_dead: bool = False) -> Circuit:
+    """A circuit from a .circ/.json file or a netlist (.bench/.blif/.bristol/.aag/.aig, or Verilog
+    .v through Yosys; arithmetized by ``mode``, ``"exact"`` or ``"threshold"``); ``fmt`` overrides
+    the extension (``"bristol"``); ``cap=N`` asks for the depth-aware arithmetization (products of
+    up to N terms) instead of the linear one; ``drop_dead`` drops netlist gates no output reads."""
     from .circuits.io import load_circuit as _load
-    return _load(path, mode, fmt, cap)
+    return _load(path, mode, fmt, cap, drop_dead)
 
 
 def parse_circuit(text: str, *, name: str | None = None) -> Circuit:
