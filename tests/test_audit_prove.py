@@ -107,10 +107,11 @@ def test_multi_head_proved_and_checked() -> None:
     assert "COPY/GT lemmas hold for all N" in report.theorem
 
 
-@pytest.mark.parametrize("name", ["gate-edge", "gate-edge-dot", "unique-hard", "edge-only"])
+@pytest.mark.parametrize("name", sorted(CONSTRUCTIONS))
 def test_compiled_constructions(name: str) -> None:
     t = CONSTRUCTIONS[name].compile(load_circuit(str(TINY))).transformer
-    result = prove_audit(t, [2, 3, 4], jobs=1)
+    result = prove_audit(t, [2, 3, 4] if name in ("gate-edge", "gate-edge-dot", "unique-hard", "edge-only")
+                         else [3], jobs=1)
     assert result.status == PROVED, result.reasons
     assert check_certificate(result.certificate, SERIAL).accepted  # type: ignore[arg-type]
 
@@ -121,8 +122,8 @@ def test_gate_edge_up_to_eight() -> None:
     assert result.status == PROVED and "{2..8}" in result.theorem
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(transformers(max_layers=2), st.sampled_from([[1, 2], [3]]))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(transformers(max_layers=2), st.sampled_from([[1, 2], [3], [4]]))
 def test_random_transformers_are_the_kernels_unrolling(t: Transformer, lengths: list[int]) -> None:
     """The kernel's own unroller gives the engine's U_N gate for gate (any scores, shared circuits, fan-ins)."""
     doc, _, differs = build_certificate(t, lengths)
@@ -236,6 +237,12 @@ def test_other_forgeries(honest: dict[str, Any]) -> None:
     forged = copy.deepcopy(honest)
     forged["lengths"] = [2, 3, 10_000]
     _rejected(forged, "audit-document")
+    forged = copy.deepcopy(honest)  # every length allowed, but all of them together too large to build
+    forged["transformer"]["layers"] = forged["transformer"]["layers"] * 2_000
+    forged["lengths"] = list(range(1, 33))
+    forged["hashes"]["transformer"] = hashlib.sha256(json.dumps(
+        forged["transformer"], sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert "gates together" in _rejected(forged, "audit-transformer")
 
 
 # -- wrong unrollings --------------------------------------------------------------------------

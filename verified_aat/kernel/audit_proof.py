@@ -221,10 +221,12 @@ def _document(ctx: AuditContext) -> list[str]:
 
 def _transformer(ctx: AuditContext) -> list[str]:
     T = ctx.transformer = load_transformer(ctx.doc["transformer"])
-    for n in ctx.lengths:  # a bound on U_N's size before building anything
-        per_layer = [sum(n * n * (6 * n + 6 + T.dimension + _size(h.score)) for h in layer.heads)
-                     + n * _size(layer.activation) for layer in T.layers]
-        need(sum(per_layer) <= MAX_TOTAL_GATES, "$.lengths", f"U_{n} would exceed {MAX_TOTAL_GATES} gates")
+    total = 0
+    for n in ctx.lengths:  # a bound on the size of every U_N together, before building anything
+        total += sum(sum(n * n * (6 * n + 6 + T.dimension + _size(h.score)) for h in layer.heads)
+                     + n * _size(layer.activation) for layer in T.layers)
+        need(total <= MAX_TOTAL_GATES, "$.lengths", f"the unrollings up to N = {n} would exceed "
+                                                    f"{MAX_TOTAL_GATES} gates together")
     return []
 
 
