@@ -20,9 +20,9 @@ from .layouts import LAYOUTS, GateEdgeLayout
 from .obligations import Derivation, Function, layer_functions
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Rejection, Report
 from .schematic_derive import derive
-from .schematic_edges import (EDGE_SCHEMES, SETS, EdgeScheme, derive_edges, edge_encoding_problems,
+from .schematic_edges import (EDGE_SCHEMES, EdgeScheme, derive_edges, edge_encoding_problems,
                                layout_problems)
-from .schematic_lemmas import SCHEMES, Scheme, Sym, add_code_problems
+from .schematic_lemmas import SCHEMES, SETS, Scheme, Sym, add_code_problems
 
 SCHEMATIC: dict[str, Scheme | EdgeScheme] = {**SCHEMES, **EDGE_SCHEMES}  # every construction with a schematic proof
 
@@ -83,7 +83,7 @@ def _scheme(ctx: SchematicContext) -> list[str]:
     ctx.scheme = scheme
     hints = as_dict(ctx.doc.get("hints", {"sets": {}}), "$.hints", {"sets"})
     sets = as_dict(hints["sets"], "$.hints.sets", set(), {h.name for layer in T.layers for h in layer.heads})
-    allowed = SETS if isinstance(scheme, EdgeScheme) else ("in-edges",)
+    allowed = SETS if isinstance(scheme, EdgeScheme) or scheme.slots is not None else ("in-edges",)
     for head, chosen in sets.items():
         need(chosen in allowed, f"$.hints.sets.{head}", f"an intended set is one of {list(allowed)}")
     ctx.sets = dict(sets)
@@ -146,7 +146,7 @@ def _extra(scheme: Scheme | EdgeScheme) -> int:
 def _derive(ctx: SchematicContext) -> Derivation:
     if isinstance(ctx.scheme, EdgeScheme):
         return derive_edges(ctx.scheme, ctx.phases.get("step", []), ctx.sets)
-    return derive(ctx.scheme, ctx.phases)  # type: ignore[arg-type]
+    return derive(ctx.scheme, ctx.phases, ctx.sets)  # type: ignore[arg-type]
 
 
 def _lemmas(ctx: SchematicContext) -> list[str]:

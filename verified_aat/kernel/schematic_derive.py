@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .obligations import Derivation, Function
-from .schematic_lemmas import Lemma, Scheme, Shape, Templates, output, pooled_over, score
+from .schematic_lemmas import Lemma, Scheme, Shape, Templates, claimed, members, output, pooled_over, score
 
 EDGE = None  # the edge template in lists of shapes
 
@@ -25,14 +25,21 @@ def _label(shape: Shape | None) -> str:
     return "edge" if shape is None else shape.name
 
 
-def derive(scheme: Scheme, phase_functions: dict[str, list[Function]]) -> Derivation:
-    """Every lemma for the given layer functions of each phase."""
+def _slot(slot: int | None) -> str:
+    return "" if slot is None else f" (slot {slot})"
+
+
+def derive(scheme: Scheme, phase_functions: dict[str, list[Function]],
+           chosen: dict[str, str] | None = None) -> Derivation:
+    """Every lemma for the given layer functions of each phase; ``chosen`` overrides a gather head's
+    default intended set (a hint: the lemmas prove it)."""
     derivation = Derivation()
+    sets = {**dict(scheme.head_sets), **(chosen or {})}
     for fn in phase_functions.get("fetch", []):
         _fetch(scheme, fn, derivation)
         _frame(scheme, fn, "fetch", derivation)
     for fn in phase_functions.get("gather", []):
-        _gather(scheme, fn, derivation)
+        _gather(scheme, fn, derivation, sets)
         _frame(scheme, fn, "gather", derivation)
     return derivation
 
@@ -41,9 +48,10 @@ def _frame(scheme: Scheme, fn: Function, phase: str, derivation: Derivation) -> 
     """P6: structural outputs equal the inputs, for any values and any pooled vectors."""
     T = Templates(scheme)
     use = _emit(derivation, "schematic:frame")
-    for shape in scheme.shapes + (EDGE,):
-        lemma = Lemma(f"function {fn.number} ({phase}) frame at a {_label(shape)} position")
-        i = T.edge(lemma, "i") if shape is None else T.gate(lemma, shape, "i")
+    focus = [(s, None) for s in scheme.shapes] + [(EDGE, slot) for slot in scheme.edge_slots()]
+    for shape, slot in focus:
+        lemma = Lemma(f"function {fn.number} ({phase}) frame at a {_label(shape)} position{_slot(slot)}")
+        i = T.edge(lemma, "i", slot=slot) if shape is None else T.gate(lemma, shape, "i")
         pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
         lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in T.structural()]
         use(lemma)
@@ -54,76 +62,87 @@ def _fetch(scheme: Scheme, fn: Function, derivation: Derivation) -> None:
     val, has_sq = T.coordinates.index("val"), "sq" in T.values
     attention = _emit(derivation, "schematic:attention")
     step = _emit(derivation, "schematic:step")
+    slots = scheme.edge_slots()
+    others = [(s, None) for s in scheme.shapes] + [(EDGE, slot) for slot in slots]
     for head in fn.layer.heads:
         for source in scheme.shapes:
-            for other in scheme.shapes + (EDGE,):
-                lemma = Lemma(f"function {fn.number} (fetch) head {head.name}: an edge out of a {source.name} gate "
-                              f"scores its source above every other {_label(other)} position")
-                i = T.edge(lemma, "i")
-                t = T.gate(lemma, source, "t", gid="i_u")
-                if other is None:
-                    j = T.edge(lemma, "j")
-                else:
-                    j = T.gate(lemma, other, "j")
-                    lemma.hyps.append("(not (= j_g i_u))")
-                lemma.goals.append(f"(< {score(head, i, j)} {score(head, i, t)})")
-                attention(lemma)
+            for slot in slots:
+                for other, j_slot in others:
+                    lemma = Lemma(f"function {fn.number} (fetch) head {head.name}: an edge{_slot(slot)} out of a "
+                                  f"{source.name} gate scores its source above every other {_label(other)} "
+                                  f"position{_slot(j_slot)}")
+                    i = T.edge(lemma, "i", slot=slot)
+                    t = T.gate(lemma, source, "t", gid="i_u")
+                    if other is None:
+                        j = T.edge(lemma, "j", slot=j_slot)
+                    else:
+                        j = T.gate(lemma, other, "j")
+                        lemma.hyps.append("(not (= j_g i_u))")
+                    lemma.goals.append(f"(< {score(head, i, j)} {score(head, i, t)})")
+                    attention(lemma)
     for source in scheme.shapes:
-        lemma = Lemma(f"function {fn.number} (fetch) step: an edge out of a {source.name} gate copies its value")
-        y = lemma.var("y")
-        i = T.edge(lemma, "i")
-        t = T.gate(lemma, source, "t", values={"val": y}, gid="i_u")
-        pooled = [pooled_over(head.pooling, [t]) for head in fn.layer.heads]
-        lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
-        if has_sq:
-            lemma.goals.append(f"(= {output(fn.layer, T.coordinates.index('sq'), i, pooled)} (* {y} {y}))")
-        step(lemma)
+        for slot in slots:
+            lemma = Lemma(f"function {fn.number} (fetch) step: an edge{_slot(slot)} out of a {source.name} gate "
+                          f"copies its value")
+            y = lemma.var("y")
+            i = T.edge(lemma, "i", slot=slot)
+            t = T.gate(lemma, source, "t", values={"val": y}, gid="i_u")
+            pooled = [pooled_over(head.pooling, [t]) for head in fn.layer.heads]
+            lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
+            if has_sq:
+                lemma.goals.append(f"(= {output(fn.layer, T.coordinates.index('sq'), i, pooled)} (* {y} {y}))")
+            step(lemma)
     for shape in scheme.shapes:
         step(_keep(T, fn, "fetch", shape))
 
 
-def _keep(T: Templates, fn: Function, phase: str, shape: Shape | None) -> Lemma:
+def _keep(T: Templates, fn: Function, phase: str, shape: Shape | None, slot: int | None = None) -> Lemma:
     """A position keeps its value coordinates whatever its heads pool."""
-    lemma = Lemma(f"function {fn.number} ({phase}) step: a {_label(shape)} position keeps its values")
+    lemma = Lemma(f"function {fn.number} ({phase}) step: a {_label(shape)} position{_slot(slot)} keeps its values")
     kept = {c: lemma.var(f"y_{c}") for c in (T.values if shape is None else ("val",))}
-    i = T.edge(lemma, "i", values=kept) if shape is None else T.gate(lemma, shape, "i", values=kept)
+    i = T.edge(lemma, "i", values=kept, slot=slot) if shape is None else T.gate(lemma, shape, "i", values=kept)
     pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
     lemma.goals += [f"(= {output(fn.layer, T.coordinates.index(c), i, pooled)} {y})" for c, y in kept.items()]
     return lemma
 
 
-def _gather(scheme: Scheme, fn: Function, derivation: Derivation) -> None:
+def _gather(scheme: Scheme, fn: Function, derivation: Derivation, sets: dict[str, str]) -> None:
     T = Templates(scheme)
     attention = _emit(derivation, "schematic:attention")
     step = _emit(derivation, "schematic:step")
-    readers = [s for s in scheme.shapes if s.fan_in != 0]
+    slots = scheme.edge_slots()
+    others = ([("self", None)] + [(kind, slot) for kind in ("in-edge", "edge") for slot in slots]
+              + [(s, None) for s in scheme.shapes])
     for head in fn.layer.heads:
-        for shape in readers:
-            for other in ("self", "in-edge", "edge") + scheme.shapes:
-                label = other if isinstance(other, str) else f"{other.name} gate"
-                lemma = Lemma(f"function {fn.number} (gather) head {head.name}: a {shape.name} gate scores its "
-                              f"in-edges {'alike' if other == 'in-edge' else 'above every other ' + label}")
+        intended = sets.get(head.name, "in-edges")
+        comparator = {"in-edges": slots[0], "slot-0": 0, "slot-1": 1}[intended]
+        for shape in (s for s in scheme.shapes if claimed(intended, s)):
+            for other, j_slot in others:
+                label = f"{other}{_slot(j_slot)}" if isinstance(other, str) else f"{other.name} gate"
+                member = other == "in-edge" and (intended == "in-edges" or j_slot == comparator)
+                lemma = Lemma(f"function {fn.number} (gather) head {head.name} ({intended}): a {shape.name} gate "
+                              f"scores its intended in-edges {'alike' if member else 'above every other ' + label}")
                 i = T.gate(lemma, shape, "i")
-                e = T.edge(lemma, "e", target="i_g")
+                e = T.edge(lemma, "e", target="i_g", slot=comparator)
                 if other == "self":
                     j = i
                 elif other == "in-edge":
-                    j = T.edge(lemma, "j", target="i_g")
+                    j = T.edge(lemma, "j", target="i_g", slot=j_slot)
                 elif other == "edge":
-                    j = T.edge(lemma, "j")
+                    j = T.edge(lemma, "j", slot=j_slot)
                     lemma.hyps.append("(not (= j_v i_g))")
                 else:
                     j = T.gate(lemma, other, "j")  # type: ignore[arg-type]
                     lemma.hyps.append("(not (= j_g i_g))")
-                relation = "=" if other == "in-edge" else "<"
-                lemma.goals.append(f"({relation} {score(head, i, j)} {score(head, i, e)})")
+                lemma.goals.append(f"({'=' if member else '<'} {score(head, i, j)} {score(head, i, e)})")
                 attention(lemma)
-    step(_keep(T, fn, "gather", EDGE))
+    for slot in slots:
+        step(_keep(T, fn, "gather", EDGE, slot))
     for shape in scheme.shapes:
-        step(_compute(T, fn, shape))
+        step(_compute(T, fn, shape, sets))
 
 
-def _compute(T: Templates, fn: Function, shape: Shape) -> Lemma:
+def _compute(T: Templates, fn: Function, shape: Shape, sets: dict[str, str]) -> Lemma:
     """P5: a gate's new value is its operation on its operands' values."""
     if shape.op in ("input", "const"):
         return _keep(T, fn, "gather", shape)
@@ -136,11 +155,13 @@ def _compute(T: Templates, fn: Function, shape: Shape) -> Lemma:
         lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} 0.0)")
         return lemma
     if shape.fan_in is None:
-        return _symbolic_add(T, fn, lemma)
+        return _symbolic_add(T, fn, lemma, sets)
     ys = [lemma.var(f"y{s}") for s in range(shape.fan_in)]
     i = T.gate(lemma, shape, "i")
     edges = [T.edge(lemma, f"e{s}", target="i_g", values=_settled(T, y), slot=s) for s, y in enumerate(ys)]
-    pooled = [pooled_over(head.pooling, edges) for head in heads]
+    chosen = [members(sets.get(head.name, "in-edges"), edges) for head in heads]
+    pooled = [T.havoc(lemma, f"p{n}") if m is None else pooled_over(head.pooling, m)
+              for n, (head, m) in enumerate(zip(heads, chosen))]
     expected = {"add": ys[0] if len(ys) == 1 else f"(+ {' '.join(ys)})", "mul": f"(* {' '.join(ys)})",
                 "sign": f"(sgn {ys[0]})"}[shape.op]
     lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {expected})")
@@ -152,7 +173,7 @@ def _settled(T: Templates, y: str) -> dict[str, str]:
     return {"val": y, "sq": f"(* {y} {y})"} if "sq" in T.values else {"val": y}
 
 
-def _symbolic_add(T: Templates, fn: Function, lemma: Lemma) -> Lemma:
+def _symbolic_add(T: Templates, fn: Function, lemma: Lemma, sets: dict[str, str]) -> Lemma:
     """An add of symbolic fan-in k ≥ 1: its k in-edges carry values summing to S (squares to Q); the mean
     is S/k, written m with k·m = S.  A structural coordinate that is the same at every in-edge pools to
     itself; one that depends on the edge's source pools to a free variable."""
@@ -162,9 +183,13 @@ def _symbolic_add(T: Templates, fn: Function, lemma: Lemma) -> Lemma:
     first, second = T.edge(probe, "a", target="i_g"), T.edge(probe, "b", target="i_g")
     pooled = []
     for h, head in enumerate(fn.layer.heads):
-        if head.pooling != "average":  # one in-edge, value unrelated to S: an over-approximation
+        intended = sets.get(head.name, "in-edges")
+        if intended == "slot-1":  # k may be 1: no slot-1 in-edge, nothing claimed
+            pooled.append(T.havoc(lemma, f"p{h}"))
+            continue
+        if head.pooling != "average" or intended != "in-edges":  # one in-edge, value unrelated to S
             y = lemma.var(f"y{h}")
-            pooled.append(T.edge(lemma, f"e{h}", target="i_g", values=_settled(T, y)))
+            pooled.append(T.edge(lemma, f"e{h}", target="i_g", values=_settled(T, y), slot=0))
             continue
         row = []
         for c, name in enumerate(T.coordinates):

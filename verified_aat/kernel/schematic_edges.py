@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from .data import Gate
 from .layouts import LAYOUTS, EdgeOnlyLayout
 from .obligations import Derivation, Function
-from .schematic_lemmas import Lemma, Shape, Sym, output, pooled_over, score, smt
+from .schematic_lemmas import SETS, Lemma, Shape, Sym, claimed, members, output, pooled_over, score, smt
 
 SLOT_CLASSES = (0, 1, None)  # slot 0, any slot ≥ 1 (represented by 1), sink
-SETS = ("in-edges", "slot-0", "slot-1")  # all in-edges of u; its slot-0 in-edge; its slot-1 in-edge (fan-in 2)
 CHECKED = 64  # slots and fan-ins up to this are checked concretely (P2)
 
 
@@ -120,20 +119,6 @@ def derive_edges(scheme: EdgeScheme, functions: list[Function], chosen: dict[str
     return derivation
 
 
-def _claimed(intended: str, shape: Shape) -> bool:
-    """Whether a head claims an argmax set at edges out of ``shape`` gates (slot-1: fan-in exactly 2)."""
-    return shape.fan_in != 0 and (intended != "slot-1" or shape.fan_in == 2)
-
-
-def _members(intended: str, edges: list[list[str]]) -> list[list[str]] | None:
-    """The intended set among a gate's in-edges (None: not claimed, the pooled vector is free)."""
-    if intended == "in-edges":
-        return edges
-    if intended == "slot-0":
-        return edges[:1]
-    return edges[1:] if len(edges) == 2 else None
-
-
 def _use(derivation: Derivation, kind: str, lemma: Lemma) -> None:
     derivation.use(lemma.text(), kind, where=lemma.name)
 
@@ -143,7 +128,7 @@ def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation, set
     structural = [c for c, name in enumerate(T.coordinates) if name not in T.values]
     for head in fn.layer.heads:
         intended = sets.get(head.name, "in-edges")
-        for shape in (s for s in scheme.shapes if _claimed(intended, s)):
+        for shape in (s for s in scheme.shapes if claimed(intended, s)):
             for slot in SLOT_CLASSES:
                 for kind, j_slot in (("in", 0), ("in", 1), ("other", 0), ("other", 1), ("sink", None)):
                     lemma = Lemma(f"function {fn.number} head {head.name} ({intended}): a {_slot(slot)} out of a "
@@ -184,9 +169,9 @@ def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: 
         settled = [{"val": v, "sq": f"(* {v} {v})"} for v in ys]
         i = T.edge(lemma, "i", shape, slot)
         edges = [T.edge(lemma, f"e{s}", None, min(s, 1), target="i_u", values=settled[s]) for s in range(len(ys))]
-        members = [_members(sets.get(h.name, "in-edges"), edges) for h in heads]
+        chosen = [members(sets.get(h.name, "in-edges"), edges) for h in heads]
         pooled = [T.havoc(lemma, f"p{n}") if m is None else pooled_over(h.pooling, m)
-                  for n, (h, m) in enumerate(zip(heads, members))]
+                  for n, (h, m) in enumerate(zip(heads, chosen))]
         y = {"add": ys[0] if len(ys) == 1 else f"(+ {' '.join(ys)})", "mul": f"(* {' '.join(ys)})",
              "sign": f"(sgn {ys[0]})"}[shape.op]
     lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")

@@ -76,6 +76,12 @@ class Scheme:
     shapes: tuple[Shape, ...]        # every gate falls in exactly one shape
     circuit_class: str
     phases: tuple[str, ...] = ("fetch", "gather")
+    slots: tuple[int, ...] | None = None      # an edge's possible slots (fan-in ≤ 2: 0, 1); None: a symbolic slot
+    head_sets: tuple[tuple[str, str], ...] = ()  # gather head → default intended set (else all in-edges)
+
+    def edge_slots(self) -> tuple[int | None, ...]:
+        """The slots to enumerate for an edge of unknown slot (None: one symbolic slot)."""
+        return self.slots if self.slots is not None else (None,)
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -85,12 +91,16 @@ class Scheme:
 
 _COMMON = (Shape("input", 0), Shape("const", 0), Shape("add", 0))
 _FSAC = _COMMON + (Shape("add", None), Shape("mul", 2), Shape("sign", 1))
+_FNC = _COMMON + (Shape("add", 1), Shape("add", 2), Shape("mul", 2), Shape("sign", 1))
+_ONE_RULE = (("first", "slot-0"), ("second", "slot-1"))  # unique-hard-left/right: one head per argument slot
 SCHEMES: dict[str, Scheme] = {
     "gate-edge": Scheme("gate-edge", _FSAC, "FSAC⁰[sign]"),
     "gate-edge-dot": Scheme("gate-edge-dot", _FSAC, "FSAC⁰[sign]"),
-    "unique-hard": Scheme("unique-hard", _COMMON + (Shape("add", 1), Shape("add", 2), Shape("mul", 2),
-                                                              Shape("sign", 1)), "FNC⁰[sign]"),
+    "unique-hard": Scheme("unique-hard", _FNC, "FNC⁰[sign]"),
+    "unique-hard-left": Scheme("unique-hard-left", _FNC, "FNC⁰[sign]", slots=(0, 1), head_sets=_ONE_RULE),
+    "unique-hard-right": Scheme("unique-hard-right", _FNC, "FNC⁰[sign]", slots=(0, 1), head_sets=_ONE_RULE),
 }
+SETS = ("in-edges", "slot-0", "slot-1")  # a head's intended set: all in-edges; the slot-0 one; the slot-1 one
 SYMBOLIC_CODE_CHECKED = 64  # the layout's add code is checked to be the fan-in for k ≤ this
 
 
@@ -167,7 +177,7 @@ class Templates:
         v = target or lemma.var(f"{p}_v", is_id=True)
         lemma.hyps.append(f"(>= (- {v} {u}) 1.0)")
         s = f"{p}_slot"
-        row = [smt(x) for x in _edge_row(self.layout, Sym(u), Sym(v), Sym(s) if slot is None else slot)]
+        row = [smt(x) for x in self.layout.edge_row(Sym(u), Sym(v), Sym(s) if slot is None else slot)]
         if slot is None and any(s in x for x in row):
             lemma.var(s, is_id=True)
         return self._values(lemma, row, p, values or {})
@@ -184,12 +194,6 @@ class Templates:
         return [k for k, c in enumerate(self.coordinates) if c not in self.values]
 
 
-def _edge_row(layout: GateEdgeLayout, u: Sym, v: Sym, s: Sym | int) -> tuple[Any, ...]:
-    """The layout's edge row (layouts that do not take the argument slot get (u, v) only)."""
-    takes_slot = layout.edge_row.__code__.co_argcount == 3  # type: ignore[attr-defined]
-    return layout.edge_row(u, v, s) if takes_slot else layout.edge_row(u, v)  # type: ignore[call-arg]
-
-
 def score(head: Any, i_row: Sequence[str], j_row: Sequence[str]) -> str:
     if isinstance(head.score, Bilinear):
         return bilinear_term(head.score.entries, i_row, j_row)
@@ -199,6 +203,20 @@ def score(head: Any, i_row: Sequence[str], j_row: Sequence[str]) -> str:
 def output(layer: Layer, c: int, focus: Sequence[str], pooled: Sequence[Sequence[str]]) -> str:
     params = list(focus) + [x for row in pooled for x in row]
     return term(layer.activation, c, params)
+
+
+def claimed(intended: str, shape: Shape) -> bool:
+    """Whether a head claims an argmax set at a reader of ``shape`` (slot-1: fan-in exactly 2)."""
+    return shape.fan_in != 0 and (intended != "slot-1" or shape.fan_in == 2)
+
+
+def members(intended: str, edges: list[list[str]]) -> list[list[str]] | None:
+    """The intended set among a gate's in-edges in slot order (None: not claimed, the pooled vector is free)."""
+    if intended == "in-edges":
+        return edges
+    if intended == "slot-0":
+        return edges[:1]
+    return edges[1:] if len(edges) == 2 else None
 
 
 def pooled_over(pooling: str, members: Sequence[Sequence[str]]) -> list[str]:

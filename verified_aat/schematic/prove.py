@@ -20,9 +20,10 @@ from ..constructions.base import Construction
 from ..constructions.registry import get_construction
 from ..errors import InputError
 from ..kernel.report import Report
+from ..kernel.schematic_edges import EdgeScheme
 from ..kernel.schematic import (SCHEMATIC, SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, prepare,
                                 schematic_theorem)
-from ..kernel.schematic_edges import SETS, EdgeScheme
+from ..kernel.schematic_lemmas import SETS
 from ..kernel.solvers import z3_answer
 from ..refutation.candidates import candidate_circuits
 from ..refutation.refute import Refutation, intended_depth, refute
@@ -96,7 +97,7 @@ def _discharge(ctx: SchematicContext, timeout_ms: int) -> tuple[list[str], list[
 
 def _other_sets(ctx: SchematicContext, T: Transformer) -> list[dict[str, str]]:
     """Intended-set hints to try when attention lemmas fail: one head at a time, every other set."""
-    if not isinstance(ctx.scheme, EdgeScheme):
+    if ctx.scheme is None or not (isinstance(ctx.scheme, EdgeScheme) or ctx.scheme.slots is not None):
         return []
     defaults = dict(ctx.scheme.head_sets)
     heads = sorted({h.name for layer in T.layers for h in layer.heads})
