@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .data import Gate
+from .data import Gate, Head
 from .layouts import LAYOUTS, EdgeOnlyLayout
 from .obligations import Derivation, Function
 from .schematic_lemmas import SETS, Lemma, Shape, Sym, claimed, members, output, pooled_over, score, smt
@@ -180,7 +180,8 @@ def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: 
     return lemma
 
 
-def _symbolic(T: EdgeTemplates, lemma: Lemma, heads, sets: dict[str, str]) -> tuple[str, list[list[str]]]:  # type: ignore[no-untyped-def]
+def _symbolic(T: EdgeTemplates, lemma: Lemma, heads: tuple[Head, ...], sets: dict[str, str]
+              ) -> tuple[str, list[list[str]]]:
     """u is an add of symbolic fan-in k: values sum to S (squares to Q); the mean over its in-edges is m
     with k·m = S; a structural coordinate equal at every in-edge pools to itself, others are free."""
     k, total, squares = "i_k", lemma.var("S"), lemma.var("Q")
