@@ -287,3 +287,17 @@ def test_the_exact_engine_agrees_with_the_every_k_theorem(every_k, circuit, name
     x = data.draw(input_vectors(circuit.n_inputs))
     k = max(depth(circuit), 1) + data.draw(st.integers(0, 1))  # any K ≥ depth(C)
     assert tuple(simulate(circuit, x, name, depth_bound=k)) == tuple(evaluate(circuit, x))
+
+
+def test_cli_json(tmp_path, cli):
+    out = cli("prove-construction", "edge-k", "-K", "3", "--json", "-o", str(tmp_path / "c.json"))
+    doc = json.loads(out.stdout)
+    assert out.returncode == 0 and doc["status"] == "proved" and doc["exit_code"] == 0
+    assert doc["counts"]["lemmas"] == sum(doc["counts"][f"lemmas_{k}"] for k in ("attention", "step", "frame"))
+    assert doc["theorem"].startswith("for every FSAC") and (tmp_path / "c.json").exists()
+    model = tmp_path / "t.json"
+    save_transformer(mutants.EdgeKDoubleProduct().transformer(2), model)
+    out = cli("prove-construction", "edge-k", "-K", "2", "--transformer", str(model), "--json")
+    doc = json.loads(out.stdout)
+    assert out.returncode == 1 and doc["status"] == "refuted" and doc["counterexample"]["rational"]
+    assert any(not o["agrees"] for o in doc["counterexample"]["outputs"]) and doc["circuit"]["text"]

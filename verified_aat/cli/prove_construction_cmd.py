@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="CERT", help="write the schematic certificate here (when proved)")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per lemma (default 20)")
     p.add_argument("--budget", type=float, default=60.0, help="seconds for the witness search (default 60)")
+    from .json_output import add_json_argument
+    add_json_argument(p)
     p.set_defaults(func=run)
 
 
@@ -43,6 +45,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be > 0 seconds, got {args.budget}", "--budget")
     model = load_transformer(args.transformer) if args.transformer else None
     result = prove_construction(args.construction, args.depth_bound, model, int(args.timeout * 1000), args.budget)
+    if result.status == "proved" and args.output:
+        from ..certificates.document import write_certificate
+        write_certificate(result.certificate, args.output)  # type: ignore[arg-type]
+    if getattr(args, "json", False):
+        return _report_json(result, args)
     statement = "every K" if result.depth_bound is None else f"K = {result.depth_bound}"
     print(f"construction {result.construction} ({statement})")
     if result.certificate is not None:
@@ -53,8 +60,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"time         {result.seconds:.2f} s wall, {result.cpu_seconds:.2f} s CPU")
     if result.status == "proved":
         if args.output:
-            from ..certificates.document import write_certificate
-            write_certificate(result.certificate, args.output)  # type: ignore[arg-type]
             print(f"certificate  {args.output}")
         print(f"theorem      {result.theorem}")
         print("result       PROVED")
@@ -68,3 +73,23 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUTED
     print("result       UNKNOWN (not proved)")
     return EXIT_UNKNOWN
+
+
+def _report_json(result, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """``--json``: the envelope of docs/cli.md, command ``prove-construction``."""
+    from ..circuits.text_format import print_circuit
+    from .json_output import counterexample_json, emit, envelope
+
+    found = result.refutation.counterexample if result.status == "refuted" else None
+    circuit = result.refutation.circuit if found is not None else None
+    kinds = Counter(lemma["kind"].split(":")[-1] for lemma in (result.certificate or {}).get("lemmas", []))
+    return emit(envelope(
+        "prove-construction", result.status, reasons=list(result.problems),
+        counts={"lemmas": result.lemmas, **{f"lemmas_{k}": n for k, n in sorted(kinds.items())}},
+        timings={**result.timings, "total": result.seconds, "cpu": result.cpu_seconds},
+        construction=result.construction, depth_bound=result.depth_bound, every_K=result.depth_bound is None,
+        theorem=result.theorem or None, certificate=args.output if result.status == "proved" else None,
+        circuit=None if circuit is None else {"name": circuit.name, "gates": circuit.size,
+                                              "edges": circuit.n_edges, "inputs": circuit.n_inputs,
+                                              "text": print_circuit(circuit)},
+        counterexample=counterexample_json(found)))
