@@ -11,10 +11,16 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from netlist_helpers import SHARED, needs_shared
 
 import verified_aat as va
-from netlist_helpers import SHARED, needs_shared
-from verified_aat.circuits.aiger import Aig, netlist_to_aig, parse_aiger, write_aag, write_aig
+from verified_aat.circuits.aiger import (
+    Aig,
+    netlist_to_aig,
+    parse_aiger,
+    write_aag,
+    write_aig,
+)
 from verified_aat.circuits.evaluate import compile_circuit
 from verified_aat.circuits.netlists import read_netlist, simulate, simulate_words
 from verified_aat.circuits.verilog import yosys_available

@@ -5,20 +5,19 @@ of the netlist link, and bad input."""
 from __future__ import annotations
 
 import itertools
-import random
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from test_netlist_link import run
+
 from verified_aat.circuits.aiger import netlist_to_aig, parse_aiger, write_aig
 from verified_aat.circuits.arithmetize import import_netlist
 from verified_aat.circuits.evaluate import evaluate
-from verified_aat.circuits.link_section import netlist_section
 from verified_aat.circuits.linear import gate_bound
+from verified_aat.circuits.link_section import netlist_section
 from verified_aat.circuits.netlists import disjoint_cubes, parse_blif, simulate
 from verified_aat.cli.main import main
 from verified_aat.errors import InputError

@@ -6,21 +6,23 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from transformer_strategies import INTEGERS, sequences, transformers
+
 import verified_aat as va
 from verified_aat.circuits.evaluate import evaluate
 from verified_aat.cli.main import main
 from verified_aat.constructions.binarize import binarize
-from verified_aat.constructions.registry import CONSTRUCTIONS as REGISTERED, get_construction
+from verified_aat.constructions.registry import CONSTRUCTIONS as REGISTERED
+from verified_aat.constructions.registry import get_construction
 from verified_aat.export.npz import transformer_arrays
 from verified_aat.export.onnx_graph import transformer_to_onnx
 from verified_aat.symbolic.attention import engine_keys
@@ -47,10 +49,10 @@ def _session(model: Any) -> Any:
 
 def _reference_forward() -> Callable[[Any, np.ndarray], np.ndarray]:
     """The numpy forward pass, executed from the doc's code block (so the doc cannot rot)."""
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.DOTALL)
     code = next(b for b in blocks if "def forward" in b)
     namespace: dict[str, Any] = {}
-    exec(compile(code, str(DOC), "exec"), namespace)
+    exec(compile(code, str(DOC), "exec"), namespace)  # noqa: S102 - the doc's own code, run as documented
     return namespace["forward"]
 
 

@@ -49,7 +49,7 @@ class _Graph:
         self.nodes.append(self.helper.make_node(op, inputs, [out], **attrs))
         return out
 
-    def double(self, value: Fraction | int | float) -> str:
+    def double(self, value: Fraction | float) -> str:
         """A float64 scalar initializer (the nearest float64 to the rational)."""
         f = float(Fraction(value)) if not isinstance(value, float) else value
         key = ("d", f)

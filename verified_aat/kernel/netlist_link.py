@@ -38,10 +38,10 @@ from fractions import Fraction
 from typing import Any
 
 from .data import Gate, Malformed, Number
-from .netlist_parse import (MAX_PRODUCT_WORK, Form, NetlistError, TooLarge, add, load_link, multilinear,
-                            polynomials, substitute)
+from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .report import Context
 from .solvers import SAT, SOLVERS, UNSAT
+from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
 
 MAX_NODES = 100_000           # nodes in one lemma's expansion
 DEEPER = 3                    # deeper cuts tried for a lemma that fails at its frontier

@@ -1,7 +1,8 @@
 """The kernel's own reading of a certificate's ``netlist`` section: its netlist parsers
 (ISCAS ``.bench``, BLIF, Bristol Fashion; AIGER in ``aiger_parse.py``), a topological order, what each gate means
 (:func:`multilinear`), the strict loader of the section's shadow gates, annotations and
-candidate forms, and the exact sparse polynomials ``netlist_link.py`` decides lemmas with.
+candidate forms (the exact sparse polynomials ``netlist_link.py`` decides lemmas with are in
+``sparse_poly.py``).
 
 The parsers are independent of ``verified_aat/circuits/netlists.py`` on purpose: what the
 kernel proves a circuit equal to is the netlist *as read here*.  A netlist is its inputs and outputs in
@@ -26,6 +27,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need
+from .sparse_poly import TooLarge
 
 VARIADIC = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
 ALIASES = {"BUF": "BUFF", "INV": "NOT", "GND": "CONST0", "VDD": "CONST1"}
@@ -34,19 +36,11 @@ KEYS = {"file", "format", "mode", "sha256", "text", "shadow", "annotations", "si
 MAX_SHADOW = 10_000_000
 MAX_FORM_TERMS = 100_000
 MAX_CANDIDATES = 64
-MAX_MONOMIALS = 100_000       # terms of one polynomial
-MAX_PRODUCT_WORK = 5_000_000  # term pairs multiplied for one lemma
-Poly = dict[tuple[int, ...], Number]
-SIGN_ATOM = 1 << 40           # variable number of a sign(…) node taken as an atom
 Form = tuple[Number, tuple[tuple[int, Number], ...]]  # const + Σ coef·gate, gates increasing
 
 
 class NetlistError(ValueError):
     pass
-
-
-class TooLarge(Exception):
-    """A lemma beyond the kernel's size limits (a rejection, never a hang)."""
 
 
 @dataclass(frozen=True)
@@ -437,79 +431,3 @@ def _shadow(raw: Any, C: Circuit) -> list[Gate]:
                  f"{op} cannot take {len(args)} arguments")
             gates.append(Gate(op, tuple(args)))
     return gates
-
-
-# -- exact sparse polynomials (monomial = sorted tuple of variables, y_i is -1-i) ---------------
-
-def polynomials(order: list[tuple[Any, ...]], limit: int = MAX_PRODUCT_WORK) -> list[Poly]:
-    """The polynomial of every node of a lemma listing (``netlist_link._Prover._canonical``);
-    a sign node is an atom: an identity that holds for every value of it holds."""
-    polys: list[Poly] = []
-    work = 0
-    for item in order:
-        if item[0] in ("v", "y"):
-            p: Poly = {(item[1] if item[0] == "v" else -1 - item[1],): 1}
-        elif item[0] == "n":
-            p = {(): item[1]} if item[1] else {}
-        elif item[0] == "+":
-            p = {(): item[1]} if item[1] else {}
-            for m, c in item[2]:
-                add(p, polys[m], c)
-        elif item[0] == "sign":
-            p = {(SIGN_ATOM + len(polys),): 1}  # an opaque variable
-        else:
-            p = polys[item[1][0]]
-            for m in item[1][1:]:
-                work += len(p) * len(polys[m])
-                if work > limit:
-                    raise TooLarge(f"more than {limit} term products")
-                p = _mul(p, polys[m])
-        if len(p) > MAX_MONOMIALS:
-            raise TooLarge(f"more than {MAX_MONOMIALS} monomials")
-        polys.append(p)
-    return polys
-
-
-def add(out: Poly, q: Poly, c: Number = 1, shift: tuple[int, ...] = ()) -> Poly:
-    """out += c·q·(the monomial ``shift``), in place."""
-    for m, v in q.items():
-        key = tuple(sorted(m + shift)) if shift else m
-        s = out.get(key, 0) + c * v
-        if s:
-            out[key] = s
-        else:
-            out.pop(key, None)
-    return out
-
-
-def _mul(p: Poly, q: Poly) -> Poly:
-    out: Poly = {}
-    for m, c in p.items():
-        add(out, q, c, m)
-    return out
-
-
-def substitute(d: Poly, subs: list[Poly], limit: int = MAX_PRODUCT_WORK) -> Poly:
-    """d after replacing y_i by subs[i], one y at a time (fewest terms first) until d vanishes:
-    products of wide operands cancel before they would be expanded."""
-    work = 0
-    while d:
-        ys = {v for mono in d for v in mono if v < 0}
-        if not ys:
-            return d
-        y = min(ys, key=lambda v: (len(subs[-1 - v]), v))
-        powers: list[Poly] = [{(): 1}]
-        out: Poly = {}
-        for mono, c in d.items():
-            e = mono.count(y)
-            while len(powers) <= e:
-                work += len(powers[-1]) * len(subs[-1 - y])
-                if work > limit:
-                    raise TooLarge(f"more than {limit} term products")
-                powers.append(_mul(powers[-1], subs[-1 - y]))
-            work += len(powers[e])
-            if work > limit or len(out) > MAX_MONOMIALS:
-                raise TooLarge(f"more than {MAX_MONOMIALS} monomials or {limit} term products")
-            add(out, powers[e], c, tuple(v for v in mono if v != y))
-        d = out
-    return d
