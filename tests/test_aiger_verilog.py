@@ -203,3 +203,24 @@ def test_bad_verilog_names_its_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     seq.write_text("module r(input clk, input d, output reg q);\n  always @(posedge clk) q <= d;\nendmodule\n")
     assert main(["info", str(seq)]) == 2
     assert "latches" in capsys.readouterr().err
+
+
+def test_kernel_aiger_section_rules() -> None:
+    """The kernel's own rules for an embedded AIGER: its bytes one character each (nothing above
+    U+00FF), no drop_dead, and its own reading of binary files."""
+    import hashlib
+
+    from test_netlist_link import run
+    from verified_aat.circuits.link_section import netlist_section
+    circuit = va.load_circuit(str(DATA / "ctrl.aig"))
+    section = netlist_section(circuit)
+    assert section is not None and section["format"] == "aiger"
+    problems, theorem, _ = run(circuit, section, given=("ctrl.aig", (DATA / "ctrl.aig").read_bytes()))
+    assert not problems and "netlist ctrl.aig" in theorem
+    wide = section["text"] + "\u0101"
+    forged = dict(section, text=wide, sha256=hashlib.sha256(wide.encode("utf-8")).hexdigest())
+    assert "above U+00FF" in run(circuit, forged)[0][0]
+    assert "only for bench or blif" in run(circuit, dict(section, drop_dead=True))[0][0]
+    latch = "aag 1 0 1 0 0\n2 3\n"
+    forged = dict(section, text=latch, sha256=hashlib.sha256(latch.encode("latin-1")).hexdigest())
+    assert "AIGER" in run(circuit, forged)[0][0]
