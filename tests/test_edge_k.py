@@ -246,3 +246,14 @@ def test_claims_about_the_target_instead_of_the_source_fail():
     rules["edge"]["claims"] = [["val", "gate", 1]]  # edge u → v claims V(v) from layer depth(u) + 1
     rules["edge"]["offset"] = 1
     rejected_by(forge(Forgery(_probe(), construction="edge-k", schedule=rules)), "solvers", defence_budget=0)
+
+
+def test_the_defence_pools_each_distinct_argmax_set_once():
+    """Edges out of many inputs attend to the same wide set (all sinks): one tuple object, pooled once."""
+    from verified_aat.kernel.defence import interned
+    a, b = tuple(range(1, 4)), tuple(range(1, 4))  # equal, built apart: two objects
+    c = (4,)
+    assert a is not b
+    out = interned([a, b, c, a, b])
+    assert out == [a, b, c, a, b]
+    assert out[0] is out[1] is out[3] is out[4] and out[2] is c

@@ -136,6 +136,21 @@ class _Specialized:
         return consts["_f"]
 
 
+def interned(sets: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """Equal argmax sets as one tuple object.  The join shares a tuple per row key only, so many
+    row keys with one wide set (edges out of inputs attending to all sinks in edge-only/edge-k)
+    would each pool it again whenever a member changes: quadratic.  Hashing once per object is linear."""
+    by_value: dict[tuple[int, ...], tuple[int, ...]] = {}
+    by_object: dict[int, tuple[int, ...]] = {}
+    out = []
+    for s in sets:
+        t = by_object.get(id(s))
+        if t is None:
+            t = by_object[id(s)] = by_value.setdefault(s, s)
+        out.append(t)
+    return out
+
+
 def _score_function(score: Circuit | Bilinear):  # type: ignore[no-untyped-def]
     if isinstance(score, Bilinear):
         entries = score.entries
@@ -247,7 +262,7 @@ class _Run:
             key = (fn.number, h)
             if not self.brute:
                 if key not in self.sets:
-                    self._install(key, self.ctx.sets[key])
+                    self._install(key, interned(self.ctx.sets[key]))
                 continue
             if key in self.sets and not self.score_dirty.get(key, True):
                 continue
