@@ -166,13 +166,22 @@ def test_the_package_ships_py_typed():
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["verified_aat"]
 
 
+def test_no_public_name_is_shadowed_by_a_subpackage():
+    import pkgutil
+    for module in pkgutil.iter_modules(va.__path__):
+        __import__(f"verified_aat.{module.name}")  # sets verified_aat.<name> to the module
+    for name in va.__all__:
+        assert not inspect.ismodule(getattr(va, name)), name
+
+
 def test_audit_is_an_api_function_whose_report_prints_short():
+    import verified_aat.audit  # noqa: F401  (the subpackage must not hide the function)
     model = va.compile(va.parse_circuit("input x y\np = mul x y\noutput p\n")).transformer
-    report = va.audit(model, lengths=(2,), samples=2)
+    report = va.audit_transformer(model, lengths=(2,), samples=2)
     assert report.ok and repr(report).startswith("<AuditReport passed for 'gate-edge K=1'") and "lengths 2" in repr(report)
     page = report._repr_html_()
     assert "tested, not proved" in page and "N = 2" in page and "color:#1a7f37" in page
     broken = dataclasses.replace(report, rows=(dataclasses.replace(report.rows[0], mismatches=1),), problems=("N = 2",))
     assert not broken.ok and repr(broken).startswith("<AuditReport failed") and "FAILED" in broken._repr_html_()
     with pytest.raises(TypeError):
-        va.audit(model, length=(2,))
+        va.audit_transformer(model, length=(2,))

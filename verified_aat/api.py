@@ -126,8 +126,8 @@ def prove_construction(construction: str, *, depth_bound: int | None = None,
                   _seconds("witness_budget", witness_budget))
 
 
-def audit(transformer: Transformer | str, *, lengths: Sequence[int] = (2, 3, 4), samples: int = 20,
-          seed: int = 0) -> AuditReport:
+def audit_transformer(transformer: Transformer | str, *, lengths: Sequence[int] = (2, 3, 4), samples: int = 20,
+                      seed: int = 0) -> AuditReport:
     """The upper bound, tested: unroll ``transformer`` (a Transformer or a spec path) into an
     FSAC⁰[sign] circuit for each of ``lengths`` and check its class, the exact size formula, the
     depth formula and equality with an independent reference and the exact engine on ``samples``
