@@ -182,3 +182,14 @@ def test_softmax_heads_exported_or_refused(tmp_path: Path, capsys: pytest.Captur
     assert main(["export", str(out / "soft.json"), "--no-softmax", "-o", str(tmp_path / "t.onnx")]) == 2
     assert "softmax pooling is not exported" in capsys.readouterr().err
     assert not (tmp_path / "t.onnx").exists()
+    assert main(["export", str(out / "soft.json"), "--softmax-temperature", "0", "-o", str(tmp_path / "t.onnx")]) == 2
+    assert "temperature must be a positive" in capsys.readouterr().err
+    # a low temperature: the float engine's softmax at the same temperature
+    from verified_aat.transformer.spec import load_transformer
+    model = load_transformer(str(out / "soft.json"))
+    circuit = va.load_circuit(str(ROOT / "specs" / "circuits" / "mixed_depth6.circ"))
+    seq = va.compile(circuit).encoding.instantiate([k % 3 - 1 for k in range(circuit.n_inputs)])
+    X = np.array([[float(v) for v in row] for row in seq], dtype=np.float64)
+    for t in (1.0, 0.25):
+        (Y,) = _session(transformer_to_onnx(model, temperature=t)).run(None, {"X": X})
+        np.testing.assert_allclose(Y, run_float(model, seq, "float64", t).outputs, rtol=1e-9, atol=1e-9)

@@ -19,6 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="onnx or numpy (default: by the extension of -o, .onnx or .npz)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
     p.add_argument("--no-softmax", action="store_true", help="refuse softmax heads instead of exporting them")
+    p.add_argument("--softmax-temperature", type=float, default=1.0, metavar="T",
+                   help="ONNX: softmax heads divide their scores by T (as run --engine float64 does; default 1)")
     p.set_defaults(func=run)
 
 
@@ -32,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     model = load_transformer(args.model)
     if fmt == "onnx":
         from ..export.onnx_graph import save_onnx
-        count = save_onnx(model, args.output, softmax=not args.no_softmax)
+        count = save_onnx(model, args.output, softmax=not args.no_softmax, temperature=args.softmax_temperature)
         what = f"{count} ONNX nodes"
     else:
         from ..export.npz import save_npz

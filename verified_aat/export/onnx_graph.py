@@ -11,7 +11,7 @@ head's matrix Q, keys ``X`` (``W_K`` = I) and scores ``queries · keysᵀ`` (Mat
 Pooling: hard attention takes ``M = ReduceMax(S, axis 1)`` and the argmax mask
 ``E = Cast(Equal(S, M))``; *average* is ``MatMul(E, X) / ReduceSum(E)`` (the mean over ties),
 *leftmost* / *rightmost* keep the one entry of E where ``CumSum(E)`` (reversed for rightmost)
-equals 1, then ``MatMul``; *softmax* is ``MatMul(Softmax(S), X)``.  The activation circuit reads
+equals 1, then ``MatMul``; *softmax* is ``MatMul(Softmax(S / temperature), X)``.  The activation circuit reads
 the position's columns and each head's pooled columns, and its d outputs are concatenated into
 the next X.  Only gates some output depends on are emitted.
 """
@@ -107,9 +107,11 @@ class _Graph:
         return [values[o] for o in circuit.outputs]
 
 
-def _pool(g: _Graph, pooling: Pooling, s: str, x: str, where: str) -> str:
+def _pool(g: _Graph, pooling: Pooling, s: str, x: str, where: str, temperature: float = 1.0) -> str:
     """The N × d pooled vectors of one head from its N × N scores ``s``."""
     if pooling is Pooling.SOFTMAX:
+        if temperature != 1.0:
+            s = g.node("Div", [s, g.double(float(temperature))], f"{where}_scaled")
         return g.node("MatMul", [g.node("Softmax", [s], f"{where}_softmax", axis=1), x], f"{where}_pooled")
     top = g.node("ReduceMax", [s], f"{where}_max", axes=[1], keepdims=1)
     mask = g.node("Cast", [g.node("Equal", [s, top], f"{where}_eq")], f"{where}_argmax", to=g.onnx.TensorProto.DOUBLE)
@@ -121,9 +123,12 @@ def _pool(g: _Graph, pooling: Pooling, s: str, x: str, where: str) -> str:
     return g.node("MatMul", [g.node("Mul", [mask, first], f"{where}_one"), x], f"{where}_pooled")
 
 
-def transformer_to_onnx(transformer: Transformer, softmax: bool = True) -> Any:
+def transformer_to_onnx(transformer: Transformer, softmax: bool = True, temperature: float = 1.0) -> Any:
     """The ONNX ``ModelProto`` of ``transformer`` (module docstring); ``softmax=False`` refuses
-    softmax heads with an :class:`InputError` instead of exporting them."""
+    softmax heads with an :class:`InputError` instead of exporting them; softmax heads divide
+    their scores by ``temperature`` (as the float engine does)."""
+    if not temperature > 0 or temperature == float("inf"):
+        raise InputError(f"softmax temperature must be a positive finite number, got {temperature}")
     try:
         import onnx  # noqa: F401
     except ImportError:
@@ -153,7 +158,7 @@ def transformer_to_onnx(transformer: Transformer, softmax: bool = True) -> Any:
                     rows = [g.node("Transpose", [c], f"L{number}_row{k}", perm=[1, 0]) for k, c in enumerate(cols)]
                 (s,) = g.circuit(head.score.circuit, cols + rows, f"{where}_s")
                 s = g.node("Expand", [s, square], f"{where}_score")
-            pooled = _pool(g, head.pooling, s, x, where)
+            pooled = _pool(g, head.pooling, s, x, where, temperature)
             inputs += [g.node("Gather", [pooled, g.ints((c,))], f"{where}_p{c}", axis=1) for c in range(d)]
         outs = g.circuit(layer.activation, inputs, f"L{number}_act")
         outs = [g.node("Expand", [o, column], f"L{number}_y{k}") for k, o in enumerate(outs)]
@@ -176,9 +181,9 @@ def _identity(d: int) -> tuple[tuple[Fraction, ...], ...]:
     return tuple(tuple(Fraction(int(r == c)) for c in range(d)) for r in range(d))
 
 
-def save_onnx(transformer: Transformer, path: str, softmax: bool = True) -> int:
+def save_onnx(transformer: Transformer, path: str, softmax: bool = True, temperature: float = 1.0) -> int:
     """Write the ONNX model atomically; returns its number of nodes."""
     from ..circuits.io import write_atomically
-    model = transformer_to_onnx(transformer, softmax)
+    model = transformer_to_onnx(transformer, softmax, temperature)
     write_atomically(path, model.SerializeToString())
     return len(model.graph.node)
