@@ -80,3 +80,12 @@ def test_the_estimate_is_a_lower_bound_on_real_runs(tmp_path):
                           text=True)
     code, peak_mb = map(int, done.stderr.split()[-2:])
     assert code == 0 and estimated_memory_mb("check", edges) < peak_mb
+
+
+def test_audit_past_the_estimate_is_refused_before_unrolling(tmp_path):
+    """The unrolled size is known from T alone (audit/unroll.size_formula): N = 60 needs ~14·10⁶ gates."""
+    spec = Path(__file__).resolve().parent.parent / "specs" / "circuits" / "mixed_depth6.circ"
+    refused = _cli("audit", "-c", "gate-edge", str(spec), "--lengths", "3,60", "--max-memory", "500")
+    assert refused.returncode == 3 and "refused before starting" in refused.stderr
+    assert "unrolled gates × 50 B" in refused.stderr and refused.stdout == ""
+    assert _cli("audit", "-c", "gate-edge", str(spec), "--lengths", "3", "--max-memory", "500").returncode == 0

@@ -127,6 +127,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--output-length (or --n) goes with --output-circuit FILE", ARGUMENTS)
     lengths = parse_lengths(args.lengths)
     transformer, extra = _model(args)
+    from ..audit.unroll import size_formula
+    from .resources import require_memory
+    require_memory("audit", max(size_formula(transformer, n).size_bound for n in set(lengths)), args)
     if args.prove:
         return run_prove(args, sorted(set(lengths)), transformer)
     if args.output is not None:
