@@ -242,3 +242,13 @@ def test_unknown_result_puts_failed_lemmas_first(tmp_path: Path, capsys) -> None
     assert failed == ["local-step:add"]
     lemmas = re.findall(r'data-kind="local-step:add" data-status="(\w+)"', page)
     assert lemmas and lemmas[0] == "failed" and "FAILED" in page
+
+
+def test_a_rejected_certificate_is_reported_as_rejected(c17_certificate: dict) -> None:
+    import copy
+
+    forged = copy.deepcopy(c17_certificate)
+    forged["derived"]["obligations"]["local-step:add"] += 1  # a count the kernel recomputes
+    verdict = _section(render_html(forged, check=True, layout="python"), "verdict")
+    assert 'data-status="rejected"' in verdict and "status-rejected" in verdict
+    assert "docs/soundness.md" in verdict  # the kernel's rejection line names its step
