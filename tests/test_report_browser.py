@@ -1,9 +1,11 @@
 """The reports in a real browser: headless Chromium (Debian's ``chromium``) renders the report of c17's
-certificate and of a refuted hand-edited transformer, takes screenshots and dumps the DOM.
+certificate and of a refuted mutant (tests/mutants.py's MissingRescaling, written as an edited
+transformer.json), takes screenshots and dumps the DOM.
 
 Checks: no console message at all (Chromium logs page console output with
 ``--enable-logging=stderr``; a control page with an error proves the check can fail), the key
-elements are in the rendered DOM, and the screenshot is not blank.  The screenshots are kept
+elements are in the rendered DOM (the first mismatch where ``certify --json`` puts it, the edited
+lines inside the gather activation), and the screenshot is not blank.  The screenshots are kept
 under ``out/test-report/`` (or ``$VERIFIED_AAT_TEST_OUTPUT``) and their paths printed.
 Without Chromium the test is skipped with the reason (``.ci/run`` installs it when it can).
 """
@@ -118,18 +120,26 @@ def test_c17_certificate_report_in_chromium(browser: str, tmp_path: Path, pytest
     assert all(src.startswith("data:") for src in re.findall(r'<img [^>]*src="([^"]*)"', dom))
 
 
-def test_refuted_mutant_report_in_chromium(browser: str, tmp_path: Path, pytestconfig: pytest.Config) -> None:
-    from verified_aat.constructions.registry import get_construction
+def test_refuted_mutant_report_in_chromium(browser: str, tmp_path: Path, pytestconfig: pytest.Config, capsys) -> None:
+    """tests/mutants.py's MissingRescaling (add reads the mean, not k · mean) as an edited transformer.json."""
+    import json
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from mutants import MissingRescaling
+
     from verified_aat.report.diff import compiled_text
 
-    lines = compiled_text(get_construction("gate-edge").transformer(6)).splitlines()
-    number = next(i for i, line in enumerate(lines) if '"add_value = mul x.op gather.val"' in line)
-    lines[number] = lines[number].replace("mul x.op gather.val", "mul gather.val gather.val")
-    edited, page = tmp_path / "edited.json", tmp_path / "mutant.html"
-    edited.write_text("\n".join(lines) + "\n")
-    assert main(["certify", str(C17), "-c", "gate-edge", "--transformer", str(edited), "--report", str(page)]) == 1
+    edited, page = tmp_path / "missing-rescaling.json", tmp_path / "mutant.html"
+    edited.write_text(compiled_text(MissingRescaling().transformer(6)))
+    assert main(["certify", str(C17), "-c", "gate-edge", "--transformer", str(edited), "--json",
+                 "--report", str(page)]) == 1
+    mismatch = json.loads(capsys.readouterr().out)["counterexample"]["first_mismatch"]
     dom, _ = _render(browser, page, "c17-refuted-mutant", pytestconfig)
     assert 'data-status="refuted"' in dom
-    assert re.search(r'<p id="first-mismatch" data-position="\d+"', dom)
-    assert re.search(r'<tr class="mismatch">', dom)
-    assert f'<tr class="edited" data-line="{number + 1}">' in dom
+    assert f'<p id="first-mismatch" data-position="{mismatch["position"]}" data-gate="{mismatch["gate"]}"' in dom
+    assert len(re.findall(r'<tr class="mismatch">', dom)) == 1
+    lines = edited.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == '"activation-gather": [') + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("]")) + 1
+    highlighted = [int(n) for n in re.findall(r'<tr class="edited" data-line="(\d+)">', dom)]
+    assert highlighted and all(start < n <= end for n in highlighted)  # the edit is the gather activation
