@@ -139,9 +139,11 @@ def _edits(data: ReportData) -> str:
     body = []
     for r in d.rows:
         cls = "gap" if r.tag == "gap" else "equal" if r.tag == "equal" else "edited"
+        old_cls = "old" if r.old_number else "absent"  # one side of an insertion or deletion is empty: not coloured
+        new_cls = "new" if r.new_number else "absent"
         body.append(f'<tr class="{cls}" data-line="{r.new_number or ""}"><td class="num">{r.old_number or ""}</td>'
-                    f'<td class="old">{escape(r.old)}</td><td class="num">{r.new_number or ""}</td>'
-                    f'<td class="new">{escape(r.new)}</td></tr>')
+                    f'<td class="{old_cls}">{escape(r.old)}</td><td class="num">{r.new_number or ""}</td>'
+                    f'<td class="{new_cls}">{escape(r.new)}</td></tr>')
     note = " (the file was re-indented as `compile` writes it; line numbers are of that form)" if d.reindented else ""
     more = '<p class="note">… more changes not shown.</p>' if d.truncated else ""
     lines = ", ".join(map(str, d.edited_lines[:30])) + (" …" if len(d.edited_lines) > 30 else "")
