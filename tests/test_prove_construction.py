@@ -271,7 +271,7 @@ from hypothesis import strategies as st  # noqa: E402
 from strategies import circuits, input_vectors  # noqa: E402
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(circuit=circuits(max_gates=8, max_inputs=3), name=st.sampled_from(SCHEMATIC), data=st.data())
 def test_the_exact_engine_agrees_with_the_every_k_theorem(every_k, circuit, name, data):
     from verified_aat.circuits.evaluate import evaluate
@@ -301,3 +301,45 @@ def test_cli_json(tmp_path, cli):
     doc = json.loads(out.stdout)
     assert out.returncode == 1 and doc["status"] == "refuted" and doc["counterexample"]["rational"]
     assert any(not o["agrees"] for o in doc["counterexample"]["outputs"]) and doc["circuit"]["text"]
+
+
+# -- random attacks: whatever the schematic kernel accepts, the exact engine confirms --------------
+
+import random  # noqa: E402
+
+from test_kernel_soundness import CASES, engine_agrees, engine_transformer, mutate  # noqa: E402
+from verified_aat.certificates.kernel_form import transformer_form  # noqa: E402
+
+ACCEPTED_MUTANTS: list[str] = []
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(SCHEMATIC), seed=st.integers(0, 10 ** 6))
+def test_whatever_the_schematic_kernel_accepts_the_engine_confirms(name, seed):
+    rng = random.Random(seed)
+    circuit = CASES.get(name) or (mutants.probe_fnc_circuit() if "unique" in name else mutants.probe_circuit())
+    compiled = get_construction(name).compile(circuit)
+    doc = mutate(transformer_form(compiled.transformer), rng)
+    try:
+        T = engine_transformer(doc)
+    except Exception:  # noqa: BLE001 - a mutation the engine's model refuses is not an attack on the kernel
+        return
+    forged, _, _ = schematic_document(name, compiled.depth_bound, T, compiled.depth_bound)
+    report = check_certificate(forged)
+    if report.accepted:  # then T_K must really compute every circuit of depth ≤ K, the probe included
+        assert engine_agrees(circuit, name, doc, rng), (name, seed)
+        ACCEPTED_MUTANTS.append(name)
+    else:
+        assert report.rejections or report.unchecked
+
+
+def test_the_random_schematic_attack_is_not_vacuous():
+    circuit = CASES["gate-edge"]
+    compiled = get_construction("gate-edge").compile(circuit)
+    outcomes = set()
+    for seed in range(2, 6):  # seeds 3 and 4 are harmless edits, 2 and 5 wrong ones
+        doc = mutate(transformer_form(compiled.transformer), random.Random(seed))
+        forged, _, _ = schematic_document("gate-edge", compiled.depth_bound, engine_transformer(doc),
+                                          compiled.depth_bound)
+        outcomes.add(check_certificate(forged).outcome)
+    assert outcomes == {"accepted", "rejected"}
