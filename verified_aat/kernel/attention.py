@@ -60,7 +60,8 @@ def key_lemma(score: Circuit | Bilinear, keys: dict[str, Circuit], facts: Sequen
 
 
 def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit]) -> Sets:
-    """argmin_j (rk(row_i) − ck(row_j))² + pen(row_j) for every i; equal row keys share one tuple.
+    """argmin_j (rk(row_i) − ck(row_j))² + pen(row_j) for every i; equal row keys, and row keys that choose
+    the same column keys, share one tuple (built once: no n² when many rows attend to one wide set).
 
     For a row key a, the candidates are the column keys; the cost of key k is
     (a − k)² + (the least penalty among columns with key k).  Walking outward
@@ -77,6 +78,7 @@ def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit]) -> Sets:
     least = {k: min(g) for k, g in groups.items()}
     floor = min(least.values())
     memo: dict[Number, tuple[int, ...]] = {}
+    by_choice: dict[tuple[Number, ...], tuple[int, ...]] = {}
     out: Sets = []
     for row in rows:
         a = rk(*row)[0]
@@ -96,7 +98,11 @@ def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit]) -> Sets:
                         best, chosen = cost, [key]
                     elif cost == best:
                         chosen.append(key)
-            found = memo[a] = tuple(sorted(j for key in chosen for j in groups[key][least[key]]))
+            choice = tuple(sorted(chosen))  # many row keys can choose the same column keys (all sinks)
+            found = by_choice.get(choice)
+            if found is None:
+                found = by_choice[choice] = tuple(sorted(j for key in choice for j in groups[key][least[key]]))
+            memo[a] = found
         out.append(found)
     return out
 
