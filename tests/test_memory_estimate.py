@@ -89,3 +89,12 @@ def test_audit_past_the_estimate_is_refused_before_unrolling(tmp_path):
     assert refused.returncode == 3 and "refused before starting" in refused.stderr
     assert "unrolled gates × 50 B" in refused.stderr and refused.stdout == ""
     assert _cli("audit", "-c", "gate-edge", str(spec), "--lengths", "3", "--max-memory", "500").returncode == 0
+
+
+def test_round_trip_past_the_estimate_is_refused_before_unrolling():
+    """c17 through gate-edge unrolls at N = |enc(c17, x)| into ~8·10⁶ gates (measured peak 871 MB)."""
+    c17 = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits" / "iscas85" / "c17.bench"
+    if not c17.exists():
+        pytest.skip(f"{c17} is not beside the checkout")
+    refused = _cli("audit", "-c", "gate-edge", str(c17), "--round-trip", "--max-memory", "300")
+    assert refused.returncode == 3 and "8,153,161 unrolled gates" in refused.stderr

@@ -35,6 +35,18 @@ def check_defect_option(name: str) -> None:
         raise exc.located("--defect") from None
 
 
+def _require_memory(circuit, args: argparse.Namespace) -> None:
+    """Refuse up front when U_N for N = |enc(C, x)| cannot fit (the size is known from T_K alone)."""
+    from ..audit.unroll import size_formula
+    from ..constructions.registry import get_construction
+    from .resources import require_memory
+    try:
+        compiled = get_construction(args.construction).compile(circuit)
+    except InputError:
+        return  # outside the construction's class: round_trip says so itself
+    require_memory("audit", size_formula(compiled.transformer, compiled.encoding.length).size_bound, args)
+
+
 def run_round_trip(args: argparse.Namespace) -> int:
     """The --round-trip branch of ``audit``."""
     from ..audit.round_trip import PROVED, REFUTED, round_trip
@@ -47,6 +59,7 @@ def run_round_trip(args: argparse.Namespace) -> int:
     circuit_args = argparse.Namespace(**vars(args))
     circuit_args.circuit = args.circuit if args.circuit is not None else args.model
     circuit = circuit_from_args(circuit_args)
+    _require_memory(circuit, args)
     result = round_trip(circuit, args.construction, not args.no_lower_bound,
                         int(args.round_trip_timeout * 1000), defect=args.defect)
     code = {PROVED: EXIT_OK, REFUTED: EXIT_REFUTED}.get(result.status, EXIT_UNKNOWN)
