@@ -15,8 +15,9 @@ from typing import Any, Sequence
 
 Rows = list[tuple[str, Any]]
 
-_COLOURS = {"proved": "#1a7f37", "accepted": "#1a7f37", "passed": "#1a7f37", "failed": "#cf222e", "refuted": "#cf222e", "rejected": "#cf222e",
-            "unknown": "#6e7781", "not-checked": "#6e7781"}
+_GREEN, _RED, _GREY = "#1a7f37", "#cf222e", "#6e7781"
+_COLOURS = {"proved": _GREEN, "accepted": _GREEN, "passed": _GREEN, "refuted": _RED, "rejected": _RED, "failed": _RED,
+            "unknown": _GREY, "not-checked": _GREY}
 _MAX_LISTED = 5  # problems, rejections and counterexample steps shown in a table
 
 
@@ -168,9 +169,9 @@ def counterexample_rows(found: Any) -> Rows:
                   ("outputs", [f"{n}: circuit {e}, transformer {a}" + ("" if e == a else "  ← differs")
                                for n, e, a in zip(found.output_names, found.expected, found.actual)])]
     if mismatch is not None:
+        value = "(no value)" if mismatch.transformer_value is None else mismatch.transformer_value
         rows.append(("first mismatch", f"gate {mismatch.gate} ({mismatch.kind}) at layer {mismatch.layer}: circuit "
-                                       f"{mismatch.circuit_value}, transformer "
-                                       f"{'(no value)' if mismatch.transformer_value is None else mismatch.transformer_value}"))
+                                       f"{mismatch.circuit_value}, transformer {value}"))
     return rows
 
 
