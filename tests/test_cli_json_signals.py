@@ -33,13 +33,29 @@ def _verified_aat() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "verified_aat.cli.main"]
 
 
+def _wait_until_main_handles_sigterm(process: subprocess.Popen, limit: float = 120.0) -> None:
+    """Wait until the CLI's main() has installed its SIGTERM handler (bit 15 of SigCgt in /proc/PID/status),
+    not a fixed time: on a loaded machine importing the package can take longer than any fixed sleep."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            status = Path(f"/proc/{process.pid}/status").read_text()
+        except OSError:
+            break
+        caught = next((int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigCgt:")), 0)
+        if caught & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.02)
+
+
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGINT, 130, "interrupted"),
                                              (signal.SIGTERM, 143, "terminated")])
 def test_an_interrupted_certify_leaves_no_certificate_and_no_temporary_file(tmp_path, sig, code, word):
     process = subprocess.Popen(_verified_aat() + ["certify", "--family", "relu", "--n", "20000", "-o", "out.json"],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                restore_signals=True)
-    time.sleep(1.0)
+    _wait_until_main_handles_sigterm(process)
+    time.sleep(0.3)
     assert process.poll() is None, "certify finished before the signal: use a larger family"
     process.send_signal(sig)
     out, err = process.communicate(timeout=120)
