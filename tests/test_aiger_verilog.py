@@ -224,3 +224,15 @@ def test_kernel_aiger_section_rules() -> None:
     latch = "aag 1 0 1 0 0\n2 3\n"
     forged = dict(section, text=latch, sha256=hashlib.sha256(latch.encode("latin-1")).hexdigest())
     assert "AIGER" in run(circuit, forged)[0][0]
+
+
+def test_aiger_on_standard_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Binary and ASCII AIGER are recognised by their header on standard input; errors name <stdin>."""
+    import io
+    for name in ("ctrl.aig", "c17.aag"):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO((DATA / name).read_bytes())))
+        assert main(["info", "-"]) == 0
+        assert "netlist (aiger)" in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"aag 1 1 1 0 0\n2\n2 3\n")))
+    assert main(["info", "-"]) == 2
+    assert capsys.readouterr().err.startswith("verified-aat: <stdin>:1: AIGER latches")

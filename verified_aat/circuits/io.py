@@ -103,7 +103,9 @@ def _load_stdin(mode: str | None, fmt: str | None, cap: int | None) -> Circuit:
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown circuit format '{fmt}' (expected {', '.join(FORMATS)})", STDIN_NAME)
     data = sys.stdin.buffer.read()
-    text = decode_circuit_bytes(data, STDIN_NAME)
+    if fmt is None and data[:4] in (b"aag ", b"aig "):
+        fmt = "aiger"
+    text = "" if fmt == "aiger" else decode_circuit_bytes(data, STDIN_NAME)  # binary AIGER is bytes
     fmt = fmt or content_format(text)
     if fmt == "text":
         return parse_circuit_text(text, file=STDIN_NAME, name="stdin")
