@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mutants import EdgeKSlotIgnored, NoGatherPenalty, SquareOfMean, UniqueHardAverageLeft
+from mutants import (
+    EdgeKDoubleProduct,
+    EdgeKMissingRescaling,
+    EdgeKSlotIgnored,
+    EdgeKUnsignedCode,
+    NoGatherPenalty,
+    SquareOfMean,
+    UniqueHardAverageLeft,
+    probe_fnc_circuit,
+)
 from test_netlist_link import run
 
 import verified_aat as va
@@ -27,7 +36,12 @@ from verified_aat.audit.unroll import unroll as engine_unroll
 from verified_aat.certificates.kernel_form import sha256_json
 from verified_aat.circuits.link_section import netlist_section
 from verified_aat.constructions.registry import get_construction
-from verified_aat.kernel import CertificateFileError, Options, check_certificate, parse_certificate
+from verified_aat.kernel import (
+    CertificateFileError,
+    Options,
+    check_certificate,
+    parse_certificate,
+)
 from verified_aat.kernel.data import Malformed
 from verified_aat.kernel.schematic_lemmas import SETS
 from verified_aat.schematic import prove as schematic_prove
@@ -405,3 +419,33 @@ def test_netlist_format_or_bytes_swapped(tmp_path: Path) -> None:
         assert _link_rejected(circuit, dict(section, format=fmt))
     problems, _, _ = run(circuit, section, given=("t.blif", BLIF.encode() + b"\n"))
     assert problems and "is not the certificate's embedded netlist" in problems[0]
+
+
+# -- per-circuit certificates of the new constructions (edge-k) ------------------------------------
+
+@pytest.mark.parametrize("mutant", [EdgeKDoubleProduct, EdgeKSlotIgnored, EdgeKUnsignedCode, EdgeKMissingRescaling])
+def test_per_circuit_edge_k_mutant_refuted_by_the_solvers_not_only_the_defence(mutant: type) -> None:
+    """tests/forge.py's forger (every derived field consistent) on a wrong edge-k T_C: the seeded
+    interpreter (D) rejects it first; with the interpreter given no budget, the solvers (S12) still do."""
+    from forge import Forgery, forge, verdict
+    circuit = probe_fnc_circuit()
+    doc = forge(Forgery(circuit, mutant().compile(circuit).transformer, construction="edge-k"))
+    first = verdict(doc)
+    assert first.outcome == "rejected" and first.rejections[0].check == "defence", first.reasons
+    report = verdict(doc, defence_budget=0)
+    assert report.outcome == "rejected" and report.rejections[0].check == "solvers", report.reasons
+    assert "z3 finds a counterexample" in report.rejections[0].detail
+
+
+# -- the kernel's options ---------------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="kernel accepts forged schematic certificate of a wrong T when "
+                                       "Options.solvers is empty: 0 solver runs, verdict accepted")
+def test_no_solver_means_not_accepted() -> None:
+    """``check_certificate(doc, Options(solvers=()))`` runs no solver and still says *accepted* for
+    SquareOfMean's every-K certificate (the CLI and ``va.check`` always pass a solver; the kernel's own
+    entry point does not insist).  Fix: an empty solver tuple must give *not checked* (or be refused by
+    Options), in checks._solvers and audit_proof._solvers alike."""
+    doc, _, _ = schematic_document("gate-edge", None, SquareOfMean().transformer(1), 1)
+    report = check_certificate(doc, Options(solvers=(), jobs=1))
+    assert report.outcome != "accepted", (report.solver_runs, report.theorem[:80])
