@@ -449,3 +449,39 @@ def test_no_solver_means_not_accepted() -> None:
     doc, _, _ = schematic_document("gate-edge", None, SquareOfMean().transformer(1), 1)
     report = check_certificate(doc, Options(solvers=(), jobs=1))
     assert report.outcome != "accepted", (report.solver_runs, report.theorem[:80])
+
+
+@pytest.mark.xfail(strict=True, reason="kernel accepts a schematic certificate checked against a given circuit "
+                                       "it does not cover: Options.circuit_sha256 / netlist are ignored")
+@pytest.mark.parametrize("given", ["circuit", "netlist"])
+def test_schematic_check_against_a_given_circuit(gate_edge_every_k: dict[str, Any], given: str) -> None:
+    """``check CERT --circuit FILE`` sets Options.circuit_sha256 (or .netlist); the per-circuit checks
+    reject a circuit that is not the certified one (check given-circuit), but check_schematic never
+    reads either option, so any circuit, of any depth or class, is 'accepted' alongside the theorem.
+    Fix: check_schematic (and check_audit) should load the given circuit and require it in the class
+    with depth ≤ K, or refuse the option as bad input."""
+    options = Options(jobs=1, circuit_sha256="0" * 64) if given == "circuit" else \
+        Options(jobs=1, netlist=("x.blif", b".model m\n.inputs a\n.outputs y\n.names a y\n0 1\n.end\n"))
+    report = check_certificate(copy.deepcopy(gate_edge_every_k), options)
+    assert report.outcome != "accepted", report.theorem[:80]
+
+
+@pytest.mark.xfail(strict=True, reason="kernel accepts an audit certificate checked against a given circuit: "
+                                       "Options.circuit_sha256 is ignored")
+def test_audit_check_against_a_given_circuit(audit_doc: dict[str, Any]) -> None:
+    report = check_certificate(copy.deepcopy(audit_doc), Options(jobs=1, circuit_sha256="0" * 64))
+    assert report.outcome != "accepted", report.theorem[:80]
+
+
+@pytest.mark.xfail(strict=True, reason="`check K=1-schematic --circuit c17.aag` (depth 3 > K) says ACCEPTED, exit 0")
+def test_cli_check_of_a_schematic_certificate_with_a_deeper_circuit(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The user asks whether the depth-1 certificate covers c17 (depth 3); the CLI answers ACCEPTED."""
+    from verified_aat.cli.main import main
+    doc, _, _ = schematic_document("unique-hard", 1, get_construction("unique-hard").transformer(1), 1)
+    cert = tmp_path / "uh1.json"
+    cert.write_text(json.dumps(doc))
+    c17 = Path(__file__).resolve().parent / "data" / "c17.aag"
+    code = main(["check", str(cert), "--circuit", str(c17)])
+    out = capsys.readouterr().out
+    assert code != 0 and "ACCEPTED" not in out
