@@ -95,8 +95,10 @@ def test_multi_head_proved_and_checked() -> None:
     doc = result.certificate
     assert doc is not None and doc["lengths"] == [2, 3, 4]
     kinds = _kinds(doc)
-    assert kinds["copy"] == {ALL_N} and kinds["gt"] == {ALL_N}
-    for kind in ("argmax", "recip", "leftmost", "rightmost"):
+    assert kinds["copy"] == kinds["gt"] == kinds["recip"] == {ALL_N}
+    recip = next(lemma for lemma in doc["lemmas"] if lemma["kind"] == "recip")
+    assert recip["uses"] == 4 + 9 + 16  # one induction step per term: N terms per position, one average head
+    for kind in ("argmax", "leftmost", "rightmost"):
         assert kinds[kind] == {"N = 2", "N = 3", "N = 4"}, kind
     # ARGMAX: one lemma per (N, j), used once per (layer, head, i): 3 heads, N positions
     argmax = [lemma for lemma in doc["lemmas"] if lemma["kind"] == "argmax" and lemma["scope"] == "N = 4"]
@@ -104,7 +106,8 @@ def test_multi_head_proved_and_checked() -> None:
     report = check_certificate(json.loads(json.dumps(doc)), SERIAL)
     assert report.accepted, report.reasons
     assert "for every N in {2..4}" in report.theorem and "U_N(x) = T(x)" in report.theorem
-    assert "COPY/GT lemmas hold for all N" in report.theorem
+    assert "COPY/GT/RECIP lemmas hold for all N" in report.theorem
+    assert "ARGMAX/LEFTMOST/RIGHTMOST lemmas were checked per N" in report.theorem
 
 
 @pytest.mark.parametrize("name", sorted(CONSTRUCTIONS))
@@ -137,7 +140,8 @@ def test_random_transformers_are_the_kernels_unrolling(t: Transformer, lengths: 
 def test_lemmas_are_valid_and_their_wrong_versions_are_not() -> None:
     cases = [(argmax_lemma(5, 2, 1).text, "(>= s2 s0)", "(> s2 s0)"),
              (gt_lemma(1).text, "(> s t)", "(>= s t)"),
-             (recip_lemma(4, 1).text, "(= c 4.0)", "(= c 5.0)"),
+             (recip_lemma(1).text, "(<= k m)) (= (*", "(< k m)) (= (*"),
+             (recip_lemma(1).text, "(= negm (- (to_real m)))", "(= negm (- 1.0 (to_real m)))"),
              (select_lemma(4, 2, "leftmost", 1).text, "(= m1 0.0)", "(= m3 0.0)"),
              (select_lemma(4, 1, "rightmost", 1).text, "(= m2 0.0)", "(= m0 0.0)")]
     for text, right, wrong in cases:
@@ -213,10 +217,13 @@ def test_edited_lemma_text(honest: dict[str, Any]) -> None:
 
 
 def test_all_n_claimed_for_a_per_n_lemma(honest: dict[str, Any]) -> None:
-    for kind in ("recip", "argmax", "rightmost"):
+    for kind in ("argmax", "leftmost", "rightmost"):
         forged = copy.deepcopy(honest)
         next(entry for entry in forged["lemmas"] if entry["kind"] == kind)["scope"] = ALL_N
         assert "scope" in _rejected(forged, "audit-lemmas")
+    forged = copy.deepcopy(honest)  # and the other way round: a per-N scope on the all-N RECIP step
+    next(entry for entry in forged["lemmas"] if entry["kind"] == "recip")["scope"] = "N = 2"
+    assert "scope" in _rejected(forged, "audit-lemmas")
 
 
 def test_other_forgeries(honest: dict[str, Any]) -> None:

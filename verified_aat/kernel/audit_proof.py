@@ -7,9 +7,10 @@ unrolled circuit U_N, and the local lemmas.  The kernel trusts none of it:
 * it re-unrolls T at every N with its own unroller (:mod:`.unroll`) and
   requires the engine's U_N to have the same canonical structure hash (U3),
   so U_N *is* the composition of the gadgets the lemmas are about;
-* it derives the lemmas itself — COPY for every distinct score / activation
-  circuit and BILINEAR for every bilinear score (both for all N), ARGMAX,
-  RECIP and LEFTMOST / RIGHTMOST per N — from the same gadget functions,
+* it derives the lemmas itself — for all N: COPY for every distinct score /
+  activation circuit, BILINEAR for every bilinear score, GT, and the RECIP
+  induction step (symbolic m); per N: ARGMAX and LEFTMOST / RIGHTMOST — from
+  the same gadget functions,
   and requires the certificate's list to be exactly its own (kind, scope,
   use count and byte-identical SMT-LIB text) (U4);
 * a solver must answer *unsat* for every lemma (U5).
@@ -45,7 +46,7 @@ from .unroll import (
     depth,
     gt,
     none,
-    reciprocal,
+    recip_term,
     select,
     structure,
     unroll,
@@ -128,12 +129,21 @@ def argmax_lemma(n: int, j: int, uses: int) -> Lemma:
                                              f"(= {m} (ite {top} 1.0 0.0))"), uses)
 
 
-def recip_lemma(n: int, uses: int) -> Lemma:
-    """For c ∈ {1 … N}: r(c)·c = 1."""
+def recip_lemma(uses: int) -> Lemma:
+    """RECIP, the induction step over the terms of the flat sum, for symbolic m (so for all N): if the sum P of
+    the terms before m is 1/k for an integer k in 1 … m − 1 and 0 otherwise, then P + term_m(k) is 1/k for k in
+    1 … m and 0 otherwise (written without division: (P + t)·k = 1)."""
     b = Builder()
-    defs, (r,) = _gadget(b, [reciprocal(b, b.input(), n)], ["c"])
-    in_range = "(or " + " ".join(f"(= c {smt.numeral(m)})" for m in range(1, n + 1)) + ")"
-    return Lemma("recip", f"N = {n}", _text(f"RECIP N={n}", defs, ["c"], [in_range], f"(= (* {r} c) 1.0)"), uses)
+    params = ["c", "w", "negm"]
+    defs, _ = _gadget(b, [recip_term(b, b.input(), b.input(), b.input())], params)
+    term = "(gadget0 (to_real k) w negm)"
+    before = "(ite (and (>= k 1) (<= k (- m 1))) (= (* p (to_real k)) 1.0) (= p 0.0))"
+    after = (f"(ite (and (>= k 1) (<= k m)) (= (* (+ p {term}) (to_real k)) 1.0) (= (+ p {term}) 0.0))")
+    lines = [f"{smt.HEADER} (audit: RECIP step, all N)", "(set-logic QF_NIRA)", smt.SGN, *defs,
+             "(declare-const m Int)", "(declare-const k Int)", "(declare-const w Real)", "(declare-const negm Real)",
+             "(declare-const p Real)", "(assert (>= m 1))", "(assert (= (* w (to_real m)) 1.0))",
+             "(assert (= negm (- (to_real m))))", f"(assert {before})", f"(assert (not {after}))", "(check-sat)"]
+    return Lemma("recip", ALL_N, "\n".join(lines) + "\n", uses)
 
 
 def select_lemma(n: int, j: int, pooling: str, uses: int) -> Lemma:
@@ -174,7 +184,7 @@ def derive_lemmas(T: Transformer, uses: dict[int, Any]) -> list[Lemma]:
     total: dict[tuple[str, object], int] = {}
     for counter in uses.values():
         for key, count in counter.items():
-            if key[0] in ("copy", "bilinear", "gt"):
+            if key[0] in ("copy", "bilinear", "gt", "recip"):
                 total[key] = total.get(key, 0) + count
     functions: dict[object, Circuit] = {}
     for layer in T.layers:
@@ -187,6 +197,8 @@ def derive_lemmas(T: Transformer, uses: dict[int, Any]) -> list[Lemma]:
             continue
         if key[0] == "gt":
             lemmas.append(gt_lemma(count))
+        elif key[0] == "recip":
+            lemmas.append(recip_lemma(count))
         elif key[0] == "bilinear":
             lemmas.append(bilinear_lemma(Bilinear(key[1]), T.dimension, count))  # type: ignore[arg-type]
         else:
@@ -195,8 +207,6 @@ def derive_lemmas(T: Transformer, uses: dict[int, Any]) -> list[Lemma]:
         for (kind, arg), count in sorted(counter.items(), key=lambda item: (item[0][0], str(item[0][1]))):
             if kind == "argmax":
                 lemmas.append(argmax_lemma(n, arg, count))  # type: ignore[arg-type]
-            elif kind == "recip":
-                lemmas.append(recip_lemma(n, count))
             elif kind in ("leftmost", "rightmost"):
                 lemmas.append(select_lemma(n, arg, kind, count))  # type: ignore[arg-type]
     return lemmas

@@ -125,13 +125,14 @@ def is_zero(b: Builder, v: int) -> int:
     return b.add(one, b.mul(b.const(-1), b.mul(sg, sg)))
 
 
+def recip_term(b: Builder, count: int, w: int, negated_m: int) -> int:
+    """One term of RECIP, given the wires of 1/m and −m: w·[count + (−m) = 0]."""
+    return b.mul(w, is_zero(b, b.add(count, negated_m)))
+
+
 def reciprocal(b: Builder, count: int, n: int) -> int:
-    """RECIP: Σ_{m=1..n} (1/m)·[count − m = 0]."""
-    weights = []
-    for m in range(1, n + 1):
-        w = b.const(Fraction(1, m))
-        weights.append(b.mul(w, is_zero(b, b.add(count, b.const(-m)))))
-    return b.add(*weights)
+    """RECIP: Σ_{m=1..n} (1/m)·[count − m = 0], one flat sum of the terms."""
+    return b.add(*[recip_term(b, count, b.const(Fraction(1, m)), b.const(-m)) for m in range(1, n + 1)])
 
 
 def select(b: Builder, marks: Sequence[int], j: int, leftmost: bool) -> int:
@@ -161,7 +162,7 @@ def unroll(T: Transformer, n: int) -> Builder:
             b.uses[("gt", None)] += n * n * (n - 1)
             if head.pooling == "average":
                 pooled.append([_average(b, marks[i], xs) for i in range(n)])
-                b.uses[("recip", n)] += n
+                b.uses[("recip", None)] += n * n  # one induction step per term, N terms per position
             else:
                 left = head.pooling == "leftmost"
                 pooled.append([_unique(b, marks[i], xs, left) for i in range(n)])
