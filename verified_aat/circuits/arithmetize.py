@@ -74,7 +74,7 @@ def _exact_form(eng: Engine, gate: BoolGate, fs: list[Form]) -> Form:
         x = _xor_tree(eng, fs)
         return x if op == "XOR" else x.affine(-1, 1)
     if op == "COVER":  # the sum of disjoint cubes (its multilinear polynomial)
-        from .netlists import disjoint_cubes
+        from .covers import disjoint_cubes
         total = Form.lin([(1, eng.product([f if lit == "1" else f.affine(-1, 1)
                                            for lit, f in zip(cube, fs) if lit != "-"]))
                           for cube in disjoint_cubes(gate.cubes)])

@@ -43,8 +43,9 @@ from fractions import Fraction
 from typing import Any
 
 from .affine import Engine, Form, Number, Wire, num
+from .covers import disjoint_cubes
 from .ir import Kind
-from .netlists import BoolGate, Netlist, disjoint_cubes
+from .netlists import BoolGate, Netlist
 
 AND2 = (0, 0, 0, 1)
 OR2 = (0, 1, 1, -1)

@@ -25,20 +25,18 @@ first (ties in order of first appearance), as in that table.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from .covers import MAX_DISJOINT_CUBES, MAX_SHARP_STEPS, disjoint_cubes
 
 VARIADIC = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
 UNARY = ("NOT", "BUFF")
 CONSTANTS = ("CONST0", "CONST1")
 OPS = VARIADIC + UNARY + CONSTANTS + ("CUBE", "COVER")
-MAX_DISJOINT_CUBES = 10_000  # a cover whose disjoint form is larger is refused
-MAX_SHARP_STEPS = 200_000    # ... and one that takes more steps to make disjoint
 _ALIASES = {"BUF": "BUFF", "INV": "NOT", "GND": "CONST0", "VDD": "CONST1"}
 _SEQUENTIAL = ("DFF", "LATCH", "DFFR", "DFFS")
 
@@ -356,37 +354,6 @@ def _cover_gate(name: str, args: tuple[str, ...], rows: list[tuple[str, str, int
         op = ("NOR", "OR") if len(args) > 1 else ("NOT", "BUFF")
         return BoolGate(name, op[1 - pol], args)
     return BoolGate(name, "CUBE", args, pattern, pol)
-
-
-def _sharp(p: str, d: str) -> list[str]:
-    """Disjoint cubes covering the points of cube p outside cube d."""
-    if any(a != "-" and b != "-" and a != b for a, b in zip(p, d)):
-        return [p]  # disjoint already
-    pieces, q = [], p
-    for i, (a, b) in enumerate(zip(p, d)):
-        if a == "-" and b != "-":
-            pieces.append(q[:i] + ("1" if b == "0" else "0") + q[i + 1:])
-            q = q[:i] + b + q[i + 1:]
-    return pieces  # what is left of q lies inside d
-
-
-@functools.lru_cache(maxsize=4096)
-def disjoint_cubes(cubes: tuple[str, ...]) -> tuple[str, ...]:
-    """Pairwise disjoint cubes with the same union as ``cubes`` (each new cube minus the earlier
-    ones); :class:`OverflowError` past :data:`MAX_DISJOINT_CUBES` cubes or :data:`MAX_SHARP_STEPS`."""
-    out: list[str] = []
-    steps = 0
-    for cube in cubes:
-        pieces = [cube]
-        for d in out:
-            steps += len(pieces)
-            pieces = [r for piece in pieces for r in _sharp(piece, d)]
-            if not pieces:
-                break
-            if steps > MAX_SHARP_STEPS or len(out) + len(pieces) > MAX_DISJOINT_CUBES:
-                raise OverflowError("cover too large")
-        out.extend(pieces)
-    return tuple(out)
 
 
 def parse_blif(text: str, file: str = "<blif>", drop_dead: bool = False) -> Netlist:
