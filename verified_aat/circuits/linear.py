@@ -33,7 +33,10 @@ An output whose literal is not a plain wire is materialized: ``mul(const β, w)`
     |C| ≤ n_inputs + 4·Σ_g max(k_g − 1, 0) + 2·n_outputs + 5
 
 where k_g is gate g's fan-in; the 5 are shared constants (every other constant gate belongs
-to a threshold sign form's own budget).
+to a threshold sign form's own budget).  A BLIF cover of several rows is the sum of its
+disjoint cubes (:mod:`.covers`; its multilinear polynomial, also in threshold mode): each cube
+an AND fold, then one add gate, so it costs at most Σ 4·(l_c − 1) + m + 1 for m disjoint cubes
+of l_c literals (:func:`gate_cost`, used by :func:`gate_bound` in place of 4·(k_g − 1)).
 """
 
 from __future__ import annotations
