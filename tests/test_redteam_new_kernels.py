@@ -485,3 +485,24 @@ def test_cli_check_of_a_schematic_certificate_with_a_deeper_circuit(tmp_path: Pa
     code = main(["check", str(cert), "--circuit", str(c17)])
     out = capsys.readouterr().out
     assert code != 0 and "ACCEPTED" not in out
+
+
+@pytest.mark.xfail(strict=True, reason="kernel builds a netlist of I inputs from a binary AIGER header alone: "
+                                       "a 29-byte 'aig 10000000 10000000 0 0 0' costs ~2 GB and ~15 CPU s")
+def test_binary_aiger_header_does_not_drive_the_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Binary AIGER inputs are implicit, so the header's I (≤ MAX_VARIABLES = 10⁷) alone makes
+    aiger_parse.read allocate I literals and _netlist I names, before load_link compares the counts
+    with C's (2 inputs here).  Measured at I = 10⁷: 37 s wall, 14 CPU s, 1.9 GB.  The sentinel stands in
+    for that work at I = 10⁶.  Fix: compare the header's I and O with C (pass them to the reader) or
+    bound M by the text's length, before building anything."""
+    from verified_aat.kernel import aiger_parse
+    circuit, section = _linked(tmp_path, "t.aag", AAG)
+    built = aiger_parse._netlist
+
+    def sentinel(ins: list[int], *args: Any) -> Any:
+        assert len(ins) <= 1000, f"the kernel builds {len(ins)} inputs for a {len(header)}-byte netlist"
+        return built(ins, *args)
+
+    monkeypatch.setattr(aiger_parse, "_netlist", sentinel)
+    header = "aig 1000000 1000000 0 0 0\n"
+    assert _link_rejected(circuit, _forged(section, header))
