@@ -506,3 +506,41 @@ def test_binary_aiger_header_does_not_drive_the_work(tmp_path: Path, monkeypatch
     monkeypatch.setattr(aiger_parse, "_netlist", sentinel)
     header = "aig 1000000 1000000 0 0 0\n"
     assert _link_rejected(circuit, _forged(section, header))
+
+
+# -- per-circuit certificates of the new layouts: circuits outside their class, names swapped ------
+
+def _three_input(op: str) -> Any:
+    from verified_aat.circuits.builder import CircuitBuilder
+    b = CircuitBuilder(f"{op}3")
+    x, y, z = b.input("x"), b.input("y"), b.input("z")
+    b.output(b.add(x, y, z) if op == "add" else b.mul(x, y, z))
+    return b.build()
+
+
+@pytest.mark.parametrize("construction", ["unique-hard-left", "unique-hard-right", "edge-k"])
+def test_per_circuit_certificate_moved_to_a_circuit_outside_the_class(construction: str) -> None:
+    """An honest certificate of the probe circuit, its circuit replaced (hash recomputed) by a fan-in-3
+    add or mul: outside the FNC⁰ layouts, and for edge-k (unbounded add) another encoding."""
+    from forge import Forgery, forge, verdict
+
+    from verified_aat.circuits.json_format import canonical_circuit_bytes
+    honest = forge(Forgery(probe_fnc_circuit(), construction=construction))
+    assert verdict(honest).accepted
+    for op in ("add", "mul"):
+        doc = copy.deepcopy(honest)
+        doc["circuit"] = json.loads(canonical_circuit_bytes(_three_input(op)))
+        doc["hashes"]["circuit"] = sha256_json(doc["circuit"])
+        report = verdict(doc)
+        assert report.outcome == "rejected" and report.rejections[0].check == "encoding", report.reasons
+        outside = construction != "edge-k" or op == "mul"
+        assert ("outside" in report.rejections[0].detail) == outside, report.rejections[0].detail
+
+
+def test_per_circuit_construction_renamed_between_the_unique_hard_layouts() -> None:
+    """unique-hard-left's certificate (edge code 6 + slot) presented as plain unique-hard (edge code 6)."""
+    from forge import Forgery, forge, verdict
+    doc = forge(Forgery(probe_fnc_circuit(), construction="unique-hard-left"))
+    doc["construction"] = "unique-hard"
+    report = verdict(doc)
+    assert report.outcome == "rejected" and report.rejections[0].check == "encoding", report.reasons
