@@ -63,6 +63,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     require_memory("check", _edges_in(doc), args)
+    if args.circuit and doc.get("format") != "verified-aat/certificate":
+        raise InputError("--circuit links a per-circuit certificate to a circuit file; this one "
+                         f"({str(doc.get('format'))[:60]}) is about every circuit of a class or about a transformer, "
+                         "so no file can be linked to it (certify the circuit for a per-circuit certificate)",
+                         "--circuit")
     circuit_sha, netlist = None, None
     if args.circuit:
         from ..circuits.io import NETLIST_FORMATS, file_format, load_circuit

@@ -99,10 +99,16 @@ def _no_constant(name: str) -> Any:
 @_gc_paused
 def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Report:
     """Run every check of the table in order; the first failing check ends the run."""
+    options = options or Options()
+    if not options.solvers:  # every kind rests on solver-proved lemmas: none given is no verdict (D)
+        return _not_checked("no solver was given: every certificate rests on solver-proved lemmas")
+    if doc.get("format") in (SCHEMATIC_FORMAT, AUDIT_FORMAT) and (options.circuit_sha256 or options.netlist):
+        return _not_checked("a given circuit or netlist links only a per-circuit certificate; this certificate's "
+                            "theorem is about every circuit of a class (or about T), not about the given one")
     if doc.get("format") == SCHEMATIC_FORMAT:  # one proof for every circuit of depth <= K (P1-P8)
         return check_schematic(doc, options)
     if doc.get("format") == AUDIT_FORMAT:  # an upper-bound certificate: U_N = T (docs/soundness.md, U1-U6)
-        return check_audit(doc, options or Options())
+        return check_audit(doc, options)
     start = time.perf_counter()
     ctx = Context(doc, options or Options())
     report = Report()
@@ -139,6 +145,14 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
         report.outcome = ACCEPTED
         report.theorem = theorem(ctx)
     report.seconds = time.perf_counter() - start
+    return report
+
+
+def _not_checked(reason: str) -> Report:
+    """A run that cannot reach a verdict: neither accepted nor rejected."""
+    report = Report()
+    report.unchecked = [reason]
+    report.outcome = NOT_CHECKED
     return report
 
 

@@ -27,8 +27,11 @@ def _uint(token: bytes, where: str) -> int:
     return int(token)
 
 
-def read(data: bytes) -> tuple[list[str], list[str], list[tuple[str, str, tuple[str, ...], str]]]:
-    """(inputs, outputs, gates as (name, op, args, cube)) in file order."""
+def read(data: bytes, expect: tuple[int, int] | None = None
+         ) -> tuple[list[str], list[str], list[tuple[str, str, tuple[str, ...], str]]]:
+    """(inputs, outputs, gates as (name, op, args, cube)) in file order.  With ``expect`` = (inputs, outputs)
+    of the circuit it must match, the header is compared before anything is built: binary AIGER's inputs
+    are implicit, so a 29-byte header could otherwise make the reader build 10⁷ literals."""
     head, _, body = data.partition(b"\n")
     tokens = head.split()
     if len(tokens) < 6 or tokens[0] not in (b"aag", b"aig"):
@@ -38,6 +41,11 @@ def read(data: bytes) -> tuple[list[str], list[str], list[tuple[str, str, tuple[
         raise AigerError("line 1: the kernel reads combinational AIGER 1 only (no latches, B, C, J, F)")
     m, n_in, _, n_out, n_and = nums[:5]
     binary = tokens[0] == b"aig"
+    if expect is not None and (n_in, n_out) != expect:
+        raise AigerError(f"line 1: the header declares {n_in} inputs and {n_out} outputs, the circuit has "
+                         f"{expect[0]} and {expect[1]}")
+    if n_out + (2 * n_and if binary else 6 * n_and) > len(body):
+        raise AigerError("line 1: the header declares more outputs and ANDs than the file has bytes for")
     rest, line = body, 2
 
     def take_line() -> list[bytes]:

@@ -67,13 +67,14 @@ _ARG = re.compile(rf"{_NAME}\Z")
 _DIGITS = re.compile(r"[0-9]{1,18}\Z")
 
 
-def parse(text: str, fmt: str, drop_dead: bool = False) -> Netlist:
+def parse(text: str, fmt: str, drop_dead: bool = False, expect: tuple[int, int] | None = None) -> Netlist:
+    """The netlist; ``expect`` = (inputs, outputs) lets a reader whose header fixes them refuse early."""
     if len(text) > MAX_NETLIST_CHARS:
         raise NetlistError(f"netlist too long ({len(text)} characters; the limit is {MAX_NETLIST_CHARS})")
     if fmt == "aiger":  # the file's bytes, one character each
         from .aiger_parse import AigerError, read
         try:
-            ins, outs, rows = read(text.encode("latin-1"))
+            ins, outs, rows = read(text.encode("latin-1"), expect)
         except (AigerError, UnicodeEncodeError) as exc:
             raise NetlistError(f"AIGER: {exc}"[:200]) from None
         return _order(ins, outs, [(NGate(name, op, args, cube), 0) for name, op, args, cube in rows])
@@ -355,7 +356,7 @@ def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | s
     if given is not None and (hashlib.sha256(given[1]).hexdigest() != sha or given[1] != raw_bytes):
         return (f"the given netlist {given[0]} (sha256 {hashlib.sha256(given[1]).hexdigest()[:16]}…) is not the "
                 f"certificate's embedded netlist {name} (sha256 {sha[:16]}…)")
-    net = parse(text, sec["format"], drop_dead)
+    net = parse(text, sec["format"], drop_dead, (C.n_inputs, len(C.outputs)))
     if len(net.inputs) != C.n_inputs or len(net.outputs) != len(C.outputs):
         return (f"the netlist has {len(net.inputs)} inputs and {len(net.outputs)} outputs, C has {C.n_inputs} "
                 f"and {len(C.outputs)}")
