@@ -13,13 +13,17 @@ from hypothesis import strategies as st
 from strategies import circuits
 
 from verified_aat.audit import unroll
+from verified_aat.audit.prove import kernel_limit
 from verified_aat.audit.reference import reference_run
 from verified_aat.audit.round_trip import (
     PROVED,
     REFUTED,
+    UNKNOWN,
+    RoundTrip,
     circuit_polynomials,
     reached,
     round_trip,
+    smaller_constructions,
     z3_identity,
 )
 from verified_aat.circuits.evaluate import evaluate
@@ -28,6 +32,7 @@ from verified_aat.circuits.ir import Circuit
 from verified_aat.cli.main import main
 from verified_aat.constructions.registry import get_construction
 from verified_aat.errors import InputError
+from verified_aat.kernel import audit_proof
 from verified_aat.symbolic import polynomial as poly
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,17 +44,30 @@ C17 = ROOT.parent / "shared" / "circuits" / "iscas85" / "c17.bench"
                                                 ("max_via_sign", "gate-edge"), ("nested_signs", "edge-only")])
 def test_round_trip_proved_on_spec_circuits(name: str, construction: str) -> None:
     result = round_trip(load_circuit(str(SPECS / f"{name}.circ")), construction)
-    assert result.status == PROVED and result.lower_bound == PROVED and result.identity == PROVED
-    assert result.method == "normal-form" and result.witness is None
+    assert result.status == PROVED and result.links == {"lower_bound": PROVED, "audit": PROVED, "identity": PROVED}
+    assert result.method == "normal-form" and result.witness is None and result.audit_witness is None
+    assert result.audit_lemmas > 0 and not result.audit_reason
     assert 0 < result.symbolic_gates < result.unrolled_gates
-    assert set(result.seconds) >= {"lower bound", "unroll", "partial evaluation"}
+    assert set(result.seconds) >= {"lower bound", "unroll", "partial evaluation", "audit proof"}
 
 
-def test_round_trip_proved_on_c17() -> None:
-    """c17 in threshold mode (x ∈ {0,1}⁵) via edge-only (N = 32); gate-edge (N = 50) is measured in the README."""
-    circuit = load_circuit(str(C17), "threshold")
-    result = round_trip(circuit, "edge-only")
-    assert result.status == PROVED and result.n_positions == 32 and result.mode == "boolean"
+def test_round_trip_on_c17_proves_three_links_and_check_accepts_both_certificates(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """c17 in threshold mode (x ∈ {0,1}⁵) via edge-only: N = 32, the kernel's cap, so link 2 is certified too."""
+    out = tmp_path / "certs"
+    assert main(["audit", "-c", "edge-only", str(C17), "--mode", "threshold", "--round-trip", "-o", str(out),
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    data = doc["round_trip"]
+    assert doc["status"] == PROVED and data["n_positions"] == 32 and data["mode"] == "boolean"
+    assert data["links"] == {"lower_bound": PROVED, "audit": PROVED, "identity": PROVED}
+    assert data["audit_lemmas"] > 0 and data["audit_witness"] is None
+    lower, audit = out / "lower-bound.cert.json", out / "audit.cert.json"
+    assert data["certificates"] == {"lower_bound": str(lower), "audit": str(audit)}
+    assert json.loads(audit.read_text())["lengths"] == [32]
+    for cert in (lower, audit):
+        assert main(["check", str(cert)]) == 0
+        assert "ACCEPTED" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("defect", ["gt-as-ge", "count-off-by-one", "swapped-compare"])
@@ -57,6 +75,7 @@ def test_broken_unrolling_is_refuted_with_a_replayed_witness(defect: str) -> Non
     circuit = load_circuit(str(SPECS / "inner_product_3.circ"))
     result = round_trip(circuit, "gate-edge", certify_lower_bound=False, defect=defect)
     assert result.status == REFUTED and result.identity == REFUTED and result.lower_bound == "skipped"
+    assert result.audit == REFUTED and result.audit_witness is not None   # link 2 fails as well
     assert result.witness is not None and len(result.witness) == circuit.n_inputs
     # replay independently: the broken U_N against the reference evaluator of T_K and against C
     compiled = get_construction("gate-edge").compile(circuit)
@@ -70,12 +89,78 @@ def test_broken_unrolling_is_refuted_with_a_replayed_witness(defect: str) -> Non
     assert compiled.encoding.read(reference_run(compiled.transformer, sequence).outputs) == want
 
 
-def test_a_defect_that_encodings_never_exercise_is_not_refuted() -> None:
-    """gate-edge's argmax sets on enc(C, x) never hold all N positions, so dropping 1/N is harmless there
-    (the audit's random sequences catch it: tests/test_audit_reference.py)."""
-    result = round_trip(load_circuit(str(SPECS / "abs_via_sign.circ")), "gate-edge", False,
-                        defect="missing-reciprocal")
-    assert result.status == PROVED
+def test_a_defect_that_encodings_never_exercise_fails_link_2_with_a_replayed_witness() -> None:
+    """gate-edge's argmax sets on enc(C, x) never hold all N positions, so dropping 1/N leaves link 3 proved;
+    link 2 (U_N = T_K on every sequence) refutes it with a witness sequence, and so the round trip."""
+    circuit = load_circuit(str(SPECS / "abs_via_sign.circ"))
+    result = round_trip(circuit, "gate-edge", False, defect="missing-reciprocal")
+    assert result.links == {"lower_bound": "skipped", "audit": REFUTED, "identity": PROVED}
+    assert result.status == REFUTED and "kernel" in result.audit_reason
+    w = result.audit_witness
+    assert w is not None and w.n == result.n_positions and w.circuit != w.transformer
+    # replay from scratch: the broken U_N and the independent reference of T_K differ on the sequence
+    T = get_construction("gate-edge").compile(circuit).transformer
+    flat = unroll(T, w.n, "missing-reciprocal").flat
+    got = tuple(Fraction(v) for v in flat.evaluator.run([v for row in w.sequence for v in row]).take(flat.outputs))
+    want = tuple(Fraction(v) for row in reference_run(T, [list(v) for v in w.sequence]).outputs for v in row)
+    assert got == w.circuit and want == w.transformer and got != want
+    # the sound unrolling on the same sequence agrees with the reference
+    sound = unroll(T, w.n).flat
+    assert tuple(Fraction(v) for v in sound.evaluator.run([v for row in w.sequence for v in row]).take(
+        sound.outputs)) == want
+
+
+def test_past_the_kernel_caps_link_2_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    circuit = load_circuit(str(SPECS / "abs_via_sign.circ"))
+    monkeypatch.setattr(audit_proof, "MAX_LENGTH", 3)
+    result = round_trip(circuit, "gate-edge", certify_lower_bound=False)
+    assert result.n_positions > 3 and result.identity == PROVED
+    assert result.audit == UNKNOWN and result.status == UNKNOWN and result.audit_lemmas == 0
+    assert "cap of N <= 3" in result.audit_reason and "no construction" in result.audit_reason
+    monkeypatch.setattr(audit_proof, "MAX_LENGTH", 32)
+    monkeypatch.setattr(audit_proof, "MAX_TOTAL_GATES", 100)
+    result = round_trip(circuit, "edge-only", certify_lower_bound=False)
+    assert result.audit == UNKNOWN and result.status == UNKNOWN and "100 gates" in result.audit_reason
+
+
+def test_c17_via_gate_edge_is_past_the_cap_and_edge_only_is_named() -> None:
+    """c17 via gate-edge has N = 50 > 32: link 2 would be unknown; edge-only and edge-k (N = 32) are within."""
+    circuit = load_circuit(str(C17), "threshold")
+    compiled = get_construction("gate-edge").compile(circuit)
+    assert compiled.encoding.length == 50
+    assert "cap of N <= 32" in (kernel_limit(compiled.transformer, [50]) or "")
+    edge_only = get_construction("edge-only").compile(circuit).transformer
+    assert kernel_limit(edge_only, [32]) is None and kernel_limit(edge_only, [33]) is not None
+    fits = smaller_constructions(circuit, lambda t, n: kernel_limit(t, [n]) is None)
+    assert ("edge-only", 32) in fits and ("edge-k", 32) in fits and all(name != "gate-edge" for name, _ in fits)
+
+
+def test_links_about_different_transformers_do_not_compose(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Link 1 must certify the very T_K that link 2 audits (same sha256), else link 2 is not proved."""
+    import dataclasses
+
+    from verified_aat.symbolic import certify as certify_module
+    real = certify_module.certify
+    circuit = load_circuit(str(SPECS / "abs_via_sign.circ"))
+    other = get_construction("edge-only").compile(circuit).transformer
+
+    def swapped(*args: object, **kwargs: object) -> object:
+        return dataclasses.replace(real(*args, **kwargs), transformer=other)
+
+    monkeypatch.setattr(certify_module, "certify", swapped)
+    result = round_trip(circuit, "gate-edge")
+    assert result.lower_bound == PROVED and result.identity == PROVED
+    assert result.audit == UNKNOWN and "different transformers" in result.audit_reason
+    assert result.status == UNKNOWN
+
+
+@pytest.mark.parametrize("links, status", [
+    ((PROVED, PROVED, PROVED), PROVED), (("skipped", PROVED, PROVED), UNKNOWN), ((PROVED, "skipped", PROVED), UNKNOWN),
+    ((PROVED, UNKNOWN, PROVED), UNKNOWN), ((PROVED, PROVED, REFUTED), REFUTED), ((UNKNOWN, REFUTED, PROVED), REFUTED)])
+def test_proved_only_if_all_three_links_are(links: tuple[str, str, str], status: str) -> None:
+    lower, audit, identity = links
+    result = RoundTrip("c", "k", "rationals", 2, 1, 10, 1, lower, identity, "normal-form", audit=audit)
+    assert result.status == status
 
 
 def test_z3_proves_what_normal_forms_cannot_and_refutes_with_a_model() -> None:
@@ -114,6 +199,7 @@ def test_reached_and_circuit_polynomials() -> None:
 
 
 def test_cli_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
+    """Text and JSON output carry the three links; exit 0 only when all three are proved."""
     circuit = str(SPECS / "abs_via_sign.circ")
     assert main(["audit", "-c", "edge-only", circuit, "--round-trip"]) == 0
     out = capsys.readouterr().out
@@ -121,8 +207,16 @@ def test_cli_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", "-c", "edge-only", circuit, "--round-trip", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["status"] == "proved" and doc["round_trip"]["identity"] == "proved"
+    assert doc["round_trip"]["links"]["audit"] == "proved" and doc["round_trip"]["certificates"] == {}
     assert main(["audit", circuit, "--round-trip"]) == 2          # no --construction
     assert "--round-trip needs --construction" in capsys.readouterr().err
+    # link 2 skipped: not proved (exit 3); -o naming a file is bad input
+    assert main(["audit", "-c", "edge-only", circuit, "--round-trip", "--no-audit-proof"]) == 3
+    out = capsys.readouterr().out
+    assert "link 2, U_N = T_K on every sequence of length 4 (audit certificate): skipped" in out
+    assert "link 1, T_K simulates C (per-circuit certificate): proved" in out and "result: unknown" in out
+    assert main(["audit", "-c", "edge-only", circuit, "--round-trip", "-o", circuit]) == 2
+    assert "names a directory" in capsys.readouterr().err
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -133,11 +227,12 @@ def test_round_trip_proves_random_circuits(circuit: Circuit, construction: str) 
         get_construction(construction).compile(circuit)
     except InputError:
         assume(False)   # outside the construction's class (e.g. a product of fan-in 3)
-    result = round_trip(circuit, construction, certify_lower_bound=False)
-    assert result.identity == PROVED, result.reason
+    result = round_trip(circuit, construction, certify_lower_bound=False, prove_unrolling=False)
+    assert result.identity == PROVED and result.audit == "skipped", result.reason
 
 
 def test_too_large_products_are_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(poly, "MAX_TERMS", 2)
-    result = round_trip(load_circuit(str(SPECS / "inner_product_3.circ")), "edge-only", certify_lower_bound=False)
+    result = round_trip(load_circuit(str(SPECS / "inner_product_3.circ")), "edge-only", certify_lower_bound=False,
+                        prove_unrolling=False)
     assert result.status == "unknown" and "terms" in result.reason

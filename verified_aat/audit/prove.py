@@ -138,6 +138,26 @@ def _gate(flat: Any, g: int) -> list[Any]:
     return [KINDS[kind].value, flat.argv[flat.offsets[g]:flat.offsets[g + 1]].tolist()]
 
 
+def kernel_limit(transformer: Transformer, lengths: Sequence[int]) -> str | None:
+    """Why the kernel would refuse to check U_N for ``lengths`` (its caps on N and on the gates), or None.
+
+    Runs the kernel's own size check on the kernel form of T, so the answer agrees with ``check`` exactly.
+    """
+    from ..kernel.audit_proof import MAX_LENGTH, AuditContext, _transformer
+    from ..kernel.data import Malformed
+    from ..kernel.report import Options
+
+    past = [n for n in lengths if n > MAX_LENGTH]
+    if past:
+        return f"N = {past[0]} is past the kernel's cap of N <= {MAX_LENGTH} for audit certificates"
+    form = json.loads(json.dumps(transformer_form(transformer)))
+    try:
+        _transformer(AuditContext({"transformer": form}, Options(), lengths=sorted(set(lengths))))
+    except Malformed as exc:
+        return f"past the kernel's cap: {exc.message}"
+    return None
+
+
 def witness_sequences(n: int, d: int, samples: int, seed: int) -> list[list[list[Fraction]]]:
     """The audit's seeded samples plus tie-heavy ones (one vector repeated, few distinct vectors)."""
     import random

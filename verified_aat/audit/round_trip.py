@@ -1,9 +1,15 @@
 """The round trip of both theorems on a real circuit: C → T_K → U_N, and U_N(enc(C, x)) = C(x) for all x.
 
+Three links, each with its own status (proved / refuted / unknown / skipped);
+the round trip is *proved* only when all three are:
+
 1. *Lower bound*: compile C with a construction into T_K and certify that T_K
-   simulates C (:func:`verified_aat.symbolic.certify.certify`).
+   simulates C (:func:`verified_aat.symbolic.certify.certify`, kernel-checked).
 2. *Upper bound*: unroll T_K at N = length of enc(C, x) into the FSAC⁰[sign]
-   circuit U_N (:func:`.unroll.unroll`).
+   circuit U_N (:func:`.unroll.unroll`) and prove U_N = T_K on *every* sequence
+   of length N with an audit certificate (:func:`.prove.prove_audit`,
+   kernel-checked).  Past the kernel's caps (N ≤ 32, ~2·10⁷ gates) this link is
+   *unknown*, never proved, and the constructions with a small enough N are named.
 3. *Closing the loop*: prove that U_N on enc(C, x), with the structural
    coordinates concrete and only x symbolic, has C(x) at the read-out positions.
 
@@ -27,10 +33,12 @@ the flat evaluator, C by the circuit evaluator) and differs; anything else is
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +47,8 @@ from ..circuits.ir import Circuit, Domain
 from ..constructions.registry import get_construction
 from ..symbolic import polynomial as poly
 from .flat import ADD, MUL, SIGN, FlatCircuit, _csr
+from .prove import Witness as AuditWitness
+from .prove import kernel_limit, prove_audit
 from .unroll import flatten, unroll
 
 Value = int | Fraction | dict  # concrete, or a sparse polynomial (poly.Poly)
@@ -47,7 +57,7 @@ PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 
 @dataclass(frozen=True)
 class RoundTrip:
-    """The outcome of :func:`round_trip`; ``status`` is proved only if every step is."""
+    """The outcome of :func:`round_trip`; ``status`` is proved only if all three links are."""
 
     circuit: str
     construction: str
@@ -56,19 +66,35 @@ class RoundTrip:
     layers: int
     unrolled_gates: int
     symbolic_gates: int          # gates of U_N that an input slot reaches
-    lower_bound: str             # status of certifying T_K (or "skipped")
-    identity: str                # U_N(enc(C, x)) = C(x): proved / refuted / unknown
+    lower_bound: str             # link 1, T_K simulates C: proved / refuted / unknown / skipped
+    identity: str                # link 3, U_N(enc(C, x)) = C(x): proved / refuted / unknown
     method: str                  # normal-form or z3
     witness: tuple[Fraction, ...] | None = None
     reason: str = ""
     seconds: dict[str, tuple[float, float]] = field(default_factory=dict)  # phase → (wall, CPU)
+    audit: str = "skipped"       # link 2, U_N = T_K on every sequence of length N (audit certificate)
+    audit_reason: str = ""
+    audit_witness: AuditWitness | None = None   # a length-N sequence where U_N and T_K differ, replayed
+    audit_lemmas: int = 0
+    certificates: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def links(self) -> dict[str, str]:
+        """The three links by name, in order."""
+        return {"lower_bound": self.lower_bound, "audit": self.audit, "identity": self.identity}
 
     @property
     def status(self) -> str:
-        if REFUTED in (self.identity, self.lower_bound):
+        statuses = self.links.values()
+        if REFUTED in statuses:
             return REFUTED
-        ok = self.identity == PROVED and self.lower_bound in (PROVED, "skipped")
-        return PROVED if ok else UNKNOWN
+        return PROVED if all(s == PROVED for s in statuses) else UNKNOWN
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children (the kernel's solver processes)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 class _Clock:
@@ -76,10 +102,10 @@ class _Clock:
 
     def __init__(self) -> None:
         self.seconds: dict[str, tuple[float, float]] = {}
-        self._mark = (time.perf_counter(), time.process_time())
+        self._mark = (time.perf_counter(), _cpu())
 
     def lap(self, phase: str) -> None:
-        now = (time.perf_counter(), time.process_time())
+        now = (time.perf_counter(), _cpu())
         self.seconds[phase] = (now[0] - self._mark[0], now[1] - self._mark[1])
         self._mark = now
 
@@ -190,55 +216,121 @@ def z3_identity(diffs: list[dict], n_inputs: int, atoms: poly.SignAtoms, boolean
     return "sat", witness, ""
 
 
-def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_bound: bool = True,
-               timeout_ms: int = 60_000, defect: str | None = None) -> RoundTrip:
-    """Run the three steps of the module docstring on ``circuit``; see :class:`RoundTrip`.
-
-    ``defect``: unroll with a deliberately broken gadget (:mod:`.mutants`), which must not be proved.
-    """
-    clock = _Clock()
-    con = get_construction(construction)
-    compiled = con.compile(circuit)
+def _identity(circuit: Circuit, compiled: Any, unrolled: Any, timeout_ms: int, clock: _Clock) -> dict[str, Any]:
+    """Link 3: U_N(enc(C, x)) = C(x) for all x; the identity fields of :class:`RoundTrip`."""
     T, encoding = compiled.transformer, compiled.encoding
-    lower = "skipped"
-    if certify_lower_bound:
-        from ..symbolic.certify import certify
-        lower = str(certify(circuit, con, timeout_ms=timeout_ms).status)
-    clock.lap("lower bound")
-    n = encoding.length
-    unrolled = unroll(T, n, defect)
-    clock.lap("unroll")
     d = T.dimension
     slots = {p * d + c: k for p, c, k in encoding.input_slots}
     readout = [unrolled.vectors[-1][p][c] for p, c in encoding.readout]
     atoms = poly.SignAtoms(circuit.n_inputs)
     zeros = encoding.instantiate([0] * circuit.n_inputs)
-    common: dict[str, Any] = {"circuit": circuit.name, "construction": construction, "mode": circuit.domain.value,
-                              "n_positions": n, "layers": T.n_layers, "unrolled_gates": unrolled.flat.size,
-                              "symbolic_gates": 0, "lower_bound": lower}
+    out: dict[str, Any] = {"symbolic_gates": 0, "method": "normal-form"}
     try:
-        mine, common["symbolic_gates"] = residual_outputs(unrolled.flat, zeros, slots, readout, atoms)
+        mine, out["symbolic_gates"] = residual_outputs(unrolled.flat, zeros, slots, readout, atoms)
         clock.lap("partial evaluation")
         theirs = circuit_polynomials(circuit, atoms)
     except poly.TooLarge:
         clock.lap("partial evaluation")
-        return RoundTrip(**common, identity=UNKNOWN, method="normal-form", seconds=clock.seconds,
-                         reason=f"a product has more than {poly.MAX_TERMS} terms")
+        return out | {"identity": UNKNOWN, "reason": f"a product has more than {poly.MAX_TERMS} terms"}
     diffs = [poly.add(a, poly.scale(b, Fraction(-1))) for a, b in zip(mine, theirs)]
-    boolean = circuit.domain is Domain.BOOLEAN
     if not any(diffs):
         clock.lap("normal form")
-        return RoundTrip(**common, identity=PROVED, method="normal-form", seconds=clock.seconds)
+        return out | {"identity": PROVED}
+    boolean = circuit.domain is Domain.BOOLEAN
     outcome, witness, reason = z3_identity(diffs, circuit.n_inputs, atoms, boolean, timeout_ms)
     clock.lap("z3")
+    out["method"] = "z3"
     if outcome == "sat" and witness is not None:
         got = tuple(Fraction(v) for v in unrolled.flat.evaluator.run(flatten(encoding.instantiate(witness))).take(
             readout))
         want = tuple(Fraction(v) for v in evaluate(circuit, witness))
+        clock.lap("replay")
         if got != want:
-            clock.lap("replay")
-            return RoundTrip(**common, identity=REFUTED, method="z3", witness=tuple(witness),
-                             reason=f"U_N gives {[str(v) for v in got]}, C gives {[str(v) for v in want]}",
-                             seconds=clock.seconds)
+            return out | {"identity": REFUTED, "witness": tuple(witness),
+                          "reason": f"U_N gives {[str(v) for v in got]}, C gives {[str(v) for v in want]}"}
         outcome, reason = UNKNOWN, f"z3's model x = {[str(v) for v in witness]} did not replay"
-    return RoundTrip(**common, identity=outcome, method="z3", reason=reason, seconds=clock.seconds)
+    return out | {"identity": outcome, "reason": reason}
+
+
+def smaller_constructions(circuit: Circuit, fits: Any) -> list[tuple[str, int]]:
+    """(name, N) of every construction that accepts ``circuit`` with ``fits(T_K, N)``, smallest N first."""
+    from ..constructions.registry import CONSTRUCTIONS
+    from ..errors import InputError
+    found = []
+    for name, con in CONSTRUCTIONS.items():
+        try:
+            compiled = con.compile(circuit)
+        except InputError:
+            continue
+        if fits(compiled.transformer, compiled.encoding.length):
+            found.append((name, compiled.encoding.length))
+    return sorted(found, key=lambda item: (item[1], item[0]))
+
+
+def _audit_link(circuit: Circuit, T: Any, unrolled: Any, prove: bool, solvers: tuple[str, ...],
+                timeout_s: float, jobs: int) -> dict[str, Any]:
+    """Link 2: U_N = T_K on every sequence of length N, by a kernel-checked audit certificate."""
+    if not prove:
+        return {"audit": "skipped"}
+    n = unrolled.n_positions
+    limit = kernel_limit(T, [n])
+    if limit is not None:
+        others = smaller_constructions(circuit, lambda t, m: kernel_limit(t, [m]) is None)
+        hint = ("; within the caps: " + ", ".join(f"{name} (N = {m})" for name, m in others)) if others else \
+            "; no construction gives a small enough N for this circuit"
+        return {"audit": UNKNOWN, "audit_reason": limit + hint}
+    result = prove_audit(T, [n], unroller=lambda _T, _n: unrolled, solvers=solvers, timeout_s=timeout_s, jobs=jobs)
+    out: dict[str, Any] = {"audit": result.status, "audit_lemmas": result.lemmas,
+                           "audit_reason": "; ".join(result.reasons), "audit_witness": result.witness}
+    if result.certificate is not None:
+        out["audit_certificate"] = result.certificate
+    return out
+
+
+def _same_transformer(a: Any, b: Any) -> bool:
+    """Whether two transformers have the same kernel form (the hash both certificates carry)."""
+    from ..certificates.kernel_form import sha256_json, transformer_form
+    return sha256_json(transformer_form(a)) == sha256_json(transformer_form(b))
+
+
+def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_bound: bool = True,
+               timeout_ms: int = 60_000, defect: str | None = None, prove_unrolling: bool = True,
+               solvers: tuple[str, ...] = ("z3",), audit_timeout_s: float = 20.0, jobs: int = 2,
+               keep_certificates: bool = False) -> RoundTrip:
+    """Run the three links of the module docstring on ``circuit``; see :class:`RoundTrip`.
+
+    ``defect``: unroll with a deliberately broken gadget (:mod:`.mutants`), which must not be proved.
+    ``keep_certificates``: put the kernel-checkable certificates of links 1 and 2 (when proved) in
+    ``certificates`` as ``lower_bound`` and ``audit``.
+    """
+    clock = _Clock()
+    con = get_construction(construction)
+    compiled = con.compile(circuit)
+    T = compiled.transformer
+    lower, certificates, certified = "skipped", {}, None
+    if certify_lower_bound:
+        from ..symbolic.certify import certify
+        certified = certify(circuit, con, timeout_ms=timeout_ms)
+        lower = str(certified.status)
+        if keep_certificates and lower == PROVED:
+            from ..certificates.document import build_certificate
+            from ..circuits.link_section import carry_link, netlist_section
+            certificates["lower_bound"] = build_certificate(
+                certified, netlist=netlist_section(carry_link(circuit, certified.circuit)))
+    clock.lap("lower bound")
+    n = compiled.encoding.length
+    unrolled = unroll(T, n, defect)
+    clock.lap("unroll")
+    identity = _identity(circuit, compiled, unrolled, timeout_ms, clock)
+    audit = _audit_link(circuit, T, unrolled, prove_unrolling, solvers, audit_timeout_s, jobs)
+    clock.lap("audit proof")
+    if certified is not None and lower == PROVED and audit["audit"] == PROVED and not _same_transformer(
+            certified.transformer, T):
+        audit = {"audit": UNKNOWN, "audit_lemmas": audit["audit_lemmas"],
+                 "audit_reason": "links 1 and 2 certify different transformers (sha256 differs): they do not compose"}
+    if keep_certificates and "audit_certificate" in audit:
+        certificates["audit"] = audit["audit_certificate"]
+    audit.pop("audit_certificate", None)
+    return RoundTrip(circuit=circuit.name, construction=construction, mode=circuit.domain.value, n_positions=n,
+                     layers=T.n_layers, unrolled_gates=unrolled.flat.size, lower_bound=lower,
+                     seconds=clock.seconds, certificates=certificates, **identity, **audit)

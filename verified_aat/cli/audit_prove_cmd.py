@@ -22,7 +22,8 @@ def add_prove_options(parser: Any) -> None:
                              "lemmas checked by the trusted kernel (docs/soundness.md, U1-U6)")
     parser.add_argument("--output", "-o", metavar="CERT",
                         help="with --prove: write the audit certificate here (.gz: compressed); "
-                             "`verified-aat check CERT` re-checks it")
+                             "`verified-aat check CERT` re-checks it. With --round-trip: a directory for "
+                             "lower-bound.cert.json and audit.cert.json")
     parser.add_argument("--solver", choices=["z3", "cvc5", "both"], default="z3",
                         help="with --prove: the solver(s) for the lemmas (default z3)")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="S",

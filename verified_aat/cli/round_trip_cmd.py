@@ -1,13 +1,17 @@
-"""``verified-aat audit -c NAME CIRCUIT --round-trip``: C → T_K → U_N and U_N(enc(C, x)) = C(x) for all x.
+"""``verified-aat audit -c NAME CIRCUIT --round-trip [-o DIR]``: C → T_K → U_N, three links proved.
 
-Exit 0 when the lower bound is certified and the identity proved, 1 when
-either is refuted (the identity only with an exactly replayed x), 3 when
-unknown, 2 on bad input.
+Links: (1) T_K simulates C (per-circuit certificate), (2) U_N = T_K on every
+sequence of length N (audit certificate), (3) U_N(enc(C, x)) = C(x) for all x.
+Exit 0 when all three are proved, 1 when one is refuted (only with an exactly
+replayed x or sequence), 3 otherwise (unknown or skipped), 2 on bad input.
+``-o DIR`` writes DIR/lower-bound.cert.json and DIR/audit.cert.json (each when
+proved); ``verified-aat check`` re-checks either.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
@@ -15,7 +19,7 @@ from .common import ARGUMENTS, circuit_from_args
 
 
 def add_round_trip_options(parser: Any) -> None:
-    """``--round-trip``, ``--no-lower-bound``, ``--round-trip-timeout``."""
+    """``--round-trip``, ``--no-lower-bound``, ``--round-trip-timeout``, ``--no-audit-proof``."""
     parser.add_argument("--round-trip", action="store_true",
                         help="with --construction NAME and a circuit: certify T_K (lower bound), unroll it at "
                              "N = |enc(C, x)| and prove U_N(enc(C, x)) = C(x) for every x (x symbolic, the "
@@ -24,6 +28,8 @@ def add_round_trip_options(parser: Any) -> None:
                         help="with --round-trip: skip certifying T_K (the identity alone)")
     parser.add_argument("--round-trip-timeout", type=float, default=60.0, metavar="S",
                         help="with --round-trip: seconds for a solver query (default %(default)s)")
+    parser.add_argument("--no-audit-proof", action="store_true",
+                        help="with --round-trip: skip link 2, the audit certificate U_N = T_K (then not proved)")
 
 
 def check_defect_option(name: str) -> None:
@@ -59,33 +65,82 @@ def run_round_trip(args: argparse.Namespace) -> int:
     circuit_args = argparse.Namespace(**vars(args))
     circuit_args.circuit = args.circuit if args.circuit is not None else args.model
     circuit = circuit_from_args(circuit_args)
+    if args.output is not None and Path(args.output).exists() and not Path(args.output).is_dir():
+        raise InputError("with --round-trip, -o names a directory for the two certificates", args.output)
+    if not args.timeout > 0:
+        raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
+    if args.jobs < 1:
+        raise InputError(f"must be >= 1, got {args.jobs}", "--jobs")
     _require_memory(circuit, args)
     result = round_trip(circuit, args.construction, not args.no_lower_bound,
-                        int(args.round_trip_timeout * 1000), defect=args.defect)
+                        int(args.round_trip_timeout * 1000), defect=args.defect,
+                        prove_unrolling=not args.no_audit_proof,
+                        solvers=("z3", "cvc5") if args.solver == "both" else (args.solver,),
+                        audit_timeout_s=args.timeout, jobs=args.jobs, keep_certificates=args.output is not None)
+    written = _write_certificates(result.certificates, args.output) if args.output is not None else {}
     code = {PROVED: EXIT_OK, REFUTED: EXIT_REFUTED}.get(result.status, EXIT_UNKNOWN)
     if args.json:
-        from dataclasses import asdict
-
-        from .json_output import emit, envelope
-        data = asdict(result)
-        data["witness"] = None if result.witness is None else [str(v) for v in result.witness]
-        data["seconds"] = {k: {"wall": wall, "cpu": cpu} for k, (wall, cpu) in result.seconds.items()}
-        doc = envelope("audit", result.status, reasons=[result.reason] if result.reason else [],
-                       counts={"positions": result.n_positions, "unrolled_gates": result.unrolled_gates,
-                               "symbolic_gates": result.symbolic_gates},
-                       timings={k: wall for k, (wall, _) in result.seconds.items()})
-        doc["round_trip"] = data
-        emit(doc)
+        _emit_json(result, written)
         return code
+    _print(result, written)
+    return code
+
+
+CERTIFICATE_FILES = {"lower_bound": "lower-bound.cert.json", "audit": "audit.cert.json"}
+
+
+def _write_certificates(certificates: dict[str, Any], directory: str) -> dict[str, str]:
+    """Write each proved link's certificate into ``directory`` (created); link → path."""
+    from ..certificates.document import write_certificate
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    written = {}
+    for link, doc in certificates.items():
+        path = written[link] = str(Path(directory) / CERTIFICATE_FILES[link])
+        write_certificate(doc, path)
+    return written
+
+
+def _emit_json(result: Any, written: dict[str, str]) -> None:
+    """The ``--json`` document: the envelope, ``round_trip`` with the three links."""
+    from dataclasses import fields
+
+    from .json_output import emit, envelope
+    data = {f.name: getattr(result, f.name) for f in fields(result) if f.name != "certificates"}
+    data["witness"] = None if result.witness is None else [str(v) for v in result.witness]
+    w = result.audit_witness
+    data["audit_witness"] = None if w is None else {
+        "n": w.n, "sequence": [[str(v) for v in vec] for vec in w.sequence],
+        "circuit_outputs": [str(v) for v in w.circuit], "transformer_outputs": [str(v) for v in w.transformer]}
+    data["seconds"] = {k: {"wall": wall, "cpu": cpu} for k, (wall, cpu) in result.seconds.items()}
+    data["links"] = result.links
+    data["certificates"] = written
+    reasons = [r for r in (result.reason, result.audit_reason) if r]
+    doc = envelope("audit", result.status, reasons=reasons,
+                   counts={"positions": result.n_positions, "unrolled_gates": result.unrolled_gates,
+                           "symbolic_gates": result.symbolic_gates, "audit_lemmas": result.audit_lemmas},
+                   timings={k: wall for k, (wall, _) in result.seconds.items()})
+    doc["round_trip"] = data
+    emit(doc)
+
+
+def _print(result: Any, written: dict[str, str]) -> None:
     domain = " (x in {0,1}^n)" if result.mode == "boolean" else ""
     print(f"round trip {result.circuit} via {result.construction}: T_K has {result.layers} layers; "
           f"N = {result.n_positions}; U_N has {result.unrolled_gates} gates, {result.symbolic_gates} reached by x")
-    print(f"lower bound (T_K simulates C, certified): {result.lower_bound}")
-    print(f"U_N(enc(C, x)) = C(x) for all x{domain}: {result.identity} ({result.method})")
+    print(f"link 1, T_K simulates C (per-circuit certificate): {result.lower_bound}")
+    lemmas = f", {result.audit_lemmas} lemmas" if result.audit_lemmas else ""
+    print(f"link 2, U_N = T_K on every sequence of length {result.n_positions} (audit certificate{lemmas}): "
+          f"{result.audit}")
+    if result.audit_witness is not None:
+        print(f"  witness {result.audit_witness.describe()} (replayed exactly)")
+    if result.audit_reason:
+        print(f"  reason: {result.audit_reason}")
+    print(f"link 3, U_N(enc(C, x)) = C(x) for all x{domain}: {result.identity} ({result.method})")
     if result.witness is not None:
-        print(f"witness x = ({', '.join(map(str, result.witness))}), replayed exactly: {result.reason}")
+        print(f"  witness x = ({', '.join(map(str, result.witness))}), replayed exactly: {result.reason}")
     elif result.reason:
-        print(f"reason: {result.reason}")
+        print(f"  reason: {result.reason}")
+    for link, path in written.items():
+        print(f"certificate ({link.replace('_', ' ')}): {path}  (verified-aat check {path})")
     print("time: " + ", ".join(f"{k} {wall:.2f}s wall / {cpu:.2f}s CPU" for k, (wall, cpu) in result.seconds.items()))
     print(f"result: {result.status}")
-    return code
