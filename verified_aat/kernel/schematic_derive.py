@@ -174,11 +174,14 @@ def _settled(T: Templates, y: str) -> dict[str, str]:
 
 
 def _symbolic_add(T: Templates, fn: Function, lemma: Lemma, sets: dict[str, str]) -> Lemma:
-    """An add of symbolic fan-in k ≥ 1: its k in-edges carry values summing to S (squares to Q); the mean
-    is S/k, written m with k·m = S.  A structural coordinate that is the same at every in-edge pools to
-    itself; one that depends on the edge's source pools to a free variable."""
+    """An add of symbolic fan-in k ≥ 1: an average over its k in-edges pools their mean m (m_val of the values,
+    m_sq of the squares: uninterpreted sums S = k·m), and the gate must get S = k·m_val.  A structural
+    coordinate that is the same at every in-edge pools to itself; one that depends on the edge pools to a
+    free variable."""
     i = T.gate(lemma, Shape("add", None), "i")
-    k, total, squares = "i_k", lemma.var("S"), lemma.var("Q")
+    k = "i_k"  # the sum S of the k values is k·m, m their mean (every average head over all in-edges pools m)
+    averaged = [h.pooling == "average" and sets.get(h.name, "in-edges") == "in-edges" for h in fn.layer.heads]
+    total = f"(* {k} m_val)" if any(averaged) else lemma.var("S")
     probe = Lemma("probe")
     first, second = T.edge(probe, "a", target="i_g"), T.edge(probe, "b", target="i_g")
     pooled = []
@@ -194,9 +197,7 @@ def _symbolic_add(T: Templates, fn: Function, lemma: Lemma, sets: dict[str, str]
         row = []
         for c, name in enumerate(T.coordinates):
             if name in ("val", "sq"):
-                mean = lemma.var(f"m{h}_{name}")
-                lemma.hyps.append(f"(= (* {k} {mean}) {total if name == 'val' else squares})")
-                row.append(mean)
+                row.append(lemma.var(f"m_{name}"))
             elif first[c] == second[c]:
                 row.append(first[c])
             else:

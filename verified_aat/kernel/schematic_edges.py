@@ -182,9 +182,11 @@ def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: 
 
 def _symbolic(T: EdgeTemplates, lemma: Lemma, heads: tuple[Head, ...], sets: dict[str, str]
               ) -> tuple[str, list[list[str]]]:
-    """u is an add of symbolic fan-in k: values sum to S (squares to Q); the mean over its in-edges is m
-    with k·m = S; a structural coordinate equal at every in-edge pools to itself, others are free."""
-    k, total, squares = "i_k", lemma.var("S"), lemma.var("Q")
+    """u is an add of symbolic fan-in k: an average over its in-edges pools their mean m (the values sum to
+    S = k·m_val); a structural coordinate equal at every in-edge pools to itself, others are free."""
+    k = "i_k"  # the sum S of the k values is k·m, m their mean (every average head over all in-edges pools m)
+    averaged = [head.pooling == "average" and sets.get(head.name, "in-edges") == "in-edges" for head in heads]
+    total = f"(* {k} m_val)" if any(averaged) else lemma.var("S")
     probe = Lemma("probe")
     first, second = T.edge(probe, "a", None, 0, target="i_u"), T.edge(probe, "b", None, 1, target="i_u")
     pooled = []
@@ -199,9 +201,7 @@ def _symbolic(T: EdgeTemplates, lemma: Lemma, heads: tuple[Head, ...], sets: dic
         row = []
         for c, name in enumerate(T.coordinates):
             if name in T.values:
-                mean = lemma.var(f"m{h}_{name}")
-                lemma.hyps.append(f"(= (* {k} {mean}) {total if name == 'val' else squares})")
-                row.append(mean)
+                row.append(lemma.var(f"m_{name}"))
             else:
                 row.append(first[c] if first[c] == second[c] else lemma.var(f"m{h}_{name}"))
         pooled.append(row)
