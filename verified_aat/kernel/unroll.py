@@ -45,6 +45,9 @@ class Builder:
         return g
 
     def const(self, value: Number) -> int:
+        hit = self.consts.get(value)  # equal ints and Fractions hash alike: no Fraction built per call
+        if hit is not None:
+            return hit
         value = exact(Fraction(value))
         if value not in self.consts:
             self.consts[value] = self._put(Gate("const", value=value))
