@@ -251,3 +251,47 @@ def test_a_head_shared_by_two_layer_functions_counts_one_key_lemma_use_per_funct
     key = [l for l in doc["lemmas"] if l["kind"] == "attention:key-decomposition"]
     assert sorted(l["uses"] for l in key) == [1, 2]
     assert check(doc).accepted, check(doc).reasons
+
+
+def test_cvc5_is_stopped_at_its_time_limit_even_where_it_ignores_tlimit():
+    """cvc5 ran on for minutes on edge-k's symbolic-add step lemma despite tlimit-per; the kernel now runs it
+    in a forked process and kills it past the limit: the answer is unknown (not checked), never a hang."""
+    import json
+    from pathlib import Path
+
+    from verified_aat.kernel.solvers import cvc5_answer, z3_answer
+    doc = json.loads((Path(__file__).resolve().parent.parent / "proofs" / "constructions" /
+                      "edge-k.every-K.schematic.json").read_text())
+    lemma = next(item for item in doc["lemmas"] if item["id"].startswith("e76c5b43e291"))
+    answer = cvc5_answer(lemma["smt2"], 300)
+    assert answer.startswith("unknown") and "stopped" in answer
+    assert z3_answer(lemma["smt2"], 20_000) == "unsat"  # the lemma itself is fine: z3 proves it
+    assert cvc5_answer("(set-logic QF_LRA)(declare-const x Real)(assert (> x x))(check-sat)", 5000) == "unsat"
+
+
+@pytest.mark.parametrize("kind", ["schematic", "audit"])
+def test_out_of_memory_in_a_new_certificate_kind_is_not_checked_never_rejected(kind, monkeypatch):
+    """As for per-circuit certificates (S12): a resource limit is no verdict, in schematic and audit checks too."""
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    from verified_aat.kernel import audit_proof, check_certificate, schematic
+    module, table = (schematic, "SCHEMATIC_CHECKS") if kind == "schematic" else (audit_proof, "AUDIT_CHECKS")
+    if kind == "schematic":
+        doc = json.loads((Path(__file__).resolve().parent.parent / "proofs" / "constructions" /
+                          "gate-edge.every-K.schematic.json").read_text())
+    else:
+        from verified_aat.audit.prove import prove_audit
+        from verified_aat.constructions.registry import get_construction
+        doc = prove_audit(get_construction("gate-edge").transformer(1), [2]).certificate
+    checks = list(getattr(module, table))
+
+    def exhausted(ctx):
+        raise MemoryError
+
+    checks[-1] = replace(checks[-1], run=exhausted)
+    monkeypatch.setattr(module, table, tuple(checks))
+    report = check_certificate(doc)
+    assert report.outcome == "not-checked" and not report.rejections
+    assert any("out of memory" in item for item in report.unchecked)

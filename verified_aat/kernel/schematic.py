@@ -192,6 +192,10 @@ def run_checks(ctx: SchematicContext, checks: tuple[Check, ...], report: Report)
             problems = check.run(ctx)
         except Malformed as exc:
             problems = [f"{exc.path}: {exc.message}"]
+        except MemoryError:  # a resource limit, not a verdict: neither accepted nor rejected (as S12)
+            ctx.unchecked.append(f"{check.name}: out of memory (a memory limit was reached)")
+            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
+            break
         except Exception as exc:  # noqa: BLE001 - fail closed
             problems = [f"the kernel could not complete this check ({type(exc).__name__}: {str(exc)[:160]})"]
         report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
