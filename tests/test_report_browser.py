@@ -1,6 +1,6 @@
 """The reports in a real browser: headless Chromium (Debian's ``chromium``) renders the report of c17's
-certificate and of a refuted mutant (tests/mutants.py's MissingRescaling, written as an edited
-transformer.json), takes screenshots and dumps the DOM.
+certificate, of a refuted mutant (tests/mutants.py's MissingRescaling, written as an edited
+transformer.json) and of gate-edge's every-K schematic certificate, takes screenshots and dumps the DOM.
 
 Checks: no console message at all (Chromium logs page console output with
 ``--enable-logging=stderr``; a control page with an error proves the check can fail), the key
@@ -143,3 +143,16 @@ def test_refuted_mutant_report_in_chromium(browser: str, tmp_path: Path, pytestc
     end = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("]")) + 1
     highlighted = [int(n) for n in re.findall(r'<tr class="edited" data-line="(\d+)">', dom)]
     assert highlighted and all(start < n <= end for n in highlighted)  # the edit is the gather activation
+
+
+def test_schematic_certificate_report_in_chromium(browser: str, tmp_path: Path, pytestconfig: pytest.Config) -> None:
+    """gate-edge's every-K schematic certificate: verdict, theorem, layout and typeset lemmas survive parsing."""
+    page = tmp_path / "schematic.html"
+    cert = ROOT / "proofs" / "constructions" / "gate-edge.every-K.schematic.json"
+    assert main(["report", str(cert), "-o", str(page)]) == 0
+    dom, _ = _render(browser, page, "gate-edge-schematic", pytestconfig)
+    assert re.search(r'<section id="verdict" data-status="accepted" data-kind="schematic"', dom)
+    assert "for every K ≥ 1" in dom
+    for section in ("covers", "layout", "obligations", "trusted-base"):
+        assert f'<section id="{section}"' in dom, section
+    assert dom.count("<math") >= 6 and "<script" not in dom

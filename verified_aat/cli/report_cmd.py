@@ -18,6 +18,8 @@ from typing import Any
 from ..errors import EXIT_OK, InputError
 
 LAYOUTS = ("auto", "graphviz", "python")
+CERTIFICATE_FORMATS = ("verified-aat/certificate", "verified-aat/schematic-certificate",
+                       "verified-aat/audit-certificate")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,7 +72,10 @@ def write(source: Any, path: str, quiet: bool = False, **options: Any) -> int:
 def run(args: argparse.Namespace) -> int:
     check_output_path(args.output, "-o")
     source, name = _read(args.input)
-    if isinstance(source, dict) and source.get("format") == "verified-aat/certificate" and not args.no_check:
+    from ..report.theorems import is_theorem_certificate
+
+    if isinstance(source, dict) and not args.no_check and (source.get("format") == "verified-aat/certificate"
+                                                           or is_theorem_certificate(source)):
         from ..api import check
 
         source = _with_kernel(source, check(source, solver=args.solver), name)
@@ -80,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _with_kernel(doc: dict[str, Any], kernel_report: Any, name: str) -> Any:
     from ..report.data import from_certificate
+    from ..report.theorems import from_theorem_certificate, is_theorem_certificate
 
-    return from_certificate(doc, kernel_report, source=f"certificate {name}, judged by the trusted kernel")
+    make = from_theorem_certificate if is_theorem_certificate(doc) else from_certificate
+    return make(doc, kernel_report, source=f"certificate {name}, judged by the trusted kernel")
 
 
 def _read(path: str) -> tuple[Any, str]:
@@ -106,8 +113,9 @@ def _read(path: str) -> tuple[Any, str]:
                 raise InputError("a `certify --json` result holds no circuit or transformer: run `certify ... "
                                  "--report HTML` instead", name)
             return doc, name
-        if not isinstance(doc, dict) or doc.get("format") != "verified-aat/certificate":
-            raise InputError("not a certificate (format verified-aat/certificate) or a refute --json result", name)
+        if not isinstance(doc, dict) or doc.get("format") not in CERTIFICATE_FORMATS:
+            raise InputError("not a certificate (format verified-aat/certificate, schematic-certificate or "
+                             "audit-certificate) or a refute --json result", name)
     try:
         return parse_certificate(raw, name), name
     except CertificateFileError as exc:

@@ -17,18 +17,19 @@ from typing import Any
 
 from ..errors import InputError
 from .data import ReportData, from_certificate, from_certify_result, from_refutation, from_refute_json
+from .theorems import TheoremData, from_theorem_certificate, is_theorem_certificate
 
-__all__ = ["render_html", "report_data", "write_report", "ReportData"]
+__all__ = ["render_html", "report_data", "write_report", "ReportData", "TheoremData"]
 
 
 def report_data(source: Any, *, transformer_path: str | None = None, check: bool = False,
-                model_path: str | None = None, construction: str = "gate-edge") -> ReportData:
-    """What the page shows, from a CertifyResult, a certificate dict, a ``refute --json`` dict, or a
-    Refutation (then ``model_path`` names the edited transformer file)."""
+                model_path: str | None = None, construction: str = "gate-edge") -> ReportData | TheoremData:
+    """What the page shows, from a CertifyResult, a certificate dict (per-circuit, schematic or audit),
+    a ``refute --json`` dict, or a Refutation (then ``model_path`` names the edited transformer file)."""
     from ..refutation.refute import Refutation
     from ..symbolic.certify import CertifyResult
 
-    if isinstance(source, ReportData):
+    if isinstance(source, (ReportData, TheoremData)):
         return source
     if isinstance(source, CertifyResult):
         return from_certify_result(source, transformer_path)
@@ -42,6 +43,12 @@ def report_data(source: Any, *, transformer_path: str | None = None, check: bool
             from ..api import check as kernel_check
             kernel = kernel_check(source)
         return from_certificate(source, kernel)
+    if is_theorem_certificate(source):
+        kernel = None
+        if check:
+            from ..api import check as kernel_check
+            kernel = kernel_check(source)
+        return from_theorem_certificate(source, kernel)
     if isinstance(source, dict) and source.get("command") == "refute":
         return from_refute_json(source)
     if isinstance(source, dict) and source.get("command") == "certify":
@@ -60,6 +67,9 @@ def render_html(source: Any, *, layout: str = "auto", transformer_path: str | No
         raise InputError(f"layout must be auto, graphviz or python, got {layout!r}")
     data = report_data(source, transformer_path=transformer_path, check=check, model_path=model_path,
                        construction=construction)
+    if isinstance(data, TheoremData):
+        from .theorems import render_theorem_page
+        return render_theorem_page(data)
     return render_page(data, layout)
 
 

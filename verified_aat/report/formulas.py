@@ -125,10 +125,7 @@ def lemma_formulas(smt2: str) -> list[Formula]:
         if not isinstance(form, list) or not form:
             continue
         if form[0] == "define-fun" and form[1] != "sgn":
-            params = [conv.symbol(p[0]) for p in form[2]]
-            body = conv.term(form[4], {p[0]: s for p, s in zip(form[2], params)})
-            call = sympy.Function(form[1].replace("_", "."))(*params)
-            formulas.append(Formula(f"definition of {form[1]}", _math(sympy.Eq(call, body, evaluate=False))))
+            formulas.append(_definition(conv, form))
         elif form[0] == "assert":
             claim = form[1][1] if isinstance(form[1], list) and form[1][:1] == ["not"] else ["not", form[1]]
             expr = conv.term(claim, {})
@@ -140,6 +137,50 @@ def lemma_formulas(smt2: str) -> list[Formula]:
     return formulas
 
 
+def _definition(conv: _Converter, form: list[Any]) -> Formula:
+    """``(define-fun f ((p Real) …) Real body)`` as the equation f(p, …) = body."""
+    params = [conv.symbol(p[0]) for p in form[2]]
+    body = conv.term(form[4], {p[0]: s for p, s in zip(form[2], params)})
+    call = sympy.Function(form[1].replace("_", "."))(*params)
+    return Formula(f"definition of {form[1]}", _math(sympy.Eq(call, body, evaluate=False)))
+
+
 def _math(expr: Any) -> str:
     body = mathml(expr, printer="presentation")
     return f'<div class="formula"><math xmlns="http://www.w3.org/1998/Math/MathML" display="block">{body}</math></div>'
+
+
+HYPOTHESIS_LABEL = "hypothesis"
+HYPOTHESES_CLAIM_LABEL = "the claim, for all real values of the variables satisfying the hypotheses"
+
+
+class _ConverterWithOr(_Converter):
+    """As :class:`_Converter`, with ``or`` (schematic lemmas' hypotheses state orders as disjunctions)."""
+
+    def term(self, t: Any, env: dict[str, Any]) -> Any:
+        if isinstance(t, list) and t[:1] == ["or"]:
+            return sympy.Or(*(self.term(a, env) for a in t[1:]), evaluate=False)
+        return super().term(t, env)
+
+
+def hypothesis_formulas(smt2: str) -> list[Formula]:
+    """A lemma with hypotheses (schematic and audit lemmas: several asserts) as formulas: each
+    ``(assert ψ)`` is a hypothesis shown as ψ, the last, ``(assert (not φ))``, the claim φ; [] if too large
+    or not typesettable (the caller then shows the SMT-LIB text)."""
+    if len(smt2) > MAX_TEXT:
+        return []
+    conv = _ConverterWithOr()
+    formulas: list[Formula] = []
+    try:
+        forms = [f for f in parse_sexprs(smt2) if isinstance(f, list) and f]
+        last = max((k for k, f in enumerate(forms) if f[0] == "assert"), default=-1)
+        for k, form in enumerate(forms):
+            if form[0] == "define-fun" and form[1] != "sgn":
+                formulas.append(_definition(conv, form))
+            elif form[0] == "assert":
+                claim = k == last and isinstance(form[1], list) and form[1][:1] == ["not"]
+                expr = conv.term(form[1][1] if claim else form[1], {})
+                formulas.append(Formula(HYPOTHESES_CLAIM_LABEL if claim else HYPOTHESIS_LABEL, _math(expr)))
+    except (ValueError, TypeError, IndexError, AttributeError, sympy.SympifyError):
+        return []
+    return formulas

@@ -193,21 +193,7 @@ def _layout(data: ReportData) -> str:
     t = data.transformer
     if t is None:
         return '<section id="layout"><h2>Transformer layout</h2><p>Not available for this input.</p></section>'
-    from ..constructions.registry import get_construction
-
-    doc = getattr(get_construction(data.construction), "layout_doc", lambda: {})()
-    coords = [[c, *doc.get(c, ("", ""))] for c in t.coordinates]
-    from ..symbolic.obligations import layer_functions
-
-    layers = []
-    for fn in layer_functions(t):
-        heads = "; ".join(f"{h.name} ({h.pooling.value}, {type(h.score).__name__.replace('Score', '').lower()} "
-                          f"score)" for h in fn.layer.heads)
-        layers.append([layer_list(fn.layers), fn.layer.name, heads])
-    parts = [f'<section id="layout"><h2>Transformer layout</h2><h3>Coordinates (dimension {t.dimension})</h3>',
-             _table(["coordinate", "gate position", "edge position"], coords),
-             f"<h3>Layers ({t.n_layers}), by distinct layer function</h3>",
-             _table(["layers", "name", "heads (pooling, score)"], layers)]
+    parts = ['<section id="layout"><h2>Transformer layout</h2>', *layout_tables(t, data.construction)]
     if data.encoding is not None:
         from .heatmaps import role_labels
 
@@ -220,6 +206,26 @@ def _layout(data: ReportData) -> str:
                   f'<p class="note">… {more:,} more positions.</p>' if more > 0 else ""]
     parts.append("</section>")
     return "".join(parts)
+
+
+def layout_tables(t: Any, construction: str | None) -> list[str]:
+    """The coordinates (described by the construction's layout, when it is a known one) and the layers
+    by distinct layer function, with their heads and pooling."""
+    from ..constructions.registry import CONSTRUCTIONS
+    from ..symbolic.obligations import layer_functions
+
+    known = CONSTRUCTIONS.get(construction) if construction else None
+    doc = getattr(known, "layout_doc", lambda: {})()
+    coords = [[c, *doc.get(c, ("", ""))] for c in t.coordinates]
+    layers = []
+    for fn in layer_functions(t):
+        heads = "; ".join(f"{h.name} ({h.pooling.value}, {type(h.score).__name__.replace('Score', '').lower()} "
+                          f"score)" for h in fn.layer.heads)
+        layers.append([layer_list(fn.layers), fn.layer.name, heads])
+    return [f"<h3>Coordinates (dimension {t.dimension})</h3>",
+            _table(["coordinate", "gate position", "edge position"], coords),
+            f"<h3>Layers ({t.n_layers}), by distinct layer function</h3>",
+            _table(["layers", "name", "heads (pooling, score)"], layers)]
 
 
 def _attention(data: ReportData) -> str:
@@ -284,7 +290,7 @@ def _obligations(data: ReportData) -> str:
     return "".join(parts)
 
 
-def _trusted_base(data: ReportData) -> str:
+def _trusted_base(data: object = None) -> str:
     from .trusted import trusted_base
 
     items = "".join(f"<li>{escape(line)}</li>" for line in trusted_base())
