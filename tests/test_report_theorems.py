@@ -85,8 +85,8 @@ def test_schematic_report_via_cli_shows_kernel_theorem_kinds_counts_and_layout(
     assert {r[0]: (int(r[1].replace(",", "")), int(r[2].replace(",", ""))) for r in _rows(table)} == \
         {k: (kinds[k], uses[k]) for k in kinds}
     layout = _section(page, "layout")
-    assert [r[2].split()[:2] for r in _rows(layout.split("Layers (")[1])] == [["fetch", "(average,"],
-                                                                             ["gather", "(average,"]]
+    assert [[r[1], *r[2].split()[:2]] for r in _rows(layout.split("Layers (")[1])] == \
+        [["fetch", "fetch", "(average,"], ["gather", "gather", "(average,"]]  # layer name, head, pooling
     assert [r[0] for r in _rows(layout.split("Layers (")[0])] == schematic["transformer"]["coordinates"]
     assert page.count("<math") >= 2 * len(kinds)  # two lemmas per kind typeset
     assert "Trusted base" in _section(page, "trusted-base")
@@ -110,7 +110,7 @@ def test_audit_report_shows_lengths_and_which_kinds_hold_for_all_n(audit: Path, 
     assert rows["argmax"][3] == "N = 2, N = 3" and rows["copy"][3] == "all N"
     assert int(rows["argmax"][1]) == sum(l["kind"] == "argmax" for l in doc["lemmas"])
     layers = _rows(_section(page, "layout").split("Layers (")[1])
-    assert [r[0] for r in layers] == ["1, 3, 5, 7, 9, 11", "2, 4, 6, 8, 10, 12"]
+    assert [r[:2] for r in layers] == [["1, 3, 5, 7, 9, 11", "fetch"], ["2, 4, 6, 8, 10, 12", "gather"]]
 
 
 def test_audit_report_without_check_shows_the_certificates_own_status(audit: Path) -> None:
@@ -148,3 +148,15 @@ def test_report_refuses_unknown_json_format(tmp_path: Path, capsys: pytest.Captu
     path.write_text(json.dumps({"format": "verified-aat/other"}))
     assert main(["report", str(path), "-o", str(tmp_path / "x.html")]) == 2
     assert "schematic-certificate" in capsys.readouterr().err
+
+
+def test_layer_names_only_when_heads_match_the_constructions_own(schematic: dict) -> None:
+    """Names are display only: a transformer whose heads differ from T_1's keeps blank names (no false label)."""
+    def names(doc: dict) -> list[str]:
+        layout = _section(render_html(doc), "layout")
+        return [r[1] for r in _rows(layout.split("Layers (")[1])]
+
+    assert names(schematic) == ["fetch", "gather"]
+    other = copy.deepcopy(schematic)
+    other["transformer"]["layers"][0]["heads"][0]["pooling"] = "leftmost"
+    assert names(other) == ["", ""]

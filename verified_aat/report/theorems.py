@@ -9,8 +9,9 @@ by kind, the trusted base.  The trusted kernel (``check_certificate``) gives the
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from typing import Any
 
@@ -98,8 +99,32 @@ def from_theorem_certificate(doc: dict[str, Any], kernel_report: Any = None,
                   ("kinds holding for all N", ", ".join(scopes["all"]) or "none"),
                   ("kinds checked per N", ", ".join(scopes["per"]) or "none")]
         title = f"{label} unrolled for N in {{{', '.join(map(str, lengths))}}} (audit certificate)"
-    return TheoremData(kind, title, status, verdict, name, tuple(covers), unrolled,
-                       transformer_from_form(doc.get("transformer")), lemmas, source)
+    depth = info.get("depth_bound") if kind == "schematic" else _audited_k(str(info.get("transformer") or ""))
+    transformer = _with_layer_names(transformer_from_form(doc.get("transformer")), name, depth)
+    return TheoremData(kind, title, status, verdict, name, tuple(covers), unrolled, transformer, lemmas, source)
+
+
+def _audited_k(label: str) -> int | None:
+    """K of an audited construction's T_K, from the label ``audit`` stores (``gate-edge K=6``)."""
+    match = re.fullmatch(r"\S+ K=([0-9]{1,4})", label)
+    return int(match.group(1)) if match else None
+
+
+def _with_layer_names(t: Transformer | None, construction: str | None, depth: Any) -> Transformer | None:
+    """The kernel form has no layer names: take the construction's own (display only), when its T_K has the
+    same heads and pooling layer by layer; else leave them blank."""
+    from ..constructions.registry import CONSTRUCTIONS
+
+    if t is None or construction not in CONSTRUCTIONS or type(depth) is not int or depth < 1:
+        return t
+    own = CONSTRUCTIONS[construction].transformer(depth)
+
+    def heads(layer: Any) -> list[tuple[str, str]]:
+        return [(h.name, h.pooling.value) for h in layer.heads]
+
+    if len(own.layers) != len(t.layers) or any(heads(a) != heads(b) for a, b in zip(own.layers, t.layers)):
+        return t
+    return replace(t, layers=tuple(replace(a, name=b.name) for a, b in zip(t.layers, own.layers)))
 
 
 def _int(value: Any) -> int:
