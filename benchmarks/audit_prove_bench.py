@@ -14,13 +14,13 @@ Each case runs in a fresh process; CPU seconds include the solver worker process
 
 from __future__ import annotations
 
-import json
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from fresh_process import bench_main, run_fresh
 
 ROOT = Path(__file__).resolve().parent.parent
 CIRCUIT = ROOT / "specs" / "circuits" / "mixed_depth6.circ"
@@ -55,28 +55,14 @@ def measure_one(case: str) -> dict[str, Any]:
 
 def prove_rows(quick: bool) -> list[dict[str, Any]]:
     """One row per case (2..8 always, 16 unless ``quick``), each in a fresh Python process."""
-    rows = []
-    for case in (["2..8"] if quick else list(CASES)):
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", case],
-                              capture_output=True, text=True, cwd=ROOT)
-        if proc.returncode != 0:
-            rows.append({"lengths": case, "status": "ERROR", "ok": False, "met": False,
-                         "error": (proc.stderr.strip().splitlines() or ["?"])[-1]})
-            continue
-        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    return rows
+    return [run_fresh(__file__, case, {"lengths": case, "status": "ERROR", "ok": False, "met": False})
+            for case in (["2..8"] if quick else list(CASES))]
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "--one":
-        print(json.dumps(measure_one(argv[1])))
-        return 0
-    rows = prove_rows("--quick" in argv)
-    keys = ["lengths", "lemmas", "prove_s", "prove_cpu_s", "check_s", "check_cpu_s", "status", "target_s", "met"]
-    print(" | ".join(keys))
-    for row in rows:
-        print(" | ".join(str(row.get(k)) for k in keys))
-    return 0 if all(row["ok"] for row in rows) else 1
+    return bench_main(argv, measure_one, prove_rows,
+                      ["lengths", "lemmas", "prove_s", "prove_cpu_s", "check_s", "check_cpu_s", "status", "target_s",
+                       "met"])
 
 
 if __name__ == "__main__":

@@ -16,13 +16,13 @@ N = 16 in 5 s, N = 32 in 60 s, wall clock; ``None`` where there is none).
 
 from __future__ import annotations
 
-import json
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from fresh_process import bench_main, run_fresh
 
 ROOT = Path(__file__).resolve().parent.parent
 CIRCUIT = ROOT / "specs" / "circuits" / "square_multi_edge.circ"
@@ -55,29 +55,15 @@ def measure_one(n: int, samples: int = SAMPLES) -> dict[str, Any]:
 
 def audit_rows(quick: bool) -> list[dict[str, Any]]:
     """One row per N (8, 16; and 24, 32 unless ``quick``), each measured in a fresh Python process."""
-    rows = []
-    for n in _lengths(quick):
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", str(n)],
-                              capture_output=True, text=True, cwd=ROOT)
-        if proc.returncode != 0:
-            rows.append({"N": n, "gates": None, "depth": None, "wall_s": None, "cpu_s": None, "peak_rss_mb": None,
-                         "samples": 0, "ok": False, "target_s": TARGETS_S.get(n), "met": False,
-                         "error": (proc.stderr.strip().splitlines() or ["?"])[-1]})
-            continue
-        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    return rows
+    return [run_fresh(__file__, str(n), {"N": n, "gates": None, "depth": None, "wall_s": None, "cpu_s": None,
+                                         "peak_rss_mb": None, "samples": 0, "ok": False,
+                                         "target_s": TARGETS_S.get(n), "met": False})
+            for n in _lengths(quick)]
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "--one":
-        print(json.dumps(measure_one(int(argv[1]))))
-        return 0
-    rows = audit_rows("--quick" in argv)
-    keys = ["N", "gates", "depth", "wall_s", "cpu_s", "peak_rss_mb", "samples", "ok", "target_s", "met"]
-    print(" | ".join(keys))
-    for row in rows:
-        print(" | ".join(str(row.get(k)) for k in keys))
-    return 0 if all(row["ok"] for row in rows) else 1
+    return bench_main(argv, lambda arg: measure_one(int(arg)), audit_rows,
+                      ["N", "gates", "depth", "wall_s", "cpu_s", "peak_rss_mb", "samples", "ok", "target_s", "met"])
 
 
 if __name__ == "__main__":
