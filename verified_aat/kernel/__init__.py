@@ -16,9 +16,8 @@ import zlib
 from typing import Any
 
 from .audit_proof import AUDIT_FORMAT, check_audit
-from .checks import CHECKS, VERSION
-from .data import Malformed
-from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Rejection, Report
+from .checks import CHECKS, VERSION, run_checks
+from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Report
 from .schematic import SCHEMATIC_FORMAT, check_schematic
 
 def _gc_paused(fn: Any) -> Any:
@@ -112,26 +111,7 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
     start = time.perf_counter()
     ctx = Context(doc, options or Options())
     report = Report()
-    for number, check in enumerate(CHECKS):
-        if ctx.options.progress is not None:
-            ctx.options.progress(check.name, number, len(CHECKS))
-        t0 = time.perf_counter()
-        try:
-            problems = check.run(ctx)
-        except Malformed as exc:
-            problems = [f"{exc.path}: {exc.message}"]
-        except RecursionError as exc:
-            problems = [f"too large to check ({type(exc).__name__})"]
-        except MemoryError:  # a resource limit, not a verdict: neither accepted nor rejected
-            ctx.unchecked.append(f"{check.name}: out of memory (a memory limit was reached)")
-            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
-            break
-        except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
-            problems = [f"the kernel could not complete this check ({type(exc).__name__}: {str(exc)[:160]})"]
-        report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
-        if problems:
-            report.rejections = [Rejection(check.name, check.step, check.rule, p) for p in problems]
-            break
+    run_checks(ctx, CHECKS, report)
     report.unchecked = list(ctx.unchecked)
     report.lemmas = len(ctx.derivation.lemmas)
     report.obligations = sum(ctx.derivation.counts.values())

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import smt
-from .checks import Check, sha256_json
+from .checks import Check, run_checks, sha256_json
 from .data import (
     Bilinear,
     Circuit,
@@ -37,7 +37,6 @@ from .data import (
     need,
 )
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
-from .schematic import run_checks
 from .solvers import SAT, SOLVERS, UNSAT
 from .unroll import (
     Builder,

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, score_reads, summary
 from .circuits import reads
@@ -24,7 +25,7 @@ from .defence import run_defence
 from .layouts import LAYOUTS, OutsideLayout, encoding_digest
 from .netlist_link import check_netlist
 from .obligations import Deriver, activation_params, frame_changes, layer_functions
-from .report import Context
+from .report import Context, Rejection, Report
 from .schedule import base_failures, claims_from_rules, count_base, layers_needed, readout_failures
 from .solvers import SAT, SOLVERS, UNSAT
 
@@ -49,6 +50,33 @@ class Check:
     step: str
     rule: str
     run: Callable[[Context], list[str]]
+
+
+
+def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
+    """Run ``checks`` in order into ``report``; the first failing one ends the run.  Every kind of
+    certificate goes through here: a malformed field, a recursion or an error is a rejection (fail
+    closed), running out of memory is *not checked* (a resource limit, not a verdict, as S12)."""
+    for number, check in enumerate(checks):
+        if ctx.options.progress is not None:
+            ctx.options.progress(check.name, number, len(checks))
+        t0 = time.perf_counter()
+        try:
+            problems = check.run(ctx)
+        except Malformed as exc:
+            problems = [f"{exc.path}: {exc.message}"]
+        except RecursionError as exc:
+            problems = [f"too large to check ({type(exc).__name__})"]
+        except MemoryError:
+            ctx.unchecked.append(f"{check.name}: out of memory (a memory limit was reached)")
+            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
+            break
+        except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
+            problems = [f"the kernel could not complete this check ({type(exc).__name__}: {str(exc)[:160]})"]
+        report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
+        if problems:
+            report.rejections = [Rejection(check.name, check.step, check.rule, p) for p in problems]
+            break
 
 
 # -- S1: data -------------------------------------------------------------------------

@@ -13,12 +13,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import Check, sha256_json
+from .checks import Check, run_checks, sha256_json
 from .checks import _solvers as solvers_check
-from .data import Gate, Malformed, Transformer, as_dict, as_int, as_list, load_circuit, load_transformer, need
+from .data import Gate, Transformer, as_dict, as_int, as_list, load_circuit, load_transformer, need
 from .layouts import LAYOUTS, GateEdgeLayout
 from .obligations import Derivation, Function, layer_functions
-from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Rejection, Report
+from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
 from .schematic_derive import derive
 from .schematic_edges import (EDGE_SCHEMES, EdgeScheme, derive_edges, edge_encoding_problems,
                                layout_problems)
@@ -182,26 +182,6 @@ SCHEMATIC_CHECKS: tuple[Check, ...] = (
     Check("schematic-lemmas", "P5", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
     Check("schematic-solvers", "P8", "every lemma is unsat (valid over the reals)", solvers_check),  # type: ignore[arg-type]
 )
-
-
-def run_checks(ctx: SchematicContext, checks: tuple[Check, ...], report: Report) -> None:
-    """Run ``checks`` in order into ``report``; the first failing one ends the run."""
-    for check in checks:
-        t0 = time.perf_counter()
-        try:
-            problems = check.run(ctx)
-        except Malformed as exc:
-            problems = [f"{exc.path}: {exc.message}"]
-        except MemoryError:  # a resource limit, not a verdict: neither accepted nor rejected (as S12)
-            ctx.unchecked.append(f"{check.name}: out of memory (a memory limit was reached)")
-            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
-            break
-        except Exception as exc:  # noqa: BLE001 - fail closed
-            problems = [f"the kernel could not complete this check ({type(exc).__name__}: {str(exc)[:160]})"]
-        report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
-        if problems:
-            report.rejections = [Rejection(check.name, check.step, check.rule, p) for p in problems]
-            break
 
 
 def prepare(doc: dict[str, Any]) -> tuple[SchematicContext, Report]:
