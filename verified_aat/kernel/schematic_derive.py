@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .obligations import Derivation, Function
-from .schematic_lemmas import Lemma, Scheme, Shape, Templates, claimed, members, output, pooled_over, score
+from .schematic_lemmas import (Lemma, Scheme, Shape, Templates, claimed, gate_value, output, pooled_in_edges,
+                               pooled_over, score)
 
 EDGE = None  # the edge template in lists of shapes
 
@@ -159,12 +160,8 @@ def _compute(T: Templates, fn: Function, shape: Shape, sets: dict[str, str]) -> 
     ys = [lemma.var(f"y{s}") for s in range(shape.fan_in)]
     i = T.gate(lemma, shape, "i")
     edges = [T.edge(lemma, f"e{s}", target="i_g", values=_settled(T, y), slot=s) for s, y in enumerate(ys)]
-    chosen = [members(sets.get(head.name, "in-edges"), edges) for head in heads]
-    pooled = [T.havoc(lemma, f"p{n}") if m is None else pooled_over(head.pooling, m)
-              for n, (head, m) in enumerate(zip(heads, chosen))]
-    expected = {"add": ys[0] if len(ys) == 1 else f"(+ {' '.join(ys)})", "mul": f"(* {' '.join(ys)})",
-                "sign": f"(sgn {ys[0]})"}[shape.op]
-    lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {expected})")
+    pooled = pooled_in_edges(T, lemma, heads, sets, edges)
+    lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {gate_value(shape.op, ys)})")
     return lemma
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .data import Gate, Head
 from .layouts import LAYOUTS, EdgeOnlyLayout
 from .obligations import Derivation, Function
-from .schematic_lemmas import SETS, Lemma, Shape, Sym, claimed, members, output, pooled_over, score, smt
+from .schematic_lemmas import SETS, Lemma, Shape, Sym, claimed, gate_value, output, pooled_in_edges, score, smt
 
 SLOT_CLASSES = (0, 1, None)  # slot 0, any slot ≥ 1 (represented by 1), sink
 CHECKED = 64  # slots and fan-ins up to this are checked concretely (P2)
@@ -169,11 +169,8 @@ def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: 
         settled = [{"val": v, "sq": f"(* {v} {v})"} for v in ys]
         i = T.edge(lemma, "i", shape, slot)
         edges = [T.edge(lemma, f"e{s}", None, min(s, 1), target="i_u", values=settled[s]) for s in range(len(ys))]
-        chosen = [members(sets.get(h.name, "in-edges"), edges) for h in heads]
-        pooled = [T.havoc(lemma, f"p{n}") if m is None else pooled_over(h.pooling, m)
-                  for n, (h, m) in enumerate(zip(heads, chosen))]
-        y = {"add": ys[0] if len(ys) == 1 else f"(+ {' '.join(ys)})", "mul": f"(* {' '.join(ys)})",
-             "sign": f"(sgn {ys[0]})"}[shape.op]
+        pooled = pooled_in_edges(T, lemma, heads, sets, edges)
+        y = gate_value(shape.op, ys)
     lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
     if sq is not None:
         lemma.goals.append(f"(= {output(fn.layer, sq, i, pooled)} (* {y} {y}))")

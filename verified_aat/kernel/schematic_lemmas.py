@@ -229,3 +229,17 @@ def pooled_over(pooling: str, members: Sequence[Sequence[str]]) -> list[str]:
     if n == 1:
         return list(members[0])
     return [f"(/ (+ {' '.join(col)}) {n}.0)" for col in zip(*members)]
+
+
+def pooled_in_edges(T: Any, lemma: Lemma, heads: Sequence[Any], sets: dict[str, str],
+                    edges: list[list[str]]) -> list[list[str]]:
+    """Each head's pooled row over its intended set among a reader's in-edges (a free row where it claims none)."""
+    chosen = [members(sets.get(head.name, "in-edges"), edges) for head in heads]
+    return [T.havoc(lemma, f"p{n}") if m is None else pooled_over(head.pooling, m)
+            for n, (head, m) in enumerate(zip(heads, chosen))]
+
+
+def gate_value(op: str, ys: Sequence[str]) -> str:
+    """C_g from its operand values ``ys`` (fixed fan-in ≥ 1): add, mul or sign."""
+    return {"add": ys[0] if len(ys) == 1 else f"(+ {' '.join(ys)})", "mul": f"(* {' '.join(ys)})",
+            "sign": f"(sgn {ys[0]})"}[op]
