@@ -11,12 +11,11 @@ from __future__ import annotations
 import functools
 import gc
 import json
-import time
 import zlib
 from typing import Any
 
 from .audit_proof import AUDIT_FORMAT, check_audit
-from .checks import CHECKS, VERSION, run_checks
+from .checks import CHECKS, VERSION, judge
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Report
 from .schematic import SCHEMATIC_FORMAT, check_schematic
 
@@ -108,23 +107,9 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
         return check_schematic(doc, options)
     if doc.get("format") == AUDIT_FORMAT:  # an upper-bound certificate: U_N = T (docs/soundness.md, U1-U6)
         return check_audit(doc, options)
-    start = time.perf_counter()
-    ctx = Context(doc, options or Options())
-    report = Report()
-    run_checks(ctx, CHECKS, report)
-    report.unchecked = list(ctx.unchecked)
-    report.lemmas = len(ctx.derivation.lemmas)
-    report.obligations = sum(ctx.derivation.counts.values())
-    report.solver_runs = ctx.solver_runs
+    ctx = Context(doc, options)
+    report = judge(ctx, CHECKS, lambda c: (len(c.derivation.lemmas), sum(c.derivation.counts.values())), theorem)
     report.defence = ctx.defence
-    if report.rejections:
-        report.outcome = REJECTED
-    elif report.unchecked:
-        report.outcome = NOT_CHECKED
-    else:
-        report.outcome = ACCEPTED
-        report.theorem = theorem(ctx)
-    report.seconds = time.perf_counter() - start
     return report
 
 

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import smt
-from .checks import Check, run_checks, sha256_json
+from .checks import Check, judge, sha256_json
 from .data import (
     Bilinear,
     Circuit,
@@ -36,7 +35,7 @@ from .data import (
     load_transformer,
     need,
 )
-from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
+from .report import Options, Report
 from .solvers import SAT, SOLVERS, UNSAT
 from .unroll import (
     Builder,
@@ -341,19 +340,8 @@ AUDIT_CHECKS: tuple[Check, ...] = (
 
 def check_audit(doc: dict[str, Any], options: Options) -> Report:
     """Run the audit checks in order; the first failing check ends the run (as ``check_certificate``)."""
-    start = time.perf_counter()
-    ctx = AuditContext(doc, options)
-    report = Report()
-    run_checks(ctx, AUDIT_CHECKS, report)  # type: ignore[arg-type]
-    report.unchecked = list(ctx.unchecked)
-    report.lemmas = len(ctx.lemmas)
-    report.obligations = sum(lemma.uses for lemma in ctx.lemmas)
-    report.solver_runs = ctx.solver_runs
-    report.outcome = REJECTED if report.rejections else NOT_CHECKED if report.unchecked else ACCEPTED
-    if report.accepted:
-        report.theorem = audit_theorem(ctx)
-    report.seconds = time.perf_counter() - start
-    return report
+    return judge(AuditContext(doc, options), AUDIT_CHECKS,  # type: ignore[arg-type]
+                 lambda c: (len(c.lemmas), sum(lemma.uses for lemma in c.lemmas)), audit_theorem)
 
 
 def audit_theorem(ctx: AuditContext) -> str:

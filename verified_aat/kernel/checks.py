@@ -25,7 +25,7 @@ from .defence import run_defence
 from .layouts import LAYOUTS, OutsideLayout, encoding_digest
 from .netlist_link import check_netlist
 from .obligations import Deriver, activation_params, frame_changes, layer_functions
-from .report import Context, Rejection, Report
+from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Rejection, Report
 from .schedule import base_failures, claims_from_rules, count_base, layers_needed, readout_failures
 from .solvers import SAT, SOLVERS, UNSAT
 
@@ -77,6 +77,25 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
         if problems:
             report.rejections = [Rejection(check.name, check.step, check.rule, p) for p in problems]
             break
+
+
+
+def judge(ctx: Any, checks: tuple[Check, ...], counts: Callable[[Any], tuple[int, int]],
+          theorem: Callable[[Any], str]) -> Report:
+    """Run ``checks`` on ``ctx`` and state the outcome, the same way for every kind of certificate:
+    rejected if a check failed, else not checked if anything was left unchecked, else accepted with
+    ``theorem(ctx)``.  ``counts(ctx)`` gives (distinct lemmas, obligations)."""
+    start = time.perf_counter()
+    report = Report()
+    run_checks(ctx, checks, report)
+    report.unchecked = list(ctx.unchecked)
+    report.lemmas, report.obligations = counts(ctx)
+    report.solver_runs = ctx.solver_runs
+    report.outcome = REJECTED if report.rejections else NOT_CHECKED if report.unchecked else ACCEPTED
+    if report.outcome == ACCEPTED:
+        report.theorem = theorem(ctx)
+    report.seconds = time.perf_counter() - start
+    return report
 
 
 # -- S1: data -------------------------------------------------------------------------

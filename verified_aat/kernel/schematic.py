@@ -9,16 +9,15 @@ Each check names its step P1–P8 of docs/soundness.md ("Schematic certificates"
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import Check, run_checks, sha256_json
+from .checks import Check, judge, run_checks, sha256_json
 from .checks import _solvers as solvers_check
 from .data import Gate, Transformer, as_dict, as_int, as_list, load_circuit, load_transformer, need
 from .layouts import LAYOUTS, GateEdgeLayout
 from .obligations import Derivation, Function, layer_functions
-from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
+from .report import Options, Report
 from .schematic_derive import derive
 from .schematic_edges import (EDGE_SCHEMES, EdgeScheme, derive_edges, edge_encoding_problems,
                                layout_problems)
@@ -197,19 +196,9 @@ def prepare(doc: dict[str, Any]) -> tuple[SchematicContext, Report]:
 
 def check_schematic(doc: dict[str, Any], options: Options | None = None) -> Report:
     """Run the schematic checks in order; the first failing one ends the run."""
-    start = time.perf_counter()
-    ctx = SchematicContext(doc, options or Options())
-    report = Report()
-    run_checks(ctx, SCHEMATIC_CHECKS, report)
-    report.unchecked = list(ctx.unchecked)
-    report.lemmas = len(ctx.derivation.lemmas)
-    report.obligations = sum(lemma.uses for lemma in ctx.derivation.lemmas.values())
-    report.solver_runs = ctx.solver_runs
-    report.outcome = REJECTED if report.rejections else NOT_CHECKED if report.unchecked else ACCEPTED
-    if report.outcome == ACCEPTED:
-        report.theorem = schematic_theorem(ctx)
-    report.seconds = time.perf_counter() - start
-    return report
+    return judge(SchematicContext(doc, options or Options()), SCHEMATIC_CHECKS,
+                 lambda c: (len(c.derivation.lemmas), sum(lemma.uses for lemma in c.derivation.lemmas.values())),
+                 schematic_theorem)
 
 
 def schematic_theorem(ctx: SchematicContext) -> str:
