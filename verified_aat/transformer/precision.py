@@ -33,9 +33,15 @@ from .model import BilinearScore, Transformer
 MANTISSA_BITS = {"float64": 53, "float32": 24}
 
 
+def _magnitude(q: Fraction | int) -> int:
+    """m with |q| < 2^m for the integer part, plus one bit for a fraction (⌊|q|⌋ has m bits)."""
+    q = Fraction(q)
+    return (abs(q.numerator) // q.denominator).bit_length() + (0 if q.denominator == 1 else 1)
+
+
 def _bits(bound: Fraction | int) -> int:
     """Mantissa bits for every integer of magnitude ≤ ``bound`` to be exact (2^p > bound)."""
-    return max(1, int(bound).bit_length() + (0 if Fraction(bound).denominator == 1 else 1))
+    return max(1, _magnitude(bound))
 
 
 def _dyadic(q: Fraction) -> bool:
@@ -126,19 +132,16 @@ def _values(circuit: Circuit, bound: Fraction) -> tuple[int, tuple[str, ...]]:
     """m with max_g |C_g(x)| < 2^m over |x_i| ≤ bound (interval arithmetic on bit lengths, in integers:
     a product chain's bound is doubly exponential, so the bound itself is never formed), and what
     rounds even small values."""
-    def magnitude(q: Fraction) -> int:
-        return (abs(q.numerator) // q.denominator).bit_length() + (0 if q.denominator == 1 else 1)
-
     size: list[int] = []
     fan_ins: set[int] = set()
     constants: set[Fraction] = set()
     for gate in circuit.gates:
         args = [size[a] for a in gate.args]
         if gate.kind is Kind.INPUT:
-            size.append(magnitude(bound))
+            size.append(_magnitude(bound))
         elif gate.kind is Kind.CONST:
             value = Fraction(gate.value)  # type: ignore[arg-type]
-            size.append(magnitude(value))
+            size.append(_magnitude(value))
             if not _dyadic(value):
                 constants.add(value)
         elif gate.kind is Kind.ADD:
