@@ -325,7 +325,7 @@ def test_docs_cli_lists_the_limits_and_exit_codes() -> None:
 def test_an_output_in_a_missing_directory_names_the_users_path(capsys, tmp_path) -> None:
     target = tmp_path / "missing_dir" / "x.json"
     one_line_error(capsys, ["certify", MIXED, "-o", target], f"verified-aat: {target}: cannot write")
-    from verified_aat.circuits.io import write_atomically
+    from verified_aat.files import write_atomically
     from verified_aat.errors import InputError
     with pytest.raises(InputError, match="cannot write") as info:
         write_atomically(str(target), "x")

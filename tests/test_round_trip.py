@@ -216,7 +216,7 @@ def test_cli_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
     assert "link 2, U_N = T_K on every sequence of length 4 (audit certificate): skipped" in out
     assert "link 1, T_K simulates C (per-circuit certificate): proved" in out and "result: unknown" in out
     assert main(["audit", "-c", "edge-only", circuit, "--round-trip", "-o", circuit]) == 2
-    assert "names a directory" in capsys.readouterr().err
+    assert "not a directory" in capsys.readouterr().err
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -179,8 +179,8 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, 
     digest = hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest() if circuit is not None else None
     link = None
     if netlist is not None:
-        with open(netlist, "rb") as handle:
-            link = (os.path.basename(netlist), handle.read())
+        from .files import read_input
+        link = (os.path.basename(netlist), read_input(netlist, "netlist"))
     options = Options(solvers=solvers, circuit_sha256=digest, netlist=link, jobs=_at_least_one("jobs", jobs),
                       timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
                       defence_budget=defence_budget)

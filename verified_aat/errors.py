@@ -37,3 +37,10 @@ class InputError(ValueError):
             where = f"{where}:{self.line}"
         # one line whatever a quoted name holds: escape everything str.splitlines breaks at
         return f"{where}: {self.message}".translate(_LINE_BREAKS)
+
+
+class LimitReached(BaseException):
+    """The run passed a limit (``--max-time``, a reading or size limit): it stops as *unknown* (exit 3).
+
+    A :class:`BaseException`, so that no ``except Exception`` in the engine or the kernel swallows it
+    and turns it into a verdict."""

@@ -113,23 +113,25 @@ def certificate_bytes(doc: dict[str, Any], compressed: bool = False) -> bytes:
 def write_certificate(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write atomically: a temporary file in the same folder, then a rename.  A path ending in
     ``.gz`` gets a gzip-compressed certificate (``check`` and ``show`` read both)."""
-    from ..circuits.io import write_atomically
+    from ..files import write_atomically
 
     write_atomically(str(path), certificate_bytes(doc, compressed=str(path).endswith(".gz")))
 
 
 def export_smt(doc: dict[str, Any], directory: str | os.PathLike[str]) -> list[Path]:
     """Write every lemma as ``<kind>-<id12>.smt2`` (runnable by any SMT-LIB solver)."""
+    from ..files import check_output, write_all_atomically
+
     out = Path(directory)
+    check_output(str(out), directory=True)
+    files = [(str(out / f"{lemma['kind'].replace(':', '-')}-{lemma['id'][:12]}.smt2"),
+              f"; {lemma['kind']} lemma, closed by the engine with {lemma['engine']}; expected: unsat\n"
+              + lemma["smt2"]) for lemma in doc["lemmas"]]
+    for path, _ in files:
+        check_output(path)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for lemma in doc["lemmas"]:
-        name = f"{lemma['kind'].replace(':', '-')}-{lemma['id'][:12]}.smt2"
-        path = out / name
-        path.write_text(f"; {lemma['kind']} lemma, closed by the engine with {lemma['engine']}; expected: unsat\n"
-                        + lemma["smt2"])
-        written.append(path)
-    return written
+    write_all_atomically(files)
+    return [Path(path) for path, _ in files]
 
 
 def is_constructions_own(doc: dict[str, Any]) -> bool | None:

@@ -224,10 +224,8 @@ def read_aiger_source(path: str, fmt: str) -> tuple[Netlist, bytes, str]:
         data = synthesize_aiger(path)
         name = Path(path).name + ".aag"
     else:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read netlist: {exc.strerror or exc}", path, None) from None
+        from ..files import read_input
+        data = read_input(path, "netlist")
         name = Path(path).name
     return aig_to_netlist(parse_aiger_bytes(data, path), path, Path(path).stem or "aiger"), data, name
 

@@ -52,11 +52,8 @@ def file_format(path: str, fmt: str | None = None) -> str:
     ext = _extension(path)
     if ext == ".txt":
         from .bristol import looks_like_bristol
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(4096).decode("utf-8", errors="replace")
-        except OSError:
-            head = ""  # reported when the file is read
+        from ..files import read_head
+        head = read_head(path, 4096).decode("utf-8", errors="replace")  # "": reported when the file is read
         lines = head.split("\n")
         if len(head) == 4096:
             lines.pop()  # the last line read may be cut short
@@ -97,12 +94,12 @@ def content_format(text: str) -> str:
 
 def _load_stdin(mode: str | None, fmt: str | None, cap: int | None) -> Circuit:
     """Read a circuit from standard input (``-``); the format is ``fmt`` or read off the content."""
-    import sys
     from dataclasses import replace
 
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown circuit format '{fmt}' (expected {', '.join(FORMATS)})", STDIN_NAME)
-    data = sys.stdin.buffer.read()
+    from ..files import read_stdin
+    data = read_stdin("circuit", STDIN_NAME)
     if fmt is None and data[:4] in (b"aag ", b"aig "):
         fmt = "aiger"
     text = "" if fmt == "aiger" else decode_circuit_bytes(data, STDIN_NAME)  # binary AIGER is bytes
@@ -152,31 +149,8 @@ def save_circuit(circuit: Circuit, path: str) -> None:
         text = dumps_circuit(circuit)
     else:
         raise InputError(f"cannot write circuits as '{ext or '(none)'}' (use .circ, .txt or .json)", path)
+    from ..files import write_atomically
     write_atomically(path, text)
-
-
-def write_atomically(path: str, text: str | bytes) -> None:
-    """Write ``text`` (UTF-8, or raw bytes) to ``path`` via a temporary file and :func:`os.replace`."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        handle, temp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
-    except OSError as exc:  # name the user's path, not the temporary file's
-        raise InputError(f"cannot write: {exc.strerror or exc}", path) from None
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(text.encode("utf-8") if isinstance(text, str) else text)
-            out.flush()
-            os.fsync(out.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)  # what open() would give, not mkstemp's 0600
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
 
 
 _SEPARATORS = re.compile(r"[\s,]+")
@@ -193,8 +167,8 @@ def parse_input_vector(text: str, n: int, file: str | None = None) -> list[Fract
         file = text[1:]
         if not file:
             raise InputError("'@' must be followed by a file name", "--input")
-        with open(file, "rb") as handle:
-            text = decode_circuit_bytes(handle.read(), file)
+        from ..files import read_input
+        text = decode_circuit_bytes(read_input(file, "input vector"), file)
     values: list[Fraction] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if from_file:

@@ -450,10 +450,8 @@ def parse_netlist(text: str, file: str, fmt: str, drop_dead: bool = False) -> Ne
 
 def read_netlist_file(path: str, fmt: str | None = None) -> tuple[bytes, str, str]:
     """A netlist file's bytes, its decoded text and its format (``fmt``, else :func:`netlist_format`)."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read netlist: {exc.strerror or exc}", path, None) from None
+    from ..files import read_input
+    data = read_input(path, "netlist")
     text = decode_netlist_bytes(data, path)
     return data, text, fmt or netlist_format(path, text)
 

@@ -73,9 +73,8 @@ def decode_circuit_bytes(data: bytes, file: str | None = None) -> str:
 
 def read_circuit_file(path: str) -> str:
     """Read a text file's bytes and decode them with :func:`decode_circuit_bytes`."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    return decode_circuit_bytes(data, path)
+    from ..files import read_input
+    return decode_circuit_bytes(read_input(path, "circuit"), path)
 
 
 class _Reader:

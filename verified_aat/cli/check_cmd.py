@@ -73,11 +73,8 @@ def run(args: argparse.Namespace) -> int:
         from ..circuits.io import NETLIST_FORMATS, file_format, load_circuit
         fmt = file_format(args.circuit, args.circuit_format)
         if fmt in NETLIST_FORMATS:
-            try:
-                with open(args.circuit, "rb") as handle:
-                    netlist = (os.path.basename(args.circuit), handle.read())
-            except OSError as exc:
-                raise InputError(f"cannot read netlist: {exc.strerror or exc}", args.circuit) from None
+            from ..files import read_input
+            netlist = (os.path.basename(args.circuit), read_input(args.circuit, "netlist"))
         else:
             import hashlib
 

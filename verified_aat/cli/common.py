@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any, Callable
 
 from ..circuits.io import FORMATS, MODES, load_circuit
 from ..circuits.ir import Circuit, Domain
 from ..errors import InputError
+
+CERTIFICATE_FORMATS = ("verified-aat/certificate", "verified-aat/schematic-certificate",
+                       "verified-aat/audit-certificate")
+"""The ``format`` of the three kinds of certificate (per circuit, schematic, audit)."""
 
 ARGUMENTS = "command line"
 """The ``file`` part of errors about the command line itself."""
@@ -105,8 +108,8 @@ def read_input_vectors(path: str, limit: int, parse: Callable[[str], list[Any]])
 
     if limit < 1:
         raise InputError(f"--max-inputs must be at least 1, got {limit}", ARGUMENTS)
-    with open(path, "rb") as handle:
-        text = decode_circuit_bytes(handle.read(), path)
+    from ..files import read_input
+    text = decode_circuit_bytes(read_input(path, "input vectors"), path)
     vectors: list[tuple[int, list[Any]]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
@@ -135,8 +138,25 @@ def check_class_at_source(construction: Any, circuit: Circuit, args: argparse.Na
 
 def read_certificate_argument(path: str) -> dict[str, Any]:
     """A certificate file, or standard input for ``-`` (plain or gzip), parsed by the kernel's reader."""
-    from ..kernel import load_certificate, parse_certificate
+    from ..files import read_stdin
 
     if path == "-":
-        return parse_certificate(sys.stdin.buffer.read(), "<stdin>")
-    return load_certificate(path)
+        return parse_certificate_bytes(read_stdin("certificate"), "<stdin>")
+    return parse_certificate_bytes(None, path)
+
+
+def parse_certificate_bytes(raw: bytes | None, name: str) -> dict[str, Any]:
+    """The kernel's reading of a certificate (``raw`` bytes, or the file ``name`` when ``None``) under
+    the ``--max-inflated`` limit; a file past a reading limit stops the command as *unknown*."""
+    from ..errors import LimitReached
+    from ..files import max_inflated_bytes, remember_input
+    from ..kernel import CertificateTooLarge, load_certificate, parse_certificate
+
+    try:
+        if raw is not None:
+            return parse_certificate(raw, name, max_inflated_bytes())
+        doc = load_certificate(name, max_inflated_bytes())
+    except CertificateTooLarge as exc:
+        raise LimitReached(str(exc).replace(": not checked:", ":", 1)) from None
+    remember_input(name)
+    return doc

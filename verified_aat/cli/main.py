@@ -12,8 +12,9 @@ import importlib
 import sys
 from typing import NoReturn
 
-from ..errors import EXIT_BAD_INPUT, EXIT_UNKNOWN, InputError
-from .resources import LimitReached, resource_limits
+from ..errors import EXIT_BAD_INPUT, EXIT_UNKNOWN, InputError, LimitReached
+from ..files import DEFAULT_MAX_INFLATED_MB as DEFAULT_MAX_INFLATED
+from .resources import resource_limits
 
 # Subcommand modules, in the order `--help` lists them.  A module that does
 # not exist yet is skipped, so stages can land one at a time.
@@ -105,7 +106,40 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    from ..files import DEFAULT_MAX_INFLATED_MB
+    for command in sub.choices.values():  # every command reads files: one decompression limit for all
+        command.add_argument("--max-inflated", type=int, default=DEFAULT_MAX_INFLATED_MB, metavar="MB",
+                             help="the most MB gzip data or standard input may hold once read "
+                                  f"(default {DEFAULT_MAX_INFLATED_MB}); past it: unknown (exit 3)")
     return parser
+
+
+INPUT_ARGUMENTS = ("circuit", "model", "certificate", "input", "transformer", "encoding", "sequence", "inputs")
+"""The arguments that name files a command reads (``--input=@FILE`` too)."""
+OUTPUT_ARGUMENTS = ("output", "report", "output_circuit", "export_smt")
+"""The arguments that name files (or directories) a command writes."""
+
+
+def _directory_output(args: argparse.Namespace, attr: str) -> bool:
+    """Whether the output argument ``attr`` names a directory (compile -o, audit --round-trip -o, --export-smt)."""
+    return attr == "export_smt" or (attr == "output" and (args.command == "compile" or
+                                                           bool(getattr(args, "round_trip", False))))
+
+
+def check_output_arguments(args: argparse.Namespace) -> None:
+    """Before any work: refuse every output target that is not a regular file (a directory where one
+    is meant) or that is the same file as one of the command's inputs (docs/cli.md, "Files")."""
+    from ..files import check_output
+
+    inputs: list[str] = []
+    for attr in INPUT_ARGUMENTS:
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value not in ("", "-"):
+            inputs.append(value[1:] if value.startswith("@") and attr == "input" else value)
+    for attr in OUTPUT_ARGUMENTS:
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value not in ("", "-"):
+            check_output(value, inputs, directory=_directory_output(args, attr))
 
 
 
@@ -161,9 +195,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     previous = _install_sigterm_handler()
+    from ..files import set_max_inflated_mb, tracking_inputs
     try:
         validate_options(args)
-        with resource_limits(args):
+        set_max_inflated_mb(getattr(args, "max_inflated", DEFAULT_MAX_INFLATED))
+        check_output_arguments(args)
+        with resource_limits(args), tracking_inputs():
             return int(args.func(args))
     except InputError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
@@ -182,6 +219,12 @@ def main(argv: list[str] | None = None) -> int:
         _interrupted_message(f"unknown: limit reached (--max-memory {limit} MB)" if limit else
                              "unknown: limit reached (out of memory; --max-memory sets the limit)")
         return EXIT_UNKNOWN
+    except Exception as exc:  # the kernel's reader of certificate files: its own exception, bad input
+        from ..kernel import CertificateFileError
+        if not isinstance(exc, CertificateFileError):
+            raise
+        print(f"verified-aat: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         _interrupted_message("interrupted (SIGINT)")
         return EXIT_INTERRUPTED

@@ -18,8 +18,7 @@ from typing import Any
 from ..errors import EXIT_OK, InputError
 
 LAYOUTS = ("auto", "graphviz", "python")
-CERTIFICATE_FORMATS = ("verified-aat/certificate", "verified-aat/schematic-certificate",
-                       "verified-aat/audit-certificate")
+from .common import CERTIFICATE_FORMATS  # noqa: E402
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -95,14 +94,13 @@ def _read(path: str) -> tuple[Any, str]:
     """A certificate (by the kernel's reader) or a ``refute --json`` object."""
     import json
 
-    from ..kernel import CertificateFileError, parse_certificate
+    from ..kernel import CertificateFileError
+
+    from .common import parse_certificate_bytes
 
     name = "<stdin>" if path == "-" else path
-    if path == "-":
-        raw = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+    from ..files import read_input, read_stdin
+    raw = read_stdin("report input") if path == "-" else read_input(path, "report input")
     if raw[:2] != b"\x1f\x8b":
         try:
             doc = json.loads(raw.decode("utf-8"))
@@ -117,6 +115,6 @@ def _read(path: str) -> tuple[Any, str]:
             raise InputError("not a certificate (format verified-aat/certificate, schematic-certificate or "
                              "audit-certificate) or a refute --json result", name)
     try:
-        return parse_certificate(raw, name), name
+        return parse_certificate_bytes(raw, name), name
     except CertificateFileError as exc:
         raise InputError(str(exc).split(": ", 1)[-1], name) from None

@@ -28,8 +28,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 
-class LimitReached(BaseException):
-    """The run passed ``--max-time``."""
+from ..errors import LimitReached  # noqa: E402  (re-exported: the limit every command stops at)
 
 
 # Lower bounds on the resident memory per unit of work (about half the smallest measured cost):

@@ -65,8 +65,6 @@ def run_round_trip(args: argparse.Namespace) -> int:
     circuit_args = argparse.Namespace(**vars(args))
     circuit_args.circuit = args.circuit if args.circuit is not None else args.model
     circuit = circuit_from_args(circuit_args)
-    if args.output is not None and Path(args.output).exists() and not Path(args.output).is_dir():
-        raise InputError("with --round-trip, -o names a directory for the two certificates", args.output)
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
     if args.jobs < 1:
@@ -91,12 +89,13 @@ CERTIFICATE_FILES = {"lower_bound": "lower-bound.cert.json", "audit": "audit.cer
 
 def _write_certificates(certificates: dict[str, Any], directory: str) -> dict[str, str]:
     """Write each proved link's certificate into ``directory`` (created); link → path."""
-    from ..certificates.document import write_certificate
+    from ..certificates.document import certificate_bytes
+    from ..files import check_output, write_all_atomically
+    written = {link: str(Path(directory) / CERTIFICATE_FILES[link]) for link in certificates}
+    for path in written.values():  # both targets before the directory is made or anything is written
+        check_output(path)
     Path(directory).mkdir(parents=True, exist_ok=True)
-    written = {}
-    for link, doc in certificates.items():
-        path = written[link] = str(Path(directory) / CERTIFICATE_FILES[link])
-        write_certificate(doc, path)
+    write_all_atomically([(written[link], certificate_bytes(doc)) for link, doc in certificates.items()])
     return written
 
 

@@ -62,7 +62,7 @@ def transformer_arrays(transformer: Transformer) -> dict[str, np.ndarray]:
 
 def save_npz(transformer: Transformer, path: str) -> int:
     """Write the ``.npz`` (compressed) atomically; returns the number of arrays."""
-    from ..circuits.io import write_atomically
+    from ..files import write_atomically
     arrays: dict[str, Any] = transformer_arrays(transformer)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)

@@ -183,7 +183,7 @@ def _identity(d: int) -> tuple[tuple[Fraction, ...], ...]:
 
 def save_onnx(transformer: Transformer, path: str, softmax: bool = True, temperature: float = 1.0) -> int:
     """Write the ONNX model atomically; returns its number of nodes."""
-    from ..circuits.io import write_atomically
+    from ..files import write_atomically
     model = transformer_to_onnx(transformer, softmax, temperature)
     write_atomically(path, model.SerializeToString())
     return len(model.graph.node)

@@ -40,27 +40,51 @@ class CertificateFileError(ValueError):
     """The certificate file cannot be read as JSON at all (bad input, exit 2)."""
 
 
-def load_certificate(path: str) -> dict[str, Any]:
-    """Read a certificate file as JSON (no semantics yet: the checks judge the content)."""
-    try:
-        with open(path, "rb") as handle:
+class CertificateTooLarge(CertificateFileError):
+    """The certificate is past a reading limit (file size, decompressed size): not checked (exit 3)."""
+
+
+MAX_CERTIFICATE_BYTES = 256 << 20
+"""The most bytes a gzip-compressed certificate may inflate to, unless the caller raises it."""
+MAX_FILE_BYTES = 2 << 30
+"""The largest certificate file read (2 GiB on disk)."""
+
+
+def load_certificate(path: str, max_inflated: int | None = None) -> dict[str, Any]:
+    """Read a certificate file as JSON (no semantics yet: the checks judge the content).
+
+    Only a regular file is read (a FIFO would block, a device never ends), and only after its size
+    is known to be at most :data:`MAX_FILE_BYTES`."""
+    import os
+    import stat
+
+    try:  # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then tells what was opened
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise CertificateFileError(f"{path}: not a regular file (a FIFO, device or directory): refusing "
+                                       f"to read it as a certificate")
+        with os.fdopen(fd, "rb") as handle:
+            if info.st_size > MAX_FILE_BYTES:
+                raise CertificateTooLarge(f"{path}: not checked: more than {MAX_FILE_BYTES >> 20:,} MiB "
+                                          f"(the file-size limit)")
             raw = handle.read()
     except OSError as exc:
         raise CertificateFileError(f"{path}: {exc.strerror or exc}") from None
-    return parse_certificate(raw, path)
+    return parse_certificate(raw, path, max_inflated)
 
 
-MAX_CERTIFICATE_BYTES = 1 << 32  # 4 GiB of JSON text after decompression
-
-
-def _gunzip(raw: bytes, path: str) -> bytes:
+def _gunzip(raw: bytes, path: str, limit: int) -> bytes:
     """A gzip-compressed certificate's text, decompressed in bounded steps (no zip bomb)."""
     inflater = zlib.decompressobj(wbits=31)
     try:
-        text = inflater.decompress(raw, MAX_CERTIFICATE_BYTES)
-        if inflater.unconsumed_tail or not inflater.eof:
-            raise CertificateFileError(f"{path}: not a certificate: truncated gzip data, or more than "
-                                       f"{MAX_CERTIFICATE_BYTES} bytes once decompressed")
+        text = inflater.decompress(raw, limit)
+        if inflater.unconsumed_tail:
+            raise CertificateTooLarge(f"{path}: not checked: inflates to more than {limit >> 20:,} MiB "
+                                       f"(the decompression limit; --max-inflated MB raises it)")
+        if not inflater.eof:
+            raise CertificateFileError(f"{path}: not a certificate: truncated gzip data")
     except zlib.error as exc:
         raise CertificateFileError(f"{path}: not a certificate: bad gzip data ({exc})") from None
     if inflater.unused_data:
@@ -69,10 +93,11 @@ def _gunzip(raw: bytes, path: str) -> bytes:
 
 
 @_gc_paused
-def parse_certificate(raw: bytes, path: str = "<certificate>") -> dict[str, Any]:
-    """Parse JSON text, or gzip-compressed JSON text (recognised by its magic bytes)."""
+def parse_certificate(raw: bytes, path: str = "<certificate>", max_inflated: int | None = None) -> dict[str, Any]:
+    """Parse JSON text, or gzip-compressed JSON text (recognised by its magic bytes) that inflates to at
+    most ``max_inflated`` bytes (default :data:`MAX_CERTIFICATE_BYTES`)."""
     if raw[:2] == b"\x1f\x8b":
-        raw = _gunzip(raw, path)
+        raw = _gunzip(raw, path, MAX_CERTIFICATE_BYTES if max_inflated is None else max_inflated)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

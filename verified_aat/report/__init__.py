@@ -75,7 +75,7 @@ def render_html(source: Any, *, layout: str = "auto", transformer_path: str | No
 
 def write_report(source: Any, path: str, **options: Any) -> int:
     """Render and write atomically; returns the file's size in bytes."""
-    from ..circuits.io import write_atomically
+    from ..files import write_atomically
 
     page = render_html(source, **options).encode("utf-8")
     write_atomically(path, page)

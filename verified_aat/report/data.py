@@ -266,21 +266,18 @@ def _pooling(transformer: Transformer, head: str) -> str:
 def _diff(path: str | None, construction: Construction, depth: int | None) -> TransformerDiff | None:
     if not path or path == "-" or depth is None:
         return None
+    from ..files import read_input
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError:
+        text = read_input(path, "transformer").decode("utf-8")
+    except (InputError, UnicodeDecodeError):
         return None
     return transformer_diff(text, construction.transformer(depth), os.path.basename(path))
 
 
 def load_json_source(path: str) -> Any:
     """A JSON file's content (for ``report``'s input detection); InputError if unreadable."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), path) from None
+    from ..files import read_input
+    raw = read_input(path, "report input")
     if raw[:2] == b"\x1f\x8b":
         return None  # gzip: a certificate; the kernel's reader handles it
     try:

@@ -141,8 +141,8 @@ def _line_of_key(text: str, key: str) -> int | None:
 def read_json_file(path: str | os.PathLike[str]) -> tuple[Any, Locator]:
     """Read and decode a JSON file (UTF-8); every problem is an :class:`InputError`."""
     file = os.fspath(path)
-    with open(file, "rb") as handle:
-        raw = handle.read()
+    from ..files import read_input
+    raw = read_input(file, "JSON file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -171,14 +171,6 @@ def format_rational(value: int | Fraction) -> str:
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and :func:`os.replace`."""
-    file = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(file))
-    temp = os.path.join(directory, f".{os.path.basename(file)}.{os.getpid()}.tmp")
-    try:
-        with open(temp, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(temp, file)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+    """Write ``text`` to ``path`` safely (:func:`verified_aat.files.write_atomically`)."""
+    from ..files import write_atomically
+    write_atomically(os.fspath(path), text)

@@ -1,0 +1,243 @@
+"""Every file the tool reads or writes goes through here.
+
+Reading (:func:`read_input`): regular files only — a FIFO would block until a writer comes, a
+device such as ``/dev/zero`` never ends, a directory is no input — and the size is compared with
+:data:`MAX_FILE_BYTES` before a byte is read; gzip data is inflated in bounded steps, at most
+:func:`max_inflated_bytes` (``--max-inflated MB``).  Each file read is remembered by its identity
+(device and inode), so that no later write of the same process can replace it.
+
+Writing (:func:`check_output`, :func:`write_atomically`, :func:`write_all_atomically`): a target
+that exists and is not a regular file (a device, FIFO, socket or directory) is refused, and so is
+a target that is the same file as an input, given or read; then the data goes to a temporary file
+beside the target, which is renamed over it, so nothing is ever written half-way.  A target that
+is a symbolic link to a regular file is written through the link (the link stays).
+
+Every refusal is an :class:`~verified_aat.errors.InputError` naming the path (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+
+from .errors import InputError, LimitReached
+
+MAX_FILE_BYTES = 2 << 30
+"""The largest input file read (2 GiB on disk); past it the file is refused before it is read."""
+
+DEFAULT_MAX_INFLATED_MB = 256
+"""The most bytes (MiB) gzip data may inflate to unless ``--max-inflated MB`` raises it."""
+
+_max_inflated_mb = DEFAULT_MAX_INFLATED_MB
+_inputs_read: set[tuple[int, int]] | None = None
+"""The identities of the files read inside :func:`tracking_inputs` (``None`` outside it)."""
+
+
+@contextmanager
+def tracking_inputs() -> Iterator[None]:
+    """Within this block (one command), remember every file read so that no write replaces it."""
+    global _inputs_read
+    previous, _inputs_read = _inputs_read, set()
+    try:
+        yield
+    finally:
+        _inputs_read = previous
+
+
+def _remember(info: os.stat_result) -> None:
+    if _inputs_read is not None:
+        _inputs_read.add((info.st_dev, info.st_ino))
+
+
+def set_max_inflated_mb(mb: int) -> None:
+    """Set the decompression limit (``--max-inflated``) for the rest of the process."""
+    global _max_inflated_mb
+    if isinstance(mb, bool) or not isinstance(mb, int) or mb < 1:
+        raise InputError(f"must be a whole number of MB >= 1, got {mb!r}", "--max-inflated")
+    _max_inflated_mb = mb
+
+
+def max_inflated_bytes() -> int:
+    """The decompression limit in force, in bytes."""
+    return _max_inflated_mb << 20
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _oserror(exc: OSError, path: str, what: str) -> InputError:
+    return InputError(f"cannot {what}: {exc.strerror or exc}", path)
+
+
+def read_input(path: str, what: str = "file") -> bytes:
+    """The bytes of the regular file ``path`` (``what`` names it in errors); remembered as an input."""
+    try:  # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then tells what was opened
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _oserror(exc, path, f"read {what}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InputError(f"{_kind(info.st_mode)}, not a regular file: refusing to read it as the {what}", path)
+    with os.fdopen(fd, "rb") as handle:
+        if info.st_size > MAX_FILE_BYTES:
+            raise LimitReached(f"{path}: {info.st_size:,} bytes, more than the {MAX_FILE_BYTES >> 20:,} MiB an "
+                               f"input may hold (the file-size limit)")
+        _remember(info)
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise LimitReached(f"{path}: grew past the {MAX_FILE_BYTES >> 20:,} MiB file-size limit while being read")
+    return data
+
+
+def read_stdin(what: str = "input", name: str = "<stdin>") -> bytes:
+    """Standard input's bytes, refused past :func:`max_inflated_bytes` (``... < /dev/zero`` ends)."""
+    import sys
+
+    limit = max_inflated_bytes()
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise LimitReached(f"{name}: more than {_max_inflated_mb:,} MiB on standard input as the {what} "
+                           f"(--max-inflated MB raises the limit)")
+    return data
+
+
+def read_head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of ``path`` for sniffing its format; empty for anything but a
+    readable regular file (the reader that follows names the problem)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return b""
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return b""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return b""
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(size)
+
+
+def is_gzip(data: bytes) -> bool:
+    return data[:2] == b"\x1f\x8b"
+
+
+def inflate(data: bytes, path: str) -> bytes:
+    """Gzip ``data`` decompressed, refused past :func:`max_inflated_bytes` (no zip bomb takes the memory)."""
+    limit = max_inflated_bytes()
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        text = inflater.decompress(data, limit)
+        if inflater.unconsumed_tail:
+            raise LimitReached(f"{path}: inflates to more than {_max_inflated_mb:,} MiB (the decompression "
+                               f"limit; --max-inflated MB raises it)")
+        if not inflater.eof:
+            raise InputError("truncated gzip data", path)
+    except zlib.error as exc:
+        raise InputError(f"bad gzip data ({exc})", path) from None
+    if inflater.unused_data:
+        raise InputError("trailing bytes after the gzip stream", path)
+    return text
+
+
+def read_input_text(path: str, what: str = "file") -> bytes:
+    """:func:`read_input`, inflated when the file is gzip data."""
+    data = read_input(path, what)
+    return inflate(data, path) if is_gzip(data) else data
+
+
+def remember_input(path: str) -> None:
+    """Count ``path`` among the inputs (for a file read by code that cannot use :func:`read_input`)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    _remember(info)
+
+
+def _same_file(path: str, inputs: Iterable[str]) -> str | None:
+    """The input that ``path`` is (``os.path.samefile``), or ``"an input read earlier"``."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    for given in inputs:
+        if given in (None, "-"):
+            continue
+        try:
+            if os.path.samefile(path, given):
+                return given
+        except OSError:
+            continue
+    read = _inputs_read is not None and (info.st_dev, info.st_ino) in _inputs_read
+    return "a file this command has read" if read else None
+
+
+def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False) -> None:
+    """Refuse ``path`` as an output target: not a regular file (or, with ``directory``, not a
+    directory), or the same file as one of ``inputs`` or as a file read so far."""
+    try:
+        info = os.stat(path)  # through a symbolic link: its target is what would be written
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise _oserror(exc, path, "write") from None
+    wanted = stat.S_ISDIR(info.st_mode) if directory else stat.S_ISREG(info.st_mode)
+    if not wanted:
+        if directory:
+            raise InputError("exists and is not a directory: cannot write the output files into it", path)
+        raise InputError(f"{_kind(info.st_mode)}, not a regular file: refusing to write over it", path)
+    if not directory:
+        same = _same_file(path, inputs)
+        if same is not None:
+            where = same if same.startswith("a file") else f"the input {same}"
+            raise InputError(f"is {where}: refusing to overwrite an input (choose another output file)", path)
+
+
+def write_atomically(path: str, data: str | bytes, inputs: Sequence[str] = ()) -> None:
+    """Write ``data`` (UTF-8 text, or bytes) to ``path`` after :func:`check_output`, via a temporary
+    file beside it and :func:`os.replace`."""
+    write_all_atomically([(path, data)], inputs)
+
+
+def write_all_atomically(files: Sequence[tuple[str, str | bytes]], inputs: Sequence[str] = ()) -> None:
+    """Write several files: every target is checked before the first is written."""
+    for path, _ in files:
+        check_output(path, inputs)
+    for path, data in files:
+        _write_one(os.path.realpath(path) if os.path.islink(path) else path, data, shown=path)
+
+
+def _write_one(path: str, data: str | bytes, shown: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        handle, temp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    except OSError as exc:  # name the user's path, not the temporary file's
+        raise _oserror(exc, shown, "write") from None
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            out.flush()
+            os.fsync(out.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # what open() would give, not mkstemp's 0600
+        check_output(path)  # once more, just before the rename: nothing non-regular appeared meanwhile
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
