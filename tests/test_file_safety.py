@@ -312,3 +312,8 @@ def test_a_report_of_a_refutation_whose_model_is_a_device_does_not_read_it(capsy
 
 def test_show_refuses_a_document_that_is_not_a_certificate(capsys, work) -> None:
     refused(capsys, ["show", work["transformer"]], str(work["transformer"]), "not a certificate")
+
+
+@pytest.mark.parametrize("document", ["transformer", "encoding"])
+def test_check_refuses_a_document_that_is_not_a_certificate_as_bad_input(capsys, work, document) -> None:
+    refused(capsys, ["check", work[document]], str(work[document]), "not a certificate")

@@ -137,12 +137,19 @@ def check_class_at_source(construction: Any, circuit: Circuit, args: argparse.Na
 
 
 def read_certificate_argument(path: str) -> dict[str, Any]:
-    """A certificate file, or standard input for ``-`` (plain or gzip), parsed by the kernel's reader."""
+    """A certificate file, or standard input for ``-`` (plain or gzip), parsed by the kernel's reader.
+
+    A JSON document of another kind (a transformer, an encoding, a circuit) is bad input, not a
+    rejected certificate: the user handed over the wrong file."""
     from ..files import read_stdin
 
-    if path == "-":
-        return parse_certificate_bytes(read_stdin("certificate"), "<stdin>")
-    return parse_certificate_bytes(None, path)
+    name = "<stdin>" if path == "-" else path
+    doc = parse_certificate_bytes(read_stdin("certificate") if path == "-" else None, name)
+    if doc.get("format") not in CERTIFICATE_FORMATS:
+        shown = doc.get("format") if isinstance(doc.get("format"), str) and len(doc["format"]) <= 80 else "none"
+        raise InputError(f"not a certificate: its format is {shown!r}, not one of {', '.join(CERTIFICATE_FORMATS)}",
+                         name)
+    return doc
 
 
 def parse_certificate_bytes(raw: bytes | None, name: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import EXIT_BAD_INPUT, EXIT_OK, InputError
+from ..errors import EXIT_BAD_INPUT, EXIT_OK
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .common import CERTIFICATE_FORMATS, read_certificate_argument
+    from .common import read_certificate_argument
     from ..kernel import CertificateFileError
 
     try:
@@ -38,9 +38,6 @@ def run(args: argparse.Namespace) -> int:
     except CertificateFileError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if doc.get("format") not in CERTIFICATE_FORMATS:
-        raise InputError(f"not a certificate: its format is {str(doc.get('format'))[:80]!r}, not one of "
-                         f"{', '.join(CERTIFICATE_FORMATS)} (show prints certificates)", args.certificate)
     if args.summary:
         for key in sorted(doc):
             print(f"{key:<14} {_size(doc[key]):>12,} bytes  {_count(doc[key])}")
