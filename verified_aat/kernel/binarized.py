@@ -140,6 +140,19 @@ def output_failures(ctx: Context) -> list[str]:
             for j, (o, b) in enumerate(zip(C.outputs, B.outputs)) if roots[o] != b][:3]
 
 
+def given_circuit(ctx: Context) -> list[str]:
+    """S1: ``--circuit FILE`` is the certified circuit B or the recorded C; a file that merely binarizes to B
+    (a hash the command computed) is *not checked*, never accepted; any other file is rejected."""
+    wanted = ctx.options.circuit_sha256
+    if wanted is None or wanted in (ctx.hashes["circuit"], ctx.hashes.get("original")):
+        return []
+    if ctx.hashes["circuit"] in ctx.options.binarized_sha256:
+        ctx.unchecked.append(no_link(ctx))
+        return []
+    return [f"the given circuit has structure hash {wanted[:16]}…, the certified one {ctx.hashes['circuit'][:16]}…"
+            + (f" (before binarization {ctx.hashes['original'][:16]}…)" if "original" in ctx.hashes else "")]
+
+
 def no_link(ctx: Context) -> str:
     """Why a given file (circuit or netlist) that binarizes to the certified circuit is *not checked*."""
     if ctx.original is None:
