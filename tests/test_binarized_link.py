@@ -15,11 +15,11 @@ import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
-
 from checking import check
+from hypothesis import given, settings
 from netlist_helpers import SHARED, needs_shared
 from strategies import circuits
+
 from verified_aat.certificates.document import build_certificate, original_section
 from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.circuits.json_format import circuit_structure

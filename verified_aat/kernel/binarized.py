@@ -14,7 +14,7 @@ is C(x).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Callable
 
 from .circuits import depths
 from .data import Circuit, as_dict, as_int, as_list, load_circuit, need
@@ -24,7 +24,7 @@ KEYS = {"circuit", "sha256", "roots"}
 TREE_WORK = 4  # tree gates visited per gate of B (and per operand of C) before the check gives up
 
 
-def load_original(ctx: Context, circuit_format: str, sha256_json: Any) -> list[str]:
+def load_original(ctx: Context, circuit_format: str, sha256_json: Callable[[object], str]) -> list[str]:
     """B1: the section is well formed, C loads with the kernel's reader, its hash is the stated one,
     and C has B's inputs, outputs and domain; every root names a gate of B."""
     raw = ctx.doc.get("original")
