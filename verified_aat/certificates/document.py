@@ -31,13 +31,25 @@ CLAIM = ("for every x in R^n and every ordered ring Q ⊆ R ⊆ ℝ: the transfo
          "read-out positions, equals C(x)")
 
 
+def _canonical(circuit: Any) -> dict[str, Any]:
+    """The canonical structure (as canonical_circuit_bytes writes it), built directly: no 10⁶-gate JSON round trip."""
+    return {"format": CANONICAL_FORMAT, "version": CIRCUIT_VERSION, "domain": circuit.domain.value,
+            **circuit_structure(circuit)}
+
+
+def original_section(original: Any, roots: tuple[int, ...]) -> dict[str, Any]:
+    """The ``original`` section of a ``--binarize`` certificate (docs/soundness.md, B): the circuit before
+    binarization, its hash, and per gate the root of its tree in the certified circuit (a hint)."""
+    circuit = _canonical(original)
+    return {"circuit": circuit, "sha256": sha256_json(circuit), "roots": list(roots)}
+
+
 @gc_paused
-def build_certificate(result: Any, include_timings: bool = True, netlist: dict[str, Any] | None = None
-                      ) -> dict[str, Any]:
-    """The certificate document for a proved :class:`~verified_aat.symbolic.certify.CertifyResult`."""
-    # the canonical structure (as canonical_circuit_bytes writes it), built directly: no 10⁶-gate JSON round trip
-    circuit = {"format": CANONICAL_FORMAT, "version": CIRCUIT_VERSION, "domain": result.circuit.domain.value,
-               **circuit_structure(result.circuit)}
+def build_certificate(result: Any, include_timings: bool = True, netlist: dict[str, Any] | None = None,
+                      original: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The certificate document for a proved :class:`~verified_aat.symbolic.certify.CertifyResult`;
+    ``original`` (``--binarize`` only) records the circuit before binarization."""
+    circuit = _canonical(result.circuit)
     transformer = transformer_form(result.transformer)
     lemmas = []
     for lemma in sorted(result.derivation.lemmas.values(), key=lambda l: l.digest):
@@ -88,6 +100,8 @@ def build_certificate(result: Any, include_timings: bool = True, netlist: dict[s
     }
     if netlist is not None:
         doc["netlist"] = netlist
+    if original is not None:
+        doc["original"] = original
     if include_timings:
         doc["timings"] = {"phases": {k: round(v, 4) for k, v in sorted(result.seconds.items())},
                           "lemmas": {l.digest: round(result.verdicts[l.digest].seconds, 5)

@@ -58,8 +58,11 @@ def run(args: argparse.Namespace) -> int:
         with progress.stage("import"):
             circuit = circuit_from_args(args)
         construction = get_construction(args.construction)
+        original = None  # the user's circuit and the roots of its trees, when binarizing changed it
         if args.binarize:
             binarized = binarize(circuit, sums=construction.bounded_fan_in)
+            if binarized.gates_rewritten:
+                original = (circuit, binarized.roots)
             circuit = binarized.circuit
             print(describe_binarized(binarized), file=sys.stderr)
         check_class_at_source(construction, circuit, args)
@@ -74,11 +77,14 @@ def run(args: argparse.Namespace) -> int:
                          max(1, args.jobs), refute=not args.no_refute, progress=progress)
         doc = None
         if result.status == "proved":
+            from ..certificates.document import original_section
             from ..circuits.link_section import carry_link, netlist_section
             with progress.stage("write"):
-                # an imported netlist: the certificate also proves C equals the netlist (kernel check N)
-                link = netlist_section(carry_link(circuit, result.circuit))
-                doc = build_certificate(result, include_timings=not args.no_timings, netlist=link)
+                # an imported netlist: the certificate also proves C equals the netlist (kernel check N);
+                # binarized, the link is to the circuit before binarization, which the kernel links to B (B1-B5)
+                link = netlist_section(original[0] if original else carry_link(circuit, result.circuit))
+                doc = build_certificate(result, include_timings=not args.no_timings, netlist=link,
+                                        original=original_section(*original) if original else None)
                 if args.output and args.output != "-":
                     write_certificate(doc, args.output)
     if getattr(args, "report", None):  # HTML of any outcome; its line on stderr when stdout is JSON or the certificate

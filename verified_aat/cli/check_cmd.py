@@ -68,18 +68,20 @@ def run(args: argparse.Namespace) -> int:
                          f"({str(doc.get('format'))[:60]}) is about every circuit of a class or about a transformer, "
                          "so no file can be linked to it (certify the circuit for a per-circuit certificate)",
                          "--circuit")
-    circuit_sha, netlist = None, None
+    circuit_sha, netlist, binarized = None, None, ()
     if args.circuit:
         from ..circuits.io import NETLIST_FORMATS, file_format, load_circuit
         fmt = file_format(args.circuit, args.circuit_format)
         if fmt in NETLIST_FORMATS:
             from ..files import read_input
             netlist = (os.path.basename(args.circuit), read_input(args.circuit, "netlist"))
+            if "netlist" not in doc:  # perhaps certified with --binarize before certificates recorded the link
+                binarized = _binarized_netlist_hashes(args, fmt)
         else:
-            import hashlib
-
-            from ..circuits.json_format import canonical_circuit_bytes
-            circuit_sha = hashlib.sha256(canonical_circuit_bytes(load_circuit(args.circuit, "exact", fmt))).hexdigest()
+            circuit = load_circuit(args.circuit, "exact", fmt)
+            circuit_sha = _sha(circuit)
+            if circuit_sha not in _stated_hashes(doc):  # else no need to binarize (a large file costs seconds)
+                binarized = _binarized_hashes(circuit)
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
     from .progress import progress_reporter
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
@@ -87,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
             progress("check", 1, total)
         options = Options(solvers=solvers, timeout_ms=int(args.timeout * 1000), circuit_sha256=circuit_sha,
                           jobs=args.jobs,
-                          netlist=netlist, defence_budget=args.defence_budget, progress=show)
+                          netlist=netlist, binarized_sha256=binarized, defence_budget=args.defence_budget,
+                          progress=show)
         report = check_certificate(doc, options)
     if getattr(args, "json", False):
         return _report_json(report, doc, args, solvers)
@@ -115,8 +118,42 @@ def run(args: argparse.Namespace) -> int:
     if report.rejections:
         print("result       REJECTED")
         return EXIT_REFUTED
-    print("result       NOT CHECKED (a solver gave up: this is neither a rejection nor a proof)")
+    print("result       NOT CHECKED (neither a rejection nor a proof: see 'not checked' above)")
     return EXIT_UNKNOWN
+
+
+def _sha(circuit) -> str:
+    import hashlib
+
+    from ..circuits.json_format import canonical_circuit_bytes
+    return hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest()
+
+
+def _stated_hashes(doc: dict) -> set[str]:
+    """The circuit hashes the certificate states (unverified: only used to skip work the kernel does not need)."""
+    hashes, original = doc.get("hashes"), doc.get("original")
+    stated = [hashes.get("circuit") if isinstance(hashes, dict) else None,
+              original.get("sha256") if isinstance(original, dict) else None]
+    return {h for h in stated if isinstance(h, str)}
+
+
+def _binarized_hashes(circuit) -> tuple[str, ...]:
+    """Structure hashes of ``circuit`` binarized as ``certify --binarize`` does (products; products and
+    sums).  The kernel only uses them to answer *not checked* instead of *rejected* (never to accept)."""
+    from ..constructions.binarize import binarize
+    return tuple(_sha(binarize(circuit, sums=sums).circuit) for sums in (False, True))
+
+
+def _binarized_netlist_hashes(args: argparse.Namespace, fmt: str) -> tuple[str, ...]:
+    """As :func:`_binarized_hashes` for the netlist's arithmetizations (``--mode``, else both)."""
+    from ..circuits.io import load_circuit
+    hashes: tuple[str, ...] = ()
+    for mode in [args.mode] if args.mode else ["exact", "threshold"]:
+        try:
+            hashes += _binarized_hashes(load_circuit(args.circuit, mode, fmt))
+        except InputError:  # the kernel parses the netlist itself and says what is wrong with it
+            pass
+    return hashes
 
 
 def _edges_in(doc: dict) -> int:

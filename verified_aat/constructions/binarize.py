@@ -16,6 +16,7 @@ class Binarized:
     depth_after: int
     gates_rewritten: int
     widest: int = 0  # the largest fan-in rewritten (0 when nothing was)
+    roots: tuple[int, ...] = ()  # the gate of ``circuit`` that computes each gate of the original (its tree's root)
 
     @property
     def depth_increase(self) -> int:
@@ -42,7 +43,7 @@ def binarize(circuit: Circuit, sums: bool = False) -> Binarized:
     for out, name in zip(circuit.outputs, circuit.output_names or [None] * len(circuit.outputs)):
         b.output(new_index[out], name)
     result = b.build(circuit.provenance)
-    return Binarized(result, depth(circuit), depth(result), rewritten, widest)
+    return Binarized(result, depth(circuit), depth(result), rewritten, widest, tuple(new_index))
 
 
 def describe_binarized(result: Binarized) -> str:

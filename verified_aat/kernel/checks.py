@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from . import binarized as bz
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, score_reads, summary
 from .circuits import reads
 from .data import (MAX_DEGREE, MAX_LAYERS, Bilinear, Malformed, as_dict, as_int, as_list, as_rational, load_circuit,
@@ -35,7 +36,7 @@ CIRCUIT_FORMAT = "verified-aat/circuit-structure"
 KEY_KIND = "attention:key-decomposition"
 TOP_KEYS = {"format", "version", "claim", "construction", "info", "hashes", "circuit", "transformer", "hints",
             "derived", "lemmas", "result"}
-OPTIONAL_TOP_KEYS = {"netlist", "timings"}
+OPTIONAL_TOP_KEYS = {"netlist", "timings", "original"}
 
 
 def sha256_json(value: object) -> str:
@@ -133,13 +134,6 @@ def _hashes(ctx: Context) -> list[str]:
     ctx.hashes = {"circuit": sha256_json(ctx.doc["circuit"]), "transformer": sha256_json(ctx.doc["transformer"])}
     return [f"the embedded {k} has hash {v[:16]}…, the certificate says {str(given[k])[:16]}…"
             for k, v in ctx.hashes.items() if given[k] != v]
-
-
-def _given_circuit(ctx: Context) -> list[str]:
-    wanted = ctx.options.circuit_sha256
-    if wanted is None or wanted == ctx.hashes["circuit"]:
-        return []
-    return [f"the given circuit has structure hash {wanted[:16]}…, the certified one {ctx.hashes['circuit'][:16]}…"]
 
 
 # -- S2: the encoding ------------------------------------------------------------------
@@ -393,7 +387,14 @@ CHECKS: tuple[Check, ...] = (
     Check("transformer", "S1", "the embedded transformer is well-formed", _transformer),
     Check("names", "S11", "every SMT name stands for one activation input", _names),
     Check("hashes", "S1", "the hashes are those of the embedded objects", _hashes),
-    Check("given-circuit", "S1", "the circuit given with --circuit is the certified one", _given_circuit),
+    Check("original", "B1", "the recorded circuit before binarization is well-formed, hashed, of the same shape",
+          lambda c: bz.load_original(c, CIRCUIT_FORMAT, sha256_json)),
+    Check("original-depth", "B2", "it is no deeper than the certified circuit", bz.depth_failures),
+    Check("original-gates", "B3", "its inputs, constants and signs are the certified circuit's", bz.gate_failures),
+    Check("original-trees", "B4", "each n-ary sum or product is a tree over the same operands", bz.tree_failures),
+    Check("original-outputs", "B5", "its outputs are the certified circuit's outputs", bz.output_failures),
+    Check("given-circuit", "S1", "the circuit given with --circuit is the certified one (or the one before "
+          "binarization)", bz.given_circuit),
     Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)", _encoding),
     Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", _exact_pooling),
     Check("structural", "S4", "structural coordinates are coordinates that carry no input", _structural),

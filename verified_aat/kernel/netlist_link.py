@@ -37,6 +37,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from .binarized import circuit_for_link, no_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .report import Context
@@ -59,20 +60,24 @@ def check_netlist(ctx: Context) -> tuple[list[str], str]:
 def link_report(ctx: Context) -> tuple[list[str], str, dict[str, int]]:
     """As :func:`check_netlist`, with counts: lemmas stated, distinct lemmas, solver runs."""
     raw = ctx.doc.get("netlist")
+    if raw is None and ctx.options.netlist is not None and ctx.hashes.get("circuit") in ctx.options.binarized_sha256:
+        ctx.unchecked.append(no_link(ctx))  # the netlist's circuit binarizes to the certified one (B)
+        return [], "", {}
     if raw is None:
         return ([], "", {}) if ctx.options.netlist is None else \
             (["a netlist was given (--circuit), but the certificate carries no netlist link"], "", {})
-    if ctx.circuit is None:
+    C = circuit_for_link(ctx)  # with a record of the circuit before binarization, the link is about it (B)
+    if C is None:
         return ["the certificate's circuit was not loaded"], "", {}
     try:
-        link = load_link(raw, ctx.circuit, ctx.options.netlist)
+        link = load_link(raw, C, ctx.options.netlist)
     except Malformed as exc:
         return [f"{exc.path}: {exc.message}"], "", {}
     except NetlistError as exc:
         return [f"$.netlist.text: {exc}"], "", {}
     if isinstance(link, str):
         return [link], "", {}
-    C, problems = ctx.circuit, []
+    problems: list[str] = []
     prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold")
     for t in sorted(link.notes):
         prover.annotation(t, problems)

@@ -36,6 +36,7 @@ class Options:
     timeout_ms: int | None = 20_000       # per lemma and solver; None: no limit
     circuit_sha256: str | None = None     # --circuit FILE (a circuit file): must be the certified circuit
     netlist: tuple[str, bytes] | None = None  # --circuit FILE (a netlist): (file name, bytes)
+    binarized_sha256: tuple[str, ...] = ()  # hashes of --circuit FILE binarized: a match is *not checked*, never accepted
     defence_budget: int | None = None     # activation evaluations the interpreter may spend (None: automatic)
     progress: Any = None                  # called with each check's name before it runs (display only)
     seed: int = 20261130
@@ -49,6 +50,8 @@ class Context:
     doc: dict[str, Any]
     options: Options
     circuit: Circuit | None = None
+    original: Circuit | None = None       # C before binarization (B): the theorem's circuit when present
+    original_roots: tuple[int, ...] = ()  # gate of the certified circuit that computes each gate of C
     transformer: Transformer | None = None
     domain: str = "rationals"
     hashes: dict[str, str] = field(default_factory=dict)

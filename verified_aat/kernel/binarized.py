@@ -1,0 +1,167 @@
+"""The link from the certified (binarized) circuit B back to the user's circuit C (docs/soundness.md, B).
+
+``certify --binarize`` certifies B, in which every n-ary sum or product of C is a tree of binary
+gates.  The optional ``original`` section records C (``circuit``, in the kernel's circuit form),
+its hash (``sha256``) and, per gate g of C, the gate ``roots[g]`` of B that computes it (a hint).
+The kernel proves V_C(g) = V_B(roots[g]) for every g by induction over C, with exact structural
+identities only: an input is B's same input, a constant B's same constant, a sign the sign of
+its operand's root, and a sum or product the root of a tree of B's gates of the same op whose
+leaves, as a multiset, are the roots of its operands (associativity and commutativity; any tree
+shape is accepted, balanced or not).  With C's outputs at B's outputs, T's read-out of B(x)
+is C(x).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable
+
+from .circuits import depths
+from .data import Circuit, as_dict, as_int, as_list, load_circuit, need
+from .report import Context
+
+KEYS = {"circuit", "sha256", "roots"}
+TREE_WORK = 4  # tree gates visited per gate of B (and per operand of C) before the check gives up
+
+
+def load_original(ctx: Context, circuit_format: str, sha256_json: Callable[[object], str]) -> list[str]:
+    """B1: the section is well formed, C loads with the kernel's reader, its hash is the stated one,
+    and C has B's inputs, outputs and domain; every root names a gate of B."""
+    raw = ctx.doc.get("original")
+    if raw is None:
+        return []
+    sec = as_dict(raw, "$.original", KEYS)
+    circuit = sec["circuit"]
+    C = load_circuit(circuit, "$.original.circuit", extra_keys={"format", "version", "domain"})
+    need(circuit.get("format") == circuit_format and type(circuit.get("version")) is int
+         and circuit.get("version") == 1, "$.original.circuit", f"expected format {circuit_format!r} version 1")
+    B = ctx.circuit
+    assert B is not None
+    digest = sha256_json(circuit)
+    if sec["sha256"] != digest:
+        return [f"the circuit before binarization has hash {digest[:16]}…, the section says "
+                f"{str(sec['sha256'])[:16]}…"]
+    if circuit.get("domain") != ctx.domain:
+        return [f"the circuit before binarization is over {str(circuit.get('domain'))[:20]!r}, the certified one "
+                f"over {ctx.domain!r}"]
+    if (C.n_inputs, len(C.outputs)) != (B.n_inputs, len(B.outputs)):
+        return [f"the circuit before binarization has {C.n_inputs} inputs and {len(C.outputs)} outputs, the "
+                f"certified one {B.n_inputs} and {len(B.outputs)}"]
+    roots = as_list(sec["roots"], "$.original.roots", len(C.gates))
+    need(len(roots) == len(C.gates), "$.original.roots", f"needs one gate of B per gate of C ({len(C.gates)})")
+    for g, r in enumerate(roots):
+        as_int(r, f"$.original.roots[{g}]", 0, len(B.gates) - 1)
+    ctx.original, ctx.original_roots, ctx.hashes["original"] = C, tuple(roots), digest
+    return []
+
+
+def depth_failures(ctx: Context) -> list[str]:
+    """B2: binarizing only deepens a circuit, so C is no deeper than B (the depth T is built for)."""
+    if ctx.original is None:
+        return []
+    dc, db = max(depths(ctx.original), default=0), max(depths(ctx.circuit), default=0)  # type: ignore[arg-type]
+    return [f"the circuit before binarization has depth {dc}, the certified circuit only {db}: a binarization "
+            f"never makes a circuit shallower"] if dc > db else []
+
+
+def gate_failures(ctx: Context) -> list[str]:
+    """B3: inputs, constants and signs of C are B's same gates over the roots of their operands."""
+    C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
+    if C is None:
+        return []
+    assert B is not None
+    problems = []
+    for g, gate in enumerate(C.gates):
+        image = B.gates[roots[g]]
+        if gate.op == "input":
+            ok = roots[g] == B.input_gates[gate.index]  # type: ignore[index]
+        elif gate.op == "const":
+            ok = image.op == "const" and image.value == gate.value
+        elif gate.op == "sign":
+            ok = image.op == "sign" and image.args == (roots[gate.args[0]],)
+        else:
+            continue
+        if not ok:
+            problems.append(f"gate {g} of C ({gate.op}) has no equal gate in B: its root {roots[g]} is "
+                            f"{image.op}{list(image.args) if image.args else ''}"[:200])
+            if len(problems) == 3:
+                break
+    return problems
+
+
+def tree_failures(ctx: Context) -> list[str]:
+    """B4: every sum or product of C is a tree of B's gates of the same op over its operands' roots."""
+    C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
+    if C is None:
+        return []
+    assert B is not None
+    budget = TREE_WORK * (len(B.gates) + sum(len(g.args) for g in C.gates)) + 16
+    problems = []
+    for g, gate in enumerate(C.gates):
+        if gate.op not in ("add", "mul"):
+            continue
+        wanted = Counter(roots[a] for a in gate.args)
+        root = B.gates[roots[g]]
+        if root.op != gate.op or roots[g] in wanted:
+            problems.append(f"gate {g} of C is {gate.op} of {len(gate.args)} operands, but its root {roots[g]} in "
+                            f"B is {'one of its operands' if roots[g] in wanted else root.op}, not a tree of "
+                            f"{gate.op} gates above them")
+        else:
+            leaves: Counter[int] = Counter()
+            stack = [roots[g]]
+            while stack:
+                budget -= 1
+                if budget < 0:
+                    ctx.unchecked.append("original-trees: the trees share so many gates that the kernel's work "
+                                         "bound is reached (not checked)")
+                    return problems
+                k = stack.pop()
+                if k in wanted or B.gates[k].op != gate.op:
+                    leaves[k] += 1
+                else:
+                    stack.extend(B.gates[k].args)
+            if leaves != wanted:
+                missing, extra = sorted((wanted - leaves).elements()), sorted((leaves - wanted).elements())
+                problems.append(f"gate {g} of C is {gate.op} of B's gates {sorted(wanted.elements())}"[:120]
+                                + f", but the {gate.op} tree under B's gate {roots[g]} lacks {missing[:4]} and "
+                                f"has {extra[:4]} as leaves")
+        if len(problems) == 3:
+            break
+    return problems
+
+
+def output_failures(ctx: Context) -> list[str]:
+    """B5: output j of C is output j of B (so T's read-out of B(x) is C(x))."""
+    C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
+    if C is None:
+        return []
+    assert B is not None
+    return [f"output {j} of C is gate {o}, whose root {roots[o]} is not B's output {j} (gate {b})"
+            for j, (o, b) in enumerate(zip(C.outputs, B.outputs)) if roots[o] != b][:3]
+
+
+def given_circuit(ctx: Context) -> list[str]:
+    """S1: ``--circuit FILE`` is the certified circuit B or the recorded C; a file that merely binarizes to B
+    (a hash the command computed) is *not checked*, never accepted; any other file is rejected."""
+    wanted = ctx.options.circuit_sha256
+    if wanted is None or wanted in (ctx.hashes["circuit"], ctx.hashes.get("original")):
+        return []
+    if ctx.hashes["circuit"] in ctx.options.binarized_sha256:
+        ctx.unchecked.append(no_link(ctx))
+        return []
+    return [f"the given circuit has structure hash {wanted[:16]}…, the certified one {ctx.hashes['circuit'][:16]}…"
+            + (f" (before binarization {ctx.hashes['original'][:16]}…)" if "original" in ctx.hashes else "")]
+
+
+def no_link(ctx: Context) -> str:
+    """Why a given file (circuit or netlist) that binarizes to the certified circuit is *not checked*."""
+    if ctx.original is None:
+        return ("this certificate is about the binarized circuit: the given file binarizes to it, but the "
+                "certificate does not record the circuit before binarization (certify it again with --binarize)")
+    return ("this certificate is about the binarized circuit and the circuit before binarization it records "
+            f"(sha256 {ctx.hashes['original'][:16]}…); the given file binarizes to the same circuit but is not that one")
+
+
+def circuit_for_link(ctx: Context) -> Circuit | None:
+    """The circuit a netlist link is about: C when the certificate records it, else the certified one."""
+    return ctx.original if ctx.original is not None else ctx.circuit
