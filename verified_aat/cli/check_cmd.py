@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Re-derive every obligation of CERT with the trusted kernel "
                                    "(verified_aat/kernel), verify every hint, re-run the solver(s) on every lemma "
                                    "and run the kernel's own interpreter on seeded inputs. Exit 0 accepted, "
-                                   "1 rejected, 2 bad input, 3 not checked (a solver gave up).")
+                                   "1 rejected, 2 bad input, 3 not checked (a solver gave up or a limit was reached).")
     p.add_argument("certificate", metavar="CERT")
     p.add_argument("--circuit", metavar="FILE",
                    help="the circuit the certificate must be about: a circuit file (same structure) or a netlist "
