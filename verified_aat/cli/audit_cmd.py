@@ -17,6 +17,7 @@ from typing import Any
 from ..audit.check import DEFAULT_LENGTHS, AuditReport, audit
 from ..audit.unroll import unroll
 from ..circuits.io import save_circuit
+from ..constructions.registry import CONSTRUCTIONS
 from ..errors import EXIT_OK, EXIT_REFUTED, InputError
 from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
@@ -34,7 +35,7 @@ def register(subparsers: Any) -> None:
                     "the exact count formula and its depth (the same for every N >= 2), and compare it with the "
                     "exact engine on seeded random sequences with ties.")
     parser.add_argument("model", nargs="?", metavar="MODEL", help="transformer spec (verified-aat/transformer JSON)")
-    parser.add_argument("--construction", "-c", metavar="NAME",
+    parser.add_argument("--construction", "-c", metavar="NAME", choices=sorted(CONSTRUCTIONS),
                         help="audit the construction's compiled transformer for a circuit (CIRCUIT or --family)")
     add_circuit_argument(parser)
     parser.add_argument("--lengths", default=",".join(map(str, DEFAULT_LENGTHS)), metavar="N,N,...",

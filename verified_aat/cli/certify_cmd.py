@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
         require_memory("certify", circuit.n_edges, args)
         transformer = None
         if args.transformer:
-            from ..transformer.spec import load_transformer
-            transformer = load_transformer(args.transformer)
+            from .transformer_arg import load_for_construction
+            transformer = load_for_construction(args.transformer, construction)
             _check_transformer_constants(transformer, args.transformer)
         result = certify(circuit, construction, args.depth_bound, transformer, int(args.timeout * 1000),
                          max(1, args.jobs), refute=not args.no_refute, progress=progress)
