@@ -31,10 +31,17 @@ def run(args: argparse.Namespace) -> int:
         fmt = {".onnx": "onnx", ".npz": "numpy"}.get(os.path.splitext(args.output)[1].lower())
         if fmt is None:
             raise InputError("cannot tell the format from the file name: give --format onnx or numpy", args.output)
+    if fmt == "onnx":  # the options and the onnx package before any work
+        from ..export.onnx_graph import check_temperature, require_onnx
+        check_temperature(args.softmax_temperature)
+        require_onnx()
     model = load_transformer(args.model)
     if fmt == "onnx":
         from ..export.onnx_graph import save_onnx
-        count = save_onnx(model, args.output, softmax=not args.no_softmax, temperature=args.softmax_temperature)
+        try:
+            count = save_onnx(model, args.output, softmax=not args.no_softmax, temperature=args.softmax_temperature)
+        except InputError as exc:  # e.g. a softmax head with --no-softmax: name the model file
+            raise exc.located(args.model) from None
         what = f"{count} ONNX nodes"
     else:
         from ..export.npz import save_npz

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import EXIT_BAD_INPUT, EXIT_OK
+from ..errors import EXIT_BAD_INPUT, EXIT_OK, InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,10 +45,9 @@ def run(args: argparse.Namespace) -> int:
     if args.lemma is not None:
         return _print_lemma(args, doc)
     if args.section is not None:
-        if args.section not in doc:
-            print(f"verified-aat: {args.certificate}: --section: no section '{args.section}' "
-                  f"(there are: {', '.join(sorted(doc))})", file=sys.stderr)
-            return EXIT_BAD_INPUT
+        if args.section not in doc:  # an InputError: one line, whatever the name holds
+            raise InputError(f"--section: no section '{args.section}' (there are: {', '.join(sorted(doc))})",
+                             args.certificate)
         doc = doc[args.section]
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     return EXIT_OK
@@ -60,9 +59,7 @@ def _print_lemma(args: argparse.Namespace, doc: dict[str, Any]) -> int:
         if isinstance(lemmas, list) and args.lemma else []
     if len(found) != 1:
         problem = "no lemma" if not found else f"{len(found)} lemmas"
-        print(f"verified-aat: {args.certificate}: --lemma: {problem} with an id starting with '{args.lemma}'",
-              file=sys.stderr)
-        return EXIT_BAD_INPUT
+        raise InputError(f"--lemma: {problem} with an id starting with '{args.lemma}'", args.certificate)
     lemma = found[0]
     print(f"; lemma {lemma.get('id')}  kind {lemma.get('kind')}  uses {lemma.get('uses')}  "
           f"closed by {lemma.get('engine')}; expected: unsat")
