@@ -8,6 +8,7 @@ import sys
 from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import CONSTRUCTIONS, get_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from ..wording import plural
 from .resources import add_resource_options, require_memory
 
 
@@ -141,7 +142,7 @@ def _report(result, doc, args: argparse.Namespace) -> int:
             print(f"certificate      {'(standard output)' if args.output == '-' else args.output}")
         if args.export_smt:
             files = export_smt(doc, args.export_smt)
-            print(f"smt-lib          {len(files)} files in {args.export_smt}")
+            print(f"smt-lib          {plural(len(files), 'file')} in {args.export_smt}")
         return EXIT_PROVED
     if result.status == "refuted":
         print(result.counterexample.report())
@@ -201,9 +202,10 @@ def print_summary(result) -> None:
     statuses: dict[str, int] = {}
     for v in result.verdicts.values():
         statuses[f"{v.status}/{v.solver}"] = statuses.get(f"{v.status}/{v.solver}", 0) + 1
-    print(f"circuit          {result.circuit.size} gates, {result.circuit.n_edges} edges")
-    print(f"transformer      dimension {t.dimension}, {t.n_layers} layers, {result.encoding.length} positions")
-    print(f"distinct shapes  {len(result.derivation.lemmas)} lemmas "
+    print(f"circuit          {plural(result.circuit.size, 'gate')}, {plural(result.circuit.n_edges, 'edge')}")
+    print(f"transformer      dimension {t.dimension}, {plural(t.n_layers, 'layer')}, "
+          f"{plural(result.encoding.length, 'position')}")
+    print(f"distinct shapes  {plural(len(result.derivation.lemmas), 'lemma')} "
           f"({', '.join(f'{k}: {v}' for k, v in sorted(statuses.items()))})")
     print(f"solver calls     {result.solver_calls}")
     print("time             " + ", ".join(f"{k} {v:.2f}s" for k, v in result.seconds.items()))

@@ -7,6 +7,7 @@ import os
 
 from ..errors import InputError
 from ..export import EXPORT_FORMATS
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,11 +43,11 @@ def run(args: argparse.Namespace) -> int:
             count = save_onnx(model, args.output, softmax=not args.no_softmax, temperature=args.softmax_temperature)
         except InputError as exc:  # e.g. a softmax head with --no-softmax: name the model file
             raise exc.located(args.model) from None
-        what = f"{count} ONNX nodes"
+        what = plural(count, 'ONNX node')
     else:
         from ..export.npz import save_npz
         count = save_npz(model, args.output)
-        what = f"{count} arrays"
-    print(f"wrote {args.output}: {fmt}, {model.n_layers} layers, {model.n_heads} heads, dimension "
+        what = plural(count, 'array')
+    print(f"wrote {args.output}: {fmt}, {plural(model.n_layers, 'layer')}, {plural(model.n_heads, 'head')}, dimension "
           f"{model.dimension}, {what}")
     return 0

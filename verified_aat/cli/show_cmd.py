@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from ..errors import EXIT_BAD_INPUT, EXIT_OK, InputError
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,7 +59,7 @@ def _print_lemma(args: argparse.Namespace, doc: dict[str, Any]) -> int:
     found = [lemma for lemma in lemmas if isinstance(lemma, dict) and str(lemma.get("id", "")).startswith(args.lemma)] \
         if isinstance(lemmas, list) and args.lemma else []
     if len(found) != 1:
-        problem = "no lemma" if not found else f"{len(found)} lemmas"
+        problem = "no lemma" if not found else plural(len(found), "lemma")
         raise InputError(f"--lemma: {problem} with an id starting with '{args.lemma}'", args.certificate)
     lemma = found[0]
     print(f"; lemma {lemma.get('id')}  kind {lemma.get('kind')}  uses {lemma.get('uses')}  "
@@ -73,7 +74,7 @@ def _size(value: Any) -> int:
 
 def _count(value: Any) -> str:
     if isinstance(value, list):
-        return f"{len(value):,} entries"
+        return plural(len(value), "entry", "entries")
     if isinstance(value, dict):
-        return f"{len(value):,} keys"
+        return plural(len(value), "key")
     return ""
