@@ -82,10 +82,16 @@ def run(args: argparse.Namespace) -> int:
                 doc = build_certificate(result, include_timings=not args.no_timings, netlist=link)
                 if args.output and args.output != "-":
                     write_certificate(doc, args.output)
-    if getattr(args, "report", None):  # HTML of any outcome; its line on stderr when stdout is JSON or the certificate
-        from .report_cmd import write
+    code = _verdict(result, doc, args)
+    if getattr(args, "report", None):  # HTML of any outcome, after the verdict (rendering takes longer than a
+        from .report_cmd import write  # small proof); its line on stderr when stdout is JSON or the certificate
         write(result, args.report, quiet=args.output == "-" or getattr(args, "json", False), layout=args.layout,
               transformer_path=args.transformer)
+    return code
+
+
+def _verdict(result, doc, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """Print the outcome (text, ``--json``, or the certificate on stdout for ``-o -``); the exit code."""
     if args.output == "-":  # the certificate goes to stdout, everything else to stderr
         import contextlib
         with contextlib.redirect_stdout(sys.stderr):
