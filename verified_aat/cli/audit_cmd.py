@@ -44,6 +44,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--samples", type=int, default=20, metavar="K",
                         help="random sequences per length (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random sequences (default 0)")
+    parser.add_argument("--progress", action="store_true",
+                        help="--prove and --round-trip: show progress even when stderr is not a terminal")
     parser.add_argument("--encoded", type=int, default=0, metavar="K",
                         help="with --construction: also check K sequences enc(C, x) for random x, at their length")
     parser.add_argument("--output-circuit", metavar="FILE",

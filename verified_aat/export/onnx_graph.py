@@ -123,7 +123,8 @@ def _pool(g: _Graph, pooling: Pooling, s: str, x: str, where: str, temperature: 
     return g.node("MatMul", [g.node("Mul", [mask, first], f"{where}_one"), x], f"{where}_pooled")
 
 
-ONNX_MISSING = "ONNX export needs the 'onnx' package, which is not installed: pip install 'verified-aat[export]'"
+ONNX_MISSING = ("ONNX export needs the 'onnx' package, which is not installed: pip install 'verified-aat[export]' "
+                "(from a checkout: pip install -e '.[export]')")
 """The one line for a missing ``onnx``: the exact pip command of the README's install section."""
 
 
