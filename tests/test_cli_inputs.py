@@ -49,7 +49,7 @@ def test_run_and_eval_print_one_line_per_vector(compiled, tmp_path: Path, capsys
     assert code == 0 and out.splitlines() == want
     assert err.startswith(f"vectors: {len(vectors)}  ") and "key join: fetch, gather  all pairs: -" in err
     code, out, _ = _main(capsys, "eval", "--family", "inner-product", "--n", "2", "--inputs", str(path))
-    assert code == 0 and out.splitlines() == want
+    assert code == 0 and out.splitlines() == [f"dot = {value}" for value in want]  # named as with --input
     # the same as one --input at a time
     code, out, _ = _main(capsys, "run", compiled["model"], "--encoding", compiled["enc"],
                          f"--input={','.join(map(str, vectors[-1]))}")
@@ -68,7 +68,8 @@ def test_json_names_lines(compiled, tmp_path: Path, capsys) -> None:  # type: ig
     assert ["fetch", "join"] in doc["stats"]["head_methods"] and doc["stats"]["score_evaluations"] == 0
     code, out, _ = _main(capsys, "eval", "--family", "inner-product", "--n", "2", "--inputs", str(path), "--json")
     doc = json.loads(out)
-    assert code == 0 and [(r["line"], r["outputs"]) for r in doc["results"]] == [(1, ["11"]), (4, ["-7"])]
+    assert code == 0 and [(r["line"], [o["value"] for o in r["outputs"]]) for r in doc["results"]] == \
+        [(1, ["11"]), (4, ["-7"])]
 
 
 def test_no_join_and_construction_options(compiled, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -115,7 +116,7 @@ def test_the_limit_and_the_option_that_raises_it(compiled, tmp_path: Path, capsy
     code, out, err = _main(capsys, *argv, "--inputs", str(path), "--max-inputs", "2")
     assert code == 2 and out == "" and f"{path}:3: more than 2 input vectors (--max-inputs N raises" in err
     code, out, _ = _main(capsys, *argv, "--inputs", str(path), "--max-inputs", "3")
-    assert code == 0 and out.splitlines() == ["2"] * 3
+    assert code == 0 and out.splitlines() == [("2" if command == "run" else "dot = 2")] * 3
     code, _, err = _main(capsys, *argv, "--inputs", str(path), "--max-inputs", "0")
     assert code == 2 and "--max-inputs must be at least 1" in err
     assert MAX_INPUTS == 10_000

@@ -185,7 +185,7 @@ def test_softmax_heads_exported_or_refused(tmp_path: Path, capsys: pytest.Captur
     assert "softmax pooling is not exported" in capsys.readouterr().err
     assert not (tmp_path / "t.onnx").exists()
     assert main(["export", str(out / "soft.json"), "--softmax-temperature", "0", "-o", str(tmp_path / "t.onnx")]) == 2
-    assert "temperature must be a positive" in capsys.readouterr().err
+    assert "--softmax-temperature: must be a positive" in capsys.readouterr().err
     # a low temperature: the float engine's softmax at the same temperature
     from verified_aat.transformer.spec import load_transformer
     model = load_transformer(str(out / "soft.json"))

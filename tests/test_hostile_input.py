@@ -334,4 +334,4 @@ def test_an_output_in_a_missing_directory_names_the_users_path(capsys, tmp_path)
 
 def test_run_names_the_input_option(capsys, compiled) -> None:
     one_line_error(capsys, ["run", compiled / "transformer.json", "--encoding", compiled / "encoding.json",
-                            "--input=1,2,x"], "verified-aat: --input: value 3: not a rational number: 'x'")
+                            "--input=1,2,x"], "verified-aat: --input: 'x' is not a rational number")  # as eval

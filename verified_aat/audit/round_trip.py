@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -100,14 +100,17 @@ def _cpu() -> float:
 class _Clock:
     """Wall and CPU seconds per phase."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_lap: Callable[[str, float], None] | None = None) -> None:
         self.seconds: dict[str, tuple[float, float]] = {}
         self._mark = (time.perf_counter(), _cpu())
+        self.on_lap = on_lap  # display only (the command line's progress lines)
 
     def lap(self, phase: str) -> None:
         now = (time.perf_counter(), _cpu())
         self.seconds[phase] = (now[0] - self._mark[0], now[1] - self._mark[1])
         self._mark = now
+        if self.on_lap is not None:
+            self.on_lap(phase, self.seconds[phase][0])
 
 
 def reached(flat: FlatCircuit, sources: Sequence[int]) -> np.ndarray:
@@ -296,14 +299,14 @@ def _same_transformer(a: Any, b: Any) -> bool:
 def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_bound: bool = True,
                timeout_ms: int = 60_000, defect: str | None = None, prove_unrolling: bool = True,
                solvers: tuple[str, ...] = ("z3",), audit_timeout_s: float = 20.0, jobs: int = 2,
-               keep_certificates: bool = False) -> RoundTrip:
+               keep_certificates: bool = False, on_lap: Callable[[str, float], None] | None = None) -> RoundTrip:
     """Run the three links of the module docstring on ``circuit``; see :class:`RoundTrip`.
 
     ``defect``: unroll with a deliberately broken gadget (:mod:`.mutants`), which must not be proved.
     ``keep_certificates``: put the kernel-checkable certificates of links 1 and 2 (when proved) in
-    ``certificates`` as ``lower_bound`` and ``audit``.
+    ``certificates`` as ``lower_bound`` and ``audit``.  ``on_lap(phase, seconds)``: called as each phase ends.
     """
-    clock = _Clock()
+    clock = _Clock(on_lap)
     con = get_construction(construction)
     compiled = con.compile(circuit)
     T = compiled.transformer

@@ -17,6 +17,7 @@ from typing import Any
 from ..audit.check import DEFAULT_LENGTHS, AuditReport, audit
 from ..audit.unroll import unroll
 from ..circuits.io import save_circuit
+from ..constructions.registry import CONSTRUCTIONS
 from ..errors import EXIT_OK, EXIT_REFUTED, InputError
 from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
@@ -34,7 +35,7 @@ def register(subparsers: Any) -> None:
                     "the exact count formula and its depth (the same for every N >= 2), and compare it with the "
                     "exact engine on seeded random sequences with ties.")
     parser.add_argument("model", nargs="?", metavar="MODEL", help="transformer spec (verified-aat/transformer JSON)")
-    parser.add_argument("--construction", "-c", metavar="NAME",
+    parser.add_argument("--construction", "-c", metavar="NAME", choices=sorted(CONSTRUCTIONS),
                         help="audit the construction's compiled transformer for a circuit (CIRCUIT or --family)")
     add_circuit_argument(parser)
     parser.add_argument("--lengths", default=",".join(map(str, DEFAULT_LENGTHS)), metavar="N,N,...",
@@ -43,6 +44,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--samples", type=int, default=20, metavar="K",
                         help="random sequences per length (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random sequences (default 0)")
+    parser.add_argument("--progress", action="store_true",
+                        help="--prove and --round-trip: show progress even when stderr is not a terminal")
     parser.add_argument("--encoded", type=int, default=0, metavar="K",
                         help="with --construction: also check K sequences enc(C, x) for random x, at their length")
     parser.add_argument("--output-circuit", metavar="FILE",

@@ -49,9 +49,13 @@ def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) ->
         defect = args.defect
         unroller = lambda T, n: unroll(T, n, defect)
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
+    import sys
+    from .progress import progress_reporter
     try:
-        result = prove_audit(transformer, lengths, unroller=unroller, solvers=solvers, timeout_s=args.timeout,
-                             jobs=args.jobs, samples=max(args.samples, 20), seed=args.seed)
+        with progress_reporter(getattr(args, "progress", False) or sys.stderr.isatty()) as progress, \
+                progress.stage("audit proof"):  # a spinner with the elapsed time (a line with --progress on a pipe)
+            result = prove_audit(transformer, lengths, unroller=unroller, solvers=solvers, timeout_s=args.timeout,
+                                 jobs=args.jobs, samples=max(args.samples, 20), seed=args.seed)
     except InputError as exc:  # e.g. a softmax head: name the model file
         raise exc.located(args.model if args.construction is None else None) from None
     if result.status == PROVED and args.output:

@@ -8,6 +8,7 @@ import sys
 from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import CONSTRUCTIONS, get_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from ..wording import plural
 from .resources import add_resource_options, require_memory
 
 
@@ -70,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
         require_memory("certify", circuit.n_edges, args)
         transformer = None
         if args.transformer:
-            from ..transformer.spec import load_transformer
-            transformer = load_transformer(args.transformer)
+            from .transformer_arg import load_for_construction
+            transformer = load_for_construction(args.transformer, construction)
             _check_transformer_constants(transformer, args.transformer)
         result = certify(circuit, construction, args.depth_bound, transformer, int(args.timeout * 1000),
                          max(1, args.jobs), refute=not args.no_refute, progress=progress)
@@ -87,10 +88,16 @@ def run(args: argparse.Namespace) -> int:
                                         original=original_section(*original) if original else None)
                 if args.output and args.output != "-":
                     write_certificate(doc, args.output)
-    if getattr(args, "report", None):  # HTML of any outcome; its line on stderr when stdout is JSON or the certificate
-        from .report_cmd import write
+    code = _verdict(result, doc, args)
+    if getattr(args, "report", None):  # HTML of any outcome, after the verdict (rendering takes longer than a
+        from .report_cmd import write  # small proof); its line on stderr when stdout is JSON or the certificate
         write(result, args.report, quiet=args.output == "-" or getattr(args, "json", False), layout=args.layout,
               transformer_path=args.transformer)
+    return code
+
+
+def _verdict(result, doc, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """Print the outcome (text, ``--json``, or the certificate on stdout for ``-o -``); the exit code."""
     if args.output == "-":  # the certificate goes to stdout, everything else to stderr
         import contextlib
         with contextlib.redirect_stdout(sys.stderr):
@@ -147,7 +154,7 @@ def _report(result, doc, args: argparse.Namespace) -> int:
             print(f"certificate      {'(standard output)' if args.output == '-' else args.output}")
         if args.export_smt:
             files = export_smt(doc, args.export_smt)
-            print(f"smt-lib          {len(files)} files in {args.export_smt}")
+            print(f"smt-lib          {plural(len(files), 'file')} in {args.export_smt}")
         return EXIT_PROVED
     if result.status == "refuted":
         print(result.counterexample.report())
@@ -207,9 +214,10 @@ def print_summary(result) -> None:
     statuses: dict[str, int] = {}
     for v in result.verdicts.values():
         statuses[f"{v.status}/{v.solver}"] = statuses.get(f"{v.status}/{v.solver}", 0) + 1
-    print(f"circuit          {result.circuit.size} gates, {result.circuit.n_edges} edges")
-    print(f"transformer      dimension {t.dimension}, {t.n_layers} layers, {result.encoding.length} positions")
-    print(f"distinct shapes  {len(result.derivation.lemmas)} lemmas "
+    print(f"circuit          {plural(result.circuit.size, 'gate')}, {plural(result.circuit.n_edges, 'edge')}")
+    print(f"transformer      dimension {t.dimension}, {plural(t.n_layers, 'layer')}, "
+          f"{plural(result.encoding.length, 'position')}")
+    print(f"distinct shapes  {plural(len(result.derivation.lemmas), 'lemma')} "
           f"({', '.join(f'{k}: {v}' for k, v in sorted(statuses.items()))})")
     print(f"solver calls     {result.solver_calls}")
     print("time             " + ", ".join(f"{k} {v:.2f}s" for k, v in result.seconds.items()))

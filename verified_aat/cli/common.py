@@ -29,8 +29,9 @@ def add_circuit_argument(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--family", metavar="NAME", help="a built-in circuit family, e.g. inner-product")
     group.add_argument("--n", type=int, metavar="N", help="input length for --family")
     parser.add_argument("--mode", choices=MODES, default="exact",
-                        help="arithmetization of a netlist: exact (matches it on all of Q^n) or "
-                             "threshold (on {0,1}^n only); default exact")
+                        help="arithmetization of a netlist: exact (gate-wise: each gate its polynomial, e.g. NAND "
+                             "1-ab, composed as wired; equal to the netlist on {0,1}^n, defined on all of Q^n, not "
+                             "the multilinear extension) or threshold (sign gates, {0,1}^n only); default exact")
     parser.add_argument("--cap", type=int, default=None, metavar="N",
                         help="netlists: the depth-aware arithmetization, expanding products of up to N terms "
                              "(shallower, can be larger; falls back to the linear one beyond 4x its size bound); "
@@ -74,7 +75,8 @@ def domain_sentence(circuit: Circuit) -> str:
     """On which inputs the circuit computes what it is meant to (netlist or function)."""
     arith = circuit.provenance.arithmetization if circuit.provenance else None
     if arith == "exact":
-        return "exact arithmetization: it matches the netlist on all of Q^n"
+        return ("exact arithmetization: gate-wise (each gate its polynomial) on all of Q^n, equal to the netlist "
+                "on {0,1}^n; not the multilinear extension")
     if arith == "threshold":
         return "threshold arithmetization: it matches the netlist on {0,1}^n only"
     if circuit.domain is Domain.BOOLEAN:

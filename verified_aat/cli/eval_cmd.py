@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from ..circuits.evaluate import evaluate
 from ..circuits.io import parse_input_vector
@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
         "eval", help="evaluate a circuit exactly on one input (or a file of inputs)",
         description="Evaluate a circuit over Q with exact rationals and print each output as "
                     "'name = value' (e.g. 'y = -3/4'). With --inputs FILE: one line per input vector, "
-                    "the output values comma-separated in the circuit's output order.")
+                    "its outputs as 'name = value' comma-separated in the circuit's output order.")
     add_circuit_argument(parser)
     parser.add_argument("--input", metavar="VALUES", default=None,
                         help="the inputs, e.g. 1,-3/4,0.25 or '1 2 3' or @FILE; write "
@@ -47,11 +47,13 @@ def _warn_boolean(circuit: Circuit, vectors: list[list[Any]]) -> None:
               file=sys.stderr)
 
 
-def _parse_line(circuit: Circuit):  # type: ignore[no-untyped-def]
+def vector_line_parser(n: int) -> Callable[[str], list[Any]]:
+    """The parser of one ``--inputs`` line of ``n`` values (``eval`` and ``run`` share it): an ``--input``
+    vector, except that ``@FILE`` is refused inside the file."""
     def parse(text: str) -> list[Any]:
         if text.startswith("@"):
             raise InputError("'@FILE' is not allowed inside an --inputs file")
-        return parse_input_vector(text, circuit.n_inputs)
+        return parse_input_vector(text, n)
     return parse
 
 
@@ -67,30 +69,32 @@ def run(args: argparse.Namespace) -> int:
     _warn_boolean(circuit, [values])
     outputs = evaluate(circuit, values)
     if args.json:
-        print(json.dumps({
-            "circuit": circuit.name,
-            "inputs": [format_rational(v) for v in values],
-            "outputs": [{"name": n, "value": format_rational(v)} for n, v in zip(names, outputs)],
-        }, indent=1, ensure_ascii=False))
+        print(json.dumps({"circuit": circuit.name, **_result_json(values, names, outputs)}, indent=1,
+                         ensure_ascii=False))
     else:
         for name, value in zip(names, outputs):
             print(f"{name} = {format_rational(value)}")
     return EXIT_OK
 
 
+def _result_json(values: list[Any], names: tuple[str, ...], outputs: list[Any]) -> dict[str, Any]:
+    """The inputs and the named outputs of one vector, the same for ``--input`` and each ``--inputs`` line."""
+    return {"inputs": [format_rational(v) for v in values],
+            "outputs": [{"name": n, "value": format_rational(v)} for n, v in zip(names, outputs)]}
+
+
 def _run_many(args: argparse.Namespace, circuit: Circuit, names: tuple[str, ...]) -> int:
     """Every vector of ``--inputs`` (all checked first), one output line each."""
-    vectors = read_input_vectors(args.inputs, args.max_inputs, _parse_line(circuit))
+    vectors = read_input_vectors(args.inputs, args.max_inputs, vector_line_parser(circuit.n_inputs))
     _check_threshold(circuit, vectors, args.inputs)
     _warn_boolean(circuit, [values for _, values in vectors])
     results = []
     for line, values in vectors:
         outputs = evaluate(circuit, values)
         if args.json:
-            results.append({"line": line, "inputs": [format_rational(v) for v in values],
-                            "outputs": [format_rational(v) for v in outputs]})
-        else:
-            print(", ".join(format_rational(v) for v in outputs))
+            results.append({"line": line, **_result_json(values, names, outputs)})
+        else:  # named as with --input, one line per vector
+            print(", ".join(f"{name} = {format_rational(v)}" for name, v in zip(names, outputs)))
     if args.json:
         print(json.dumps({"circuit": circuit.name, "inputs_file": args.inputs, "outputs": list(names),
                           "results": results}, indent=1, ensure_ascii=False))

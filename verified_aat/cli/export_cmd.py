@@ -7,6 +7,7 @@ import os
 
 from ..errors import InputError
 from ..export import EXPORT_FORMATS
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,15 +32,22 @@ def run(args: argparse.Namespace) -> int:
         fmt = {".onnx": "onnx", ".npz": "numpy"}.get(os.path.splitext(args.output)[1].lower())
         if fmt is None:
             raise InputError("cannot tell the format from the file name: give --format onnx or numpy", args.output)
+    if fmt == "onnx":  # the options and the onnx package before any work
+        from ..export.onnx_graph import check_temperature, require_onnx
+        check_temperature(args.softmax_temperature)
+        require_onnx()
     model = load_transformer(args.model)
     if fmt == "onnx":
         from ..export.onnx_graph import save_onnx
-        count = save_onnx(model, args.output, softmax=not args.no_softmax, temperature=args.softmax_temperature)
-        what = f"{count} ONNX nodes"
+        try:
+            count = save_onnx(model, args.output, softmax=not args.no_softmax, temperature=args.softmax_temperature)
+        except InputError as exc:  # e.g. a softmax head with --no-softmax: name the model file
+            raise exc.located(args.model) from None
+        what = plural(count, 'ONNX node')
     else:
         from ..export.npz import save_npz
         count = save_npz(model, args.output)
-        what = f"{count} arrays"
-    print(f"wrote {args.output}: {fmt}, {model.n_layers} layers, {model.n_heads} heads, dimension "
+        what = plural(count, 'array')
+    print(f"wrote {args.output}: {fmt}, {plural(model.n_layers, 'layer')}, {plural(model.n_heads, 'head')}, dimension "
           f"{model.dimension}, {what}")
     return 0

@@ -30,7 +30,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..schematic import prove_construction
-    from ..transformer.spec import load_transformer
 
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
@@ -43,7 +42,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be between 1 and {MAX_K:,}, got {args.depth_bound}", "-K")
     if args.budget <= 0:
         raise InputError(f"must be > 0 seconds, got {args.budget}", "--budget")
-    model = load_transformer(args.transformer) if args.transformer else None
+    model = None
+    if args.transformer:
+        from .transformer_arg import load_for_construction
+        model = load_for_construction(args.transformer, CONSTRUCTIONS[args.construction])
     result = prove_construction(args.construction, args.depth_bound, model, int(args.timeout * 1000), args.budget)
     if result.status == "proved" and args.output:
         from ..certificates.document import write_certificate

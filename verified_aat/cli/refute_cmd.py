@@ -33,12 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..circuits.text_format import print_circuit
     from ..refutation.refute import refute
-    from ..transformer.spec import load_transformer
 
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
-    transformer = load_transformer(args.model)
     construction = get_construction(args.construction)
+    from .transformer_arg import load_for_construction  # another construction's T: named at MODEL:line
+    transformer = load_for_construction(args.model, construction, exact=False)
     circuits = None
     if args.circuit or args.family:
         from .common import circuit_from_args

@@ -70,11 +70,16 @@ def run_round_trip(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise InputError(f"must be >= 1, got {args.jobs}", "--jobs")
     _require_memory(circuit, args)
-    result = round_trip(circuit, args.construction, not args.no_lower_bound,
-                        int(args.round_trip_timeout * 1000), defect=args.defect,
-                        prove_unrolling=not args.no_audit_proof,
-                        solvers=("z3", "cvc5") if args.solver == "both" else (args.solver,),
-                        audit_timeout_s=args.timeout, jobs=args.jobs, keep_certificates=args.output is not None)
+    import sys
+    from .progress import progress_reporter
+    with progress_reporter(getattr(args, "progress", False) or sys.stderr.isatty()) as progress, \
+            progress.stage("round trip"):  # a spinner with the time; a line as each phase ends
+        result = round_trip(circuit, args.construction, not args.no_lower_bound,
+                            int(args.round_trip_timeout * 1000), defect=args.defect,
+                            prove_unrolling=not args.no_audit_proof,
+                            solvers=("z3", "cvc5") if args.solver == "both" else (args.solver,),
+                            audit_timeout_s=args.timeout, jobs=args.jobs, keep_certificates=args.output is not None,
+                            on_lap=progress.lap)
     written = _write_certificates(result.certificates, args.output) if args.output is not None else {}
     code = {PROVED: EXIT_OK, REFUTED: EXIT_REFUTED}.get(result.status, EXIT_UNKNOWN)
     if args.json:

@@ -20,20 +20,21 @@ import json
 import os
 import sys
 import time
-from fractions import Fraction
 from typing import Any, Sequence
 
+from ..circuits.io import parse_input_vector
 from ..constructions.encoding import Encoding
 from ..constructions.registry import CONSTRUCTIONS
 from ..errors import EXIT_OK, InputError
 from ..transformer.exact_engine import SOFTMAX_MESSAGE, ExactRunner, RunResult
 from ..transformer.key_join import KeyDecompositions
 from ..transformer.float_engine import FloatRunResult, run_float
-from ..transformer.jsonfile import parse_rational, read_json_file
+from ..transformer.jsonfile import read_json_file
 from ..transformer.model import Transformer
 from ..transformer.sequence import load_sequence
 from ..transformer.spec import load_transformer
 from .common import add_inputs_arguments, read_input_vectors
+from .eval_cmd import vector_line_parser
 from .resources import add_resource_options, require_memory
 
 
@@ -47,8 +48,8 @@ def register(subparsers: Any) -> None:
     source.add_argument("--sequence", metavar="FILE", help="input sequence (verified-aat/sequence JSON)")
     source.add_argument("--encoding", metavar="ENC", help="encoding enc(C, ·) (verified-aat/encoding JSON)")
     parser.add_argument("--input", metavar="VALUES", default=None,
-                        help="the circuit input x for --encoding: comma-separated rationals, e.g. "
-                             "--input=1,2,-3/4 (use '=' when the first value is negative)")
+                        help="the circuit input x for --encoding, as for eval: e.g. --input=1,2,-3/4, '1 2 3' "
+                             "or @FILE (use '=' when the first value is negative)")
     add_inputs_arguments(parser)
     parser.add_argument("--engine", choices=["exact", "float64", "float32"], default="exact",
                         help="exact rationals (default) or the floating-point engine")
@@ -68,13 +69,6 @@ def register(subparsers: Any) -> None:
                         help="with a float engine: also run exactly and print the error per coordinate")
     add_resource_options(parser)
     parser.set_defaults(func=run)
-
-
-def parse_input_values(text: str | None, what: str = "value", file: str | None = None) -> list[int | Fraction]:
-    """``"1,2,-3/4"`` as exact rationals; an empty string or None is no inputs."""
-    if text is None or not text.strip():
-        return []
-    return [parse_rational(part.strip(), f"{what} {k + 1}", file) for k, part in enumerate(text.split(","))]
 
 
 def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositions | None:
@@ -110,9 +104,7 @@ def run(args: argparse.Namespace) -> int:
     encoding: Encoding | None = None
     if args.encoding is not None:
         encoding = _load_encoding(args.encoding, model)
-        values = parse_input_values(args.input, file="--input")
-        if len(values) != encoding.n_inputs:
-            raise InputError(f"expected {encoding.n_inputs} inputs, got {len(values)}", args.encoding)
+        values = parse_input_vector(args.input or "", encoding.n_inputs, file="--input")  # as eval: @FILE too
         sequence: Sequence[Sequence[Any]] = encoding.instantiate(values)
     else:
         if args.input is not None:
@@ -176,14 +168,7 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     if args.input is not None or args.trace or args.compare_exact:
         raise InputError("--inputs takes no --input, --trace or --compare-exact (they are for one input)")
     encoding = _load_encoding(args.encoding, model)
-
-    def parse(text: str) -> list[Any]:
-        values = parse_input_values(text, "value")
-        if len(values) != encoding.n_inputs:
-            raise InputError(f"expected {encoding.n_inputs} inputs, got {len(values)}")
-        return values
-
-    vectors = read_input_vectors(args.inputs, args.max_inputs, parse)
+    vectors = read_input_vectors(args.inputs, args.max_inputs, vector_line_parser(encoding.n_inputs))
     require_memory("run", encoding.length, args)
     start = time.perf_counter()
     runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" else None

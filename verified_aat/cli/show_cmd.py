@@ -13,7 +13,8 @@ import json
 import sys
 from typing import Any
 
-from ..errors import EXIT_BAD_INPUT, EXIT_OK
+from ..errors import EXIT_BAD_INPUT, EXIT_OK, InputError
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,10 +46,9 @@ def run(args: argparse.Namespace) -> int:
     if args.lemma is not None:
         return _print_lemma(args, doc)
     if args.section is not None:
-        if args.section not in doc:
-            print(f"verified-aat: {args.certificate}: --section: no section '{args.section}' "
-                  f"(there are: {', '.join(sorted(doc))})", file=sys.stderr)
-            return EXIT_BAD_INPUT
+        if args.section not in doc:  # an InputError: one line, whatever the name holds
+            raise InputError(f"--section: no section '{args.section}' (there are: {', '.join(sorted(doc))})",
+                             args.certificate)
         doc = doc[args.section]
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     return EXIT_OK
@@ -59,10 +59,8 @@ def _print_lemma(args: argparse.Namespace, doc: dict[str, Any]) -> int:
     found = [lemma for lemma in lemmas if isinstance(lemma, dict) and str(lemma.get("id", "")).startswith(args.lemma)] \
         if isinstance(lemmas, list) and args.lemma else []
     if len(found) != 1:
-        problem = "no lemma" if not found else f"{len(found)} lemmas"
-        print(f"verified-aat: {args.certificate}: --lemma: {problem} with an id starting with '{args.lemma}'",
-              file=sys.stderr)
-        return EXIT_BAD_INPUT
+        problem = "no lemma" if not found else plural(len(found), "lemma")
+        raise InputError(f"--lemma: {problem} with an id starting with '{args.lemma}'", args.certificate)
     lemma = found[0]
     print(f"; lemma {lemma.get('id')}  kind {lemma.get('kind')}  uses {lemma.get('uses')}  "
           f"closed by {lemma.get('engine')}; expected: unsat")
@@ -76,7 +74,7 @@ def _size(value: Any) -> int:
 
 def _count(value: Any) -> str:
     if isinstance(value, list):
-        return f"{len(value):,} entries"
+        return plural(len(value), "entry", "entries")
     if isinstance(value, dict):
-        return f"{len(value):,} keys"
+        return plural(len(value), "key")
     return ""

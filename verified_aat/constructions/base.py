@@ -219,5 +219,5 @@ class Construction(abc.ABC):
         depth = circuit_depth(circuit)
         k = depth if depth_bound is None else depth_bound
         if k < depth:
-            raise InputError(f"depth bound {k} is below the circuit's depth {depth}")
+            raise InputError(f"depth bound {k} is below the circuit's depth {depth}", "--depth-bound (-K)")
         return CompiledConstruction(self.name, self.transformer(max(k, 1)), self.encode(circuit), max(k, 1))

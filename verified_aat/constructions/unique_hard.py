@@ -16,6 +16,7 @@ from ..circuits.builder import CircuitBuilder
 from ..circuits.ir import Circuit, Kind
 from ..errors import InputError
 from ..transformer.model import Head, Layer, Pooling, Transformer
+from ..wording import article
 from .base import RoleRule
 from .gadgets import lagrange_indicator, select_update
 from .gate_edge import GateEdge
@@ -59,7 +60,7 @@ class UniqueHard(GateEdge):
             if gate.fan_in > 2:
                 raise InputError(
                     f"unique-hard needs FNC0[sign] (every fan-in ≤ 2): gate '{circuit.gate_name(index)}' "
-                    f"is a {gate.kind.value} of fan-in {gate.fan_in} (use --binarize)")
+                    f"is {article(gate.kind.value)} of fan-in {gate.fan_in} (use --binarize)")
 
     def gate_code(self, kind: Kind, fan_in: int) -> int:
         if kind is Kind.ADD:

@@ -123,16 +123,31 @@ def _pool(g: _Graph, pooling: Pooling, s: str, x: str, where: str, temperature: 
     return g.node("MatMul", [g.node("Mul", [mask, first], f"{where}_one"), x], f"{where}_pooled")
 
 
+ONNX_MISSING = ("ONNX export needs the 'onnx' package, which is not installed: pip install 'verified-aat[export]' "
+                "(from a checkout: pip install -e '.[export]')")
+"""The one line for a missing ``onnx``: the exact pip command of the README's install section."""
+
+
+def require_onnx() -> None:
+    """An :class:`InputError` naming ``--format onnx`` and the pip command when ``onnx`` is not installed."""
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        raise InputError(ONNX_MISSING, "--format onnx") from None
+
+
+def check_temperature(temperature: float) -> None:
+    """Softmax heads divide by the temperature: it must be a positive finite number."""
+    if not temperature > 0 or temperature == float("inf"):
+        raise InputError(f"must be a positive finite number, got {temperature}", "--softmax-temperature")
+
+
 def transformer_to_onnx(transformer: Transformer, softmax: bool = True, temperature: float = 1.0) -> Any:
     """The ONNX ``ModelProto`` of ``transformer`` (module docstring); ``softmax=False`` refuses
     softmax heads with an :class:`InputError` instead of exporting them; softmax heads divide
     their scores by ``temperature`` (as the float engine does)."""
-    if not temperature > 0 or temperature == float("inf"):
-        raise InputError(f"softmax temperature must be a positive finite number, got {temperature}")
-    try:
-        import onnx  # noqa: F401
-    except ImportError:
-        raise InputError("ONNX export needs the 'onnx' package: pip install 'verified-aat[export]'") from None
+    check_temperature(temperature)
+    require_onnx()
     g = _Graph()
     d = transformer.dimension
     x = "X"
@@ -147,7 +162,7 @@ def transformer_to_onnx(transformer: Transformer, softmax: bool = True, temperat
         for head in layer.heads:
             where = f"L{number}_{head.name}"
             if head.pooling is Pooling.SOFTMAX and not softmax:
-                raise InputError(f"layer {number}, head {head.name}: softmax pooling is not exported (softmax=False)")
+                raise InputError(f"layer {number}, head {head.name}: softmax pooling is not exported (--no-softmax, softmax=False)")
             if isinstance(head.score, BilinearScore):
                 queries = g.node("MatMul", [x, g.matrix(head.score.matrix, f"{where}_WQ")], f"{where}_q")
                 keys = g.node("MatMul", [x, g.matrix(_identity(d), f"{where}_WK")], f"{where}_k")

@@ -108,8 +108,8 @@ def parse_certificate(raw: bytes, path: str = "<certificate>", max_inflated: int
         raise CertificateFileError(f"{path}:{exc.lineno}: not a certificate: invalid JSON ({exc.msg})") from None
     except RecursionError:
         raise CertificateFileError(f"{path}: not a certificate: JSON nested too deeply") from None
-    except ValueError as exc:
-        raise CertificateFileError(f"{path}: not a certificate: {exc}") from None
+    except ValueError as exc:  # an int past Python's 4,300-digit limit: our words, not its set_int_max_str_digits()
+        raise CertificateFileError(f"{path}: not a certificate: {'a number has more than 4,300 digits (the digits limit)' if 'integer string' in str(exc) else exc}") from None
     if not isinstance(doc, dict):
         raise CertificateFileError(f"{path}: not a certificate: the top level is not a JSON object")
     return doc

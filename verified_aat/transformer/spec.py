@@ -24,6 +24,7 @@ from typing import Any
 from ..circuits.ir import Circuit, Kind
 from ..circuits.text_format import parse_circuit_text, print_circuit
 from ..errors import InputError
+from ..wording import plural
 from .jsonfile import Locator, format_rational, parse_rational, read_json_file, write_text_atomic
 from .model import (BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer, activation_input_names,
                     score_input_names)
@@ -259,9 +260,9 @@ def _layer(reader: _Reader, coordinates: tuple[str, ...], entry: Any, index: int
     d = len(coordinates)
     if act.n_inputs != (1 + len(heads)) * d or len(act.outputs) != d:
         ref = f" (function {entry['activation']!r})" if isinstance(entry["activation"], str) else ""
-        raise reader.error(f"the activation of {where}{ref} must take {(1 + len(heads)) * d} inputs and give {d} "
-                           f"outputs (the new {', '.join(coordinates)}), it takes {act.n_inputs} and gives "
-                           f"{len(act.outputs)}", path + ("activation",))
+        raise reader.error(f"the activation of {where}{ref} must take {plural((1 + len(heads)) * d, 'input')} and "
+                           f"give {plural(d, 'output')} (the new {', '.join(coordinates)}), it takes {act.n_inputs} and "
+                           f"gives {len(act.outputs)}", path + ("activation",))
     return Layer(tuple(heads), act, name)
 
 
@@ -291,7 +292,7 @@ def _head(reader: _Reader, coordinates: tuple[str, ...], data: Any, path: tuple[
                              f"layer{path[1] + 1}_{name}_score")  # type: ignore[operator]
     if circuit.n_inputs != 2 * len(coordinates) or len(circuit.outputs) != 1:
         ref = f" (function {score_data!r})" if isinstance(score_data, str) else ""
-        raise reader.error(f"the score of {where}{ref} must take {2 * len(coordinates)} inputs and give 1 output, it "
+        raise reader.error(f"the score of {where}{ref} must take {plural(2 * len(coordinates), 'input')} and give 1 output, it "
                            f"takes {circuit.n_inputs} and gives {len(circuit.outputs)}", path + ("score",))
     return Head(name, CircuitScore(circuit), pool)
 

@@ -1,0 +1,19 @@
+"""Small words for messages: counted nouns and the indefinite article.
+
+Messages are built from counts and kinds that vary ("1 outputs", "a add of fan-in 6");
+these helpers make them read as English whatever the value.
+"""
+
+from __future__ import annotations
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``"1 output"``, ``"2 outputs"``, ``"12,000 gates"``; ``many`` for an irregular plural."""
+    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
+
+
+def article(word: str) -> str:
+    """``"an add"``, ``"a mul"``, ``"an input"``, ``"a sign"``, ``"a unique-hard"``: the word after its article."""
+    lower = word.lower()
+    vowel = lower[:1] in ("a", "e", "i", "o") or (lower[:1] == "u" and not lower.startswith(("uni", "use", "usu")))
+    return f"{'an' if vowel else 'a'} {word}"
