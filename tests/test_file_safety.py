@@ -317,3 +317,9 @@ def test_show_refuses_a_document_that_is_not_a_certificate(capsys, work) -> None
 @pytest.mark.parametrize("document", ["transformer", "encoding"])
 def test_check_refuses_a_document_that_is_not_a_certificate_as_bad_input(capsys, work, document) -> None:
     refused(capsys, ["check", work[document]], str(work[document]), "not a certificate")
+
+
+def test_a_missing_file_whose_name_holds_a_newline_is_one_line(capsys, tmp_path) -> None:
+    name = tmp_path / "no\nfile.json"
+    line = refused(capsys, ["check", name], "no\\nfile.json")
+    assert "\n" not in line

@@ -18,6 +18,11 @@ EXIT_UNKNOWN = 3
 _LINE_BREAKS = str.maketrans({c: repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
 
 
+def one_line(text: str) -> str:
+    """``text`` with every line break escaped, so that a message is one line whatever a name holds."""
+    return text.translate(_LINE_BREAKS)
+
+
 class InputError(ValueError):
     """Bad user input, located at ``file:line`` when those are known."""
 
@@ -36,7 +41,7 @@ class InputError(ValueError):
         if self.line is not None:
             where = f"{where}:{self.line}"
         # one line whatever a quoted name holds: escape everything str.splitlines breaks at
-        return f"{where}: {self.message}".translate(_LINE_BREAKS)
+        return one_line(f"{where}: {self.message}")
 
 
 class LimitReached(BaseException):

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from ..errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .resources import add_resource_options, require_memory
 
 
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .common import read_certificate_argument
-    from ..kernel import CertificateFileError, Options, check_certificate
+    from ..kernel import Options, check_certificate
 
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
@@ -57,11 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be ≥ 1, got {args.jobs}", "--jobs")
     if args.defence_budget is not None and args.defence_budget < 0:
         raise InputError(f"must be >= 0, got {args.defence_budget}", "--defence-budget")
-    try:
-        doc = read_certificate_argument(args.certificate)
-    except CertificateFileError as exc:
-        print(f"verified-aat: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    doc = read_certificate_argument(args.certificate)  # a CertificateFileError is main()'s: one line, exit 2
     require_memory("check", _edges_in(doc), args)
     if args.circuit and doc.get("format") != "verified-aat/certificate":
         raise InputError("--circuit links a per-circuit certificate to a circuit file; this one "

@@ -12,8 +12,9 @@ import importlib
 import sys
 from typing import NoReturn
 
-from ..errors import EXIT_BAD_INPUT, EXIT_UNKNOWN, InputError, LimitReached
+from ..errors import EXIT_BAD_INPUT, EXIT_UNKNOWN, InputError, LimitReached, one_line
 from ..files import DEFAULT_MAX_INFLATED_MB as DEFAULT_MAX_INFLATED
+from .common import ARGUMENTS
 from .resources import resource_limits
 
 # Subcommand modules, in the order `--help` lists them.  A module that does
@@ -208,11 +209,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`: not an error of ours
         return 0
     except OSError as exc:
-        where = getattr(exc, "filename", None) or "<input>"
-        print(f"verified-aat: {where}: {exc.strerror or exc}", file=sys.stderr)
+        where = getattr(exc, "filename", None)
+        print(f"verified-aat: {InputError(exc.strerror or str(exc), str(where) if where else ARGUMENTS)}",
+              file=sys.stderr)  # one line, whatever the file's name holds
         return EXIT_BAD_INPUT
     except LimitReached as exc:
-        _interrupted_message(f"unknown: limit reached ({exc})")
+        _interrupted_message(f"unknown: limit reached ({one_line(str(exc))})")
         return EXIT_UNKNOWN
     except MemoryError:
         limit = getattr(args, "max_memory", None)
@@ -223,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         from ..kernel import CertificateFileError
         if not isinstance(exc, CertificateFileError):
             raise
-        print(f"verified-aat: {exc}", file=sys.stderr)
+        print(f"verified-aat: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         _interrupted_message("interrupted (SIGINT)")

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import EXIT_BAD_INPUT, EXIT_OK, InputError
+from ..errors import EXIT_OK, InputError
 from ..wording import plural
 
 
@@ -32,13 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .common import read_certificate_argument
-    from ..kernel import CertificateFileError
 
-    try:
-        doc = read_certificate_argument(args.certificate)
-    except CertificateFileError as exc:
-        print(f"verified-aat: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    doc = read_certificate_argument(args.certificate)  # a CertificateFileError is main()'s: one line, exit 2
     if args.summary:
         for key in sorted(doc):
             print(f"{key:<14} {_size(doc[key]):>12,} bytes  {_count(doc[key])}")
