@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
                     netlist = (os.path.basename(args.circuit), handle.read())
             except OSError as exc:
                 raise InputError(f"cannot read netlist: {exc.strerror or exc}", args.circuit) from None
+            _require_well_formed(netlist[1], fmt, doc, args.circuit)
         else:
             import hashlib
 
@@ -120,6 +121,18 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUTED
     print("result       NOT CHECKED (a solver gave up: this is neither a rejection nor a proof)")
     return EXIT_UNKNOWN
+
+
+def _require_well_formed(data: bytes, fmt: str, doc: dict, path: str) -> None:
+    """A netlist given with ``--circuit`` that the kernel's own parser cannot read is bad input (exit 2,
+    ``file:line``), not a rejected certificate: the kernel tells the two apart (MalformedNetlist)."""
+    from ..kernel.netlist_parse import MalformedNetlist, read_given
+    section = doc.get("netlist")
+    drop_dead = isinstance(section, dict) and section.get("drop_dead") is True
+    try:
+        read_given(data, fmt, drop_dead)
+    except MalformedNetlist as exc:
+        raise InputError(f"{exc.message} (the kernel's {fmt} reader)", path, exc.line) from None
 
 
 def _edges_in(doc: dict) -> int:
