@@ -235,6 +235,8 @@ def test_a_huge_verilog_multiplier_is_refused_before_yosys(tmp_path: Path, text:
     ("module a1(input x, output y); assign y = x; endmodule\n/* module hidden(); */\n"
      "module a2(input x, output y); a1 u (.x(x), .y(y)); endmodule\n"
      "module a3(input x, output y); assign y = x; endmodule\n", ["a2", "a3"]),
+    ("module one(input a, output y); assign y = a; endmodule\n"
+     "module top(input one_x, output y); assign y = one_x; endmodule\n", ["one", "top"]),
 ])
 def test_several_top_modules_are_bad_input(tmp_path: Path, text: str, names: list[str],
                                            monkeypatch: pytest.MonkeyPatch,

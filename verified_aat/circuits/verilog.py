@@ -49,6 +49,11 @@ _PRODUCT = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*)\s*\*(?![*)])\s*([A-Za-z_][A-Za
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
+def _instantiates(body: str, module: str) -> bool:
+    """Whether ``body`` names ``module`` as a cell type: the name, then ``#(`` or an instance name."""
+    return re.search(rf"(?<![A-Za-z0-9_$.]){re.escape(module)}(?![A-Za-z0-9_$])\s*(?:#|[A-Za-z_\\])", body) is not None
+
+
 def precheck(text: str, path: str) -> None:
     """Refuse, before Yosys runs, a file with several top-level modules or too large multiplications."""
     code = _COMMENTS.sub(lambda m: "\n" * m.group(0).count("\n"), _STRINGS.sub('""', text))
@@ -58,7 +63,7 @@ def precheck(text: str, path: str) -> None:
         body = code[found.end():end.start() if end else len(code)]
         modules.setdefault(found.group(1), (code.count("\n", 0, found.start()) + 1, body))
     used = {name for name in modules for other, (_, body) in modules.items()
-            if other != name and re.search(rf"(?<![A-Za-z0-9_$.]){re.escape(name)}\s*(?:#|[A-Za-z_\\])", body)}
+            if other != name and _instantiates(body, name)}
     tops = [name for name in modules if name not in used]
     if len(tops) > 1:
         shown = ", ".join(tops[:5]) + (f" and {len(tops) - 5} more" if len(tops) > 5 else "")

@@ -50,8 +50,8 @@ def unrolled_gates_lower_bound(n_positions: int) -> int:
 def family_positions_lower_bound(args: argparse.Namespace) -> int | None:
     """A lower bound on N = |enc(C, x)| for ``--family NAME --n N``, from the family's input count alone:
     every input of a family member is read by a gate or is an output, so it has a position (an edge, or
-    a sink) in every construction (tests/test_limits_first.py checks this for every family).  None when the family or n is not valid (the
-    builder says why)."""
+    a sink) in every construction (tests/test_limits_first.py checks this for every family).  None when
+    the family or n is not valid (the builder says why)."""
     from ..circuits.families import FAMILIES
     family = FAMILIES.get(args.family) if args.family is not None else None
     if family is None or args.n is None or not family.min_n <= args.n <= family.max_n:

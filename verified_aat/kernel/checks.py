@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, score_reads, summary
 from .circuits import reads
-from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Bilinear, Malformed, as_dict, as_int, as_list, as_rational, load_circuit,
-                   load_transformer, need)
+from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Bilinear, Malformed, as_dict, as_int, as_list, as_rational,
+                   load_circuit, load_transformer, need)
 from .defence import run_defence
 from .layouts import LAYOUTS, OutsideLayout, encoding_digest
 from .netlist_link import check_netlist
