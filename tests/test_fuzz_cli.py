@@ -498,14 +498,18 @@ def test_informational_and_whitespace_changes_keep_a_certificate(capsys, certifi
         doc["claim"] = data.draw(st.text(max_size=20))
     elif field == "timings":
         doc["timings"] = data.draw(anything)
-    elif field == "info":  # the kernel wants an object here, and reads nothing in it
+    elif field == "info":  # the kernel wants an object here, and reads only depth_bound (1 ... 10,000 or null)
         doc["info"] = data.draw(st.dictionaries(st.text(max_size=12), anything, max_size=4))
         if data.draw(st.booleans()):
-            doc["info"]["depth_bound"] = data.draw(st.sampled_from([-5, 0, 10**9, "x", None]))
+            doc["info"]["depth_bound"] = data.draw(st.sampled_from([-5, 0, 10**9, "x", None, 1, 10_000]))
     text = json.dumps(doc, indent=data.draw(st.sampled_from([None, 0, 1, 4])))
     with workdir() as d:
         code, out, err = cli(capsys, "check", write(d / "c.json", text))
-    assert code == 0 and "Traceback" not in err, (field, err)
+    bound = doc["info"].get("depth_bound") if field == "info" else None
+    if bound is None or (type(bound) is int and 1 <= bound <= 10_000):
+        assert code == 0 and "Traceback" not in err, (field, err)
+    else:  # out of range: rejected at its own check (tests/test_limits_first.py)
+        assert code == 1 and "[depth-bound]" in out and "Traceback" not in err, (bound, out)
 
 
 # -- CLI arguments -----------------------------------------------------------------------

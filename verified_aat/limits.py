@@ -23,6 +23,27 @@ MAX_JSON_DEPTH = 200
 MAX_K = 10_000
 """Largest depth bound ``-K`` (and ``depth_bound`` of a certificate)."""
 
+MAX_AUDIT_LENGTH = 10_000
+"""Largest sequence length N that ``audit`` takes (``--lengths``, ``--output-length``); U_N has Θ(N³) gates."""
+
+MAX_AUDIT_LENGTHS = 10_000
+"""Lengths in one ``audit --lengths`` list (after expanding ranges)."""
+
+MAX_SAMPLES = 10_000
+"""Random sequences per length of ``audit --samples``."""
+
+MAX_ENCODED = 1_000
+"""Encoded sequences enc(C, x) of ``audit --encoded``."""
+
+MAX_AIGER_DIGITS = 18
+"""Digits in one number of an AIGER file (a header count, a literal, a symbol index)."""
+
+MAX_AIGER_VARIABLES = 10_000_000
+"""The header's M of an AIGER file (the kernel's ``aiger_parse.MAX_VARIABLES``)."""
+
+MAX_VERILOG_AND_GATES = 1_000_000
+"""And-gates a Verilog file's multiplications are estimated to need before Yosys runs (``circuits/verilog.py``)."""
+
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _INNERMOST = re.compile(r"\[\]|\{\}")

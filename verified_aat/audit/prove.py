@@ -192,6 +192,9 @@ def prove_audit(transformer: Transformer, lengths: Sequence[int], *, unroller: U
     lengths = sorted(set(lengths))
     if not lengths:
         raise InputError("no lengths to prove")
+    limit = kernel_limit(transformer, lengths)
+    if limit is not None:  # the kernel would refuse: say so before unrolling anything
+        return ProofResult(UNKNOWN, None, (limit,))
     t0 = time.perf_counter()
     doc, unrolled, differs = build_certificate(transformer, lengths, unroller)
     t1 = time.perf_counter()

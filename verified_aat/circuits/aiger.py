@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..limits import MAX_AIGER_DIGITS, MAX_AIGER_VARIABLES
 from .netlists import BoolGate, Netlist, _assemble, _Parsed
 
 
@@ -52,6 +53,8 @@ def _header(data: bytes, file: str) -> tuple[str, list[int], int]:
     if len(tokens) < 6 or len(tokens) > 10 or not all(t.isdigit() for t in tokens[1:]):
         raise InputError("bad AIGER header: expected five to nine non-negative numbers after "
                          f"{tokens[0]!r}", file, 1)
+    for token in tokens[1:]:
+        _check_digits(token, file, 1)
     nums = [int(t) for t in tokens[1:]]
     if any(nums[5:]):
         raise InputError("AIGER 1.9 bad-state, constraint, justice and fairness sections are not supported", file, 1)
@@ -61,7 +64,24 @@ def _header(data: bytes, file: str) -> tuple[str, list[int], int]:
                          file, 1)
     if m < i + a:
         raise InputError(f"bad AIGER header: M = {m} is less than I + L + A = {i + a}", file, 1)
+    if m > MAX_AIGER_VARIABLES:
+        raise InputError(f"M = {m:,} variables is past the AIGER limit of {MAX_AIGER_VARIABLES:,} "
+                         "(limits.MAX_AIGER_VARIABLES)", file, 1)
+    # binary: an output literal takes at least 2 bytes ("2\n"), an AND 2 (its deltas); an ASCII file's
+    # lines are read one by one and end at the end of the file with its own message
+    least = 2 * nums[3] + 2 * a
+    after = max(len(data) - end - 1, 0)
+    if tokens[0] == "aig" and least > after + 1:  # + 1: the last line may lack its newline
+        raise InputError(f"unexpected end of file: the header declares {nums[3]} outputs and {a} ANDs, at "
+                         f"least {least:,} bytes, and the file has {after:,} after it", file, _line_of(data, len(data)))
     return tokens[0], nums[:5], end + 1
+
+
+def _check_digits(token: str | bytes, file: str, line: int) -> None:
+    """A number of at most MAX_AIGER_DIGITS digits (checked before ``int``, which is quadratic)."""
+    if len(token) > MAX_AIGER_DIGITS:
+        raise InputError(f"a number of {len(token):,} digits, past the AIGER limit of {MAX_AIGER_DIGITS} "
+                         "(limits.MAX_AIGER_DIGITS)", file, line)
 
 
 def parse_aiger_bytes(data: bytes, file: str = "<aiger>") -> Aig:
@@ -80,6 +100,8 @@ def parse_aiger_bytes(data: bytes, file: str = "<aiger>") -> Aig:
             fields = raw.split()
             if not fields or not all(f.isdigit() for f in fields):
                 raise InputError(f"expected {what}, got {raw[:40].decode('ascii', 'replace')!r}", file, number)
+            for f in fields:
+                _check_digits(f, file, number)
             out.append([int(f) for f in fields])
             pos += len(raw) + 1
             number += 1
@@ -155,6 +177,7 @@ def _symbols(rest: bytes, file: str, first: int, n_in: int, n_out: int) -> tuple
             raise InputError("latch symbols: latches are not supported", file, line)
         if head[:1] not in ("i", "o") or not head[1:].isdigit() or not name:
             raise InputError(f"bad symbol line {text[:40]!r}: expected 'i<k> name', 'o<k> name' or 'c'", file, line)
+        _check_digits(head[1:], file, line)
         index = int(head[1:])
         if index >= (n_in if head[0] == "i" else n_out) or (head[0], index) in seen:
             raise InputError(f"symbol {head}: no such {'input' if head[0] == 'i' else 'output'}, or named twice",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -19,11 +20,12 @@ from ..audit.unroll import unroll
 from ..circuits.io import save_circuit
 from ..constructions.registry import CONSTRUCTIONS
 from ..errors import EXIT_OK, EXIT_REFUTED, InputError
+from ..limits import MAX_AUDIT_LENGTH, MAX_AUDIT_LENGTHS, MAX_ENCODED, MAX_SAMPLES
 from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
 from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
 from .resources import add_resource_options
-from .audit_prove_cmd import add_prove_options, run_prove
+from .audit_prove_cmd import add_prove_options, check_kernel_caps, run_prove
 from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip
 
 
@@ -66,25 +68,53 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+_LENGTH_PART = re.compile(r"\s*([+-]?[0-9]+)\s*(?:(\.\.)\s*([+-]?[0-9]+)\s*)?\Z")
+
+
+def _length(token: str, part: str) -> int:
+    """One length of ``--lengths``: an integer 1 ≤ N ≤ MAX_AUDIT_LENGTH (digits bounded before ``int``)."""
+    digits = token.lstrip("+-").lstrip("0") or "0"
+    if token.startswith("-") and digits != "0":
+        raise InputError(f"lengths must be >= 1, got {token[:20]} in {part[:40]!r}", "--lengths")
+    if len(digits) > len(str(MAX_AUDIT_LENGTH)) or int(digits) > MAX_AUDIT_LENGTH:
+        raise InputError(f"N = {digits[:20]}{'…' if len(digits) > 20 else ''} is past the audit length limit "
+                         f"{MAX_AUDIT_LENGTH:,} (limits.MAX_AUDIT_LENGTH; U_N has Θ(N³) gates)", "--lengths")
+    if int(digits) < 1:
+        raise InputError(f"lengths must be >= 1, got {digits} in {part[:40]!r}", "--lengths")
+    return int(digits)
+
+
 def parse_lengths(text: str) -> list[int]:
-    lengths = []
+    """``--lengths``: comma-separated lengths N and ranges A..B (A <= B), every N in 1 … MAX_AUDIT_LENGTH,
+    at most MAX_AUDIT_LENGTHS of them; anything else (an empty item, ``2..``, ``3..2``) is bad input."""
+    lengths: list[int] = []
     for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        low, dots, high = part.partition("..")
-        try:
-            first, last = int(low), int(high if dots else low)
-        except ValueError:
-            raise InputError(f"--lengths: {part!r} is not an integer or a range A..B", ARGUMENTS) from None
-        if first < 1:
-            raise InputError(f"--lengths: lengths must be >= 1, got {first}", ARGUMENTS)
-        if last < first or last - first > 10_000:
-            raise InputError(f"--lengths: {part!r} is not a range A..B with A <= B", ARGUMENTS)
+        found = _LENGTH_PART.match(part)
+        if found is None:
+            shown = repr(part[:40]) if part.strip() else "an empty item"
+            raise InputError(f"{shown} is not a length N or a range A..B (e.g. 2..8,16)", "--lengths")
+        first = _length(found.group(1), part)
+        last = _length(found.group(3), part) if found.group(2) else first
+        if last < first:
+            raise InputError(f"{part.strip()[:40]!r} is not a range A..B with A <= B", "--lengths")
+        if len(lengths) + last - first + 1 > MAX_AUDIT_LENGTHS:
+            raise InputError(f"more than {MAX_AUDIT_LENGTHS:,} lengths (limits.MAX_AUDIT_LENGTHS)", "--lengths")
         lengths.extend(range(first, last + 1))
-    if not lengths:
-        raise InputError("--lengths: give at least one length", ARGUMENTS)
     return lengths
+
+
+def check_counts(args: argparse.Namespace) -> None:
+    """``--samples``, ``--encoded`` and ``--output-length`` within their limits (limits.py), before any work."""
+    for option, value, limit in (("--samples", args.samples, MAX_SAMPLES), ("--encoded", args.encoded, MAX_ENCODED),
+                                 ("--output-length", args.output_length, MAX_AUDIT_LENGTH)):
+        if value is None:
+            continue
+        low = 1 if option == "--output-length" else 0
+        if value < low:
+            raise InputError(f"must be >= {low}, got {value}", option)
+        if value > limit:
+            name = {"--samples": "MAX_SAMPLES", "--encoded": "MAX_ENCODED"}.get(option, "MAX_AUDIT_LENGTH")
+            raise InputError(f"must be at most {limit:,} (limits.{name}), got {value}", option)
 
 
 def _model(args: argparse.Namespace) -> tuple[Transformer, list[list[list[Any]]]]:
@@ -115,23 +145,25 @@ def _model(args: argparse.Namespace) -> tuple[Transformer, list[list[list[Any]]]
 def run(args: argparse.Namespace) -> int:
     if args.defect is not None:
         check_defect_option(args.defect)
+    check_counts(args)
     if args.round_trip:
         return run_round_trip(args)
-    if args.samples < 0:
-        raise InputError(f"--samples must be >= 0, got {args.samples}", ARGUMENTS)
-    if args.encoded < 0:
-        raise InputError(f"--encoded must be >= 0, got {args.encoded}", ARGUMENTS)
     output_length = args.output_length
     if args.family is None and args.n is not None:  # --n N as the length of --output-circuit
         if output_length is not None and output_length != args.n:
             raise InputError("--n and --output-length disagree", ARGUMENTS)
         output_length, args.n = args.n, None
+        check_counts(argparse.Namespace(samples=None, encoded=None, output_length=output_length))
     if output_length is not None and args.output_circuit is None:
         raise InputError("--output-length (or --n) goes with --output-circuit FILE", ARGUMENTS)
     lengths = parse_lengths(args.lengths)
+    if args.prove:
+        check_kernel_caps(lengths)
     transformer, extra = _model(args)
     from ..audit.unroll import size_formula
     from .resources import require_memory
+    if args.prove:
+        check_kernel_caps(lengths, transformer)
     require_memory("audit", max(size_formula(transformer, n).size_bound for n in set(lengths)), args)
     if args.prove:
         return run_prove(args, sorted(set(lengths)), transformer)
@@ -143,8 +175,6 @@ def run(args: argparse.Namespace) -> int:
         raise exc.located(args.model if args.construction is None else None) from None
     if args.output_circuit:
         n = output_length if output_length is not None else max(row.n for row in report.rows)
-        if n < 1:
-            raise InputError(f"--output-length must be >= 1, got {n}", ARGUMENTS)
         save_circuit(unroll(transformer, n).circuit, args.output_circuit)
     if args.json:
         from .json_output import emit, envelope

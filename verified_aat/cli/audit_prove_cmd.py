@@ -32,6 +32,23 @@ def add_prove_options(parser: Any) -> None:
                         help="with --prove: solver processes (default %(default)s)")
 
 
+def check_kernel_caps(lengths: list[int], transformer: Any = None) -> None:
+    """Answer *unknown* at once (exit 3, nothing unrolled) when the kernel would refuse to check U_N for
+    ``lengths``: N past its cap (without ``transformer``), or the unrolled gates past its cap (with it)."""
+    from ..audit.prove import kernel_limit
+    from ..kernel.audit_proof import MAX_LENGTH
+    from .resources import LimitReached
+
+    if transformer is None:
+        past = [n for n in lengths if n > MAX_LENGTH]
+        reason = (f"N = {past[0]} is past the kernel's cap of N <= {MAX_LENGTH} for audit certificates"
+                  if past else None)
+    else:
+        reason = kernel_limit(transformer, sorted(set(lengths)))
+    if reason is not None:
+        raise LimitReached(f"--lengths: {reason}; nothing unrolled, U_N = T not proved")
+
+
 def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) -> int:
     """The --prove branch of ``audit``."""
     from ..audit.prove import PROVED, REFUTED, prove_audit

@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if fmt in NETLIST_FORMATS:
             from ..files import read_input
             netlist = (os.path.basename(args.circuit), read_input(args.circuit, "netlist"))
+            _require_well_formed(netlist[1], fmt, doc, args.circuit)
             if "netlist" not in doc:  # perhaps certified with --binarize before certificates recorded the link
                 binarized = _binarized_netlist_hashes(args, fmt)
         else:
@@ -150,6 +151,18 @@ def _binarized_netlist_hashes(args: argparse.Namespace, fmt: str) -> tuple[str, 
         except InputError:  # the kernel parses the netlist itself and says what is wrong with it
             pass
     return hashes
+
+
+def _require_well_formed(data: bytes, fmt: str, doc: dict, path: str) -> None:
+    """A netlist given with ``--circuit`` that the kernel's own parser cannot read is bad input (exit 2,
+    ``file:line``), not a rejected certificate: the kernel tells the two apart (MalformedNetlist)."""
+    from ..kernel.netlist_parse import MalformedNetlist, read_given
+    section = doc.get("netlist")
+    drop_dead = isinstance(section, dict) and section.get("drop_dead") is True
+    try:
+        read_given(data, fmt, drop_dead)
+    except MalformedNetlist as exc:
+        raise InputError(f"{exc.message} (the kernel's {fmt} reader)", path, exc.line) from None
 
 
 def _edges_in(doc: dict) -> int:

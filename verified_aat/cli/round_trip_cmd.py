@@ -41,6 +41,36 @@ def check_defect_option(name: str) -> None:
         raise exc.located("--defect") from None
 
 
+def unrolled_gates_lower_bound(n_positions: int) -> int:
+    """Gates U_N has at least, for every construction: T_K has a layer with a head, whose argmax test
+    alone is 5·N²·(N−1) gates (``audit.unroll.size_formula``)."""
+    return 5 * n_positions * n_positions * max(n_positions - 1, 0)
+
+
+def family_positions_lower_bound(args: argparse.Namespace) -> int | None:
+    """A lower bound on N = |enc(C, x)| for ``--family NAME --n N``, from the family's input count alone:
+    every input of a family member is read by a gate or is an output, so it has a position (an edge, or
+    a sink) in every construction (tests/test_limits_first.py checks this for every family).  None when
+    the family or n is not valid (the builder says why)."""
+    from ..circuits.families import FAMILIES
+    family = FAMILIES.get(args.family) if args.family is not None else None
+    if family is None or args.n is None or not family.min_n <= args.n <= family.max_n:
+        return None
+    return family.n_inputs(args.n)
+
+
+def circuit_positions_lower_bound(circuit) -> int:
+    """A lower bound on N = |enc(C, x)| for every construction: one position per edge of C."""
+    return circuit.n_edges
+
+
+def _refuse_early(positions: int | None, args: argparse.Namespace) -> None:
+    """Refuse (exit 3, before compiling or certifying) when even the smallest U_N cannot fit in memory."""
+    from .resources import require_memory
+    if positions is not None:
+        require_memory("audit", unrolled_gates_lower_bound(positions), args)
+
+
 def _require_memory(circuit, args: argparse.Namespace) -> None:
     """Refuse up front when U_N for N = |enc(C, x)| cannot fit (the size is known from T_K alone)."""
     from ..audit.unroll import size_formula
@@ -64,7 +94,9 @@ def run_round_trip(args: argparse.Namespace) -> int:
         raise InputError(f"--round-trip-timeout must be > 0, got {args.round_trip_timeout}", ARGUMENTS)
     circuit_args = argparse.Namespace(**vars(args))
     circuit_args.circuit = args.circuit if args.circuit is not None else args.model
+    _refuse_early(family_positions_lower_bound(circuit_args), args)
     circuit = circuit_from_args(circuit_args)
+    _refuse_early(circuit_positions_lower_bound(circuit), args)
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
     if args.jobs < 1:

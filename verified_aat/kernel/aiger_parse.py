@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 MAX_VARIABLES = 10_000_000
+_NEWLINE = b"\n"
 
 
 class AigerError(ValueError):
@@ -37,14 +38,16 @@ def read(data: bytes, expect: tuple[int, int] | None = None
     if len(tokens) < 6 or tokens[0] not in (b"aag", b"aig"):
         raise AigerError("line 1: not an AIGER header")
     nums = [_uint(t, "line 1") for t in tokens[1:]]
-    if len(nums) > 9 or any(nums[5:]) or nums[2] or nums[0] < nums[1] + nums[4] or nums[0] > MAX_VARIABLES:
+    if len(nums) > 9 or any(nums[5:]) or nums[2] or nums[0] < nums[1] + nums[4]:
         raise AigerError("line 1: the kernel reads combinational AIGER 1 only (no latches, B, C, J, F)")
+    if nums[0] > MAX_VARIABLES:
+        raise AigerError(f"line 1: M = {nums[0]} is past the kernel's limit of {MAX_VARIABLES} variables")
     m, n_in, _, n_out, n_and = nums[:5]
     binary = tokens[0] == b"aig"
     if expect is not None and (n_in, n_out) != expect:
         raise AigerError(f"line 1: the header declares {n_in} inputs and {n_out} outputs, the circuit has "
                          f"{expect[0]} and {expect[1]}")
-    if n_out + (2 * n_and if binary else 6 * n_and) > len(body):
+    if n_out + (2 * n_and if binary else n_in + 6 * n_and) > len(body):
         raise AigerError("line 1: the header declares more outputs and ANDs than the file has bytes for")
     rest, line = body, 2
 
@@ -69,7 +72,8 @@ def read(data: bytes, expect: tuple[int, int] | None = None
                 value = shift = 0
                 while True:
                     if pos >= len(rest) or shift > 63:
-                        raise AigerError(f"binary AND {k}: truncated or overlong delta")
+                        raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: "
+                                         "truncated or overlong delta")
                     byte = rest[pos]
                     pos += 1
                     value += (byte & 127) << shift
@@ -78,8 +82,9 @@ def read(data: bytes, expect: tuple[int, int] | None = None
                         break
                 d.append(value)
             if d[0] < 1 or d[0] + d[1] > lhs:
-                raise AigerError(f"binary AND {k}: bad deltas")
+                raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: bad deltas")
             ands.append((lhs, lhs - d[0], lhs - d[0] - d[1]))
+        line += rest.count(_NEWLINE, 0, pos)
         rest = rest[pos:]
     else:
         for _ in range(n_and):
@@ -93,7 +98,7 @@ def read(data: bytes, expect: tuple[int, int] | None = None
     lits = ins + outs + [x for t in ands for x in t]
     if any(x > limit for x in lits) or any(x & 1 or x < 2 for x in ins):
         raise AigerError(f"a literal is above 2M + 1 = {limit}, or an input literal is odd or below 2")
-    names = _symbols(rest, n_in, n_out)
+    names = _symbols(rest, n_in, n_out, line)
     return _netlist(ins, outs, ands, names)
 
 
@@ -103,24 +108,24 @@ def _one(row: list[bytes], line: int) -> int:
     return _uint(row[0], f"line {line}")
 
 
-def _symbols(rest: bytes, n_in: int, n_out: int) -> dict[tuple[str, int], str]:
+def _symbols(rest: bytes, n_in: int, n_out: int, first: int) -> dict[tuple[str, int], str]:
     names: dict[tuple[str, int], str] = {}
-    for raw in rest.split(b"\n"):
+    for number, raw in enumerate(rest.split(b"\n"), start=first):
         raw = raw[:-1] if raw.endswith(b"\r") else raw
         if raw == b"c":
             break
         if not raw.strip():
             continue
         kind, space, name = raw.partition(b" ")
-        if not space or not name or kind[:1] not in (b"i", b"o") or not kind[1:].isdigit():
-            raise AigerError(f"bad symbol line {raw[:30]!r}")
+        if not space or not name or kind[:1] not in (b"i", b"o") or not kind[1:].isdigit() or len(kind) > 19:
+            raise AigerError(f"line {number}: bad symbol line {raw[:30]!r}")
         key = (kind[:1].decode(), int(kind[1:]))
         if key[1] >= (n_in if key[0] == "i" else n_out) or key in names:
-            raise AigerError(f"symbol {kind[:20]!r}: out of range or repeated")
+            raise AigerError(f"line {number}: symbol {kind[:20]!r}: out of range or repeated")
         try:
             names[key] = name.decode("utf-8")
         except UnicodeDecodeError:
-            raise AigerError("a symbol is not UTF-8") from None
+            raise AigerError(f"line {number}: a symbol is not UTF-8") from None
     return names
 
 

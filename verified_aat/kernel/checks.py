@@ -20,8 +20,8 @@ from typing import Any, Callable
 from . import binarized as bz
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, score_reads, summary
 from .circuits import reads
-from .data import (MAX_DEGREE, MAX_LAYERS, Bilinear, Malformed, as_dict, as_int, as_list, as_rational, load_circuit,
-                   load_transformer, need)
+from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Bilinear, Malformed, as_dict, as_int, as_list, as_rational,
+                   load_circuit, load_transformer, need)
 from .defence import run_defence
 from .layouts import LAYOUTS, OutsideLayout, encoding_digest
 from .netlist_link import check_netlist
@@ -112,6 +112,13 @@ def _document(ctx: Context) -> list[str]:
     result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
     need(result["status"] == "proved", "$.result.status", f"the certificate claims {result['status']!r}, not 'proved'"[:120])
     return []
+
+
+def _depth_bound(ctx: Context) -> list[str]:
+    bound = ctx.doc["info"].get("depth_bound")
+    if bound is None or (type(bound) is int and 1 <= bound <= MAX_K):
+        return []
+    return [f"$.info.depth_bound: must be an integer 1 <= K <= {MAX_K}, got {str(bound)[:40]}"]
 
 
 def _circuit(ctx: Context) -> list[str]:
@@ -383,6 +390,7 @@ def _first(items, limit: int = 3) -> list[str]:  # type: ignore[no-untyped-def]
 
 CHECKS: tuple[Check, ...] = (
     Check("document", "S1", "a version-2 certificate that claims a proof", _document),
+    Check("depth-bound", "S1", "the stated depth bound K is in 1 ... 10,000", _depth_bound),
     Check("circuit", "S1", "the embedded circuit is a well-formed arithmetic circuit", _circuit),
     Check("transformer", "S1", "the embedded transformer is well-formed", _transformer),
     Check("names", "S11", "every SMT name stands for one activation input", _names),

@@ -40,6 +40,7 @@ MAX_FUNCTIONS = 10_000
 MAX_SCHEDULE_INT = 1_000_000  # |scale|, |offset|, |delta| of schedule rules
 MAX_DEGREE = 64             # of a transformer's circuits (sign counts 0): keeps exact numbers small
 MAX_BITS = 200_000          # of a number the kernel computes with concrete values
+MAX_K = 10_000              # info.depth_bound of a per-circuit certificate (limits.MAX_K)
 
 _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z", re.ASCII)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z", re.ASCII)
