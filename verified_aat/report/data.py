@@ -130,45 +130,76 @@ def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str
         lemmas=lemmas, source=source, timings=tuple(sorted((k, float(v)) for k, v in phases.items())))
 
 
-def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_dir: str = ".") -> ReportData:
-    """A report of the object ``refute --json`` printed: it names the model file and holds the circuit text."""
+def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_dir: str = ".",
+                     file: str | None = None, line_of: Any = None) -> ReportData:
+    """A report of the object ``refute --json`` printed: it names the model file and holds the circuit text.
+
+    ``doc`` is checked against :mod:`.refute_schema` first; ``file`` (default ``source``) and ``line_of``
+    (a JSON path's line, e.g. ``Locator.line``) locate the one error a malformed result gets.  The model
+    must be a regular file: it is stat'ed, never opened otherwise."""
     from ..circuits.text_format import parse_circuit_text
     from ..constructions.registry import get_construction
     from ..refutation.refute import intended_depth
     from ..transformer.spec import load_transformer
+    from .refute_schema import located, validate_refute_json
 
-    model = doc.get("model")
-    circuit_doc = doc.get("circuit")
-    if not isinstance(model, str) or not isinstance(circuit_doc, dict) or "text" not in circuit_doc:
-        raise InputError("this refute --json result has no refuting circuit (status unknown): nothing to report",
-                         source)
+    where = file or source
+    validate_refute_json(doc, where, line_of)
+    model = doc["model"]
     path = model if os.path.isabs(model) else os.path.join(base_dir, model)
     if not os.path.exists(path):
         path = model  # relative to the working directory, as refute read it
-    construction = get_construction(str(doc.get("construction") or "gate-edge"))
+    _regular_model(path, where, line_of)
+    construction = get_construction(doc["construction"])
     transformer = load_transformer(path)
-    circuit = parse_circuit_text(str(circuit_doc["text"]))
+    try:
+        circuit = parse_circuit_text(doc["circuit"]["text"], file=where)
+    except InputError as exc:
+        at = f" (line {exc.line} of the circuit text)" if exc.line is not None else ""
+        raise located(("circuit", "text"), f"{exc.message}{at}", where, line_of) from None
     depth = intended_depth(construction, transformer)
     encoding = construction.encode(circuit)
-    reasons = tuple(str(r) for r in doc.get("reasons") or [])
+    cex = doc["counterexample"]
+    for k, step in [*enumerate(cex["steps"]), ("first_mismatch", cex["first_mismatch"])]:
+        if step is not None and step["position"] >= encoding.length:
+            at = ("counterexample", "steps", k) if isinstance(k, int) else ("counterexample", k)
+            raise located(at + ("position",), f"position {step['position']} is past the encoding's "
+                          f"{encoding.length} positions", where, line_of)
+    reasons = tuple(doc.get("reasons") or [])
     return ReportData(
-        title=f"{os.path.basename(model)} ({construction.name}) on {circuit.name}", status=str(doc.get("status")),
+        title=f"{os.path.basename(model)} ({construction.name}) on {circuit.name}", status=doc["status"],
         verdict=("a counterexample was found and replayed in exact rational arithmetic",) + reasons,
         construction=construction.name, depth_bound=depth, circuit=circuit, transformer=transformer,
         encoding=encoding, attention=argmax_sets(transformer, encoding, construction),
-        counterexample=doc.get("counterexample"), diff=_diff(path, construction, depth), source=source)
+        counterexample=cex, diff=_diff(path, construction, depth), source=source)
+
+
+def _regular_model(path: str, file: str, line_of: Any) -> None:
+    """Refuse a model that is missing or not a regular file (a FIFO, /dev/zero) before anything reads it."""
+    import stat
+
+    from .refute_schema import located
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise located(("model",), f"cannot read the model {path}: {exc.strerror or exc}", file, line_of) from None
+    if not stat.S_ISREG(mode):
+        raise located(("model",), f"the model {path} is not a regular file", file, line_of)
 
 
 def from_refutation(refutation: Any, model_path: str, construction: str = "gate-edge") -> ReportData:
     """A report of :func:`verified_aat.refutation.refute.refute`'s result for the model file ``model_path``."""
-    from ..cli.json_output import counterexample_json
+    from ..cli.json_output import counterexample_json, envelope
     from ..circuits.text_format import print_circuit
 
     if refutation.counterexample is None:
         raise InputError("no counterexample was found: nothing to report (this is not a proof)", model_path)
-    doc = {"status": "refuted", "model": model_path, "construction": construction,
-           "circuit": {"text": print_circuit(refutation.circuit)},
-           "counterexample": counterexample_json(refutation.counterexample)}
+    c = refutation.circuit
+    doc = envelope("refute", "refuted", model=model_path, construction=construction,
+                   circuit={"name": c.name, "gates": c.size, "edges": c.n_edges, "inputs": c.n_inputs,
+                            "text": print_circuit(c)},
+                   counterexample=counterexample_json(refutation.counterexample))
     return from_refute_json(doc, "refute")
 
 
