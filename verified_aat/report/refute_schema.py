@@ -117,7 +117,7 @@ def obj(fields: dict[str, Field]) -> Callable[[Any, Path], None]:
             if key in value:
                 f.check(value[key], path + (key,))
             elif f.required:
-                raise _Bad(path, f"missing key {key!r}")
+                raise _Bad(path + (key,), "missing (a required key)")
     return run
 
 
@@ -174,7 +174,7 @@ def validate_refute_json(doc: Any, file: str, line_of: Callable[[Path], int | No
                                     "(and it is not a proof)")
         for key in ("circuit", "counterexample"):
             if doc.get(key) is None:
-                raise _Bad((key,) if key in doc else (), f"a refuted result must have {key!r}")
+                raise _Bad((key,), "must not be null in a refuted result")
         cex = doc["counterexample"]
         if len(cex["inputs"]) != len(cex["input_vector"]):
             raise _Bad(("counterexample", "input_vector"), f"has {len(cex['input_vector'])} values for "
