@@ -21,6 +21,8 @@ from ..circuits.measures import gate_depths
 
 MAX_DRAWN = 150
 """Gates drawn at most; larger circuits are sampled."""
+MAX_ROWS = 30
+"""Gates per column of the pure-Python layout; taller columns wrap into sub-columns (the page stays short)."""
 DOT_TIMEOUT = 60
 """Seconds ``dot`` may take before the pure-Python layout is used instead."""
 
@@ -111,7 +113,21 @@ def _graphviz_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], h
     # dot itself, with a time limit (graphviz.pipe has none); the graphviz package writes the quoted source
     done = subprocess.run([shutil.which("dot") or "dot", "-Tsvg"], input=graph.source.encode("utf-8"),
                           capture_output=True, timeout=DOT_TIMEOUT, check=True)
-    return _strip_prolog(done.stdout.decode("utf-8"))
+    return fit_width(_strip_prolog(done.stdout.decode("utf-8")))
+
+
+def fit_width(svg: str) -> str:
+    """The root ``<svg>`` scaled to the page: ``width="100%"``, height from its ``viewBox``, never wider than
+    drawn (its own width becomes ``max-width``), so no drawing needs a horizontal scrollbar."""
+    match = re.match(r"<svg\b[^>]*>", svg)
+    if match is None or "viewBox" not in match.group(0):
+        return svg
+    tag = match.group(0)
+    width = re.search(r'\swidth="([0-9.]+)(pt|px)?"', tag)
+    natural = f"max-width:{width.group(1)}{width.group(2) or 'px'};" if width else ""
+    tag = re.sub(r'\s(width|height)="[^"]*"', "", tag)
+    tag = tag[:-1] + f' width="100%" style="{natural}height:auto" preserveAspectRatio="xMinYMin meet">'
+    return tag + svg[match.end():]
 
 
 def _strip_prolog(svg: str) -> str:
@@ -120,13 +136,33 @@ def _strip_prolog(svg: str) -> str:
     return re.sub(r"<!--.*?-->", "", svg[start:], flags=re.S) if start >= 0 else svg
 
 
+def drawn_columns(circuit: Circuit, shown: tuple[int, ...]) -> dict[int, int]:
+    """A column per drawn gate: its longest path from a drawn gate without drawn arguments, then each such
+    source moved right next to its first consumer (as ``dot`` ranks them).  A sample's columns are its own
+    depth, not the circuit's: 150 gates near the outputs of a depth-40 circuit need a dozen columns, not 40."""
+    keep = set(shown)
+    column: dict[int, int] = {}
+    for g in shown:  # gate order is topological
+        args = [column[a] for a in circuit.gates[g].args if a in keep]
+        column[g] = 1 + max(args) if args else 0
+    consumers: dict[int, list[int]] = {}
+    for g in shown:
+        for a in circuit.gates[g].args:
+            if a in keep:
+                consumers.setdefault(a, []).append(column[g])
+    for g in shown:
+        if column[g] == 0 and g in consumers:
+            column[g] = max(0, min(consumers[g]) - 1)
+    return column
+
+
 def _python_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], highlight: int | None) -> str:
     """Columns by depth, rows ordered by the mean row of each gate's drawn arguments (one barycentre pass)."""
     top = max(depths) if depths else 0
     keep = set(shown)
     columns: dict[int, list[int]] = {}
-    for g in shown:
-        columns.setdefault(depths[g], []).append(g)
+    for g, column in drawn_columns(circuit, shown).items():
+        columns.setdefault(column, []).append(g)
     row: dict[int, float] = {}
     for d in sorted(columns):
         gates = columns[d]
@@ -135,14 +171,19 @@ def _python_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], hig
             return sum(args) / len(args) if args else float(g)
         gates.sort(key=bary)
         for i, g in enumerate(gates):
-            row[g] = i
+            row[g] = i % MAX_ROWS
     w, h, dx, dy = 96, 30, 140, 44
-    xy = {g: (20 + d * dx, 20 + i * dy) for d, gates in columns.items() for i, g in enumerate(gates)}
-    width = 40 + (max(columns) + 1 if columns else 1) * dx
-    height = 40 + max((len(c) for c in columns.values()), default=1) * dy
+    left, x0 = {}, 0  # a column of more than MAX_ROWS gates is wrapped into side-by-side sub-columns
+    for d in sorted(columns):
+        left[d], x0 = x0, x0 + -(-len(columns[d]) // MAX_ROWS)
+    xy = {g: (20 + (left[d] + i // MAX_ROWS) * dx, 20 + (i % MAX_ROWS) * dy)
+          for d, gates in columns.items() for i, g in enumerate(gates)}
+    width = 40 + max(1, x0) * dx
+    height = 40 + min(MAX_ROWS, max((len(c) for c in columns.values()), default=1)) * dy
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" class="fallback-layout" font-family="Helvetica,Arial,sans-serif" '
              f'font-size="10">']
+    parts[0] = fit_width(parts[0] + "</svg>")[:-len("</svg>")]
     for g in shown:
         for a in circuit.gates[g].args:
             if a in keep:
