@@ -44,7 +44,8 @@ table.diff tr.gap td{color:#888;text-align:center}
 .figure{overflow:auto;max-height:80vh;border:1px solid #ddd;background:#fff;padding:.5em}
 .legend span{display:inline-block;padding:0 .6em;margin-right:.4em;border:1px solid #999;border-radius:4px}
 .heatmaps{display:flex;flex-wrap:wrap;gap:1em}.heatmaps figure{margin:0;background:#fff;border:1px solid #ddd;padding:.4em}
-.note{color:#555;font-size:.9em}details{margin:.3em 0}math{font-size:1.05em}.formula{overflow-x:auto;max-width:100%;padding:.2em 0}
+.note{color:#555;font-size:.9em}details{margin:.3em 0}math{font-size:1.05em}.formula{max-width:100%;overflow-x:auto;padding:.2em 0;line-height:2.4}
+.formula math{margin-right:.25em;white-space:nowrap}
 """
 
 
