@@ -21,6 +21,7 @@ from typing import Any
 MAX_MATHML = 200_000
 """Printed terms longer than this (characters) are refused (the caller shows the SMT-LIB text)."""
 _RELATIONS = {"=": "=", ">": ">", "<": "&lt;", ">=": "≥", "<=": "≤"}
+_OPEN, _CLOSE = "<mo stretchy=\"false\">(</mo>", "<mo stretchy=\"false\">)</mo>"
 _NUMERAL = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 
@@ -117,7 +118,7 @@ def _prec(x: Any) -> int:
 
 def _paren(x: Any, above: int) -> str:
     body = _print(x)
-    return f"<mrow><mo stretchy="false">(</mo>{body}<mo stretchy="false">)</mo></mrow>" if _prec(x) < above else body
+    return f"<mrow>{_OPEN}{body}{_CLOSE}</mrow>" if _prec(x) < above else body
 
 
 def _number(q: Fraction) -> str:
@@ -134,8 +135,8 @@ def _print(x: Any) -> str:
     if kind == "var":
         return f"<mi>{escape(x[1])}</mi>"
     if kind == "call":
-        return (f"<mrow><mi>{escape(x[1])}</mi><mo stretchy="false">(</mo>"
-                + "<mo>,</mo>".join(_print(a) for a in x[2]) + "<mo stretchy="false">)</mo></mrow>")
+        return (f"<mrow><mi>{escape(x[1])}</mi>{_OPEN}"
+                + "<mo>,</mo>".join(_print(a) for a in x[2]) + f"{_CLOSE}</mrow>")
     if kind == "neg":
         return f"<mrow><mo>−</mo>{_paren(x[1], 3)}</mrow>"
     if kind == "mul":
@@ -212,7 +213,7 @@ def sympy_chunks(expr: Any) -> list[str]:
             sign = ""
             if term.could_extract_minus_sign():
                 sign, term = "<mo>−</mo>", -term
-                text = sign + (f"<mrow><mo stretchy="false">(</mo>{body(term)}<mo stretchy="false">)</mo></mrow>" if isinstance(term, sympy.Add)
+                text = sign + (f"<mrow>{_OPEN}{body(term)}{_CLOSE}</mrow>" if isinstance(term, sympy.Add)
                                else body(term))
             else:
                 text = ("" if k == 0 else "<mo>+</mo>") + body(term)
