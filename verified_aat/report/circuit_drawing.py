@@ -66,30 +66,33 @@ def sample_gates(circuit: Circuit, limit: int = MAX_DRAWN) -> tuple[int, ...]:
     return tuple(sorted(seen))
 
 
-def _label(circuit: Circuit, g: int) -> str:
+def _label(circuit: Circuit, g: int, names: list[str] | None = None) -> str:
     gate = circuit.gates[g]
-    name = circuit.gate_name(g)
+    name = names[g] if names else circuit.gate_name(g)
     if gate.kind is Kind.CONST:
         return f"{name}\n= {gate.value}"
     return f"{name}\n{gate.kind.value}" if gate.kind is not Kind.INPUT else name
 
 
-def draw_circuit(circuit: Circuit, layout: str = "auto", highlight: int | None = None) -> Drawing:
-    """The SVG drawing; ``layout`` is ``auto`` (dot if found), ``graphviz`` or ``python``."""
+def draw_circuit(circuit: Circuit, layout: str = "auto", highlight: int | None = None,
+                 names: list[str] | None = None) -> Drawing:
+    """The SVG drawing; ``layout`` is ``auto`` (dot if found), ``graphviz`` or ``python``; gates labelled by
+    ``names`` (default: the circuit's own)."""
     shown = sample_gates(circuit)
     depths = gate_depths(circuit)
     if layout in ("auto", "graphviz") and shutil.which("dot"):
         try:
-            return Drawing(_graphviz_svg(circuit, shown, depths, highlight), "graphviz dot", shown, circuit.size)
+            return Drawing(_graphviz_svg(circuit, shown, depths, highlight, names), "graphviz dot", shown, circuit.size)
         except Exception as exc:  # dot crashed or timed out: fall back, and say so
             reason = f"Graphviz dot failed: {type(exc).__name__}"
     else:
         reason = "Graphviz dot not found" if layout != "python" else "asked for"
-    return Drawing(_python_svg(circuit, shown, depths, highlight), f"pure-Python layered layout ({reason})",
+    return Drawing(_python_svg(circuit, shown, depths, highlight, names), f"pure-Python layered layout ({reason})",
                    shown, circuit.size)
 
 
-def _graphviz_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], highlight: int | None) -> str:
+def _graphviz_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], highlight: int | None,
+                  names: list[str] | None = None) -> str:
     import graphviz
 
     top = max(depths) if depths else 0
@@ -106,7 +109,7 @@ def _graphviz_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], h
             attrs["peripheries"] = "2"
         if g == highlight:
             attrs.update(color="#d00000", penwidth="3")
-        graph.node(f"g{g}", _label(circuit, g), **attrs)
+        graph.node(f"g{g}", _label(circuit, g, names), **attrs)
         for a in circuit.gates[g].args:
             if a in keep:
                 graph.edge(f"g{a}", f"g{g}")
@@ -156,7 +159,8 @@ def drawn_columns(circuit: Circuit, shown: tuple[int, ...]) -> dict[int, int]:
     return column
 
 
-def _python_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], highlight: int | None) -> str:
+def _python_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], highlight: int | None,
+                names: list[str] | None = None) -> str:
     """Columns by depth, rows ordered by the mean row of each gate's drawn arguments (one barycentre pass)."""
     top = max(depths) if depths else 0
     keep = set(shown)
@@ -198,7 +202,7 @@ def _python_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], hig
         fill = kind_colour(circuit.gates[g].kind, depths[g], top)
         parts.append(f'<g class="node" id="g{g}"><title>depth {depths[g]}</title>'
                      f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="{fill}"{stroke}/>')
-        for k, text in enumerate(_label(circuit, g).split("\n")):
+        for k, text in enumerate(_label(circuit, g, names).split("\n")):
             parts.append(f'<text x="{x + w / 2}" y="{y + 12 + 11 * k}" text-anchor="middle">'
                          f'{html.escape(text[:18])}</text>')
         parts.append("</g>")

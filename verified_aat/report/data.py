@@ -20,6 +20,7 @@ from ..errors import InputError
 from ..transformer.key_join import ArgmaxSets
 from ..transformer.model import Transformer
 from .diff import TransformerDiff, transformer_diff
+from .names import net_names
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class HeadSets:
     method: str
     sets: ArgmaxSets | None  # None: not computed (say why in ``note``)
     note: str = ""
+    ignored: tuple[bool, ...] | None = None  # per position: the activation provably ignores this head there
+    ignored_note: str = ""  # why ``ignored`` is None (see report/relevance.py)
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class ReportData:
     diff: TransformerDiff | None = None
     source: str = ""
     timings: tuple[tuple[str, float], ...] = field(default=())
+    names: tuple[str, ...] = ()  # one name per gate for the whole page (report/names.py)
+    naming: str = ""             # how they were chosen, when not the circuit's own
 
 
 def from_certify_result(result: Any, transformer_path: str | None = None, source: str = "certify") -> ReportData:
@@ -74,7 +79,13 @@ def from_certify_result(result: Any, transformer_path: str | None = None, source
     from ..constructions.registry import get_construction
 
     construction = get_construction(result.construction)
-    attention = tuple(HeadSets(c.function, c.head, _pooling(result.transformer, c.head), c.layers, c.method, c.sets)
+    from ..symbolic.obligations import layer_functions
+    from .relevance import head_relevance
+
+    relevance = head_relevance(result.transformer, result.encoding, construction.structural,
+                               layer_functions(result.transformer))
+    attention = tuple(HeadSets(c.function, c.head, _pooling(result.transformer, c.head), c.layers, c.method, c.sets,
+                               "", relevance.ignored.get((c.function, c.head)), relevance.note)
                       for c in result.attention)
     def view(lemma: Any) -> LemmaView:
         v = result.verdicts.get(lemma.digest)
@@ -88,13 +99,15 @@ def from_certify_result(result: Any, transformer_path: str | None = None, source
                }.get(result.status, ("not proved: " + "; ".join(result.problems[:5]),)) \
         + tuple(f"problem: {p}" for p in result.problems[:20] if result.status != "unknown")
     diff = _diff(transformer_path, construction, result.depth_bound)
+    from ..circuits.link_section import netlist_section
+    names, naming = net_names(result.circuit, netlist_section(result.circuit))
     return ReportData(
         title=f"{result.construction} on {result.circuit.name}", status=result.status, verdict=verdict,
         construction=result.construction, depth_bound=result.depth_bound, circuit=result.circuit,
         transformer=result.transformer, encoding=result.encoding, attention=attention,
         obligations=tuple(sorted((k, v) for k, v in result.derivation.kinds.items() if v)), lemmas=lemmas,
         counterexample=counterexample_json(result.counterexample) if result.status == "refuted" else None,
-        diff=diff, source=source, timings=tuple(sorted(result.seconds.items())))
+        diff=diff, source=source, timings=tuple(sorted(result.seconds.items())), names=names, naming=naming)
 
 
 def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str = "certificate") -> ReportData:
@@ -123,11 +136,13 @@ def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str
                              str(l.get("smt2"))) for l in doc.get("lemmas") or [] if isinstance(l, dict))
     derived = doc.get("derived") if isinstance(doc.get("derived"), dict) else {}
     obligations = tuple(sorted((str(k), int(v)) for k, v in (derived.get("obligations") or {}).items()))
+    names, naming = net_names(circuit, doc.get("netlist"))
     phases = ((doc.get("timings") or {}).get("phases") or {}) if isinstance(doc.get("timings"), dict) else {}
     return ReportData(
         title=f"{name} on {circuit.name}", status=status, verdict=verdict, construction=name, depth_bound=depth,
         circuit=circuit, transformer=transformer, encoding=encoding, attention=attention, obligations=obligations,
-        lemmas=lemmas, source=source, timings=tuple(sorted((k, float(v)) for k, v in phases.items())))
+        lemmas=lemmas, source=source, timings=tuple(sorted((k, float(v)) for k, v in phases.items())),
+        names=names, naming=naming)
 
 
 def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_dir: str = ".",
@@ -171,7 +186,7 @@ def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_di
         verdict=("a counterexample was found and replayed in exact rational arithmetic",) + reasons,
         construction=construction.name, depth_bound=depth, circuit=circuit, transformer=transformer,
         encoding=encoding, attention=argmax_sets(transformer, encoding, construction),
-        counterexample=cex, diff=_diff(path, construction, depth), source=source)
+        counterexample=cex, diff=_diff(path, construction, depth), source=source, names=net_names(circuit)[0])
 
 
 def _regular_model(path: str, file: str, line_of: Any) -> None:
@@ -212,6 +227,7 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
     from ..symbolic.obligations import layer_functions
     from ..transformer.key_join import facts_hold, join_argmax
     from ..transformer.model import CircuitScore
+    from .relevance import head_relevance
 
     def key(score: Any) -> Any:
         return structure_key(score.circuit) if isinstance(score, CircuitScore) else score.matrix
@@ -220,6 +236,7 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
     hints = construction.score_hints()
     structural = {transformer.coordinates.index(c) for c in construction.structural if c in transformer.coordinates}
     rows = encoding.rows
+    relevance = head_relevance(transformer, encoding, construction.structural, layer_functions(transformer))
     out: list[HeadSets] = []
     cache: dict[Any, tuple[str, ArgmaxSets | None, str]] = {}
     for fn in layer_functions(transformer):
@@ -235,7 +252,8 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
                 else:
                     cache[k] = ("none", None, "the score reads value coordinates: the sets depend on the input")
             method, sets, note = cache[k]
-            out.append(HeadSets(fn.number, head.name, head.pooling.value, fn.layers, method, sets, note))
+            out.append(HeadSets(fn.number, head.name, head.pooling.value, fn.layers, method, sets, note,
+                                relevance.ignored.get((fn.number, head.name)), relevance.note))
     return tuple(out)
 
 

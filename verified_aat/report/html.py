@@ -107,14 +107,14 @@ def _header(data: ReportData) -> str:
 def _counterexample(data: ReportData) -> str:
     cex = data.counterexample or {}
     inputs = [[name, value] for name, value in (cex.get("inputs") or {}).items()]
-    steps = cex.get("steps") or []
+    steps = [_renamed(s, data) for s in cex.get("steps") or []]
     rows, classes = [], []
     for s in steps:
         rows.append([s["gate"], s["kind"], s["layer"], s["position"], s["circuit_value"],
                      "—" if s["transformer_value"] is None else s["transformer_value"],
                      "ok" if s["agrees"] else "MISMATCH"])
         classes.append("agrees" if s["agrees"] else "mismatch")
-    first = cex.get("first_mismatch")
+    first = _renamed(cex.get("first_mismatch"), data)
     where = (f'<p id="first-mismatch" data-position="{first["position"]}" data-gate="{escape(str(first["gate"]))}">'
              f'First mismatch: gate <b>{escape(str(first["gate"]))}</b> ({escape(str(first["kind"]))}) at position '
              f'<b>{first["position"]}</b>, layer {first["layer"]}: the circuit computes '
@@ -129,6 +129,14 @@ def _counterexample(data: ReportData) -> str:
             f'<h3>Gate by gate: circuit vs transformer at the scheduled layer, up to the first mismatch</h3>'
             f'{_table(["gate", "kind", "layer", "position", "circuit", "transformer", ""], rows, "trace", classes)}'
             f'<h3>Outputs</h3>{_table(["output", "circuit", "transformer", "agrees"], outputs)}</section>')
+
+
+def _renamed(step: Any, data: ReportData) -> Any:
+    """A trace step with the page's name for its gate (found by its position), so one naming scheme is used."""
+    if not step or data.encoding is None or not data.names or not 0 <= step["position"] < data.encoding.length:
+        return step
+    role = data.encoding.roles[step["position"]]
+    return {**step, "gate": data.names[role.gate]} if role.kind == "gate" else step
 
 
 def _edits(data: ReportData) -> str:
@@ -162,7 +170,7 @@ def _circuit(data: ReportData, layout: str) -> str:
     if first and data.encoding is not None:
         role = data.encoding.roles[first["position"]] if first["position"] < data.encoding.length else None
         highlight = role.gate if role is not None else None
-    drawing = draw_circuit(c, layout, highlight)
+    drawing = draw_circuit(c, layout, highlight, list(data.names) or None)
     legend = "".join(f'<span style="background:{kind_colour(k, 0, 1)}">{name}</span>'
                      for k, (_, name) in KIND_HUES.items())
     shown = (f"all {c.size:,} gates" if len(drawing.shown) == c.size else
@@ -171,6 +179,7 @@ def _circuit(data: ReportData, layout: str) -> str:
     return (f'<section id="circuit" data-layout="{escape(drawing.layout)}"><h2>The circuit</h2>'
             f'<p>Drawn by <b>{escape(drawing.layout)}</b>; {shown}. Fill: gate kind, darker with depth; double '
             f'border: output{"; red: the first mismatch" if highlight is not None else ""}.</p>'
+            f'{f"<p class=note>{escape(data.naming)}</p>" if data.naming else ""}'
             f'<p class="legend">{legend}</p><div class="figure">{drawing.svg}</div>'
             f'<h3>Gates by kind and depth</h3>{depths}</section>')
 
@@ -198,7 +207,7 @@ def _layout(data: ReportData) -> str:
     if data.encoding is not None:
         from .heatmaps import role_labels
 
-        labels = role_labels(data.circuit, data.encoding)
+        labels = role_labels(data.circuit, data.encoding, list(data.names) or None)
         rows = [[p, data.encoding.roles[p].kind, labels[p], *map(str, row)]
                 for p, row in enumerate(data.encoding.rows[:ENCODING_ROWS])]
         more = data.encoding.length - len(rows)
@@ -242,18 +251,27 @@ def _attention(data: ReportData) -> str:
             notes.append(f"<li>head {escape(hs.head)} (layers {layers}): not shown: {escape(hs.note)}</li>")
             continue
         title = f"head {hs.head} ({hs.pooling}), layers {layers}"
-        hm = heat_map(hs.sets, hs.pooling, data.circuit, data.encoding, f"head {hs.head} ({hs.pooling})")
+        hm = heat_map(hs.sets, hs.pooling, data.circuit, data.encoding, f"head {hs.head} ({hs.pooling})",
+                      hs.ignored, list(data.names) or None)
         what = "position × position" if hm.kind == "positions" else "role group × role group (mean weight)"
-        figures.append(f'<figure class="heatmap" data-head="{escape(hs.head)}"><img alt="{escape(title)}" '
-                       f'src="data:image/png;base64,{hm.png_base64}"><figcaption>{escape(title)}: {what}; '
-                       f'{hm.distinct_sets:,} distinct sets, mean size {hm.mean_set_size:.2f}; by '
-                       f'{escape(hs.method)}</figcaption></figure>')
+        grey = (f" Grey rows ({hm.greyed:,}): {'positions' if hm.kind == 'positions' else 'groups'} whose "
+                f"activation ignores this head, so their attention cannot affect the result."
+                if hm.greyed else "")
+        figures.append(f'<figure class="heatmap" data-head="{escape(hs.head)}" data-greyed-rows="{hm.greyed}">'
+                       f'<img alt="{escape(title)}" src="data:image/png;base64,{hm.png_base64}"><figcaption>'
+                       f'{escape(title)}: {what}; {hm.distinct_sets:,} distinct sets, mean size '
+                       f'{hm.mean_set_size:.2f}; by {escape(hs.method)}.{escape(grey)}</figcaption></figure>')
+        if hs.ignored is None and hs.ignored_note:
+            notes.append(f"<li>head {escape(hs.head)}: no row greyed ({escape(hs.ignored_note)})</li>")
     if len(data.attention) > MAX_HEATMAPS:
         notes.append(f"<li>{len(data.attention) - MAX_HEATMAPS} more heads not drawn</li>")
     long = data.encoding.length > 300
     return (f'<section id="attention"><h2>Attention: argmax sets per layer</h2><p>Per distinct layer function and '
             f'head (layers listed), the weight position p gives position j. '
-            f'{"The sequence is long: positions are grouped by role. " if long else ""}</p>'
+            f'{"The sequence is long: positions are grouped by role. " if long else ""}'
+            f'Only positions whose attention result the activation reads matter: a row is grey when folding the '
+            f'layer\'s activation, with the position\'s structural coordinates fixed to their encoded values (which '
+            f'every layer provably keeps), leaves no output depending on the head, for every input.</p>'
             f'<div class="heatmaps">{"".join(figures)}</div><ul>{"".join(notes)}</ul></section>')
 
 
