@@ -21,6 +21,8 @@ from ..circuits.measures import gate_depths
 
 MAX_DRAWN = 150
 """Gates drawn at most; larger circuits are sampled."""
+MAX_ARGS = 8
+"""Arguments of one gate the sample follows at most (a 50,000-operand sum shows 8 and ``+49,992``)."""
 MAX_ROWS = 30
 """Gates per column of the pure-Python layout; taller columns wrap into sub-columns (the page stays short)."""
 DOT_TIMEOUT = 60
@@ -52,7 +54,8 @@ def kind_colour(kind: Kind, depth: int, max_depth: int) -> str:
 
 
 def sample_gates(circuit: Circuit, limit: int = MAX_DRAWN) -> tuple[int, ...]:
-    """All gates if few, else the ``limit`` gates nearest the outputs (breadth-first over arguments)."""
+    """All gates if few, else the ``limit`` gates nearest the outputs (breadth-first over at most
+    :data:`MAX_ARGS` arguments per gate, so a wide sum does not fill the whole sample)."""
     if circuit.size <= limit:
         return tuple(range(circuit.size))
     seen: set[int] = set()
@@ -62,8 +65,15 @@ def sample_gates(circuit: Circuit, limit: int = MAX_DRAWN) -> tuple[int, ...]:
         if g in seen:
             continue
         seen.add(g)
-        queue.extend(a for a in circuit.gates[g].args if a not in seen)
+        queue.extend([a for a in dict.fromkeys(circuit.gates[g].args) if a not in seen][:MAX_ARGS])
     return tuple(sorted(seen))
+
+
+def hidden_args(circuit: Circuit, shown: tuple[int, ...]) -> dict[int, int]:
+    """Per drawn gate, how many of its (distinct) arguments are not drawn (the page marks them ``+N``)."""
+    keep = set(shown)
+    counts = {g: sum(a not in keep for a in dict.fromkeys(circuit.gates[g].args)) for g in shown}
+    return {g: k for g, k in counts.items() if k}
 
 
 def _label(circuit: Circuit, g: int, names: list[str] | None = None) -> str:
@@ -113,6 +123,9 @@ def _graphviz_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], h
         for a in circuit.gates[g].args:
             if a in keep:
                 graph.edge(f"g{a}", f"g{g}")
+    for g, k in hidden_args(circuit, shown).items():
+        graph.node(f"more{g}", f"+{k:,} not drawn", shape="plaintext", style="", fontsize="9", fontcolor="#555555")
+        graph.edge(f"more{g}", f"g{g}", style="dashed")
     # dot itself, with a time limit (graphviz.pipe has none); the graphviz package writes the quoted source
     done = subprocess.run([shutil.which("dot") or "dot", "-Tsvg"], input=graph.source.encode("utf-8"),
                           capture_output=True, timeout=DOT_TIMEOUT, check=True)
@@ -180,9 +193,9 @@ def _python_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], hig
     left, x0 = {}, 0  # a column of more than MAX_ROWS gates is wrapped into side-by-side sub-columns
     for d in sorted(columns):
         left[d], x0 = x0, x0 + -(-len(columns[d]) // MAX_ROWS)
-    xy = {g: (20 + (left[d] + i // MAX_ROWS) * dx, 20 + (i % MAX_ROWS) * dy)
+    xy = {g: (50 + (left[d] + i // MAX_ROWS) * dx, 20 + (i % MAX_ROWS) * dy)
           for d, gates in columns.items() for i, g in enumerate(gates)}
-    width = 40 + max(1, x0) * dx
+    width = 70 + max(1, x0) * dx
     height = 40 + min(MAX_ROWS, max((len(c) for c in columns.values()), default=1)) * dy
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" class="fallback-layout" font-family="Helvetica,Arial,sans-serif" '
@@ -195,11 +208,15 @@ def _python_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], hig
                 parts.append(f'<line x1="{x1 + w}" y1="{y1 + h / 2}" x2="{x2}" y2="{y2 + h / 2}" stroke="#555" '
                              f'stroke-width="0.8"/>')
     outputs = set(circuit.outputs)
+    hidden = hidden_args(circuit, shown)
     for g in shown:
         x, y = xy[g]
         stroke = ' stroke="#d00000" stroke-width="3"' if g == highlight else \
             (' stroke="#000" stroke-width="2"' if g in outputs else ' stroke="#333" stroke-width="0.8"')
         fill = kind_colour(circuit.gates[g].kind, depths[g], top)
+        if g in hidden:
+            parts.append(f'<text class="more" x="{x - 3}" y="{y + h / 2 + 3}" text-anchor="end" font-size="8" '
+                         f'fill="#555">+{hidden[g]:,}</text>')
         parts.append(f'<g class="node" id="g{g}"><title>depth {depths[g]}</title>'
                      f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="{fill}"{stroke}/>')
         for k, text in enumerate(_label(circuit, g, names).split("\n")):

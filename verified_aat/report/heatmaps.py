@@ -126,19 +126,21 @@ def _position_matrix(sets: ArgmaxSets, pooling: str, n: int) -> Any:
 
 
 def _group_matrix(sets: ArgmaxSets, pooling: str, groups: list[str]) -> tuple[Any, list[str], str]:
-    """Mean weight from a position of group G to all positions of group H."""
+    """Mean weight from a position of group G to all positions of group H: each distinct set's weight per
+    group once (a 50,000-member set is summed once, not once per position that has it)."""
     import numpy as np
 
     names = sorted(set(groups))
     index = {g: i for i, g in enumerate(names)}
-    of = [index[g] for g in groups]
-    total = np.zeros((len(names), len(names)))
-    count = np.zeros(len(names))
-    for p, members in enumerate(sets.sets):
-        count[of[p]] += 1
-        if not members:
-            continue
+    of = np.fromiter((index[g] for g in groups), dtype=np.int64, count=len(groups))
+    per_set = np.zeros((max(1, len(sets.distinct)), len(names)))
+    for k, members in enumerate(sets.distinct):
         chosen = members[:1] if pooling == "leftmost" else members[-1:] if pooling == "rightmost" else members
-        for j in chosen:
-            total[of[p], of[j]] += 1.0 / len(chosen)
+        if chosen:
+            per_set[k] = np.bincount(of[list(chosen)], minlength=len(names)) / len(chosen)
+    total = np.zeros((len(names), len(names)))
+    ids = np.asarray(sets.set_ids, dtype=np.int64)
+    for g in range(len(names)):  # rows of group g: the sum of their sets' weights
+        total[g] = per_set[ids[of[: len(ids)] == g]].sum(axis=0)
+    count = np.bincount(of, minlength=len(names))
     return total / np.maximum(count, 1)[:, None], names, "groups"

@@ -12,7 +12,7 @@ from html import escape
 from typing import Any
 
 from ..circuits.measures import depth as circuit_depth
-from .circuit_drawing import KIND_HUES, draw_circuit, kind_colour
+from .circuit_drawing import KIND_HUES, MAX_ARGS, draw_circuit, kind_colour
 from .data import ReportData
 from .formulas import lemma_formulas
 
@@ -20,6 +20,8 @@ FORMULAS_PER_KIND = 2
 """Lemmas rendered as formulas per obligation kind (the most used first); the rest as a list."""
 MAX_HEATMAPS = 12
 """Heat-maps drawn at most (distinct layer functions × heads)."""
+SMT_SHOWN = 20_000
+"""Characters of a lemma's SMT-LIB text shown at most."""
 ENCODING_ROWS = 40
 """Rows of the encoding shown."""
 DEPTH_ROWS = 40
@@ -174,7 +176,8 @@ def _circuit(data: ReportData, layout: str) -> str:
     legend = "".join(f'<span style="background:{kind_colour(k, 0, 1)}">{name}</span>'
                      for k, (_, name) in KIND_HUES.items())
     shown = (f"all {c.size:,} gates" if len(drawing.shown) == c.size else
-             f"a sample of {len(drawing.shown):,} of {c.size:,} gates: those nearest the outputs")
+             f"a sample of {len(drawing.shown):,} of {c.size:,} gates: those nearest the outputs, at most {MAX_ARGS} "
+             f"arguments per gate (+N: arguments not drawn)")
     depths = _kinds_by_depth(c)
     return (f'<section id="circuit" data-layout="{escape(drawing.layout)}"><h2>The circuit</h2>'
             f'<p>Drawn by <b>{escape(drawing.layout)}</b>; {shown}. Fill: gate kind, darker with depth; double '
@@ -300,13 +303,20 @@ def _obligations(data: ReportData) -> str:
                 f'<b class="not-proved">{escape(lemma.status.upper())}</b> ({escape(lemma.engine)})'
             parts.append(f'<div class="lemma" data-kind="{escape(kind)}" data-status="{escape(lemma.status)}"><p>lemma '
                          f'<code>{lemma.id[:16]}</code>, used {lemma.uses:,} time(s), {verdict}</p>{shown}'
-                         f'<details><summary>SMT-LIB</summary><pre>{escape(lemma.smt2)}</pre></details></div>')
+                         f'<details><summary>SMT-LIB</summary><pre>{escape(_clipped(lemma.smt2))}</pre></details></div>')
         if len(lemmas) > FORMULAS_PER_KIND:
             rest = ", ".join(f"{l.id[:12]} ({l.uses})" for l in lemmas[FORMULAS_PER_KIND:FORMULAS_PER_KIND + 40])
             parts.append(f'<p class="note">{len(lemmas) - FORMULAS_PER_KIND} more of this kind (id, uses): '
                          f'{escape(rest)}{" …" if len(lemmas) > FORMULAS_PER_KIND + 40 else ""}</p>')
     parts.append("</section>")
     return "".join(parts)
+
+
+def _clipped(text: str) -> str:
+    """At most :data:`SMT_SHOWN` characters of a lemma's text (a 50,000-operand sum's lemma is megabytes)."""
+    if len(text) <= SMT_SHOWN:
+        return text
+    return f"{text[:SMT_SHOWN]}\n… {len(text) - SMT_SHOWN:,} more characters (the certificate holds the whole lemma)"
 
 
 def _trusted_base(data: object = None) -> str:
