@@ -16,7 +16,7 @@ from typing import Any
 from ..circuits.ir import Circuit, Kind
 
 NAMING_NOTE = ("Gate names are the netlist's net names ({file}): N is net N itself, N′ a gate that net N is an "
-               "affine image of (N = α + β·N′, e.g. a NAND of an AND), N.k the k-th helper gate feeding N.")
+               "affine image of (N = α + β·N′, e.g. a NAND of an AND), N.k the k-th helper gate feeding N (or N's helpers).")
 
 
 def net_names(circuit: Circuit, section: Any = None) -> tuple[tuple[str, ...], str]:
@@ -64,7 +64,8 @@ def _from_netlist(circuit: Circuit, section: dict[str, Any]) -> tuple[str, ...]:
     for g, gate in enumerate(circuit.gates):
         for a in gate.args:
             consumers[a].append(g)
-    helpers: dict[int, int] = {}
+    helpers: dict[str, int] = {}
+    root: dict[int, str] = {}  # a helper's net: helpers of helpers count on, 811.1, 811.2, … (not 811.1.1)
     for g in range(n - 1, -1, -1):  # consumers come later: they are named first
         gate = circuit.gates[g]
         if names[g] is not None:
@@ -78,6 +79,8 @@ def _from_netlist(circuit: Circuit, section: dict[str, Any]) -> tuple[str, ...]:
             if owner is None:
                 names[g] = f"#{g}"
             else:
-                helpers[owner] = helpers.get(owner, 0) + 1
-                names[g] = f"{names[owner]}.{helpers[owner]}"
+                net = root.get(owner, names[owner])
+                helpers[net] = helpers.get(net, 0) + 1
+                root[g] = net
+                names[g] = f"{net}.{helpers[net]}"
     return tuple(name or f"#{g}" for g, name in enumerate(names))
