@@ -82,6 +82,10 @@ def test_one_naming_scheme_the_netlists(c880_certificate: dict) -> None:
     encoding = re.findall(r"<td>gate</td><td>([^<]*)</td>", _section(page, "layout"))
     assert encoding[:3] == ["1", "8", "13"]
     assert "netlist&#x27;s net names (c880.bench)" in page
+    from verified_aat.report.data import from_certificate
+
+    names = from_certificate(c880_certificate).names
+    assert len(set(names)) == len(names) == 655  # one name per gate, none shared
 
 
 def test_a_circuit_without_netlist_keeps_its_names() -> None:
