@@ -91,7 +91,8 @@ def test_fallback_layout_when_dot_is_missing(c17_certificate: dict, monkeypatch:
     assert 'data-layout="pure-Python layered layout (Graphviz dot not found)"' in circuit
     assert 'class="fallback-layout"' in circuit
     assert circuit.count('<g class="node"') == 20  # every gate drawn, each labelled
-    assert ">g16<" in circuit and ">add<" in circuit
+    assert ">22<" in circuit and ">add<" in circuit  # the netlist's net names (gate 16 is net 22)
+    assert ">g16<" not in circuit
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot not installed (apt-get install graphviz)")

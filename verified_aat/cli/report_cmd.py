@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import EXIT_OK, InputError
@@ -73,7 +74,11 @@ def run(args: argparse.Namespace) -> int:
     source, name = _read(args.input)
     from ..report.theorems import is_theorem_certificate
 
-    if isinstance(source, dict) and not args.no_check and (source.get("format") == "verified-aat/certificate"
+    if isinstance(source, _RefuteJson):
+        from ..report.data import from_refute_json
+
+        source = from_refute_json(source.doc, f"refute --json {name}", file=name, line_of=source.locator.line)
+    elif isinstance(source, dict) and not args.no_check and (source.get("format") == "verified-aat/certificate"
                                                            or is_theorem_certificate(source)):
         from ..api import check
 
@@ -88,6 +93,14 @@ def _with_kernel(doc: dict[str, Any], kernel_report: Any, name: str) -> Any:
 
     make = from_theorem_certificate if is_theorem_certificate(doc) else from_certificate
     return make(doc, kernel_report, source=f"certificate {name}, judged by the trusted kernel")
+
+
+@dataclass(frozen=True)
+class _RefuteJson:
+    """A ``refute --json`` object and the lines of its keys (for the schema's error messages)."""
+
+    doc: dict[str, Any]
+    locator: Any
 
 
 def _read(path: str) -> tuple[Any, str]:
@@ -110,7 +123,10 @@ def _read(path: str) -> tuple[Any, str]:
             if doc.get("command") == "certify":
                 raise InputError("a `certify --json` result holds no circuit or transformer: run `certify ... "
                                  "--report HTML` instead", name)
-            return doc, name
+            from ..transformer.jsonfile import parse_json_text
+
+            doc, locator = parse_json_text(raw.decode("utf-8"), name)  # again, for the lines of its keys
+            return _RefuteJson(doc, locator), name
         if not isinstance(doc, dict) or doc.get("format") not in CERTIFICATE_FORMATS:
             raise InputError("not a certificate (format verified-aat/certificate, schematic-certificate or "
                              "audit-certificate) or a refute --json result", name)

@@ -20,6 +20,7 @@ from ..errors import InputError
 from ..transformer.key_join import ArgmaxSets
 from ..transformer.model import Transformer
 from .diff import TransformerDiff, transformer_diff
+from .names import net_names
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class HeadSets:
     method: str
     sets: ArgmaxSets | None  # None: not computed (say why in ``note``)
     note: str = ""
+    ignored: tuple[bool, ...] | None = None  # per position: the activation provably ignores this head there
+    ignored_note: str = ""  # why ``ignored`` is None (see report/relevance.py)
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class ReportData:
     diff: TransformerDiff | None = None
     source: str = ""
     timings: tuple[tuple[str, float], ...] = field(default=())
+    names: tuple[str, ...] = ()  # one name per gate for the whole page (report/names.py)
+    naming: str = ""             # how they were chosen, when not the circuit's own
 
 
 def from_certify_result(result: Any, transformer_path: str | None = None, source: str = "certify") -> ReportData:
@@ -74,7 +79,13 @@ def from_certify_result(result: Any, transformer_path: str | None = None, source
     from ..constructions.registry import get_construction
 
     construction = get_construction(result.construction)
-    attention = tuple(HeadSets(c.function, c.head, _pooling(result.transformer, c.head), c.layers, c.method, c.sets)
+    from ..symbolic.obligations import layer_functions
+    from .relevance import head_relevance
+
+    relevance = head_relevance(result.transformer, result.encoding, construction.structural,
+                               layer_functions(result.transformer))
+    attention = tuple(HeadSets(c.function, c.head, _pooling(result.transformer, c.head), c.layers, c.method, c.sets,
+                               "", relevance.ignored.get((c.function, c.head)), relevance.note)
                       for c in result.attention)
     def view(lemma: Any) -> LemmaView:
         v = result.verdicts.get(lemma.digest)
@@ -88,13 +99,15 @@ def from_certify_result(result: Any, transformer_path: str | None = None, source
                }.get(result.status, ("not proved: " + "; ".join(result.problems[:5]),)) \
         + tuple(f"problem: {p}" for p in result.problems[:20] if result.status != "unknown")
     diff = _diff(transformer_path, construction, result.depth_bound)
+    from ..circuits.link_section import netlist_section
+    names, naming = net_names(result.circuit, netlist_section(result.circuit))
     return ReportData(
         title=f"{result.construction} on {result.circuit.name}", status=result.status, verdict=verdict,
         construction=result.construction, depth_bound=result.depth_bound, circuit=result.circuit,
         transformer=result.transformer, encoding=result.encoding, attention=attention,
         obligations=tuple(sorted((k, v) for k, v in result.derivation.kinds.items() if v)), lemmas=lemmas,
         counterexample=counterexample_json(result.counterexample) if result.status == "refuted" else None,
-        diff=diff, source=source, timings=tuple(sorted(result.seconds.items())))
+        diff=diff, source=source, timings=tuple(sorted(result.seconds.items())), names=names, naming=naming)
 
 
 def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str = "certificate") -> ReportData:
@@ -123,52 +136,85 @@ def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str
                              str(l.get("smt2"))) for l in doc.get("lemmas") or [] if isinstance(l, dict))
     derived = doc.get("derived") if isinstance(doc.get("derived"), dict) else {}
     obligations = tuple(sorted((str(k), int(v)) for k, v in (derived.get("obligations") or {}).items()))
+    names, naming = net_names(circuit, doc.get("netlist"))
     phases = ((doc.get("timings") or {}).get("phases") or {}) if isinstance(doc.get("timings"), dict) else {}
     return ReportData(
         title=f"{name} on {circuit.name}", status=status, verdict=verdict, construction=name, depth_bound=depth,
         circuit=circuit, transformer=transformer, encoding=encoding, attention=attention, obligations=obligations,
-        lemmas=lemmas, source=source, timings=tuple(sorted((k, float(v)) for k, v in phases.items())))
+        lemmas=lemmas, source=source, timings=tuple(sorted((k, float(v)) for k, v in phases.items())),
+        names=names, naming=naming)
 
 
-def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_dir: str = ".") -> ReportData:
-    """A report of the object ``refute --json`` printed: it names the model file and holds the circuit text."""
+def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_dir: str = ".",
+                     file: str | None = None, line_of: Any = None) -> ReportData:
+    """A report of the object ``refute --json`` printed: it names the model file and holds the circuit text.
+
+    ``doc`` is checked against :mod:`.refute_schema` first; ``file`` (default ``source``) and ``line_of``
+    (a JSON path's line, e.g. ``Locator.line``) locate the one error a malformed result gets.  The model
+    must be a regular file: it is stat'ed, never opened otherwise."""
     from ..circuits.text_format import parse_circuit_text
     from ..constructions.registry import get_construction
     from ..refutation.refute import intended_depth
     from ..transformer.spec import load_transformer
+    from .refute_schema import located, validate_refute_json
 
-    model = doc.get("model")
-    circuit_doc = doc.get("circuit")
-    if not isinstance(model, str) or not isinstance(circuit_doc, dict) or "text" not in circuit_doc:
-        raise InputError("this refute --json result has no refuting circuit (status unknown): nothing to report",
-                         source)
+    where = file or source
+    validate_refute_json(doc, where, line_of)
+    model = doc["model"]
     path = model if os.path.isabs(model) else os.path.join(base_dir, model)
     if not os.path.exists(path):
         path = model  # relative to the working directory, as refute read it
-    construction = get_construction(str(doc.get("construction") or "gate-edge"))
+    _regular_model(path, where, line_of)
+    construction = get_construction(doc["construction"])
     transformer = load_transformer(path)
-    circuit = parse_circuit_text(str(circuit_doc["text"]))
+    try:
+        circuit = parse_circuit_text(doc["circuit"]["text"], file=where)
+    except InputError as exc:
+        at = f" (line {exc.line} of the circuit text)" if exc.line is not None else ""
+        raise located(("circuit", "text"), f"{exc.message}{at}", where, line_of) from None
     depth = intended_depth(construction, transformer)
     encoding = construction.encode(circuit)
-    reasons = tuple(str(r) for r in doc.get("reasons") or [])
+    cex = doc["counterexample"]
+    for k, step in [*enumerate(cex["steps"]), ("first_mismatch", cex["first_mismatch"])]:
+        if step is not None and step["position"] >= encoding.length:
+            at = ("counterexample", "steps", k) if isinstance(k, int) else ("counterexample", k)
+            raise located(at + ("position",), f"position {step['position']} is past the encoding's "
+                          f"{encoding.length} positions", where, line_of)
+    reasons = tuple(doc.get("reasons") or [])
     return ReportData(
-        title=f"{os.path.basename(model)} ({construction.name}) on {circuit.name}", status=str(doc.get("status")),
+        title=f"{os.path.basename(model)} ({construction.name}) on {circuit.name}", status=doc["status"],
         verdict=("a counterexample was found and replayed in exact rational arithmetic",) + reasons,
         construction=construction.name, depth_bound=depth, circuit=circuit, transformer=transformer,
         encoding=encoding, attention=argmax_sets(transformer, encoding, construction),
-        counterexample=doc.get("counterexample"), diff=_diff(path, construction, depth), source=source)
+        counterexample=cex, diff=_diff(path, construction, depth), source=source, names=net_names(circuit)[0])
+
+
+def _regular_model(path: str, file: str, line_of: Any) -> None:
+    """Refuse a model that is missing or not a regular file (a FIFO, /dev/zero) before anything reads it."""
+    import stat
+
+    from .refute_schema import located
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise located(("model",), f"cannot read the model {path}: {exc.strerror or exc}", file, line_of) from None
+    if not stat.S_ISREG(mode):
+        raise located(("model",), f"the model {path} is not a regular file", file, line_of)
 
 
 def from_refutation(refutation: Any, model_path: str, construction: str = "gate-edge") -> ReportData:
     """A report of :func:`verified_aat.refutation.refute.refute`'s result for the model file ``model_path``."""
-    from ..cli.json_output import counterexample_json
+    from ..cli.json_output import counterexample_json, envelope
     from ..circuits.text_format import print_circuit
 
     if refutation.counterexample is None:
         raise InputError("no counterexample was found: nothing to report (this is not a proof)", model_path)
-    doc = {"status": "refuted", "model": model_path, "construction": construction,
-           "circuit": {"text": print_circuit(refutation.circuit)},
-           "counterexample": counterexample_json(refutation.counterexample)}
+    c = refutation.circuit
+    doc = envelope("refute", "refuted", model=model_path, construction=construction,
+                   circuit={"name": c.name, "gates": c.size, "edges": c.n_edges, "inputs": c.n_inputs,
+                            "text": print_circuit(c)},
+                   counterexample=counterexample_json(refutation.counterexample))
     return from_refute_json(doc, "refute")
 
 
@@ -181,6 +227,7 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
     from ..symbolic.obligations import layer_functions
     from ..transformer.key_join import facts_hold, join_argmax
     from ..transformer.model import CircuitScore
+    from .relevance import head_relevance
 
     def key(score: Any) -> Any:
         return structure_key(score.circuit) if isinstance(score, CircuitScore) else score.matrix
@@ -189,6 +236,7 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
     hints = construction.score_hints()
     structural = {transformer.coordinates.index(c) for c in construction.structural if c in transformer.coordinates}
     rows = encoding.rows
+    relevance = head_relevance(transformer, encoding, construction.structural, layer_functions(transformer))
     out: list[HeadSets] = []
     cache: dict[Any, tuple[str, ArgmaxSets | None, str]] = {}
     for fn in layer_functions(transformer):
@@ -204,7 +252,8 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
                 else:
                     cache[k] = ("none", None, "the score reads value coordinates: the sets depend on the input")
             method, sets, note = cache[k]
-            out.append(HeadSets(fn.number, head.name, head.pooling.value, fn.layers, method, sets, note))
+            out.append(HeadSets(fn.number, head.name, head.pooling.value, fn.layers, method, sets, note,
+                                relevance.ignored.get((fn.number, head.name)), relevance.note))
     return tuple(out)
 
 

@@ -16,7 +16,8 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
-from sympy.printing.mathml import mathml
+
+from .mathml_terms import TooLarge, chunks_html, sympy_chunks, written_chunks
 
 CLAIM_LABEL = "the identity, for all real values of the variables"
 MAX_TEXT = 8000
@@ -130,9 +131,11 @@ def lemma_formulas(smt2: str) -> list[Formula]:
             claim = form[1][1] if isinstance(form[1], list) and form[1][:1] == ["not"] else ["not", form[1]]
             expr = conv.term(claim, {})
             if isinstance(expr, sympy.Eq) and expr.lhs == expr.rhs:  # collected into x = x: show the lemma's own terms
-                written = _Converter(evaluate=False)
-                written.symbols = conv.symbols
-                expr = written.term(claim, {})
+                try:
+                    formulas.append(Formula(CLAIM_LABEL, chunks_html(written_chunks(claim))))
+                except (TooLarge, ValueError, IndexError, TypeError, ZeroDivisionError):
+                    return []
+                continue
             formulas.append(Formula(CLAIM_LABEL, _math(expr)))
     return formulas
 
@@ -146,8 +149,8 @@ def _definition(conv: _Converter, form: list[Any]) -> Formula:
 
 
 def _math(expr: Any) -> str:
-    body = mathml(expr, printer="presentation")
-    return f'<div class="formula"><math xmlns="http://www.w3.org/1998/Math/MathML" display="block">{body}</math></div>'
+    """``expr`` as wrapping MathML: one ``<math>`` per summand (see :mod:`.mathml_terms`)."""
+    return chunks_html(sympy_chunks(expr))
 
 
 HYPOTHESIS_LABEL = "hypothesis"
@@ -181,6 +184,6 @@ def hypothesis_formulas(smt2: str) -> list[Formula]:
                 claim = k == last and isinstance(form[1], list) and form[1][:1] == ["not"]
                 expr = conv.term(form[1][1] if claim else form[1], {})
                 formulas.append(Formula(HYPOTHESES_CLAIM_LABEL if claim else HYPOTHESIS_LABEL, _math(expr)))
-    except (ValueError, TypeError, IndexError, AttributeError, sympy.SympifyError):
+    except (ValueError, TypeError, IndexError, AttributeError, sympy.SympifyError):  # TooLarge too
         return []
     return formulas

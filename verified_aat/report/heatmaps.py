@@ -31,18 +31,20 @@ class HeatMap:
     size: int  # rows of the matrix
     distinct_sets: int
     mean_set_size: float
+    greyed: int = 0  # rows drawn in grey: their attention provably cannot affect the result
 
 
-def role_labels(circuit: Circuit, encoding: Encoding) -> list[str]:
-    """A short label per position: the gate's name, or ``u→v`` for an edge."""
+def role_labels(circuit: Circuit, encoding: Encoding, names: list[str] | None = None) -> list[str]:
+    """A short label per position: the gate's name (``names``, else the circuit's), or ``u→v`` for an edge."""
+    name = names.__getitem__ if names else circuit.gate_name
     labels = []
     for role in encoding.roles:
         if role.kind == "gate":
-            labels.append(circuit.gate_name(role.gate))
+            labels.append(name(role.gate))
         elif role.source is not None:
-            labels.append(f"{circuit.gate_name(role.source)}→{circuit.gate_name(role.gate)}")
+            labels.append(f"{name(role.source)}→{name(role.gate)}")
         else:
-            labels.append(f"{role.kind}:{circuit.gate_name(role.gate)}")
+            labels.append(f"{role.kind}:{name(role.gate)}")
     return labels
 
 
@@ -69,8 +71,10 @@ def weights(sets: ArgmaxSets, pooling: str, n: int) -> Any:
     return m
 
 
-def heat_map(sets: ArgmaxSets, pooling: str, circuit: Circuit, encoding: Encoding, title: str) -> HeatMap:
-    """The heat-map of one head (full matrix, or the role-group summary for long sequences)."""
+def heat_map(sets: ArgmaxSets, pooling: str, circuit: Circuit, encoding: Encoding, title: str,
+             ignored: tuple[bool, ...] | None = None, names: list[str] | None = None) -> HeatMap:
+    """The heat-map of one head (full matrix, or the role-group summary for long sequences); rows in
+    ``ignored`` (positions whose activation provably ignores the head, a group if all its positions) are grey."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -80,13 +84,23 @@ def heat_map(sets: ArgmaxSets, pooling: str, circuit: Circuit, encoding: Encodin
     n = len(sets.sets)
     mean = sum(len(s) for s in sets.sets) / max(1, n)
     if n <= MAX_POSITIONS:
-        matrix, labels, kind = _position_matrix(sets, pooling, n), role_labels(circuit, encoding), "positions"
+        matrix, labels, kind = _position_matrix(sets, pooling, n), role_labels(circuit, encoding, names), "positions"
+        grey = list(ignored) if ignored is not None else [False] * n
     else:
-        matrix, labels, kind = _group_matrix(sets, pooling, role_groups(circuit, encoding))
+        groups = role_groups(circuit, encoding)
+        matrix, labels, kind = _group_matrix(sets, pooling, groups)
+        grey = [ignored is not None and all(ignored[p] for p in range(n) if groups[p] == g) for g in labels]
     size = len(labels)
     inches = min(9.0, max(3.2 if kind == "positions" else 4.6, 0.16 * size + 1.8))
     fig, ax = plt.subplots(figsize=(inches + 1.2, inches), dpi=80)
-    image = ax.imshow(np.asarray(matrix), cmap="viridis", interpolation="nearest", vmin=0.0, vmax=1.0)
+    values = np.clip(np.asarray(matrix, dtype=float), 0.0, 1.0)
+    colours = matplotlib.colormaps["viridis"](values)
+    rows = np.asarray(grey, dtype=bool)
+    if rows.any():  # light greys, the pattern still visible: these weights cannot change the result
+        level = 0.93 - 0.35 * values[rows]
+        colours[rows, :, 0] = colours[rows, :, 1] = colours[rows, :, 2] = level
+    ax.imshow(colours, interpolation="nearest")
+    image = matplotlib.cm.ScalarMappable(norm=matplotlib.colors.Normalize(0.0, 1.0), cmap="viridis")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="attention weight")
     ax.set_title(title, fontsize=9)
     ax.set_xlabel("attended position j" if kind == "positions" else "attended group", fontsize=8)
@@ -98,12 +112,13 @@ def heat_map(sets: ArgmaxSets, pooling: str, circuit: Circuit, encoding: Encodin
         for (row, column), value in np.ndenumerate(np.asarray(matrix)):
             if value > 0:
                 ax.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                        color="black" if value > 0.6 else "white")
+                        color="black" if value > 0.6 or grey[row] else "white")
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     plt.close(fig)
-    return HeatMap(base64.b64encode(buffer.getvalue()).decode("ascii"), kind, size, len(sets.distinct), mean)
+    return HeatMap(base64.b64encode(buffer.getvalue()).decode("ascii"), kind, size, len(sets.distinct), mean,
+                   int(rows.sum()))
 
 
 def _position_matrix(sets: ArgmaxSets, pooling: str, n: int) -> Any:
@@ -111,19 +126,21 @@ def _position_matrix(sets: ArgmaxSets, pooling: str, n: int) -> Any:
 
 
 def _group_matrix(sets: ArgmaxSets, pooling: str, groups: list[str]) -> tuple[Any, list[str], str]:
-    """Mean weight from a position of group G to all positions of group H."""
+    """Mean weight from a position of group G to all positions of group H: each distinct set's weight per
+    group once (a 50,000-member set is summed once, not once per position that has it)."""
     import numpy as np
 
     names = sorted(set(groups))
     index = {g: i for i, g in enumerate(names)}
-    of = [index[g] for g in groups]
-    total = np.zeros((len(names), len(names)))
-    count = np.zeros(len(names))
-    for p, members in enumerate(sets.sets):
-        count[of[p]] += 1
-        if not members:
-            continue
+    of = np.fromiter((index[g] for g in groups), dtype=np.int64, count=len(groups))
+    per_set = np.zeros((max(1, len(sets.distinct)), len(names)))
+    for k, members in enumerate(sets.distinct):
         chosen = members[:1] if pooling == "leftmost" else members[-1:] if pooling == "rightmost" else members
-        for j in chosen:
-            total[of[p], of[j]] += 1.0 / len(chosen)
+        if chosen:
+            per_set[k] = np.bincount(of[list(chosen)], minlength=len(names)) / len(chosen)
+    total = np.zeros((len(names), len(names)))
+    ids = np.asarray(sets.set_ids, dtype=np.int64)
+    for g in range(len(names)):  # rows of group g: the sum of their sets' weights
+        total[g] = per_set[ids[of[: len(ids)] == g]].sum(axis=0)
+    count = np.bincount(of, minlength=len(names))
     return total / np.maximum(count, 1)[:, None], names, "groups"

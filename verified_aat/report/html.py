@@ -12,7 +12,7 @@ from html import escape
 from typing import Any
 
 from ..circuits.measures import depth as circuit_depth
-from .circuit_drawing import KIND_HUES, draw_circuit, kind_colour
+from .circuit_drawing import KIND_HUES, MAX_ARGS, draw_circuit, kind_colour
 from .data import ReportData
 from .formulas import lemma_formulas
 
@@ -20,6 +20,8 @@ FORMULAS_PER_KIND = 2
 """Lemmas rendered as formulas per obligation kind (the most used first); the rest as a list."""
 MAX_HEATMAPS = 12
 """Heat-maps drawn at most (distinct layer functions × heads)."""
+SMT_SHOWN = 20_000
+"""Characters of a lemma's SMT-LIB text shown at most."""
 ENCODING_ROWS = 40
 """Rows of the encoding shown."""
 DEPTH_ROWS = 40
@@ -44,7 +46,8 @@ table.diff tr.gap td{color:#888;text-align:center}
 .figure{overflow:auto;max-height:80vh;border:1px solid #ddd;background:#fff;padding:.5em}
 .legend span{display:inline-block;padding:0 .6em;margin-right:.4em;border:1px solid #999;border-radius:4px}
 .heatmaps{display:flex;flex-wrap:wrap;gap:1em}.heatmaps figure{margin:0;background:#fff;border:1px solid #ddd;padding:.4em}
-.note{color:#555;font-size:.9em}details{margin:.3em 0}math{font-size:1.05em}.formula{overflow-x:auto;max-width:100%;padding:.2em 0}
+.note{color:#555;font-size:.9em}details{margin:.3em 0}math{font-size:1.05em}.formula{max-width:100%;overflow-x:auto;padding:.2em 0;line-height:2.4}
+.formula math{margin-right:.25em;white-space:nowrap}
 """
 
 
@@ -106,14 +109,14 @@ def _header(data: ReportData) -> str:
 def _counterexample(data: ReportData) -> str:
     cex = data.counterexample or {}
     inputs = [[name, value] for name, value in (cex.get("inputs") or {}).items()]
-    steps = cex.get("steps") or []
+    steps = [_renamed(s, data) for s in cex.get("steps") or []]
     rows, classes = [], []
     for s in steps:
         rows.append([s["gate"], s["kind"], s["layer"], s["position"], s["circuit_value"],
                      "—" if s["transformer_value"] is None else s["transformer_value"],
                      "ok" if s["agrees"] else "MISMATCH"])
         classes.append("agrees" if s["agrees"] else "mismatch")
-    first = cex.get("first_mismatch")
+    first = _renamed(cex.get("first_mismatch"), data)
     where = (f'<p id="first-mismatch" data-position="{first["position"]}" data-gate="{escape(str(first["gate"]))}">'
              f'First mismatch: gate <b>{escape(str(first["gate"]))}</b> ({escape(str(first["kind"]))}) at position '
              f'<b>{first["position"]}</b>, layer {first["layer"]}: the circuit computes '
@@ -128,6 +131,14 @@ def _counterexample(data: ReportData) -> str:
             f'<h3>Gate by gate: circuit vs transformer at the scheduled layer, up to the first mismatch</h3>'
             f'{_table(["gate", "kind", "layer", "position", "circuit", "transformer", ""], rows, "trace", classes)}'
             f'<h3>Outputs</h3>{_table(["output", "circuit", "transformer", "agrees"], outputs)}</section>')
+
+
+def _renamed(step: Any, data: ReportData) -> Any:
+    """A trace step with the page's name for its gate (found by its position), so one naming scheme is used."""
+    if not step or data.encoding is None or not data.names or not 0 <= step["position"] < data.encoding.length:
+        return step
+    role = data.encoding.roles[step["position"]]
+    return {**step, "gate": data.names[role.gate]} if role.kind == "gate" else step
 
 
 def _edits(data: ReportData) -> str:
@@ -161,15 +172,17 @@ def _circuit(data: ReportData, layout: str) -> str:
     if first and data.encoding is not None:
         role = data.encoding.roles[first["position"]] if first["position"] < data.encoding.length else None
         highlight = role.gate if role is not None else None
-    drawing = draw_circuit(c, layout, highlight)
+    drawing = draw_circuit(c, layout, highlight, list(data.names) or None)
     legend = "".join(f'<span style="background:{kind_colour(k, 0, 1)}">{name}</span>'
                      for k, (_, name) in KIND_HUES.items())
     shown = (f"all {c.size:,} gates" if len(drawing.shown) == c.size else
-             f"a sample of {len(drawing.shown):,} of {c.size:,} gates: those nearest the outputs")
+             f"a sample of {len(drawing.shown):,} of {c.size:,} gates: those nearest the outputs, at most {MAX_ARGS} "
+             f"arguments per gate (+N: arguments not drawn)")
     depths = _kinds_by_depth(c)
     return (f'<section id="circuit" data-layout="{escape(drawing.layout)}"><h2>The circuit</h2>'
             f'<p>Drawn by <b>{escape(drawing.layout)}</b>; {shown}. Fill: gate kind, darker with depth; double '
             f'border: output{"; red: the first mismatch" if highlight is not None else ""}.</p>'
+            f'{f"<p class=note>{escape(data.naming)}</p>" if data.naming else ""}'
             f'<p class="legend">{legend}</p><div class="figure">{drawing.svg}</div>'
             f'<h3>Gates by kind and depth</h3>{depths}</section>')
 
@@ -197,7 +210,7 @@ def _layout(data: ReportData) -> str:
     if data.encoding is not None:
         from .heatmaps import role_labels
 
-        labels = role_labels(data.circuit, data.encoding)
+        labels = role_labels(data.circuit, data.encoding, list(data.names) or None)
         rows = [[p, data.encoding.roles[p].kind, labels[p], *map(str, row)]
                 for p, row in enumerate(data.encoding.rows[:ENCODING_ROWS])]
         more = data.encoding.length - len(rows)
@@ -241,18 +254,27 @@ def _attention(data: ReportData) -> str:
             notes.append(f"<li>head {escape(hs.head)} (layers {layers}): not shown: {escape(hs.note)}</li>")
             continue
         title = f"head {hs.head} ({hs.pooling}), layers {layers}"
-        hm = heat_map(hs.sets, hs.pooling, data.circuit, data.encoding, f"head {hs.head} ({hs.pooling})")
+        hm = heat_map(hs.sets, hs.pooling, data.circuit, data.encoding, f"head {hs.head} ({hs.pooling})",
+                      hs.ignored, list(data.names) or None)
         what = "position × position" if hm.kind == "positions" else "role group × role group (mean weight)"
-        figures.append(f'<figure class="heatmap" data-head="{escape(hs.head)}"><img alt="{escape(title)}" '
-                       f'src="data:image/png;base64,{hm.png_base64}"><figcaption>{escape(title)}: {what}; '
-                       f'{hm.distinct_sets:,} distinct sets, mean size {hm.mean_set_size:.2f}; by '
-                       f'{escape(hs.method)}</figcaption></figure>')
+        grey = (f" Grey rows ({hm.greyed:,}): {'positions' if hm.kind == 'positions' else 'groups'} whose "
+                f"activation ignores this head, so their attention cannot affect the result."
+                if hm.greyed else "")
+        figures.append(f'<figure class="heatmap" data-head="{escape(hs.head)}" data-greyed-rows="{hm.greyed}">'
+                       f'<img alt="{escape(title)}" src="data:image/png;base64,{hm.png_base64}"><figcaption>'
+                       f'{escape(title)}: {what}; {hm.distinct_sets:,} distinct sets, mean size '
+                       f'{hm.mean_set_size:.2f}; by {escape(hs.method)}.{escape(grey)}</figcaption></figure>')
+        if hs.ignored is None and hs.ignored_note:
+            notes.append(f"<li>head {escape(hs.head)}: no row greyed ({escape(hs.ignored_note)})</li>")
     if len(data.attention) > MAX_HEATMAPS:
         notes.append(f"<li>{len(data.attention) - MAX_HEATMAPS} more heads not drawn</li>")
     long = data.encoding.length > 300
     return (f'<section id="attention"><h2>Attention: argmax sets per layer</h2><p>Per distinct layer function and '
             f'head (layers listed), the weight position p gives position j. '
-            f'{"The sequence is long: positions are grouped by role. " if long else ""}</p>'
+            f'{"The sequence is long: positions are grouped by role. " if long else ""}'
+            f'Only positions whose attention result the activation reads matter: a row is grey when folding the '
+            f'layer\'s activation, with the position\'s structural coordinates fixed to their encoded values (which '
+            f'every layer provably keeps), leaves no output depending on the head, for every input.</p>'
             f'<div class="heatmaps">{"".join(figures)}</div><ul>{"".join(notes)}</ul></section>')
 
 
@@ -281,13 +303,20 @@ def _obligations(data: ReportData) -> str:
                 f'<b class="not-proved">{escape(lemma.status.upper())}</b> ({escape(lemma.engine)})'
             parts.append(f'<div class="lemma" data-kind="{escape(kind)}" data-status="{escape(lemma.status)}"><p>lemma '
                          f'<code>{lemma.id[:16]}</code>, used {lemma.uses:,} time(s), {verdict}</p>{shown}'
-                         f'<details><summary>SMT-LIB</summary><pre>{escape(lemma.smt2)}</pre></details></div>')
+                         f'<details><summary>SMT-LIB</summary><pre>{escape(_clipped(lemma.smt2))}</pre></details></div>')
         if len(lemmas) > FORMULAS_PER_KIND:
             rest = ", ".join(f"{l.id[:12]} ({l.uses})" for l in lemmas[FORMULAS_PER_KIND:FORMULAS_PER_KIND + 40])
             parts.append(f'<p class="note">{len(lemmas) - FORMULAS_PER_KIND} more of this kind (id, uses): '
                          f'{escape(rest)}{" …" if len(lemmas) > FORMULAS_PER_KIND + 40 else ""}</p>')
     parts.append("</section>")
     return "".join(parts)
+
+
+def _clipped(text: str) -> str:
+    """At most :data:`SMT_SHOWN` characters of a lemma's text (a 50,000-operand sum's lemma is megabytes)."""
+    if len(text) <= SMT_SHOWN:
+        return text
+    return f"{text[:SMT_SHOWN]}\n… {len(text) - SMT_SHOWN:,} more characters (the certificate holds the whole lemma)"
 
 
 def _trusted_base(data: object = None) -> str:

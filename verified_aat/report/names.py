@@ -1,0 +1,86 @@
+"""One name per gate for the whole page: the netlist's own net names when the circuit came from a netlist.
+
+An arithmetized netlist's gates are tied to its nets by the netlist link section (the circuit's
+provenance, or a certificate's ``netlist`` field): every net has an affine form over gates.
+A gate whose form is exactly ``1·g`` *is* that net and gets its name (``273``); a gate ``g``
+with ``net = α + β·g`` (a NAND is 1 - AND) is ``273′``; a helper gate only feeding a named gate
+is ``273.1``, ``273.2``…; a constant is ``const(-1)``.  Any other circuit keeps its own names
+(``Circuit.gate_name``).  The drawing, the encoding table, the heat-maps and the trace all use these.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..circuits.ir import Circuit, Kind
+
+NAMING_NOTE = ("Gate names are the netlist's net names ({file}): N is net N itself, N′ a gate that net N is an "
+               "affine image of (N = α + β·N′, e.g. a NAND of an AND), N.k the k-th helper gate feeding N (or N's helpers).")
+
+
+def net_names(circuit: Circuit, section: Any = None) -> tuple[tuple[str, ...], str]:
+    """A name per gate and a sentence saying how the names were chosen ("" for the circuit's own names)."""
+    own = tuple(circuit.gate_name(g) for g in range(circuit.size))
+    if not isinstance(section, dict) or not isinstance(section.get("signals"), dict):
+        return own, ""
+    try:
+        return _from_netlist(circuit, section), NAMING_NOTE.format(file=str(section.get("file", "netlist")))
+    except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError):
+        return own, ""  # not a section we understand: the kernel judges it, the page keeps the circuit's names
+
+
+def _netlist_outputs(section: dict[str, Any]) -> tuple[str, ...] | None:
+    """The netlist's output nets, from the text the section embeds (None if it cannot be parsed here)."""
+    from ..circuits.netlists import parse_netlist
+    from ..errors import InputError
+
+    try:
+        return parse_netlist(str(section["text"]), str(section.get("file", "netlist")), str(section["format"])).outputs
+    except (InputError, KeyError, ValueError, TypeError):
+        return None
+
+
+def _from_netlist(circuit: Circuit, section: dict[str, Any]) -> tuple[str, ...]:
+    signals = section["signals"]
+    n = circuit.size
+    names: list[str | None] = [None] * n
+    images: list[str | None] = [None] * n
+    for net, candidates in signals.items():
+        for candidate in candidates:
+            const, terms = candidate[0][0], candidate[0][1]
+            if len(terms) != 1 or not 0 <= int(terms[0][0]) < n:
+                continue
+            g, coefficient = int(terms[0][0]), Fraction(str(terms[0][1]))
+            if Fraction(str(const)) == 0 and coefficient == 1:
+                names[g] = names[g] or str(net)
+            elif coefficient != 0:
+                images[g] = images[g] or str(net)
+    outputs = circuit.output_names or _netlist_outputs(section)
+    for j, o in enumerate(circuit.outputs):  # output j's gate is net outputs[j] (the link's check (c))
+        if names[o] is None and outputs is not None and j < len(outputs):
+            names[o] = str(outputs[j])
+    consumers: list[list[int]] = [[] for _ in range(n)]
+    for g, gate in enumerate(circuit.gates):
+        for a in gate.args:
+            consumers[a].append(g)
+    helpers: dict[str, int] = {}
+    root: dict[int, str] = {}  # a helper's net: helpers of helpers count on, 811.1, 811.2, … (not 811.1.1)
+    for g in range(n - 1, -1, -1):  # consumers come later: they are named first
+        gate = circuit.gates[g]
+        if names[g] is not None:
+            continue
+        if gate.kind is Kind.CONST:
+            names[g] = f"const({gate.value})"
+        elif images[g] is not None:
+            names[g] = f"{images[g]}′"
+        else:
+            owner = next((c for c in consumers[g] if names[c] is not None), None)
+            if owner is None:
+                names[g] = f"#{g}"
+            else:
+                net = root.get(owner, names[owner])
+                helpers[net] = helpers.get(net, 0) + 1
+                root[g] = net
+                names[g] = f"{net}.{helpers[net]}"
+    return tuple(name or f"#{g}" for g, name in enumerate(names))
