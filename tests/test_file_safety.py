@@ -323,3 +323,18 @@ def test_a_missing_file_whose_name_holds_a_newline_is_one_line(capsys, tmp_path)
     name = tmp_path / "no\nfile.json"
     line = refused(capsys, ["check", name], "no\\nfile.json")
     assert "\n" not in line
+
+
+def test_reading_a_small_file_costs_no_more_than_the_file(tmp_path) -> None:
+    """read(n) allocates n bytes up front: the readers read in steps, so a 1 KB input under a
+    300 MB address-space limit is read (it once asked for the 2 GiB file-size limit at once)."""
+    import tracemalloc
+
+    from verified_aat import files
+    small = tmp_path / "small.circ"
+    small.write_bytes(b"input x\noutput x\n" * 64)
+    tracemalloc.start()
+    assert files.read_input(str(small)) == small.read_bytes()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1 << 20, peak

@@ -175,6 +175,8 @@ def test_junk_files(tmp_path: Path, content: bytes, fragment: str) -> None:
         load_transformer(_write(tmp_path, content))
 
 
-def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
-    with pytest.raises(OSError):
+def test_missing_file_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    from verified_aat.errors import InputError
+    with pytest.raises(InputError, match="No such file") as info:
         load_transformer(tmp_path / "nope.json")
+    assert info.value.file == str(tmp_path / "nope.json")

@@ -22,6 +22,7 @@ import stat
 import tempfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from typing import BinaryIO
 from contextlib import contextmanager
 
 from .errors import InputError, LimitReached
@@ -95,10 +96,24 @@ def read_input(path: str, what: str = "file") -> bytes:
             raise LimitReached(f"{path}: {info.st_size:,} bytes, more than the {MAX_FILE_BYTES >> 20:,} MiB an "
                                f"input may hold (the file-size limit)")
         _remember(info)
-        data = handle.read(MAX_FILE_BYTES + 1)
+        data = _read_bounded(handle, MAX_FILE_BYTES, info.st_size)
     if len(data) > MAX_FILE_BYTES:
         raise LimitReached(f"{path}: grew past the {MAX_FILE_BYTES >> 20:,} MiB file-size limit while being read")
     return data
+
+
+def _read_bounded(handle: BinaryIO, limit: int, expected: int = 0) -> bytes:
+    """At most ``limit + 1`` bytes of ``handle``, read in steps: ``read(n)`` allocates n bytes up front,
+    so one big read would cost the limit in memory even for a small file (and fail under --max-memory)."""
+    chunks = [handle.read(min(expected, limit) + 1)] if expected else []
+    total = sum(map(len, chunks))
+    while total <= limit:
+        chunk = handle.read(min(1 << 16, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def read_stdin(what: str = "input", name: str = "<stdin>") -> bytes:
@@ -106,7 +121,7 @@ def read_stdin(what: str = "input", name: str = "<stdin>") -> bytes:
     import sys
 
     limit = max_inflated_bytes()
-    data = sys.stdin.buffer.read(limit + 1)
+    data = _read_bounded(sys.stdin.buffer, limit)
     if len(data) > limit:
         raise LimitReached(f"{name}: more than {_max_inflated_mb:,} MiB on standard input as the {what} "
                            f"(--max-inflated MB raises the limit)")
