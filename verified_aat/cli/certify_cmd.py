@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..constructions.binarize import binarize, describe_binarized
-from ..constructions.registry import CONSTRUCTIONS, get_construction
+from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .resources import add_resource_options, require_memory
 
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "counterexample), 3 unknown, 2 bad input.")
     from .common import add_circuit_argument
     add_circuit_argument(p)
-    p.add_argument("--construction", "-c", default="gate-edge", choices=sorted(CONSTRUCTIONS))
+    p.add_argument("--construction", "-c", default="gate-edge", type=construction_choice, metavar="NAME|FILE.json")
     p.add_argument("--transformer", "-t", metavar="SPEC", help="certify this transformer spec instead of T_K "
                    "(a modified construction); encoding and schedule still come from --construction")
     p.add_argument("--depth-bound", "-K", type=int, default=None)
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
         with progress.stage("import"):
             circuit = circuit_from_args(args)
-        construction = get_construction(args.construction)
+        construction = resolve_construction(args.construction)
         original = None  # the user's circuit and the roots of its trees, when binarizing changed it
         if args.binarize:
             binarized = binarize(circuit, sums=construction.bounded_fan_in)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..constructions.registry import CONSTRUCTIONS, get_construction
+from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_REFUTED, EXIT_UNKNOWN
 
 
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("model", metavar="MODEL", help="transformer spec (JSON)")
     from .common import add_circuit_argument
     add_circuit_argument(p)
-    p.add_argument("--construction", "-c", default="gate-edge", choices=sorted(CONSTRUCTIONS),
+    p.add_argument("--construction", "-c", default="gate-edge", type=construction_choice, metavar="NAME|FILE.json",
                    help="whose encoding and schedule to use")
     p.add_argument("--depth-bound", "-K", type=int, default=None,
                    help="the depth bound MODEL is meant for (default: from its number of layers)")
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
     transformer = load_transformer(args.model)
-    construction = get_construction(args.construction)
+    construction = resolve_construction(args.construction)
     circuits = None
     if args.circuit or args.family:
         from .common import circuit_from_args
