@@ -383,8 +383,11 @@ def _schedule(r: _Reader, coordinates: tuple[str, ...],
         claims = []
         for n, claim in enumerate(r.lst(rule["claims"], path + ("claims",), "\"claims\"")):
             where = path + ("claims", n)
-            if (not isinstance(claim, list) or len(claim) != 3 or claim[0] not in coordinates
-                    or claim[1] not in refs or claim[2] not in (1, 2) or type(claim[2]) is not int):
+            bad = [] if not isinstance(claim, list) or len(claim) != 3 else \
+                [i for i, ok in enumerate((claim[0] in coordinates, claim[1] in refs,
+                                           type(claim[2]) is int and claim[2] in (1, 2))) if not ok]
+            if not isinstance(claim, list) or len(claim) != 3 or bad:
+                where = where + tuple(bad[:1])
                 raise r.error(f"schedule {role!r}: a claim is [coordinate, {refs[0]!r}, 1 or 2] with a known "
                               f"coordinate, got {claim!r}"[:300], where)
             claims.append((claim[0], claim[1], claim[2]))
