@@ -251,3 +251,17 @@ def test_a_rational_literal_and_its_zero_denominator():
     assert parse_formula("-1/2 * k", {"k"}).evaluate({"k": 3}) == Fraction(-3, 2)
     with pytest.raises(FormulaError):
         parse_formula("1/0", set())
+
+
+def test_the_worked_example_of_the_format_page_is_the_shipped_edge_k():
+    import re
+
+    from verified_aat.constructions.document import parse_document
+
+    page = (ROOT / "docs" / "construction-format.md").read_text()
+    blocks = re.findall(r"```json\n(.*?)```", page, re.S)
+    assert len(blocks) == 1
+    data = json.loads(blocks[0])
+    assert data == json.loads(builtin_document_path("edge-k").read_text())
+    assert parse_document(data, "docs/construction-format.md").layers_text() == "K"
+    assert "docs/construction-format.md" in (ROOT / "README.md").read_text()
