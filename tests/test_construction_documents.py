@@ -265,3 +265,20 @@ def test_the_worked_example_of_the_format_page_is_the_shipped_edge_k():
     assert data == json.loads(builtin_document_path("edge-k").read_text())
     assert parse_document(data, "docs/construction-format.md").layers_text() == "K"
     assert "docs/construction-format.md" in (ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize("command", ["certify", "refute"])
+def test_report_with_a_document_is_refused_before_any_work(command, tmp_path, capsys):
+    src = str(ROOT / "specs/circuits/difference_of_squares.circ")
+    doc = str(DATA / "gate-edge-mean.json")
+    report = tmp_path / "r.html"
+    if command == "certify":
+        argv = ["certify", src, "-c", doc, "--report", str(report)]
+    else:
+        spec = tmp_path / "t.json"
+        spec.write_text(json.dumps(transformer_to_json(resolve_construction(doc).transformer(3))))
+        argv = ["refute", str(spec), "-c", doc, src, "--report", str(report)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("verified-aat: --report: ") and "Traceback" not in err
+    assert not report.exists()

@@ -47,3 +47,13 @@ def run_check(args: argparse.Namespace) -> int:
           f"positions: {groups}; read-out {doc.readout[0]}.{doc.coordinates[doc.readout[1]]}; "
           f"{doc.layers_text()} layers")
     return 0
+
+
+def refuse_report_with_document(args: argparse.Namespace) -> None:
+    """``--report`` draws a built-in's layout; with ``-c FILE.json`` it is refused before any work (exit 2)."""
+    from ..constructions.registry import CONSTRUCTIONS
+
+    value = str(getattr(args, "construction", None) or "")
+    if getattr(args, "report", None) and value.endswith(".json") and value not in CONSTRUCTIONS:
+        raise InputError("does not yet draw a construction document's layout; leave out --report with -c FILE.json",
+                         "--report")

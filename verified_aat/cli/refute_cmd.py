@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
 
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
+    from .construction_cmd import refuse_report_with_document
+    refuse_report_with_document(args)
     transformer = load_transformer(args.model)
     construction = resolve_construction(args.construction)
     circuits = None
