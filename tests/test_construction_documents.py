@@ -184,7 +184,7 @@ BAD = {  # case: (edit, text on the expected line, words of the message)
     "bad readout": (_edit(["readout", "coordinate"], "zz"), '"coordinate"', "unknown coordinate 'zz'"),
     "bad schedule claim": (_edit(["schedule", "gate", "claims"], [["val", "source", 1]]), '"source"', "a claim is"),
     "unknown activation": (_edit(["transformer", "block", 0, "activation"], "nope"), '"activation": "nope"',
-                           "unknown function 'nope'"),
+                           "block layer 1: unknown function 'nope'"),
     "hint for unknown head": (_edit(["hints", "nohead"], {"row_key": [], "col_key": [], "col_penalty": []}),
                               '"nohead"', "hint for unknown head"),
     "bad class message": (_edit(["class", "message"], "gate {name}"), '"message"', "the only placeholders"),

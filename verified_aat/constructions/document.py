@@ -355,7 +355,16 @@ def _transformer(r: _Reader, name: str, coordinates: tuple[str, ...]) -> tuple[t
             "functions": data.get("functions", {}), "layers": parts["prefix"] + parts["block"] + parts["suffix"]}
     try:
         t = transformer_from_json(spec, r.file, locator=_MappedLocator(r.loc, spans))
-    except InputError as exc:
-        raise InputError(f"transformer: {exc.message}", exc.file, exc.line) from None
+    except InputError as exc:  # "layer 5" of the flattened list becomes "block layer 2"
+        import re
+        message = re.sub(r"\blayer (\d+)\b", lambda m: _layer_label(spans, int(m.group(1))), exc.message)
+        raise InputError(f"transformer: {message}", exc.file, exc.line) from None
     a, b = len(parts["prefix"]), len(parts["prefix"]) + len(parts["block"])
     return t.layers[:a], t.layers[a:b], t.layers[b:]
+
+
+def _layer_label(spans: list[tuple[str, int]], number: int) -> str:
+    if 1 <= number <= len(spans):
+        group, index = spans[number - 1]
+        return f"{group} layer {index + 1}"
+    return f"layer {number}"
