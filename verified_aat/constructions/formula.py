@@ -28,7 +28,7 @@ _TOKEN = re.compile(r"\s*(?:(\d+(?:/\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))")
 
 @dataclass(frozen=True)
 class Num:
-    value: Fraction
+    value: int | Fraction  # an int when integral: integer rows stay in fast int arithmetic
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,8 @@ class Formula:
     tree: Node
     names: frozenset[str]
 
-    def evaluate(self, env: Mapping[str, Fraction | int]) -> Fraction:
-        """The exact value for the parameter and constant values ``env``."""
+    def evaluate(self, env: Mapping[str, Fraction | int]) -> int | Fraction:
+        """The exact value for the parameter and constant values ``env`` (ints stay ints)."""
         return _eval(self.tree, env)
 
 
@@ -150,7 +150,7 @@ class _Parser:
             q = Fraction(value) if "/" not in value or int(value.split("/")[1]) != 0 else None
             if q is None:
                 raise FormulaError(f"zero denominator in {value!r} in formula {self.text!r}")
-            return Num(q)
+            return Num(exact(q))
         if kind == "name" and value in ("min", "max"):
             self._expect("(")
             left = self.expr(depth)
@@ -171,11 +171,11 @@ class _Parser:
         raise FormulaError(f"unexpected {value!r} in formula {self.text!r}")
 
 
-def _eval(node: Node, env: Mapping[str, Fraction | int]) -> Fraction:
+def _eval(node: Node, env: Mapping[str, Fraction | int]) -> int | Fraction:
     if isinstance(node, Num):
         return node.value
     if isinstance(node, Name):
-        return Fraction(env[node.name])
+        return env[node.name]
     values = [_eval(a, env) for a in node.args]
     if node.op == "+":
         return values[0] + values[1]
@@ -188,6 +188,8 @@ def _eval(node: Node, env: Mapping[str, Fraction | int]) -> Fraction:
     return min(values) if node.op == "min" else max(values)
 
 
-def exact(value: Fraction) -> int | Fraction:
+def exact(value: int | Fraction) -> int | Fraction:
     """An int when integral (as the Python constructions' rows), else the Fraction."""
-    return value.numerator if value.denominator == 1 else value
+    if type(value) is int:
+        return value
+    return value.numerator if value.denominator == 1 else value  # type: ignore[union-attr]

@@ -31,7 +31,7 @@ class DocumentConstruction(Construction):
         self.coordinates = document.coordinates
         self.structural = document.structural
         self.bounded_fan_in = document.rule.bounded_fan_in
-        self._constants = dict(document.constants)
+        self._constants = {name: exact(value) for name, value in document.constants}
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "DocumentConstruction":
