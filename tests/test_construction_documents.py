@@ -282,3 +282,27 @@ def test_report_with_a_document_is_refused_before_any_work(command, tmp_path, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("verified-aat: --report: ") and "Traceback" not in err
     assert not report.exists()
+
+
+def test_refute_and_run_take_a_document(tmp_path, capsys):
+    src = str(ROOT / "specs/circuits/difference_of_squares.circ")
+    wrong = DATA / "gate-edge-mean.json"
+    out = tmp_path / "out"
+    assert main(["compile", src, "-c", str(wrong), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["refute", str(out / "transformer.json"), "-c", str(wrong), src]) == 1
+    assert "<-- differs" in capsys.readouterr().out
+    assert main(["run", str(out / "transformer.json"), "--encoding", str(out / "encoding.json"), "--input=3,2",
+                 "-c", str(wrong)]) == 0
+    assert capsys.readouterr().out.startswith("outputs:")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["construction", "show", "nope"], "NAME: unknown construction 'nope'"),
+    (["construction", "check", "/nonexistent/x.json"], "/nonexistent/x.json: cannot read"),
+    (["compile", "x.circ", "-c", "nope"], "invalid choice: 'nope'"),
+])
+def test_construction_arguments_are_one_line_errors(argv, words, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and "Traceback" not in err
