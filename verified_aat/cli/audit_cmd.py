@@ -128,12 +128,12 @@ def _model(args: argparse.Namespace) -> tuple[Transformer, list[list[list[Any]]]
         if args.encoded:
             raise InputError("--encoded goes with --construction NAME", ARGUMENTS)
         return load_transformer(args.model), []
-    from ..constructions.registry import get_construction
+    from ..constructions.registry import resolve_construction
     if args.model is not None and args.circuit is not None:
         raise InputError("with --construction give one CIRCUIT file, not a MODEL as well", ARGUMENTS)
     circuit_args = argparse.Namespace(**vars(args))
     circuit_args.circuit = args.circuit if args.circuit is not None else args.model
-    construction = get_construction(args.construction)
+    construction = resolve_construction(args.construction)
     compiled = construction.compile(circuit_from_args(circuit_args))
     rng = random.Random(args.seed)
     values = [Fraction(v) for v in (-3, -2, -1, 0, 1, 2, 3)] + [Fraction(1, 2), Fraction(-5, 3)]

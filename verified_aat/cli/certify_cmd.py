@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..constructions.binarize import binarize, describe_binarized
-from ..constructions.registry import CONSTRUCTIONS, get_construction
+from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from ..wording import plural
 from .resources import add_resource_options, require_memory
@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "counterexample), 3 unknown, 2 bad input.")
     from .common import add_circuit_argument
     add_circuit_argument(p)
-    p.add_argument("--construction", "-c", default="gate-edge", choices=sorted(CONSTRUCTIONS))
+    p.add_argument("--construction", "-c", default="gate-edge", type=construction_choice, metavar="NAME|FILE.json")
     p.add_argument("--transformer", "-t", metavar="SPEC", help="certify this transformer spec instead of T_K "
                    "(a modified construction); encoding and schedule still come from --construction")
     p.add_argument("--depth-bound", "-K", type=int, default=None)
@@ -55,10 +55,12 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write: no directory {os.path.dirname(args.output) or '.'}", args.output)
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
+    from .construction_cmd import refuse_report_with_document
+    refuse_report_with_document(args)
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
         with progress.stage("import"):
             circuit = circuit_from_args(args)
-        construction = get_construction(args.construction)
+        construction = resolve_construction(args.construction)
         original = None  # the user's circuit and the roots of its trees, when binarizing changed it
         if args.binarize:
             binarized = binarize(circuit, sums=construction.bounded_fan_in)
@@ -149,6 +151,9 @@ def _report(result, doc, args: argparse.Namespace) -> int:
     from ..certificates.document import export_smt
 
     print_summary(result)
+    if _is_document(args, result):
+        print("kernel           not available yet: the kernel does not yet interpret construction documents, "
+              "so `verified-aat check` says not checked (exit 3); the verdict above is the engine's")
     if doc is not None:
         if args.output:
             print(f"certificate      {'(standard output)' if args.output == '-' else args.output}")
@@ -160,6 +165,13 @@ def _report(result, doc, args: argparse.Namespace) -> int:
         print(result.counterexample.report())
         return EXIT_REFUTED
     return EXIT_UNKNOWN
+
+
+def _is_document(args: argparse.Namespace, result) -> bool:
+    """Whether ``-c FILE.json`` named a construction the kernel states no encoding for."""
+    from ..constructions.registry import CONSTRUCTIONS
+
+    return str(args.construction).endswith(".json") and result.construction not in CONSTRUCTIONS
 
 
 def _too_long(value) -> bool:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..constructions.binarize import binarize, describe_binarized
-from ..constructions.registry import CONSTRUCTIONS, get_construction
+from ..constructions.registry import construction_choice, resolve_construction
 from ..files import check_output, write_all_atomically
 from ..circuits.measures import depth as circuit_depth
 
@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "DIR/encoding.json and prints dimension, layers, heads, sequence length.")
     from .common import add_circuit_argument
     add_circuit_argument(p)
-    p.add_argument("--construction", "-c", default="gate-edge", choices=sorted(CONSTRUCTIONS))
+    p.add_argument("--construction", "-c", default="gate-edge", type=construction_choice, metavar="NAME|FILE.json")
     p.add_argument("--depth-bound", "-K", type=int, default=None,
                    help="build T_K for this K (default: the circuit's depth)")
     p.add_argument("--binarize", action="store_true",
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     circuit = circuit_from_args(args)
-    construction = get_construction(args.construction)
+    construction = resolve_construction(args.construction)
     if args.binarize:
         result = binarize(circuit, sums=construction.bounded_fan_in)
         circuit = result.circuit

@@ -20,7 +20,7 @@ from .resources import resource_limits
 # Subcommand modules, in the order `--help` lists them.  A module that does
 # not exist yet is skipped, so stages can land one at a time.
 SUBCOMMANDS = ["info", "eval", "run", "compile", "certify", "check", "show", "refute", "prove-construction", "audit",
-               "export", "report"]  # module: the name with '-' as '_', then _cmd
+               "export", "report", "construction"]  # module: the name with '-' as '_', then _cmd
 
 EXIT_CODES_HELP = """exit codes:
   0  success (for certify/check: proved / certificate accepted)

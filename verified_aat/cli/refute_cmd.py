@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..constructions.registry import CONSTRUCTIONS, get_construction
+from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_REFUTED, EXIT_UNKNOWN
 
 
@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("model", metavar="MODEL", help="transformer spec (JSON)")
     from .common import add_circuit_argument
     add_circuit_argument(p)
-    p.add_argument("--construction", "-c", default="gate-edge", choices=sorted(CONSTRUCTIONS),
+    p.add_argument("--construction", "-c", default="gate-edge", type=construction_choice, metavar="NAME|FILE.json",
                    help="whose encoding and schedule to use")
     p.add_argument("--depth-bound", "-K", type=int, default=None,
                    help="the depth bound MODEL is meant for (default: from its number of layers)")
@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
 
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
-    construction = get_construction(args.construction)
+    from .construction_cmd import refuse_report_with_document
+    refuse_report_with_document(args)
+    construction = resolve_construction(args.construction)
     from .transformer_arg import load_for_construction  # another construction's T: named at MODEL:line
     transformer = load_for_construction(args.model, construction, exact=False)
     circuits = None

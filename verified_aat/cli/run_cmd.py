@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from ..circuits.io import parse_input_vector
 from ..constructions.encoding import Encoding
-from ..constructions.registry import CONSTRUCTIONS
+from ..constructions.registry import CONSTRUCTIONS, construction_choice, resolve_construction
 from ..errors import EXIT_OK, InputError
 from ..transformer.exact_engine import SOFTMAX_MESSAGE, ExactRunner, RunResult
 from ..transformer.key_join import KeyDecompositions
@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
     add_inputs_arguments(parser)
     parser.add_argument("--engine", choices=["exact", "float64", "float32"], default="exact",
                         help="exact rationals (default) or the floating-point engine")
-    parser.add_argument("--construction", "-c", choices=sorted(CONSTRUCTIONS), default=None,
+    parser.add_argument("--construction", "-c", type=construction_choice, metavar="NAME|FILE.json", default=None,
                         help="take key decompositions from this construction (default: the one the encoding "
                              "names); each is used only after its lemma is proved for the model's own score")
     parser.add_argument("--no-join", action="store_true",
@@ -77,9 +77,15 @@ def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositi
         return None
     from ..symbolic.attention import engine_keys
 
-    name = args.construction or (encoding.construction if encoding is not None else None)
-    construction = CONSTRUCTIONS.get(name) if name else None
+    construction = _construction(args, encoding)
     return engine_keys(construction.score_hints() if construction else None, args.key_timeout)
+
+
+def _construction(args: argparse.Namespace, encoding: Encoding | None) -> Any:
+    """``-c NAME|FILE.json`` (a document is validated: file:line errors), else the built-in the encoding names."""
+    if args.construction:
+        return resolve_construction(args.construction)
+    return CONSTRUCTIONS.get(encoding.construction) if encoding is not None else None
 
 
 def _load_encoding(path: str, model: Transformer) -> Encoding:
@@ -151,9 +157,8 @@ def _warn_precision(args: argparse.Namespace, model: Transformer, encoding: Enco
     """Before a floating-point run on an encoding: warn when the mantissa is too short for exact argmax sets."""
     if args.engine == "exact" or encoding is None:
         return
-    from ..constructions.registry import CONSTRUCTIONS
     from ..transformer.precision import precision
-    construction = CONSTRUCTIONS.get(args.construction or encoding.construction)
+    construction = _construction(args, encoding)
     if construction is None:
         return
     warning = precision(model, encoding.rows, construction.structural).warning(args.engine)

@@ -30,3 +30,22 @@ def get_construction(name: str) -> Construction:
         return CONSTRUCTIONS[name]
     except KeyError:
         raise InputError(f"unknown construction {name!r}; known: {', '.join(sorted(CONSTRUCTIONS))}") from None
+
+
+def construction_choice(value: str) -> str:
+    """The ``-c`` option's type: a built-in name or a construction document ``FILE.json``
+    (validated later by :func:`resolve_construction`, so that its errors name file:line)."""
+    import argparse
+
+    if value in CONSTRUCTIONS or value.endswith(".json"):
+        return value
+    raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from {', '.join(sorted(CONSTRUCTIONS))}, "
+                                     "or a construction document FILE.json)")
+
+
+def resolve_construction(name_or_path: str) -> Construction:
+    """A built-in by NAME, or the construction a document FILE.json states (validated)."""
+    if name_or_path.endswith(".json") and name_or_path not in CONSTRUCTIONS:
+        from .interpreted import DocumentConstruction
+        return DocumentConstruction.load(name_or_path)
+    return get_construction(name_or_path)

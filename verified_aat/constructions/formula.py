@@ -1,0 +1,195 @@
+"""The formula language of construction documents: exact rational arithmetic, no ``eval``.
+
+A formula computes one coordinate of an encoded row from the position's parameters
+(``id``, ``k``, ``c``, ``index`` for gates; ``src``, ``dst``, ``slot``, ``k``, ``c`` for edges
+and sinks) and the document's named constants.  Grammar (recursive descent)::
+
+    expr  := term (('+' | '-') term)*
+    term  := unary ('*' unary)*
+    unary := '-' unary | atom
+    atom  := RATIONAL | NAME | ('min' | 'max') '(' expr ',' expr ')' | '(' expr ')'
+
+``RATIONAL`` is ``3`` or ``1/2`` (a literal, never a division: a formula cannot divide by a
+parameter, so evaluating it never fails).  Parsing checks every name against the allowed
+set, so a bad formula is refused when the document is read, not when a circuit is encoded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping, Union
+
+MAX_LENGTH = 2000
+MAX_DEPTH = 60
+_TOKEN = re.compile(r"\s*(?:(\d+(?:/\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))")
+
+
+@dataclass(frozen=True)
+class Num:
+    value: int | Fraction  # an int when integral: integer rows stay in fast int arithmetic
+
+
+@dataclass(frozen=True)
+class Name:
+    name: str
+
+
+@dataclass(frozen=True)
+class Op:
+    op: str  # '+', '-', '*', 'neg', 'min', 'max'
+    args: tuple["Node", ...]
+
+
+Node = Union[Num, Name, Op]
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A parsed formula and its source text."""
+
+    text: str
+    tree: Node
+    names: frozenset[str]
+
+    def evaluate(self, env: Mapping[str, Fraction | int]) -> int | Fraction:
+        """The exact value for the parameter and constant values ``env`` (ints stay ints)."""
+        return _eval(self.tree, env)
+
+
+class FormulaError(ValueError):
+    """A formula that does not parse; the message says where."""
+
+
+def parse_formula(text: str, allowed: frozenset[str] | set[str]) -> Formula:
+    """Parse ``text``; every name must be in ``allowed`` (parameters and constants)."""
+    if not isinstance(text, str):
+        raise FormulaError(f"expected a formula as a string, got {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(f"formula longer than {MAX_LENGTH} characters")
+    tokens = _tokens(text)
+    parser = _Parser(tokens, text, frozenset(allowed))
+    tree = parser.expr(0)
+    if parser.pos != len(tokens):
+        raise FormulaError(f"unexpected {tokens[parser.pos][1]!r} in formula {text!r}")
+    return Formula(text, tree, frozenset(parser.names))
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:  # only trailing spaces left
+            break
+        pos = m.end()
+        number, name, other = m.groups()
+        if number is not None:
+            out.append(("num", number))
+        elif name is not None:
+            out.append(("name", name))
+        elif other is not None:
+            if other not in "+-*(),":
+                raise FormulaError(f"unexpected character {other!r} in formula {text!r}")
+            out.append(("op", other))
+    if not out:
+        raise FormulaError("empty formula")
+    return out
+
+
+class _Parser:
+    def __init__(self, tokens: list[tuple[str, str]], text: str, allowed: frozenset[str]):
+        self.tokens, self.text, self.allowed, self.pos = tokens, text, allowed, 0
+        self.names: set[str] = set()
+
+    def _peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def _expect(self, symbol: str) -> None:
+        token = self._peek()
+        if token != ("op", symbol):
+            found = "the end" if token is None else repr(token[1])
+            raise FormulaError(f"expected {symbol!r}, found {found} in formula {self.text!r}")
+        self.pos += 1
+
+    def _depth(self, depth: int) -> int:
+        if depth > MAX_DEPTH:
+            raise FormulaError(f"formula nested more than {MAX_DEPTH} deep")
+        return depth + 1
+
+    def expr(self, depth: int) -> Node:
+        depth = self._depth(depth)
+        node = self.term(depth)
+        while (token := self._peek()) in (("op", "+"), ("op", "-")):
+            self.pos += 1
+            node = Op(token[1], (node, self.term(depth)))  # type: ignore[index]
+        return node
+
+    def term(self, depth: int) -> Node:
+        node = self.unary(depth)
+        while self._peek() == ("op", "*"):
+            self.pos += 1
+            node = Op("*", (node, self.unary(depth)))
+        return node
+
+    def unary(self, depth: int) -> Node:
+        depth = self._depth(depth)
+        if self._peek() == ("op", "-"):
+            self.pos += 1
+            return Op("neg", (self.unary(depth),))
+        return self.atom(depth)
+
+    def atom(self, depth: int) -> Node:
+        token = self._peek()
+        if token is None:
+            raise FormulaError(f"formula {self.text!r} ends too early")
+        kind, value = token
+        self.pos += 1
+        if kind == "num":
+            q = Fraction(value) if "/" not in value or int(value.split("/")[1]) != 0 else None
+            if q is None:
+                raise FormulaError(f"zero denominator in {value!r} in formula {self.text!r}")
+            return Num(exact(q))
+        if kind == "name" and value in ("min", "max"):
+            self._expect("(")
+            left = self.expr(depth)
+            self._expect(",")
+            right = self.expr(depth)
+            self._expect(")")
+            return Op(value, (left, right))
+        if kind == "name":
+            if value not in self.allowed:
+                known = ", ".join(sorted(self.allowed)) or "none"
+                raise FormulaError(f"unknown name {value!r} in formula {self.text!r} (known here: {known})")
+            self.names.add(value)
+            return Name(value)
+        if value == "(":
+            node = self.expr(depth)
+            self._expect(")")
+            return node
+        raise FormulaError(f"unexpected {value!r} in formula {self.text!r}")
+
+
+def _eval(node: Node, env: Mapping[str, Fraction | int]) -> int | Fraction:
+    if isinstance(node, Num):
+        return node.value
+    if isinstance(node, Name):
+        return env[node.name]
+    values = [_eval(a, env) for a in node.args]
+    if node.op == "+":
+        return values[0] + values[1]
+    if node.op == "-":
+        return values[0] - values[1]
+    if node.op == "*":
+        return values[0] * values[1]
+    if node.op == "neg":
+        return -values[0]
+    return min(values) if node.op == "min" else max(values)
+
+
+def exact(value: int | Fraction) -> int | Fraction:
+    """An int when integral (as the Python constructions' rows), else the Fraction."""
+    if type(value) is int:
+        return value
+    return value.numerator if value.denominator == 1 else value  # type: ignore[union-attr]
