@@ -338,3 +338,13 @@ def test_reading_a_small_file_costs_no_more_than_the_file(tmp_path) -> None:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 1 << 20, peak
+
+
+def test_a_construction_document_is_an_input_too(capsys, tmp_path) -> None:
+    from verified_aat.cli.main import main as cli
+    document = tmp_path / "mine.json"
+    assert cli(["construction", "show", "gate-edge"]) == 0
+    document.write_text(capsys.readouterr().out.replace('"gate-edge"', '"gate-edge-mine"', 1))
+    before = document.read_bytes()
+    refused(capsys, ["certify", MIXED, "-c", document, "-o", document], "refusing to overwrite an input")
+    assert document.read_bytes() == before

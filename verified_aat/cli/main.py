@@ -137,6 +137,9 @@ def check_output_arguments(args: argparse.Namespace) -> None:
         value = getattr(args, attr, None)
         if isinstance(value, str) and value not in ("", "-"):
             inputs.append(value[1:] if value.startswith("@") and attr == "input" else value)
+    construction = getattr(args, "construction", None)  # -c FILE.json: a construction document is an input
+    if isinstance(construction, str) and construction.endswith(".json"):
+        inputs.append(construction)
     for attr in OUTPUT_ARGUMENTS:
         value = getattr(args, attr, None)
         if isinstance(value, str) and value not in ("", "-"):
