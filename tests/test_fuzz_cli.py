@@ -457,12 +457,22 @@ def test_mutated_certificates_are_never_accepted(capsys, certificate, data) -> N
         assert_one_line_error(code, out, err)
 
 
-@pytest.mark.parametrize("value", [["gate-edge"], {"a": 1}, None, 5, "nosuch"])
+@pytest.mark.parametrize("value", [["gate-edge"], {"a": 1}, None, 5])
 def test_regression_certificate_construction_of_any_type_is_rejected(capsys, tmp_path, certificate, value) -> None:
     """Found by this suite: '"construction": [...]' made check crash (unhashable list), exit 1 with a traceback."""
     bad = dict(certificate, construction=value)
     code, out, err = cli(capsys, "check", write(tmp_path / "c.json", json.dumps(bad)))
     assert code == 1 and "Traceback" not in out + err and "REJECTED" in out, out
+
+
+def test_a_construction_the_kernel_has_no_layout_for_is_not_checked_never_accepted(capsys, tmp_path,
+                                                                                    certificate) -> None:
+    """A name the kernel states no encoding for (a user's construction document, until the kernel interprets
+    documents) is NOT CHECKED at S2: neither accepted nor rejected."""
+    bad = dict(certificate, construction="nosuch")
+    code, out, err = cli(capsys, "check", write(tmp_path / "c.json", json.dumps(bad)))
+    assert code == 3 and "Traceback" not in out + err and "NOT CHECKED" in out and "ACCEPTED" not in out, out
+    assert "construction documents" in out
 
 
 @settings(FUZZ, max_examples=150)
