@@ -222,7 +222,7 @@ def test_an_input_read_indirectly_is_not_overwritten(capsys, tmp_path, work) -> 
     remembered: no write of the same command replaces it."""
     mine = _copy(work, tmp_path)
     from verified_aat import files
-    with files.tracking_inputs():
+    with files.command_scope():
         files.read_input(str(mine["transformer"]))
         with pytest.raises(Exception, match="refusing to overwrite an input"):
             files.write_atomically(str(mine["transformer"]), "x")

@@ -2,9 +2,10 @@
 
 Reading (:func:`read_input`): regular files only — a FIFO would block until a writer comes, a
 device such as ``/dev/zero`` never ends, a directory is no input — and the size is compared with
-:data:`MAX_FILE_BYTES` before a byte is read; gzip data is inflated in bounded steps, at most
-:func:`max_inflated_bytes` (``--max-inflated MB``).  Each file read is remembered by its identity
-(device and inode), so that no later write of the same process can replace it.
+:data:`MAX_FILE_BYTES` before a byte is read; standard input and gzip certificates (inflated by the
+kernel's reader) hold at most :func:`max_inflated_bytes` (``--max-inflated MB``).  Each file read
+inside :func:`command_scope` is remembered by its identity (device and inode), so that no later
+write of the same command can replace it.
 
 Writing (:func:`check_output`, :func:`write_atomically`, :func:`write_all_atomically`): a target
 that exists and is not a regular file (a device, FIFO, socket or directory) is refused, and so is
@@ -20,10 +21,9 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import BinaryIO
 from contextlib import contextmanager
+from typing import BinaryIO
 
 from .errors import InputError, LimitReached
 
@@ -35,31 +35,27 @@ DEFAULT_MAX_INFLATED_MB = 256
 
 _max_inflated_mb = DEFAULT_MAX_INFLATED_MB
 _inputs_read: set[tuple[int, int]] | None = None
-"""The identities of the files read inside :func:`tracking_inputs` (``None`` outside it)."""
+"""The identities of the files read inside :func:`command_scope` (``None`` outside it)."""
 
 
 @contextmanager
-def tracking_inputs() -> Iterator[None]:
-    """Within this block (one command), remember every file read so that no write replaces it."""
-    global _inputs_read
-    previous, _inputs_read = _inputs_read, set()
+def command_scope(max_inflated_mb: int = DEFAULT_MAX_INFLATED_MB) -> Iterator[None]:
+    """One command: the ``--max-inflated`` limit in force, and every file read remembered so that no
+    write replaces it; both are restored when the command ends."""
+    global _inputs_read, _max_inflated_mb
+    if isinstance(max_inflated_mb, bool) or not isinstance(max_inflated_mb, int) or max_inflated_mb < 1:
+        raise InputError(f"must be a whole number of MB >= 1, got {max_inflated_mb!r}", "--max-inflated")
+    previous = _inputs_read, _max_inflated_mb
+    _inputs_read, _max_inflated_mb = set(), max_inflated_mb
     try:
         yield
     finally:
-        _inputs_read = previous
+        _inputs_read, _max_inflated_mb = previous
 
 
 def _remember(info: os.stat_result) -> None:
     if _inputs_read is not None:
         _inputs_read.add((info.st_dev, info.st_ino))
-
-
-def set_max_inflated_mb(mb: int) -> None:
-    """Set the decompression limit (``--max-inflated``) for the rest of the process."""
-    global _max_inflated_mb
-    if isinstance(mb, bool) or not isinstance(mb, int) or mb < 1:
-        raise InputError(f"must be a whole number of MB >= 1, got {mb!r}", "--max-inflated")
-    _max_inflated_mb = mb
 
 
 def max_inflated_bytes() -> int:
@@ -81,13 +77,19 @@ def _oserror(exc: OSError, path: str, what: str) -> InputError:
     return InputError(f"cannot {what}: {exc.strerror or exc}", path)
 
 
+def _open_regular(path: str) -> tuple[int, os.stat_result]:
+    """An open descriptor of ``path`` and its ``fstat``; O_NONBLOCK, so opening a FIFO does not wait
+    for a writer (``fstat`` then tells what was opened).  Raises OSError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    return fd, os.fstat(fd)
+
+
 def read_input(path: str, what: str = "file") -> bytes:
     """The bytes of the regular file ``path`` (``what`` names it in errors); remembered as an input."""
-    try:  # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then tells what was opened
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd, info = _open_regular(path)
     except OSError as exc:
         raise _oserror(exc, path, f"read {what}") from None
-    info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise InputError(f"{_kind(info.st_mode)}, not a regular file: refusing to read it as the {what}", path)
@@ -132,44 +134,14 @@ def read_head(path: str, size: int) -> bytes:
     """The first ``size`` bytes of ``path`` for sniffing its format; empty for anything but a
     readable regular file (the reader that follows names the problem)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return b""
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd, info = _open_regular(path)
     except OSError:
         return b""
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         return b""
     with os.fdopen(fd, "rb") as handle:
         return handle.read(size)
-
-
-def is_gzip(data: bytes) -> bool:
-    return data[:2] == b"\x1f\x8b"
-
-
-def inflate(data: bytes, path: str) -> bytes:
-    """Gzip ``data`` decompressed, refused past :func:`max_inflated_bytes` (no zip bomb takes the memory)."""
-    limit = max_inflated_bytes()
-    inflater = zlib.decompressobj(wbits=31)
-    try:
-        text = inflater.decompress(data, limit)
-        if inflater.unconsumed_tail:
-            raise LimitReached(f"{path}: inflates to more than {_max_inflated_mb:,} MiB (the decompression "
-                               f"limit; --max-inflated MB raises it)")
-        if not inflater.eof:
-            raise InputError("truncated gzip data", path)
-    except zlib.error as exc:
-        raise InputError(f"bad gzip data ({exc})", path) from None
-    if inflater.unused_data:
-        raise InputError("trailing bytes after the gzip stream", path)
-    return text
-
-
-def read_input_text(path: str, what: str = "file") -> bytes:
-    """:func:`read_input`, inflated when the file is gzip data."""
-    data = read_input(path, what)
-    return inflate(data, path) if is_gzip(data) else data
 
 
 def remember_input(path: str) -> None:
@@ -182,7 +154,7 @@ def remember_input(path: str) -> None:
 
 
 def _same_file(path: str, inputs: Iterable[str]) -> str | None:
-    """The input that ``path`` is (``os.path.samefile``), or ``"an input read earlier"``."""
+    """Which input ``path`` is, in words (``os.path.samefile`` with a given one, or a file read), else None."""
     try:
         info = os.stat(path)
     except OSError:
@@ -192,7 +164,7 @@ def _same_file(path: str, inputs: Iterable[str]) -> str | None:
             continue
         try:
             if os.path.samefile(path, given):
-                return given
+                return f"the input {given}"
         except OSError:
             continue
     read = _inputs_read is not None and (info.st_dev, info.st_ino) in _inputs_read
@@ -216,8 +188,7 @@ def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False)
     if not directory:
         same = _same_file(path, inputs)
         if same is not None:
-            where = same if same.startswith("a file") else f"the input {same}"
-            raise InputError(f"is {where}: refusing to overwrite an input (choose another output file)", path)
+            raise InputError(f"is {same}: refusing to overwrite an input (choose another output file)", path)
 
 
 def write_atomically(path: str, data: str | bytes, inputs: Sequence[str] = ()) -> None:
@@ -232,6 +203,19 @@ def write_all_atomically(files: Sequence[tuple[str, str | bytes]], inputs: Seque
         check_output(path, inputs)
     for path, data in files:
         _write_one(os.path.realpath(path) if os.path.islink(path) else path, data, shown=path)
+
+
+def write_into_directory(directory: str, files: Sequence[tuple[str, str | bytes]]) -> list[str]:
+    """Write ``files`` (name, data) into ``directory``, made if missing; the directory and every target
+    are checked before the directory is made or anything is written.  Returns the paths written."""
+    check_output(directory, directory=True)
+    from pathlib import Path
+    targets = [(str(Path(directory) / name), data) for name, data in files]
+    for path, _ in targets:
+        check_output(path)
+    os.makedirs(directory, exist_ok=True)
+    write_all_atomically(targets)
+    return [path for path, _ in targets]
 
 
 def _write_one(path: str, data: str | bytes, shown: str) -> None:

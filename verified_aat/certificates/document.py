@@ -134,18 +134,12 @@ def write_certificate(doc: dict[str, Any], path: str | os.PathLike[str]) -> None
 
 def export_smt(doc: dict[str, Any], directory: str | os.PathLike[str]) -> list[Path]:
     """Write every lemma as ``<kind>-<id12>.smt2`` (runnable by any SMT-LIB solver)."""
-    from ..files import check_output, write_all_atomically
+    from ..files import write_into_directory
 
-    out = Path(directory)
-    check_output(str(out), directory=True)
-    files = [(str(out / f"{lemma['kind'].replace(':', '-')}-{lemma['id'][:12]}.smt2"),
+    files = [(f"{lemma['kind'].replace(':', '-')}-{lemma['id'][:12]}.smt2",
               f"; {lemma['kind']} lemma, closed by the engine with {lemma['engine']}; expected: unsat\n"
               + lemma["smt2"]) for lemma in doc["lemmas"]]
-    for path, _ in files:
-        check_output(path)
-    out.mkdir(parents=True, exist_ok=True)
-    write_all_atomically(files)
-    return [Path(path) for path, _ in files]
+    return [Path(path) for path in write_into_directory(os.fspath(directory), files)]
 
 
 def is_constructions_own(doc: dict[str, Any]) -> bool | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import construction_choice, resolve_construction
-from ..files import check_output, write_all_atomically
+from ..files import write_into_directory
 from ..circuits.measures import depth as circuit_depth
 
 
@@ -44,12 +44,7 @@ def run(args: argparse.Namespace) -> int:
         "transformer.json": json.dumps(transformer_to_json(compiled.transformer), indent=1, sort_keys=True) + "\n",
         "encoding.json": compiled.encoding.dumps() + "\n",
     }
-    targets = [(str(out_dir / name), text) for name, text in files.items()]
-    check_output(str(out_dir), directory=True)
-    for path, _ in targets:  # every target before the directory is made or anything is written
-        check_output(path)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_all_atomically(targets)  # atomic (temp file then rename), with the umask's mode
+    write_into_directory(str(out_dir), list(files.items()))  # every target checked first; atomic, umask's mode
     t = compiled.transformer
     print(f"construction     {construction.name}  ({construction.summary})")
     print(f"circuit          {circuit.name}: {circuit.size} gates, {circuit.n_edges} edges, "

@@ -13,7 +13,7 @@ import sys
 from typing import NoReturn
 
 from ..errors import EXIT_BAD_INPUT, EXIT_UNKNOWN, InputError, LimitReached, one_line
-from ..files import DEFAULT_MAX_INFLATED_MB as DEFAULT_MAX_INFLATED
+from ..files import DEFAULT_MAX_INFLATED_MB, command_scope
 from .common import ARGUMENTS
 from .resources import resource_limits
 
@@ -107,7 +107,6 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
-    from ..files import DEFAULT_MAX_INFLATED_MB
     for command in sub.choices.values():  # every command reads files: one decompression limit for all
         command.add_argument("--max-inflated", type=int, default=DEFAULT_MAX_INFLATED_MB, metavar="MB",
                              help="the most MB gzip data or standard input may hold once read "
@@ -199,13 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     previous = _install_sigterm_handler()
-    from ..files import set_max_inflated_mb, tracking_inputs
     try:
         validate_options(args)
-        set_max_inflated_mb(getattr(args, "max_inflated", DEFAULT_MAX_INFLATED))
-        check_output_arguments(args)
-        with resource_limits(args), tracking_inputs():
-            return int(args.func(args))
+        with command_scope(getattr(args, "max_inflated", DEFAULT_MAX_INFLATED_MB)):
+            check_output_arguments(args)
+            with resource_limits(args):
+                return int(args.func(args))
     except InputError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -11,7 +11,6 @@ proved); ``verified-aat check`` re-checks either.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
@@ -127,13 +126,11 @@ CERTIFICATE_FILES = {"lower_bound": "lower-bound.cert.json", "audit": "audit.cer
 def _write_certificates(certificates: dict[str, Any], directory: str) -> dict[str, str]:
     """Write each proved link's certificate into ``directory`` (created); link → path."""
     from ..certificates.document import certificate_bytes
-    from ..files import check_output, write_all_atomically
-    written = {link: str(Path(directory) / CERTIFICATE_FILES[link]) for link in certificates}
-    for path in written.values():  # both targets before the directory is made or anything is written
-        check_output(path)
-    Path(directory).mkdir(parents=True, exist_ok=True)
-    write_all_atomically([(written[link], certificate_bytes(doc)) for link, doc in certificates.items()])
-    return written
+    from ..files import write_into_directory
+    links = list(certificates)
+    paths = write_into_directory(directory, [(CERTIFICATE_FILES[link], certificate_bytes(certificates[link]))
+                                             for link in links])
+    return dict(zip(links, paths))
 
 
 def _emit_json(result: Any, written: dict[str, str]) -> None:
