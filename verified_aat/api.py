@@ -166,17 +166,16 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, 
     and solver (None: no limit); ``jobs``: processes deriving the obligations of large
     certificates; ``defence_budget``: activation evaluations of the defence interpreter.
     """
-    import hashlib
     import os
 
-    from .circuits.json_format import canonical_circuit_bytes
+    from .circuits.json_format import circuit_sha256
     from .kernel import Options, check_certificate, load_certificate
     from .results import CheckReport
     if solver not in ("z3", "cvc5", "both"):
         raise InputError(f"solver must be 'z3', 'cvc5' or 'both', got {solver!r}")
     doc = load_certificate(certificate) if isinstance(certificate, str) else dict(certificate)
     solvers = ("z3", "cvc5") if solver == "both" else (solver,)
-    digest = hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest() if circuit is not None else None
+    digest = circuit_sha256(circuit) if circuit is not None else None
     link = None
     if netlist is not None:
         from .files import read_input

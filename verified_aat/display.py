@@ -9,7 +9,6 @@ modules call in here from their methods.
 
 from __future__ import annotations
 
-import hashlib
 import html
 from typing import Any, Sequence
 
@@ -73,8 +72,8 @@ def circuit_digest(circuit: Any) -> str:
     on the circuit (a frozen value, so it cannot change)."""
     cached = circuit.__dict__.get("_display_sha256")
     if cached is None:
-        from .circuits.json_format import canonical_circuit_bytes
-        cached = hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest()
+        from .circuits.json_format import circuit_sha256
+        cached = circuit_sha256(circuit)
         object.__setattr__(circuit, "_display_sha256", cached)
     return cached
 

@@ -279,3 +279,11 @@ def canonical_circuit_bytes(circuit: Circuit) -> bytes:
            **circuit_structure(circuit)}
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
+
+def circuit_sha256(circuit: Circuit) -> str:
+    """The structure hash (sha256 of :func:`canonical_circuit_bytes`): what certificates state and
+    ``check --circuit`` compares."""
+    import hashlib
+
+    return hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest()
+

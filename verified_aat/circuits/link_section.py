@@ -26,7 +26,7 @@ from typing import Any
 
 from .affine import Engine, Form
 from .ir import Circuit, Kind
-from .json_format import canonical_circuit_bytes
+from .json_format import circuit_sha256
 from .netlists import Netlist
 
 
@@ -93,14 +93,11 @@ def link_section(circuit: Circuit, eng: Engine, netlist: Netlist, cands: dict[st
             "outputs": list(chosen)}
 
 
-def _circuit_digest(circuit: Circuit) -> str:
-    return hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest()
-
 
 def attach_link(circuit: Circuit, section: dict[str, Any]) -> Circuit:
     """``circuit`` whose provenance carries ``section`` (valid for this exact structure only)."""
     assert circuit.provenance is not None
-    link = json.dumps({"circuit": _circuit_digest(circuit), "section": section}, separators=(",", ":"),
+    link = json.dumps({"circuit": circuit_sha256(circuit), "section": section}, separators=(",", ":"),
                       ensure_ascii=False)
     return replace(circuit, provenance=replace(circuit.provenance, netlist_link=link))
 
@@ -111,12 +108,12 @@ def netlist_section(circuit: Circuit) -> dict[str, Any] | None:
     if prov is None or prov.netlist_link is None:
         return None
     link = json.loads(prov.netlist_link)
-    return link["section"] if link["circuit"] == _circuit_digest(circuit) else None
+    return link["section"] if link["circuit"] == circuit_sha256(circuit) else None
 
 
 def carry_link(source: Circuit, target: Circuit) -> Circuit:
     """``target`` with ``source``'s link section when both have the same structure (else as it is)."""
     section = netlist_section(source)
-    if section is None or target.provenance is None or _circuit_digest(target) != _circuit_digest(source):
+    if section is None or target.provenance is None or circuit_sha256(target) != circuit_sha256(source):
         return target
     return replace(target, provenance=replace(target.provenance, netlist_link=source.provenance.netlist_link))

@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
             if "netlist" not in doc:  # perhaps certified with --binarize before certificates recorded the link
                 binarized = _binarized_netlist_hashes(args, fmt)
         else:
+            from ..circuits.json_format import circuit_sha256
             circuit = load_circuit(args.circuit, "exact", fmt)
-            circuit_sha = _sha(circuit)
+            circuit_sha = circuit_sha256(circuit)
             if circuit_sha not in _stated_hashes(doc):  # else no need to binarize (a large file costs seconds)
                 binarized = _binarized_hashes(circuit)
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
@@ -119,13 +120,6 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_UNKNOWN
 
 
-def _sha(circuit) -> str:
-    import hashlib
-
-    from ..circuits.json_format import canonical_circuit_bytes
-    return hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest()
-
-
 def _stated_hashes(doc: dict) -> set[str]:
     """The circuit hashes the certificate states (unverified: only used to skip work the kernel does not need)."""
     hashes, original = doc.get("hashes"), doc.get("original")
@@ -137,8 +131,9 @@ def _stated_hashes(doc: dict) -> set[str]:
 def _binarized_hashes(circuit) -> tuple[str, ...]:
     """Structure hashes of ``circuit`` binarized as ``certify --binarize`` does (products; products and
     sums).  The kernel only uses them to answer *not checked* instead of *rejected* (never to accept)."""
+    from ..circuits.json_format import circuit_sha256
     from ..constructions.binarize import binarize
-    return tuple(_sha(binarize(circuit, sums=sums).circuit) for sums in (False, True))
+    return tuple(circuit_sha256(binarize(circuit, sums=sums).circuit) for sums in (False, True))
 
 
 def _binarized_netlist_hashes(args: argparse.Namespace, fmt: str) -> tuple[str, ...]:
