@@ -109,19 +109,26 @@ def test_a_new_document_is_proved_on_c17_and_a_spec_circuit(capsys):
     assert construction.name == "gate-edge-5" and construction.coordinates[:2] == ("val", "sq")
     assert main(["certify", str(ROOT / "specs/circuits/difference_of_squares.circ"), "-c", new, "-j", "1"]) == 0
     out = capsys.readouterr().out
-    assert "result           proved" in out and "kernel does not yet interpret construction documents" in out
+    assert "result           proved" in out
     if C17.is_file():
         assert main(["certify", str(C17), "--mode", "threshold", "-c", new, "-j", "1"]) == 0
         assert "result           proved" in capsys.readouterr().out
 
 
-def test_the_kernel_does_not_check_a_document_certificate(tmp_path, capsys):
+def test_the_kernel_checks_a_document_certificate_from_the_embedded_document(tmp_path, capsys):
+    import hashlib
+
     cert = tmp_path / "c.cert"
-    new = str(DATA / "gate-edge-5.json")
-    assert main(["certify", str(ROOT / "specs/circuits/difference_of_squares.circ"), "-c", new, "-o", str(cert)]) == 0
+    new = DATA / "gate-edge-5.json"
+    assert main(["certify", str(ROOT / "specs/circuits/difference_of_squares.circ"), "-c", str(new), "-o",
+                 str(cert)]) == 0
     capsys.readouterr()
-    assert main(["check", str(cert)]) == 3
-    assert "the kernel does not yet interpret construction documents" in capsys.readouterr().out
+    embedded = json.loads(cert.read_text())["construction_document"]
+    assert embedded == json.loads(new.read_text())
+    assert main(["check", str(cert)]) == 0
+    out = capsys.readouterr().out
+    digest = hashlib.sha256(json.dumps(embedded, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert "ACCEPTED" in out and f"as its embedded construction document (sha256 {digest[:12]}) states it" in out
 
 
 @pytest.mark.parametrize("wrong", ["gate-edge-mean", "gate-edge-affine"])

@@ -359,15 +359,16 @@ def test_an_encoding_that_places_an_input_elsewhere_is_refused():
     rejected_by(forge(Forgery(C, encoding=replace(E, input_slots=slots))), "encoding")
 
 
-def test_a_construction_the_kernel_does_not_know_is_not_checked():
-    """A construction document's certificate: the kernel cannot state its encoding yet (S2), so the
-    certificate is *not checked* — never accepted, never rejected."""
+def test_a_construction_the_kernel_cannot_read_is_not_checked():
+    """A certificate naming a construction that is neither shipped nor embedded: the kernel cannot state its
+    encoding (S2), so the certificate is *not checked* — never accepted, never rejected."""
     doc = forge(Forgery(product()))
     doc["construction"] = "my-own"
     report = verdict(doc)
     assert report.outcome == "not-checked" and not report.rejections, report.reasons
-    assert report.reasons == ["not checked: encoding: construction 'my-own': the kernel does not yet interpret "
-                              "construction documents: the certificate is not checked (docs/soundness.md S2)"]
+    assert report.reasons == ["not checked: construction: construction 'my-own' is not a built-in and the "
+                              "certificate embeds no construction document: the kernel cannot state its encoding "
+                              "(docs/soundness.md S2)"]
 
 
 def test_a_circuit_outside_the_layout_is_refused():

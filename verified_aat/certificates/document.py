@@ -100,6 +100,8 @@ def build_certificate(result: Any, include_timings: bool = True, netlist: dict[s
     }
     if netlist is not None:
         doc["netlist"] = netlist
+    if result.construction_document is not None:
+        doc["construction_document"] = result.construction_document
     if original is not None:
         doc["original"] = original
     if include_timings:

@@ -151,9 +151,6 @@ def _report(result, doc, args: argparse.Namespace) -> int:
     from ..certificates.document import export_smt
 
     print_summary(result)
-    if _is_document(args, result):
-        print("kernel           not available yet: the kernel does not yet interpret construction documents, "
-              "so `verified-aat check` says not checked (exit 3); the verdict above is the engine's")
     if doc is not None:
         if args.output:
             print(f"certificate      {'(standard output)' if args.output == '-' else args.output}")
@@ -165,13 +162,6 @@ def _report(result, doc, args: argparse.Namespace) -> int:
         print(result.counterexample.report())
         return EXIT_REFUTED
     return EXIT_UNKNOWN
-
-
-def _is_document(args: argparse.Namespace, result) -> bool:
-    """Whether ``-c FILE.json`` named a construction the kernel states no encoding for."""
-    from ..constructions.registry import CONSTRUCTIONS
-
-    return str(args.construction).endswith(".json") and result.construction not in CONSTRUCTIONS
 
 
 def _too_long(value) -> bool:

@@ -34,8 +34,9 @@ RESERVED = {"min", "max"} | {p for ps in PARAMETERS.values() for p in ps}
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "data" / "constructions"
 
 _TOP = {"format", "version", "name", "summary", "paper", "coordinates", "structural", "class", "constants",
-        "positions", "readout", "transformer", "schedule", "hints"}
-_OPTIONAL_TOP = {"summary", "paper", "constants", "hints", "class"}
+        "positions", "readout", "transformer", "schedule", "hints", "attends"}
+_OPTIONAL_TOP = {"summary", "paper", "constants", "hints", "class", "attends"}
+ATTENDS = ("in-edges", "slot-0", "slot-1")  # what a head attends to among a reader's in-edges (every-K proofs)
 _CLASS = {"message", "fan_in", "bounded_fan_in"}
 PLACEHOLDERS = ("{construction}", "{gate}", "{kind}", "{a_kind}", "{fan_in}")  # {a_kind}: "an add", "a mul"
 DEFAULT_MESSAGE = "{construction}: gate '{gate}' is {a_kind} of fan-in {fan_in}, outside the construction's class"
@@ -165,8 +166,22 @@ def parse_document(data: Any, file: str, locator: Locator | None = None) -> Docu
     heads = {h.name for layer in prefix + block + suffix for h in layer.heads}
     schedule = _schedule(r, coordinates, groups)
     hints = _hints(r, coordinates, heads)
+    _attends(r, heads)
     return Document(file, data, name, summary, paper, coordinates, structural, rule, tuple(constants.items()),
                     groups, readout, prefix, block, suffix, schedule, hints)
+
+
+def _attends(r: _Reader, heads: set[str]) -> None:
+    """``attends``: head → its intended set among a reader's in-edges (read by the every-K proof)."""
+    data = r.data.get("attends", {})
+    if not isinstance(data, dict):
+        raise r.error("\"attends\" must be an object: head name → " + ", ".join(ATTENDS), ("attends",))
+    for head, chosen in data.items():
+        if head not in heads:
+            raise r.error(f"\"attends\": unknown head {head!r} (heads: {', '.join(sorted(heads))})", ("attends", head))
+        if chosen not in ATTENDS:
+            raise r.error(f"\"attends\": head {head!r} attends to one of {', '.join(ATTENDS)}, not {chosen!r}"[:300],
+                          ("attends", head))
 
 
 def builtin_document_path(name: str) -> Path:

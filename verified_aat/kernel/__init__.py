@@ -151,14 +151,17 @@ def theorem(ctx: Context) -> str:
     C, T = ctx.circuit, ctx.transformer
     assert C is not None and T is not None
     B = "B" if ctx.original is not None else "C"  # B: the certified binarization of the user's circuit C (B1-B5)
+    X = ctx.doc["construction"]
     sentence = (f"for every x in R^{C.n_inputs} and every ordered ring Q ⊆ R ⊆ ℝ: T (sha256 "
-                f"{ctx.hashes['transformer'][:12]}, {len(T.layers)} layers) on enc_{ctx.doc['construction']}({B}, x) "
+                f"{ctx.hashes['transformer'][:12]}, {len(T.layers)} layers) on enc_{X}({B}, x) "
                 f"reads out C(x) for {B} (sha256 {ctx.hashes['circuit'][:12]}, {len(C.gates)} gates, "
                 f"{len(C.outputs)} outputs)")
     if ctx.original is not None:
         sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original'][:12]}, "
                      f"{len(ctx.original.gates)} gates, {len(ctx.original.outputs)} outputs): each n-ary sum or "
                      "product of C is a tree of binary gates of B")
+    if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
+        sentence += f", with enc_{X} as its embedded construction document (sha256 {ctx.construction.digest[:12]}) states it"
     return sentence + (f"; {ctx.netlist_theorem}" if ctx.netlist_theorem else "")
 
 

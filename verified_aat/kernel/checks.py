@@ -20,10 +20,10 @@ from typing import Any, Callable
 from . import binarized as bz
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, score_reads, summary
 from .circuits import reads
-from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Bilinear, Malformed, as_dict, as_int, as_list, as_rational,
+from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Bilinear, Malformed, NotChecked, as_dict, as_int, as_list, as_rational,
                    load_circuit, load_transformer, need)
 from .defence import run_defence
-from .layouts import LAYOUTS, OutsideLayout, encoding_digest
+from .layouts import Illegitimate, OutsideLayout, construction_of, encoding_digest
 from .netlist_link import check_netlist
 from .obligations import Deriver, activation_params, frame_changes, layer_functions
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Rejection, Report
@@ -36,17 +36,13 @@ CIRCUIT_FORMAT = "verified-aat/circuit-structure"
 KEY_KIND = "attention:key-decomposition"
 TOP_KEYS = {"format", "version", "claim", "construction", "info", "hashes", "circuit", "transformer", "hints",
             "derived", "lemmas", "result"}
-OPTIONAL_TOP_KEYS = {"netlist", "timings", "original"}
+OPTIONAL_TOP_KEYS = {"netlist", "timings", "original", "construction_document"}
 
 
 def sha256_json(value: object) -> str:
     """The hash of a JSON value in canonical form (sorted keys, no spaces, ASCII)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-class NotChecked(Exception):
-    """A check that cannot be made yet: the certificate is *not checked* (exit 3), never accepted or rejected."""
 
 
 @dataclass(frozen=True)
@@ -153,16 +149,19 @@ def _hashes(ctx: Context) -> list[str]:
 
 # -- S2: the encoding ------------------------------------------------------------------
 
+def _construction(ctx: Context) -> list[str]:
+    ctx.construction = construction_of(ctx.doc["construction"], ctx.doc.get("construction_document"))
+    return []
+
+
 def _encoding(ctx: Context) -> list[str]:
     name = ctx.doc["construction"]
-    layout = LAYOUTS.get(name)
-    if layout is None:  # a construction document (or any name the kernel has no layout for): S2 cannot be made
-        raise NotChecked(f"construction {name[:80]!r}: the kernel does not yet interpret construction documents: "
-                         "the certificate is not checked")
     try:
-        encoding = layout.build(ctx.circuit)  # type: ignore[arg-type]
+        encoding = ctx.construction.build(ctx.circuit)  # type: ignore[union-attr, arg-type]
     except OutsideLayout as exc:
         return [f"the circuit is outside {name}'s encoding: {exc}"]
+    except Illegitimate as exc:
+        return [f"{name}'s document does not give a legitimate encoding of this circuit: {exc}"]
     T = ctx.transformer
     if T.coordinates != encoding.coordinates:  # type: ignore[union-attr]
         return [f"the transformer's coordinates {list(T.coordinates)} are not {name}'s "  # type: ignore[union-attr]
@@ -412,6 +411,8 @@ CHECKS: tuple[Check, ...] = (
     Check("original-outputs", "B5", "its outputs are the certified circuit's outputs", bz.output_failures),
     Check("given-circuit", "S1", "the circuit given with --circuit is the certified one (or the one before "
           "binarization)", bz.given_circuit),
+    Check("construction", "S2", "the construction is a well-formed document: embedded, or the shipped built-in "
+                                "it names", _construction),
     Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)", _encoding),
     Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", _exact_pooling),
     Check("structural", "S4", "structural coordinates are coordinates that carry no input", _structural),

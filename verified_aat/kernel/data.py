@@ -46,6 +46,10 @@ _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z", re.ASCII)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z", re.ASCII)
 
 
+class NotChecked(Exception):
+    """A check that cannot be made: the certificate is *not checked* (exit 3), never accepted or rejected."""
+
+
 class Malformed(Exception):
     """A certificate field that is not what the format says, at a JSON path."""
 

@@ -1,26 +1,41 @@
-"""The kernel's own statement of each construction's encoding enc(C, x).
+"""The kernel's reading of a construction document: the layout of enc(C, x) (docs/soundness.md S2).
 
-A *legitimate* encoding (docs/soundness.md, S2) lays out C's structure and
-nothing else: its positions are roles of C (a gate, an edge occurrence
-u → v in argument slot s, or a sink for an output gate), in a fixed order;
-the row of a position is a function of that role's *local* structure only —
-the kind, fan-in, id and constant of the gate(s) it touches — and each x_i
-is placed only in the declared slot coordinate of positions whose carried
-gate is input i.  Nothing may depend on the rest of the circuit (no depths,
-no values), so the encoding cannot carry any part of C(x).
+A construction is data (``verified-aat/construction`` v1, docs/construction-format.md).  The
+kernel reads the parts that define the encoding — coordinates, constants, the class, the
+position groups with one row formula per coordinate and source kind, the input slot and the
+read-out — with its own strict reader (:mod:`.formula` for the formulas), and builds enc(C) by
+one generic loop.  It has no code per construction.  The certificate embeds the document
+(``construction_document``); a certificate without one names a built-in, whose shipped document
+(``verified_aat/data/constructions/NAME.json``) the kernel reads instead.
 
-Each layout below is written from the construction's specification
-(``specs/constructions/``), independently of its encoder in
-``verified_aat/constructions/``: the kernel builds enc(C) itself and the
-certificate's encoding hash must be the hash of this build.
+Legitimacy is by construction of this reader: a row formula may name only the role's local
+parameters and the document's constants (never x, depths or values), positions come in the
+order fixed below for each role, and x_i is put only into the one declared input coordinate of
+the positions whose (source) gate is input i, which must hold 0 there (so the encoded entry is
+exactly x_i).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
-from typing import Callable
+from pathlib import Path
+from typing import Any, Iterator, Mapping
 
-from .data import Circuit, Gate, Number
+from . import formula as fm
+from .data import Circuit, Gate, NotChecked, Number, as_dict, as_int, as_list, as_name, as_rational, need
+
+FORMAT = "verified-aat/construction"
+VERSION = 1
+KINDS = ("add", "mul", "sign", "input", "const")
+PARAMETERS = {"gate": ("id", "k", "c", "index"), "edge": ("src", "dst", "slot", "k", "c"),
+              "sink": ("src", "dst", "slot", "k", "c")}
+ORDERS = {"gate": "by id", "edge": "by target id, then slot", "sink": "by first occurrence among the outputs"}
+TOP = {"format", "version", "name", "coordinates", "structural", "positions", "readout", "transformer", "schedule"}
+OPTIONAL_TOP = {"summary", "paper", "constants", "hints", "class", "attends"}
+SHIPPED = Path(__file__).resolve().parent.parent / "data" / "constructions"
+MAX_CONSTANTS = 256
 
 
 @dataclass(frozen=True)
@@ -44,151 +59,273 @@ class Encoding:
 
 
 class OutsideLayout(Exception):
-    """The circuit is not in the domain of the layout (e.g. a mul of fan-in 3)."""
+    """The circuit is not in the domain of the construction (e.g. a mul of fan-in 3)."""
 
 
-# -- local operation codes -------------------------------------------------------
-
-def _fan_in_code(gate: Gate) -> int:
-    """gate-edge / edge-only: add ↦ its fan-in k ≥ 0; mul −1, sign −2, input and const −3."""
-    if gate.op == "add":
-        return len(gate.args)
-    return {"mul": -1, "sign": -2, "input": -3, "const": -3}[gate.op]
+class Illegitimate(Exception):
+    """The document's rows put something beside x_i in an input slot: not a legitimate encoding."""
 
 
-def _bounded_code(gate: Gate) -> int:
-    """unique-hard: add of fan-in 0/1/2 ↦ 0/1/2, mul 3, sign 4, input and const 5 (edges: 6)."""
-    if gate.op == "add":
-        return len(gate.args)
-    return {"mul": 3, "sign": 4, "input": 5, "const": 5}[gate.op]
+@dataclass(frozen=True)
+class Group:
+    """One position group: its role, a row of formulas per source kind, its input coordinate."""
+
+    role: str
+    rows: tuple[tuple[str, tuple[fm.Node, ...]], ...]  # (kind, one formula per coordinate)
+    input: int | None
+    target: int  # sinks: their dst
+
+    def formulas(self, kind: str) -> tuple[fm.Node, ...]:
+        return dict(self.rows)[kind]
 
 
-def _const(gate: Gate) -> Number:
+@dataclass(frozen=True)
+class Construction:
+    """A construction document as the kernel reads it."""
+
+    name: str
+    digest: str                                      # sha256 of the document's canonical JSON
+    coordinates: tuple[str, ...]
+    limits: tuple[tuple[str, int | None, int | None], ...]  # (kind or "*", min fan-in, max fan-in)
+    groups: tuple[Group, ...]
+    readout: tuple[str, int]                         # (role, coordinate index)
+    data: Any                                        # the raw document (the schematic reads its schedule)
+
+    @property
+    def role_kinds(self) -> tuple[str, ...]:
+        return tuple(g.role for g in self.groups)
+
+    def group(self, role: str) -> Group | None:
+        return next((g for g in self.groups if g.role == role), None)
+
+    def fan_in_range(self, kind: str) -> tuple[int, int | None]:
+        """The fan-ins of ``kind`` the class allows, as (min, max or None: unbounded)."""
+        low, high = 0, None
+        for limited, lo, hi in self.limits:
+            if limited in (kind, "*"):
+                low = max(low, lo or 0)
+                high = hi if high is None else high if hi is None else min(high, hi)
+        return low, high
+
+    def row(self, role: str, kind: str, params: Mapping[str, Any]) -> list[Any]:
+        """The row of a position of ``role`` whose (source) gate has ``kind``: numbers, or Sym terms."""
+        group = self.group(role)
+        assert group is not None
+        return [fm.evaluate(f, params) for f in group.formulas(kind)]
+
+    def check_class(self, circuit: Circuit) -> None:
+        for g, gate in enumerate(circuit.gates):
+            low, high = self.fan_in_range(gate.op)
+            n = len(gate.args)
+            if n < low or (high is not None and n > high):
+                raise OutsideLayout(f"gate {g} is a {gate.op} of fan-in {n}; {self.name}'s class allows "
+                                    f"{low}..{'' if high is None else high}")
+
+    def build(self, circuit: Circuit) -> Encoding:
+        """enc(C) with every input slot at 0, by one loop for every construction."""
+        self.check_class(circuit)
+        rows: list[tuple[Number, ...]] = []
+        roles: list[Role] = []
+        slots: list[tuple[int, int, int]] = []
+        where: dict[int, int] = {}
+        compiled = {g.role: {k: tuple(fm.compile_formula(f) for f in fs) for k, fs in g.rows} for g in self.groups}
+        for group in self.groups:
+            rules = compiled[group.role]
+            for role, gate, params in _positions(group, circuit):
+                row = tuple(f(params) for f in rules[gate.op])
+                if group.input is not None and gate.op == "input":
+                    if row[group.input] != 0:
+                        raise Illegitimate(f"the row of {role.kind} position {len(rows)} holds {row[group.input]} "
+                                           f"in its input slot {self.coordinates[group.input]}: x_i must be "
+                                           "alone there")
+                    slots.append((len(rows), group.input, gate.index))  # type: ignore[arg-type]
+                if group.role == self.readout[0] and role.gate not in where:
+                    where[role.gate] = len(rows)
+                rows.append(row)
+                roles.append(role)
+        readout = tuple((where[o], self.readout[1]) for o in circuit.outputs)
+        return Encoding(self.coordinates, tuple(rows), tuple(roles), tuple(slots), readout, self.role_kinds)
+
+
+def _constant(gate: Gate) -> Number:
     return gate.value if gate.op == "const" else 0  # type: ignore[return-value]
 
 
-# -- the class each layout is defined on ------------------------------------------
-
-def _mul_binary(circuit: Circuit) -> None:
-    for g, gate in enumerate(circuit.gates):
-        if gate.op == "mul" and len(gate.args) != 2:
-            raise OutsideLayout(f"gate {g} is a mul of fan-in {len(gate.args)} (the layout needs FSAC0: mul fan-in 2)")
-
-
-def _fan_in_two(circuit: Circuit) -> None:
-    for g, gate in enumerate(circuit.gates):
-        if len(gate.args) > 2:
-            raise OutsideLayout(f"gate {g} has fan-in {len(gate.args)} (the layout needs FNC0: fan-in <= 2)")
-
-
-# -- the two position layouts -------------------------------------------------------
-
-@dataclass(frozen=True)
-class GateEdgeLayout:
-    """Gates in index order, then every edge occurrence in (target, slot) order."""
-
-    coordinates: tuple[str, ...]
-    gate_row: Callable[[int, Gate], tuple[Number, ...]]
-    edge_row: Callable[[int, int, int], tuple[Number, ...]]  # (source u, target v, argument slot s)
-    domain: Callable[[Circuit], None]
-    role_kinds: tuple[str, ...] = ("gate", "edge")
-
-    def build(self, circuit: Circuit) -> Encoding:
-        self.domain(circuit)
-        val = self.coordinates.index("val")
-        rows: list[tuple[Number, ...]] = []
-        roles: list[Role] = []
-        slots: list[tuple[int, int, int]] = []
-        for g, gate in enumerate(circuit.gates):
-            if gate.op == "input":
-                slots.append((len(rows), val, gate.index))  # type: ignore[arg-type]
-            rows.append(self.gate_row(g, gate))
-            roles.append(Role("gate", g))
-        for v, gate in enumerate(circuit.gates):
+def _positions(group: Group, circuit: Circuit) -> Iterator[tuple[Role, Gate, dict[str, Number]]]:
+    """(role, source gate, parameters) of every position of the group, in the role's fixed order (ORDERS)."""
+    gates = circuit.gates
+    if group.role == "gate":
+        for g, gate in enumerate(gates):
+            yield Role("gate", g), gate, {"id": g, "k": len(gate.args), "c": _constant(gate),
+                                          "index": gate.index if gate.op == "input" else 0}  # type: ignore[dict-item]
+    elif group.role == "edge":
+        for v, gate in enumerate(gates):
             for s, u in enumerate(gate.args):
-                rows.append(self.edge_row(u, v, s))
-                roles.append(Role("edge", v, u, s))
-        readout = tuple((o, val) for o in circuit.outputs)
-        return Encoding(self.coordinates, tuple(rows), tuple(roles), tuple(slots), readout, self.role_kinds)
-
-
-def _edge_only_row(gate: Gate, u: int, target: int, slot: int | None) -> tuple[Number, ...]:
-    """edge-only: (code(u), u, v, c_u, c_u²)."""
-    c = _const(gate)
-    return (_fan_in_code(gate), u, target, c, c * c)
-
-
-def _edge_k_row(gate: Gate, u: int, target: int, slot: int | None) -> tuple[Number, ...]:
-    """edge-k: (±(code(u) + 10), u, v, c_u), the sign − for argument slot 0 and sinks (slot None), + for slots ≥ 1."""
-    sign = 1 if slot is not None and slot >= 1 else -1
-    return (sign * (_fan_in_code(gate) + 10), u, target, _const(gate))
-
-
-@dataclass(frozen=True)
-class EdgeOnlyLayout:
-    """Edges in (target, slot) order, then one sink per distinct output gate, in first-use order."""
-
-    coordinates: tuple[str, ...] = ("op", "src", "tgt", "val", "sq")
-    role_kinds: tuple[str, ...] = ("edge", "sink")
-    row: Callable[[Gate, int, int, int | None], tuple[Number, ...]] = _edge_only_row
-
-    def build(self, circuit: Circuit) -> Encoding:
-        _mul_binary(circuit)
-        val = self.coordinates.index("val")
-        rows: list[tuple[Number, ...]] = []
-        roles: list[Role] = []
-        slots: list[tuple[int, int, int]] = []
-
-        def place(u: int, target: int, role: Role) -> None:
-            gate = circuit.gates[u]
-            if gate.op == "input":
-                slots.append((len(rows), val, gate.index))  # type: ignore[arg-type]
-            rows.append(self.row(gate, u, target, role.slot))
-            roles.append(role)
-
-        for v, gate in enumerate(circuit.gates):
-            for s, u in enumerate(gate.args):
-                place(u, v, Role("edge", v, u, s))
-        sink: dict[int, int] = {}
+                source = gates[u]
+                yield Role("edge", v, u, s), source, {"src": u, "dst": v, "slot": s, "k": len(source.args),
+                                                      "c": _constant(source)}
+    else:
+        seen: set[int] = set()
         for g in circuit.outputs:
-            if g not in sink:
-                sink[g] = len(rows)
-                place(g, -1, Role("sink", g, g))
-        readout = tuple((sink[g], val) for g in circuit.outputs)
-        return Encoding(self.coordinates, tuple(rows), tuple(roles), tuple(slots), readout, self.role_kinds)
+            if g not in seen:
+                seen.add(g)
+                gate = gates[g]
+                yield Role("sink", g, g), gate, {"src": g, "dst": group.target, "slot": 0, "k": len(gate.args),
+                                                 "c": _constant(gate)}
 
 
-def _dot_gate(g: int, gate: Gate) -> tuple[Number, ...]:
-    return (_fan_in_code(gate), g, g, _const(gate), 0, 1, g * g, g * g + 1)
+# -- reading a document ------------------------------------------------------------------
+
+def read_construction(data: Any, path: str) -> Construction:
+    """The kernel's strict reading of a construction document (everything else in it is ignored)."""
+    doc = as_dict(data, path, TOP, OPTIONAL_TOP)
+    need(doc["format"] == FORMAT, f"{path}.format", f"must be {FORMAT!r}")
+    need(type(doc["version"]) is int and doc["version"] == VERSION, f"{path}.version",
+         f"this kernel reads construction version {VERSION}")
+    name = doc["name"]
+    need(type(name) is str and 0 < len(name) <= 80 and all(ch.isalnum() or ch in "-_." for ch in name),
+         f"{path}.name", "a construction name: letters, digits, - _ . (at most 80)")
+    coordinates = tuple(as_name(c, f"{path}.coordinates[{k}]")
+                        for k, c in enumerate(as_list(doc["coordinates"], f"{path}.coordinates", 256)))
+    need(bool(coordinates) and len(set(coordinates)) == len(coordinates), f"{path}.coordinates",
+         "coordinates must be distinct and at least one")
+    raw_constants = doc.get("constants", {})
+    need(type(raw_constants) is dict and len(raw_constants) <= MAX_CONSTANTS, f"{path}.constants",
+         f"expected an object of at most {MAX_CONSTANTS} named rationals")
+    reserved = {"min", "max"} | {p for ps in PARAMETERS.values() for p in ps}
+    constants = {}
+    for key, value in raw_constants.items():
+        need(as_name(key, f"{path}.constants") not in reserved, f"{path}.constants.{key}",
+             "a constant may not be named like a parameter or min/max")
+        constants[key] = _rational(value, f"{path}.constants.{key}")
+    groups = tuple(_group(raw, f"{path}.positions[{n}]", coordinates, constants)
+                   for n, raw in enumerate(as_list(doc["positions"], f"{path}.positions", 3)))
+    roles = [g.role for g in groups]
+    need(bool(groups) and len(set(roles)) == len(roles), f"{path}.positions", "one group per role, at least one")
+    readout = as_dict(doc["readout"], f"{path}.readout", {"role", "coordinate"})
+    need(readout["role"] in ("gate", "sink") and readout["role"] in roles, f"{path}.readout.role",
+         "the read-out role must be 'gate' or 'sink' and have positions")
+    need(readout["coordinate"] in coordinates, f"{path}.readout.coordinate", "not a coordinate")
+    return Construction(name, _digest(data), coordinates, _limits(doc.get("class"), f"{path}.class"), groups,
+                        (readout["role"], coordinates.index(readout["coordinate"])), data)
 
 
-def _dot_edge(u: int, v: int, s: int) -> tuple[Number, ...]:
-    return (-4, u, v, 0, 0, 1, u * u + 1, v * v)
+def _rational(value: Any, path: str) -> Number:
+    """A document's rational: a JSON integer, or a string 'p' or 'p/q' in lowest terms."""
+    if type(value) is int:
+        need(abs(value) <= 10**200, path, "number too large")
+        return value
+    return as_rational(value, path)
 
 
-LAYOUTS: dict[str, GateEdgeLayout | EdgeOnlyLayout] = {
-    # op, a, b, val, sq: gate g ↦ (code, g, g, c_g, 0); edge u → v ↦ (−4, u, v, 0, 0)
-    "gate-edge": GateEdgeLayout(("op", "a", "b", "val", "sq"),
-                                lambda g, gate: (_fan_in_code(gate), g, g, _const(gate), 0),
-                                lambda u, v, s: (-4, u, v, 0, 0), _mul_binary),
-    # plus one = 1, fa = a² + [edge], gb = b² + [gate]
-    "gate-edge-dot": GateEdgeLayout(("op", "a", "b", "val", "sq", "one", "fa", "gb"), _dot_gate, _dot_edge,
-                                    _mul_binary),
-    # op, a, b, val with bounded codes; edge code 6
-    "unique-hard": GateEdgeLayout(("op", "a", "b", "val"),
-                                  lambda g, gate: (_bounded_code(gate), g, g, _const(gate)),
-                                  lambda u, v, s: (6, u, v, 0), _fan_in_two),
-    # one unique-hard rule for every head: as unique-hard, but an edge in argument slot s has code 6 + s
-    "unique-hard-left": GateEdgeLayout(("op", "a", "b", "val"),
-                                       lambda g, gate: (_bounded_code(gate), g, g, _const(gate)),
-                                       lambda u, v, s: (6 + s, u, v, 0), _fan_in_two),
-    # edge u → v ↦ (code(u), u, v, c_u, c_u²); sink g ↦ (code(g), g, −1, c_g, c_g²)
-    "edge-only": EdgeOnlyLayout(),
-    # edge u → v in slot s ↦ (±(code(u) + 10), u, v, c_u), + iff s ≥ 1; sink g ↦ (−(code(g) + 10), g, −1, c_g)
-    "edge-k": EdgeOnlyLayout(("op", "src", "tgt", "val"), row=_edge_k_row),
-}
+def _digest(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
-LAYOUTS["unique-hard-right"] = LAYOUTS["unique-hard-left"]  # the same encoding; only the heads' rule differs
+
+def _limits(raw: Any, path: str) -> tuple[tuple[str, int | None, int | None], ...]:
+    if raw is None:
+        return ()
+    obj = as_dict(raw, path, {"fan_in"}, {"message", "bounded_fan_in"})
+    fan_in = as_dict(obj["fan_in"], f"{path}.fan_in", set(), set(KINDS) | {"*"})
+    limits = []
+    for kind, spec in fan_in.items():
+        spec = as_dict(spec, f"{path}.fan_in.{kind}", set(), {"min", "max"})
+        low = as_int(spec["min"], f"{path}.fan_in.{kind}.min", 0, 10**6) if "min" in spec else None
+        high = as_int(spec["max"], f"{path}.fan_in.{kind}.max", 0, 10**6) if "max" in spec else None
+        limits.append((kind, low, high))
+    return tuple(limits)
+
+
+def _group(raw: Any, path: str, coordinates: tuple[str, ...], constants: dict[str, Number]) -> Group:
+    obj = as_dict(raw, path, {"role", "row"}, {"order", "input", "target"})
+    role = obj["role"]
+    need(role in PARAMETERS, f"{path}.role", f"the role must be one of {list(PARAMETERS)}")
+    need(obj.get("order", ORDERS[role]) == ORDERS[role], f"{path}.order",
+         f"{role} positions are always ordered {ORDERS[role]!r}")
+    need(("target" in obj) == (role == "sink"), f"{path}.target", "a sink group, and only a sink group, has a target")
+    target = 0
+    if role == "sink":
+        target = _rational(obj["target"], f"{path}.target")  # type: ignore[assignment]
+        need(type(target) is int, f"{path}.target", "the sinks' target must be an integer")
+    slot = obj.get("input")
+    need(slot is None or slot in coordinates, f"{path}.input", "the input slot must be one coordinate (or null)")
+    allowed = frozenset(PARAMETERS[role]) | frozenset(constants)
+    row = as_dict(obj["row"], f"{path}.row", set(), set(KINDS) | {"*"})
+    parsed: dict[str, dict[str, fm.Node]] = {}
+    for kind, entries in row.items():
+        entries = as_dict(entries, f"{path}.row.{kind}", set(), set(coordinates))
+        parsed[kind] = {c: _formula(text, allowed, constants, f"{path}.row.{kind}.{c}") for c, text in entries.items()}
+    rows = []
+    for kind in KINDS:
+        formulas = []
+        for c in coordinates:
+            node = parsed.get(kind, {}).get(c) or parsed.get("*", {}).get(c)
+            need(node is not None, f"{path}.row", f"no formula for coordinate {c!r} of a {kind} source")
+            formulas.append(node)
+        rows.append((kind, tuple(formulas)))  # type: ignore[arg-type]
+    return Group(role, tuple(rows), None if slot is None else coordinates.index(slot), target)
+
+
+def _formula(text: Any, allowed: frozenset[str], constants: Mapping[str, Number], path: str) -> fm.Node:
+    node = fm.parse(text, allowed, path)
+    if fm.degree(node, allowed - frozenset(constants)) > fm.MAX_DEGREE:
+        raise NotChecked(f"{path}: a row formula of degree above {fm.MAX_DEGREE} is beyond the kernel's limits")
+    return _substitute(node, constants)
+
+
+def _substitute(node: fm.Node, constants: Mapping[str, Number]) -> fm.Node:
+    """Named constants become numbers, so a row depends on the parameters alone."""
+    if node[0] == "name":
+        return ("num", constants[node[1]]) if node[1] in constants else node
+    if node[0] == "num":
+        return node
+    return (node[0],) + tuple(_substitute(a, constants) for a in node[1:])
+
+
+def shipped(name: str) -> Any | None:
+    """The shipped document of built-in ``name`` (None: there is none)."""
+    if not (0 < len(name) <= 80 and all(ch.isalnum() or ch in "-_" for ch in name)):
+        return None
+    path = SHIPPED / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def construction_of(name: Any, embedded: Any, path: str = "$.construction_document") -> Construction:
+    """The construction a certificate is about: its embedded document, or the shipped one of its name.
+    A document named like a built-in must be exactly that built-in's document."""
+    need(type(name) is str, "$.construction", "expected a string")
+    builtin = shipped(name)
+    if embedded is None:
+        if builtin is None:
+            raise NotChecked(f"construction {name[:80]!r} is not a built-in and the certificate embeds no "
+                             "construction document: the kernel cannot state its encoding")
+        return read_construction(builtin, f"shipped:{name}")
+    need(builtin is None or embedded == builtin, path,
+         f"the embedded document is named {name[:40]!r}, a built-in, but differs from the shipped one")
+    construction = read_construction(embedded, path)
+    need(construction.name == name, f"{path}.name", "the document's name must be the certificate's construction")
+    return construction
+
+
+class _Shipped(dict):  # type: ignore[type-arg]
+    """name → Construction of the shipped documents, read on first use (for tests and tools)."""
+
+    def __missing__(self, name: str) -> Construction:
+        data = shipped(name)
+        if data is None:
+            raise KeyError(name)
+        self[name] = read_construction(data, f"shipped:{name}")
+        return self[name]
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
+LAYOUTS: dict[str, Construction] = _Shipped()
 
 
 def encoding_digest(encoding: Encoding) -> str:
@@ -199,8 +336,6 @@ def encoding_digest(encoding: Encoding) -> str:
         slot|p c i                              (input slots)
         read|p c                                (read-out)
     """
-    import hashlib
-
     h = hashlib.sha256()
     h.update(("coordinates " + " ".join(encoding.coordinates) + "\n").encode())
     lines = []
@@ -215,3 +350,4 @@ def encoding_digest(encoding: Encoding) -> str:
     lines += [f"read|{p} {c}\n" for p, c in encoding.readout]
     h.update("".join(lines).encode())
     return h.hexdigest()
+

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .data import Circuit, Transformer
-from .layouts import Encoding
+from .layouts import Construction, Encoding
 from .obligations import Derivation, Function
 from .schedule import Claims
 
@@ -55,6 +55,7 @@ class Context:
     transformer: Transformer | None = None
     domain: str = "rationals"
     hashes: dict[str, str] = field(default_factory=dict)
+    construction: Construction | None = None  # the document the certificate is about (S2)
     encoding: Encoding | None = None
     rows: list[tuple[Any, ...]] = field(default_factory=list)
     structural: set[int] = field(default_factory=set)

@@ -1,9 +1,11 @@
 """The kernel's check of a *schematic* certificate: one proof for every circuit of depth ≤ K.
 
-A schematic certificate names a construction and embeds a transformer; the kernel trusts nothing
-else in it.  It re-derives every lemma from the transformer's own circuits and its own statement
-of the construction's encoding (``layouts.py`` through ``schematic_lemmas.py``), requires the
-certificate's lemma list to be exactly its own, and runs its solver front end on its own texts.
+A schematic certificate names a construction (embedding its document, or naming a shipped
+built-in) and embeds a transformer; the kernel trusts nothing else in it.  It reads the induction
+off the document (``schematic_scheme.py``), re-derives every lemma from the transformer's own
+circuits and the document's row formulas on symbolic positions (``schematic_lemmas.py``,
+``schematic_edges.py``), requires the certificate's lemma list to be exactly its own, and runs
+its solver front end on its own texts.
 Each check names its step P1–P8 of docs/soundness.md ("Schematic certificates").
 """
 
@@ -14,21 +16,19 @@ from typing import Any
 
 from .checks import Check, judge, run_checks, sha256_json
 from .checks import _solvers as solvers_check
-from .data import Gate, Transformer, as_dict, as_int, as_list, load_circuit, load_transformer, need
-from .layouts import LAYOUTS, GateEdgeLayout
+from .data import Transformer, as_dict, as_int, as_list, load_transformer, need
+from .layouts import SHIPPED, Construction, construction_of, read_construction, shipped
 from .obligations import Derivation, Function, layer_functions
 from .report import Options, Report
 from .schematic_derive import derive
-from .schematic_edges import (EDGE_SCHEMES, EdgeScheme, derive_edges, edge_encoding_problems,
-                               layout_problems)
-from .schematic_lemmas import SCHEMES, SETS, Scheme, Sym, add_code_problems
-
-SCHEMATIC: dict[str, Scheme | EdgeScheme] = {**SCHEMES, **EDGE_SCHEMES}  # every construction with a schematic proof
+from .schematic_edges import EdgeScheme, derive_edges
+from .schematic_lemmas import SETS, Scheme
+from .schematic_scheme import EarlySchedule, encoding_problems, scheme_of
 
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
 SCHEMATIC_VERSION = 1
 KEYS = {"format", "version", "construction", "depth_bound", "transformer", "hashes", "lemmas", "result"}
-OPTIONAL = {"info", "timings", "hints"}
+OPTIONAL = {"info", "timings", "hints", "construction_document"}
 MAX_DEPTH_BOUND = 50_000
 
 
@@ -36,6 +36,7 @@ MAX_DEPTH_BOUND = 50_000
 class SchematicContext:
     doc: dict[str, Any]
     options: Options
+    construction: Construction | None = None
     scheme: Scheme | EdgeScheme | None = None
     transformer: Transformer | None = None
     depth_bound: int | None = None  # None: every K
@@ -68,12 +69,14 @@ def _transformer(ctx: SchematicContext) -> list[str]:
 
 def _scheme(ctx: SchematicContext) -> list[str]:
     name = ctx.doc["construction"]
-    scheme = SCHEMATIC.get(name) if type(name) is str else None
-    if scheme is None:
-        return [f"the kernel states no schematic proof for construction {str(name)[:60]!r}"]
+    ctx.construction = construction_of(name, ctx.doc.get("construction_document"))
+    try:
+        scheme = scheme_of(ctx.construction)
+    except EarlySchedule as exc:
+        return [str(exc)]
     T = ctx.transformer
     assert T is not None
-    coordinates = LAYOUTS[scheme.layout].coordinates
+    coordinates = ctx.construction.coordinates
     if T.coordinates != coordinates:
         return [f"the transformer's coordinates {list(T.coordinates)} are not {name}'s {list(coordinates)}"]
     softmax = [n for n, layer in enumerate(T.layers, 1) for h in layer.heads if h.pooling == "softmax"]
@@ -85,34 +88,25 @@ def _scheme(ctx: SchematicContext) -> list[str]:
     allowed = SETS if isinstance(scheme, EdgeScheme) or scheme.slots is not None else ("in-edges",)
     for head, chosen in sets.items():
         need(chosen in allowed, f"$.hints.sets.{head}", f"an intended set is one of {list(allowed)}")
-    ctx.sets = dict(sets)
-    return layout_problems(scheme) if isinstance(scheme, EdgeScheme) else add_code_problems(scheme)
+    ctx.sets = {**intended_sets(ctx.construction), **sets}
+    for head, chosen in ctx.sets.items():
+        need(chosen in allowed, "$.construction_document.attends", f"an intended set is one of {list(allowed)}")
+    return []
+
+
+def intended_sets(construction: Construction | None) -> dict[str, str]:
+    """The document's ``attends``: each head's intended set among a reader's in-edges (a hint, proved by P6)."""
+    raw = {} if construction is None else construction.data.get("attends", {})
+    sets = as_dict(raw, "$.construction_document.attends", set(), set(raw) if type(raw) is dict else set())
+    for head, chosen in sets.items():
+        need(chosen in SETS, f"$.construction_document.attends.{head}", f"an intended set is one of {list(SETS)}")
+    return dict(sets)
 
 
 def _encoding(ctx: SchematicContext) -> list[str]:
-    """P3: the layout's base case and read-out, on its own rows: a const gate's row holds its constant in
-    val (for a symbolic constant), input i is placed in val of its gate, outputs are read at val of their
-    gate, and in-edges follow their target in slot order (what leftmost/rightmost pooling picks)."""
-    if isinstance(ctx.scheme, EdgeScheme):
-        return edge_encoding_problems(ctx.scheme)
-    layout = LAYOUTS[ctx.scheme.layout]  # type: ignore[union-attr]
-    assert isinstance(layout, GateEdgeLayout)
-    val = layout.coordinates.index("val")
-    if layout.gate_row(Sym("g"), Gate("const", (), Sym("c")))[val].text != "c":  # type: ignore[union-attr]
-        return ["a const gate's row does not hold its constant in val"]
-    probe = load_circuit({"gates": [["input", 0], ["const", "5/7"], ["input", 1], ["add", [2, 0]],
-                                    ["mul", [3, 3]]], "outputs": [4, 0, 3]}, "probe")  # in every layout's class
-    enc = layout.build(probe)
-    problems = []
-    if enc.input_slots != ((0, val, 0), (2, val, 1)) or enc.rows[1][val] != probe.gates[1].value:
-        problems.append("inputs are not placed in val of their gates")
-    if enc.readout != ((4, val), (0, val), (3, val)):
-        problems.append("outputs are not read at val of their gates")
-    edges = [(r.gate, r.slot, r.source) for r in enc.roles if r.kind == "edge"]
-    if edges != [(3, 0, 2), (3, 1, 0), (4, 0, 3), (4, 1, 3)] or enc.roles[:5] != tuple(
-            r for r in enc.roles if r.kind == "gate"):
-        problems.append("positions are not gates in id order, then edges in (target, slot) order")
-    return problems
+    """P3: the base case and read-out, on the document's row formulas with symbolic parameters."""
+    assert ctx.scheme is not None
+    return encoding_problems(ctx.scheme)
 
 
 def _layers(ctx: SchematicContext) -> list[str]:
@@ -172,10 +166,10 @@ def _lemmas(ctx: SchematicContext) -> list[str]:
 SCHEMATIC_CHECKS: tuple[Check, ...] = (
     Check("schematic-document", "P1", "a version-1 schematic certificate that claims a proof", _document),
     Check("schematic-transformer", "P1", "the embedded transformer is well-formed and hashed", _transformer),
-    Check("schematic-scheme", "P2", "the kernel states this construction's templates, T has its coordinates "
-                                             "and pools exactly", _scheme),
-    Check("schematic-encoding", "P3", "the layout's base case and read-out are those the induction uses",
-                   _encoding),
+    Check("schematic-scheme", "P2", "the construction's document fits one of the kernel's inductions (roles, "
+                                    "class, schedule), T has its coordinates and pools exactly", _scheme),
+    Check("schematic-encoding", "P3", "the document's base case and read-out are those the induction uses",
+          _encoding),
     Check("schematic-layers", "P4", "T's layers follow the scheme's phases (fetch, gather; or one step), as many "
                                     "as K needs", _layers),
     Check("schematic-lemmas", "P5", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
@@ -207,6 +201,8 @@ def schematic_theorem(ctx: SchematicContext) -> str:
     assert scheme is not None and T is not None
     name = ctx.doc["construction"]
     where = "every ordered ring Q ⊆ R ⊆ ℝ"
+    if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
+        where += f"; enc_{name} as its embedded construction document (sha256 {ctx.construction.digest[:12]}) states it"
     if ctx.depth_bound is None:
         period = len(scheme.phases)
         extra = f" + {_extra(scheme)}" if _extra(scheme) else ""
@@ -216,3 +212,15 @@ def schematic_theorem(ctx: SchematicContext) -> str:
                 f"enc_{name}(C, x), reads out C(x)")
     return (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
             f"T (sha256 {ctx.transformer_hash[:12]}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")
+
+
+def schematic_builtins() -> tuple[str, ...]:
+    """The shipped constructions that have an every-K induction (for tools and benchmarks)."""
+    found = []
+    for path in sorted(SHIPPED.glob("*.json")):
+        try:
+            scheme_of(read_construction(shipped(path.stem), f"shipped:{path.stem}"))
+        except Exception:  # noqa: BLE001 - a built-in without an induction is simply not listed
+            continue
+        found.append(path.stem)
+    return tuple(found)

@@ -35,7 +35,7 @@ def derive(scheme: Scheme, phase_functions: dict[str, list[Function]],
     """Every lemma for the given layer functions of each phase; ``chosen`` overrides a gather head's
     default intended set (a hint: the lemmas prove it)."""
     derivation = Derivation()
-    sets = {**dict(scheme.head_sets), **(chosen or {})}
+    sets = dict(chosen or {})
     for fn in phase_functions.get("fetch", []):
         _fetch(scheme, fn, derivation)
         _frame(scheme, fn, "fetch", derivation)

@@ -4,37 +4,34 @@ Positions are edges u → v in argument slot s, plus sinks g → ⊥; a row depe
 gate's shape, on u, v and on the slot (edge-k folds [s ≥ 1] into the sign of op).  Every layer is
 one *step*: an edge out of u attends to u's in-edges (a head's intended set is all of them, or
 only the slot-0 one) and recomputes C_u(x).  Templates: an edge of a given source shape and slot
-class (slot 0, slot ≥ 1 — the layout is checked to treat every slot ≥ 1 alike —, sink); an edge
-of *any* source shape has its structural coordinates constrained to one of the shapes' rows.
+class (slot 0; a symbolic slot s ≥ 1; a sink), its row the document's formulas on symbolic ids,
+slot and fan-in; an edge of *any* source shape has its structural coordinates constrained to one
+of the shapes' rows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .data import Gate, Head
-from .layouts import LAYOUTS, EdgeOnlyLayout
+from .data import Head
+from .formula import Sym, smt
+from .layouts import Construction
 from .obligations import Derivation, Function
-from .schematic_lemmas import SETS, Lemma, Shape, Sym, claimed, gate_value, output, pooled_in_edges, score, smt
+from .schematic_lemmas import Lemma, Shape, claimed, gate_value, output, pooled_in_edges, score
 
-SLOT_CLASSES = (0, 1, None)  # slot 0, any slot ≥ 1 (represented by 1), sink
-CHECKED = 64  # slots and fan-ins up to this are checked concretely (P2)
+SLOT_CLASSES = (0, 1, None)  # slot 0, a symbolic slot s ≥ 1, sink
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EdgeScheme:
-    """What the kernel states about an edge-only construction for the schematic proof."""
+    """What the kernel reads off an edge-and-sink construction document for the schematic proof."""
 
-    layout: str
+    construction: Construction
     shapes: tuple[Shape, ...]
-    head_sets: tuple[tuple[str, str], ...]  # head name → its default intended set (SETS); a hint may choose
     extra_layers: int                       # T_K has K + extra_layers layers
     circuit_class: str
+    values: tuple[str, ...]
     phases: tuple[str, ...] = ("step",)
-
-    @property
-    def values(self) -> tuple[str, ...]:
-        return ("val", "sq") if "sq" in LAYOUTS[self.layout].coordinates else ("val",)
 
 
 def _slot(c: int | None) -> str:
@@ -44,24 +41,26 @@ def _slot(c: int | None) -> str:
 class EdgeTemplates:
     def __init__(self, scheme: EdgeScheme):
         self.scheme = scheme
-        layout = LAYOUTS[scheme.layout]
-        assert isinstance(layout, EdgeOnlyLayout)
-        self.layout = layout
-        self.coordinates = layout.coordinates
+        self.construction = scheme.construction
+        self.coordinates = self.construction.coordinates
         self.values = scheme.values
-        self.op = self.coordinates.index("op")
+        sink = self.construction.group("sink")
+        self.sink_target = 0 if sink is None else sink.target
 
-    def _row(self, lemma: Lemma, shape: Shape, p: str, u: str, v: str | int, slot: int | None) -> list[str]:
-        def raw(n: int) -> list[str]:
-            const = Sym(lemma.var(f"{p}_c")) if shape.op == "const" else None
-            gate = Gate(shape.op, (0,) * n, const, 0 if shape.op == "input" else None)
-            return [smt(x) for x in self.layout.row(gate, Sym(u), Sym(v) if isinstance(v, str) else v, slot)]
-        if shape.fan_in is not None:
-            return raw(shape.fan_in)
-        row, second = raw(1), raw(2)  # op is affine in the fan-in k (checked for k ≤ CHECKED)
-        k = lemma.var(f"{p}_k")
-        lemma.hyps.append(f"(>= {k} 1.0)")
-        row[self.op] = f"(+ {row[self.op]} (* (- {k} 1.0) (- {second[self.op]} {row[self.op]})))"
+    def _row(self, lemma: Lemma, shape: Shape, p: str, u: str, v: str | int, slot: int | None,
+             position_name: str) -> list[str]:
+        """The document's row of an edge (slot 0 or a symbolic slot ≥ 1) or sink (slot None) out of u."""
+        const = Sym(lemma.var(f"{p}_c")) if shape.op == "const" else 0
+        k: int | Sym = shape.fan_in if shape.fan_in is not None else Sym(lemma.var(f"{p}_k"))
+        if shape.fan_in is None:
+            lemma.hyps.append(f"(>= {p}_k 1.0)")
+        s = f"{position_name}_slot"
+        position = 0 if slot == 0 or slot is None else Sym(s)
+        params = {"src": Sym(u), "dst": Sym(v) if isinstance(v, str) else v, "slot": position, "k": k, "c": const}
+        row = [smt(x) for x in self.construction.row("sink" if slot is None else "edge", shape.op, params)]
+        if isinstance(position, Sym) and any(s in x for x in row) and s not in lemma.names:
+            lemma.var(s, is_id=True)
+            lemma.hyps.append(f"(>= {s} 1.0)")
         return row
 
     def edge(self, lemma: Lemma, p: str, shape: Shape | None, slot: int | None, target: str | None = None,
@@ -69,14 +68,14 @@ class EdgeTemplates:
         """Edge (or sink) ``p`` out of a gate of ``shape`` (None: any shape) into ``target``."""
         u = lemma.var(f"{p}_u", is_id=True)
         if slot is None:
-            v: str | int = -1
+            v: str | int = self.sink_target
         else:
             v = target or lemma.var(f"{p}_v", is_id=True)
             lemma.hyps.append(f"(>= (- {v} {u}) 1.0)")
         if shape is not None:
-            row = self._row(lemma, shape, p, u, v, slot)
+            row = self._row(lemma, shape, p, u, v, slot, p)
         else:
-            rows = [self._row(lemma, s, f"{p}{n}", u, v, slot) for n, s in enumerate(self.scheme.shapes)]
+            rows = [self._row(lemma, s, f"{p}{n}", u, v, slot, p) for n, s in enumerate(self.scheme.shapes)]
             row = list(rows[0])
             varying = [c for c in range(len(row)) if self.coordinates[c] not in self.values
                        and any(r[c] != rows[0][c] for r in rows)]
@@ -93,27 +92,10 @@ class EdgeTemplates:
         return [lemma.var(f"{p}_{c}") for c in self.coordinates]
 
 
-def layout_problems(scheme: EdgeScheme) -> list[str]:
-    """P2: every slot ≥ 1 gives the slot-1 row; an add's op is affine in its fan-in (checked up to CHECKED)."""
-    layout = LAYOUTS[scheme.layout]
-    assert isinstance(layout, EdgeOnlyLayout)
-    op = layout.coordinates.index("op")
-    for shape in scheme.shapes:
-        gate = Gate(shape.op, (0,) * (shape.fan_in or 1), 3 if shape.op == "const" else None,
-                    0 if shape.op == "input" else None)
-        if any(layout.row(gate, 2, 5, s) != layout.row(gate, 2, 5, 1) for s in range(2, CHECKED + 1)):
-            return [f"the layout's row of an edge out of a {shape.name} gate differs between slots ≥ 1"]
-    codes = [layout.row(Gate("add", (0,) * n), 2, 5, s)[op] for s in (0, 1) for n in range(1, CHECKED + 1)]
-    for block in (codes[:CHECKED], codes[CHECKED:]):
-        if any(block[n] - block[0] != n * (block[1] - block[0]) for n in range(CHECKED)):
-            return ["the layout's op code of an add is not affine in its fan-in"]
-    return []
-
-
 def derive_edges(scheme: EdgeScheme, functions: list[Function], chosen: dict[str, str] | None = None) -> Derivation:
     """Every lemma; ``chosen`` overrides a head's default intended set (a hint: the lemmas prove it)."""
     derivation = Derivation()
-    sets = {**dict(scheme.head_sets), **(chosen or {})}
+    sets = dict(chosen or {})
     for fn in functions:
         _step_function(scheme, fn, derivation, sets)
     return derivation
@@ -205,34 +187,3 @@ def _symbolic(T: EdgeTemplates, lemma: Lemma, heads: tuple[Head, ...], sets: dic
     return total, pooled
 
 
-_FSAC = (Shape("input", 0), Shape("const", 0), Shape("add", 0), Shape("add", None), Shape("mul", 2), Shape("sign", 1))
-EDGE_SCHEMES: dict[str, EdgeScheme] = {
-    "edge-k": EdgeScheme("edge-k", _FSAC, (("all", "in-edges"), ("first", "slot-0")), 0, "FSAC⁰[sign]"),
-    "edge-only": EdgeScheme("edge-only", _FSAC, (("pred", "in-edges"),), 1, "FSAC⁰[sign]"),
-}
-
-
-def edge_encoding_problems(scheme: EdgeScheme) -> list[str]:
-    """P3 for edge layouts: inputs placed in val of every edge (and sink) out of them, a const's edges hold
-    its constant (and its square in sq), outputs read at val of their sinks, edges in (target, slot) order."""
-    from .data import load_circuit
-
-    layout = LAYOUTS[scheme.layout]
-    assert isinstance(layout, EdgeOnlyLayout)
-    val = layout.coordinates.index("val")
-    probe = load_circuit({"gates": [["input", 0], ["const", "5/7"], ["input", 1], ["add", [2, 1]], ["mul", [3, 0]]],
-                          "outputs": [4, 0, 3]}, "probe")
-    enc = layout.build(probe)
-    problems = []
-    if enc.input_slots != ((0, val, 1), (3, val, 0), (5, val, 0)):
-        problems.append("inputs are not placed in val of the edges out of their gates")
-    c = probe.gates[1].value
-    if enc.rows[1][val] != c or ("sq" in layout.coordinates and enc.rows[1][layout.coordinates.index("sq")] != c * c):
-        problems.append("a const gate's edges do not hold its constant")
-    if enc.readout != ((4, val), (5, val), (6, val)):
-        problems.append("outputs are not read at val of their sinks")
-    if [(r.kind, r.gate, r.slot) for r in enc.roles] != [("edge", 3, 0), ("edge", 3, 1), ("edge", 4, 0),
-                                                         ("edge", 4, 1), ("sink", 4, None), ("sink", 0, None),
-                                                         ("sink", 3, None)]:
-        problems.append("positions are not edges in (target, slot) order, then sinks")
-    return problems

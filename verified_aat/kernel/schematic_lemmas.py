@@ -23,37 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .data import Bilinear, Gate, Layer
-from .layouts import LAYOUTS, GateEdgeLayout
-from .smt import SGN, bilinear_term, numeral, term
+from .data import Bilinear, Layer
+from .formula import Sym, smt
+from .layouts import Construction
+from .smt import SGN, bilinear_term, term
 
 HEADER = "; verified-aat schematic lemma v1"
 LOGIC = "(set-logic QF_NRA)"
-
-
-class Sym:
-    """A symbolic number, as SMT-LIB text: lets the layout's row functions run on symbolic ids."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __add__(self, other: Any) -> "Sym":
-        return Sym(f"(+ {smt(self)} {smt(other)})")
-
-    def __radd__(self, other: Any) -> "Sym":
-        return Sym(f"(+ {smt(other)} {smt(self)})")
-
-    def __mul__(self, other: Any) -> "Sym":
-        return Sym(f"(* {smt(self)} {smt(other)})")
-
-    def __rmul__(self, other: Any) -> "Sym":
-        return Sym(f"(* {smt(other)} {smt(self)})")
-
-
-def smt(value: Any) -> str:
-    return value.text if isinstance(value, Sym) else numeral(value)
 
 
 @dataclass(frozen=True)
@@ -68,40 +44,28 @@ class Shape:
         return f"{self.op}{'k' if self.fan_in is None else self.fan_in if self.op == 'add' else ''}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Scheme:
-    """What the kernel states about a construction for the schematic proof."""
+    """What the kernel reads off a gate-and-edge construction document for the schematic proof
+    (``schematic_scheme.py``): its gate shapes, class, phases and value coordinates."""
 
-    layout: str
+    construction: Construction
     shapes: tuple[Shape, ...]        # every gate falls in exactly one shape
     circuit_class: str
+    values: tuple[str, ...]          # value coordinates: val (gates: V(g); edges u → v: V(u)) and maybe sq (V(u)²)
     phases: tuple[str, ...] = ("fetch", "gather")
     slots: tuple[int, ...] | None = None      # an edge's possible slots (fan-in ≤ 2: 0, 1); None: a symbolic slot
-    head_sets: tuple[tuple[str, str], ...] = ()  # gather head → default intended set (else all in-edges)
 
     def edge_slots(self) -> tuple[int | None, ...]:
         """The slots to enumerate for an edge of unknown slot (None: one symbolic slot)."""
         return self.slots if self.slots is not None else (None,)
 
-    @property
-    def values(self) -> tuple[str, ...]:
-        """Value coordinates: val (gates: V(g); edges u → v: V(u)) and, where the layout has it, sq (V(u)²)."""
-        return ("val", "sq") if "sq" in LAYOUTS[self.layout].coordinates else ("val",)
 
-
-_COMMON = (Shape("input", 0), Shape("const", 0), Shape("add", 0))
-_FSAC = _COMMON + (Shape("add", None), Shape("mul", 2), Shape("sign", 1))
-_FNC = _COMMON + (Shape("add", 1), Shape("add", 2), Shape("mul", 2), Shape("sign", 1))
-_ONE_RULE = (("first", "slot-0"), ("second", "slot-1"))  # unique-hard-left/right: one head per argument slot
-SCHEMES: dict[str, Scheme] = {
-    "gate-edge": Scheme("gate-edge", _FSAC, "FSAC⁰[sign]"),
-    "gate-edge-dot": Scheme("gate-edge-dot", _FSAC, "FSAC⁰[sign]"),
-    "unique-hard": Scheme("unique-hard", _FNC, "FNC⁰[sign]"),
-    "unique-hard-left": Scheme("unique-hard-left", _FNC, "FNC⁰[sign]", slots=(0, 1), head_sets=_ONE_RULE),
-    "unique-hard-right": Scheme("unique-hard-right", _FNC, "FNC⁰[sign]", slots=(0, 1), head_sets=_ONE_RULE),
-}
+FSAC_SHAPES = (Shape("input", 0), Shape("const", 0), Shape("add", 0), Shape("add", None), Shape("mul", 2),
+               Shape("sign", 1))
+FNC_SHAPES = (Shape("input", 0), Shape("const", 0), Shape("add", 0), Shape("add", 1), Shape("add", 2),
+              Shape("mul", 2), Shape("sign", 1))
 SETS = ("in-edges", "slot-0", "slot-1")  # a head's intended set: all in-edges; the slot-0 one; the slot-1 one
-SYMBOLIC_CODE_CHECKED = 64  # the layout's add code is checked to be the fan-in for k ≤ this
 
 
 class Lemma:
@@ -133,51 +97,41 @@ class Lemma:
         return "\n".join(lines) + "\n"
 
 
-def add_code_problems(scheme: Scheme) -> list[str]:
-    """The layout's op code of an add of fan-in n is n (the symbolic shape's code is its k)."""
-    layout = LAYOUTS[scheme.layout]
-    assert isinstance(layout, GateEdgeLayout)
-    op = layout.coordinates.index("op")
-    if any(s.fan_in is None for s in scheme.shapes):
-        bad = [n for n in range(SYMBOLIC_CODE_CHECKED + 1) if layout.gate_row(0, Gate("add", (0,) * n))[op] != n]
-        if bad:
-            return [f"the layout codes an add of fan-in {bad[0]} other than by its fan-in"]
-    return []
-
-
 class Templates:
-    """Rows of symbolic positions for one scheme (structural coordinates from the layout)."""
+    """Rows of symbolic positions: the document's own row formulas on symbolic ids, fan-ins and slots (P2)."""
 
     def __init__(self, scheme: Scheme):
         self.scheme = scheme
-        self.layout = LAYOUTS[scheme.layout]
-        assert isinstance(self.layout, GateEdgeLayout)
-        self.coordinates = self.layout.coordinates
+        self.construction = scheme.construction
+        self.coordinates = self.construction.coordinates
         self.values = scheme.values
 
     def gate(self, lemma: Lemma, shape: Shape, p: str, values: dict[str, str] | None = None,
              gid: str | None = None) -> list[str]:
         """Gate position ``p`` of ``shape``; value coordinates from ``values`` or fresh variables."""
         g = gid or lemma.var(f"{p}_g", is_id=True)
-        n = 1 if shape.fan_in is None else shape.fan_in
-        const = Sym(lemma.var(f"{p}_c")) if shape.op == "const" else None
-        raw = self.layout.gate_row(Sym(g), Gate(shape.op, (0,) * n, const, 0 if shape.op == "input" else None))
-        row = [smt(v) for v in raw]
+        const = Sym(lemma.var(f"{p}_c")) if shape.op == "const" else 0
+        k: int | Sym = shape.fan_in if shape.fan_in is not None else Sym(lemma.var(f"{p}_k"))
         if shape.fan_in is None:
-            k = lemma.var(f"{p}_k")
-            lemma.hyps.append(f"(>= {k} 1.0)")
-            row[self.coordinates.index("op")] = k
+            lemma.hyps.append(f"(>= {p}_k 1.0)")
+        index = Sym(f"{p}_index") if shape.op == "input" else 0
+        row = [smt(v) for v in self.construction.row("gate", shape.op, {"id": Sym(g), "k": k, "c": const,
+                                                                        "index": index})]
+        if shape.op == "input" and any(f"{p}_index" in x for x in row):
+            lemma.var(f"{p}_index", is_id=True)
         return self._values(lemma, row, p, values or {})
 
     def edge(self, lemma: Lemma, p: str, target: str | None = None, source: str | None = None,
              values: dict[str, str] | None = None, slot: int | None = None) -> list[str]:
         """Edge position ``p``: source u < target v (symbolic unless given), argument slot ``slot``
-        (None: a symbolic slot ≥ 0, declared only if the layout's row reads it)."""
+        (None: a symbolic slot ≥ 0, declared only if the row reads it).  The edge rows of this family
+        do not depend on the source's kind (``schematic_scheme.py``): the add row serves."""
         u = source or lemma.var(f"{p}_u", is_id=True)
         v = target or lemma.var(f"{p}_v", is_id=True)
         lemma.hyps.append(f"(>= (- {v} {u}) 1.0)")
         s = f"{p}_slot"
-        row = [smt(x) for x in self.layout.edge_row(Sym(u), Sym(v), Sym(s) if slot is None else slot)]
+        params = {"src": Sym(u), "dst": Sym(v), "slot": Sym(s) if slot is None else slot, "k": 0, "c": 0}
+        row = [smt(x) for x in self.construction.row("edge", "add", params)]
         if slot is None and any(s in x for x in row):
             lemma.var(s, is_id=True)
         return self._values(lemma, row, p, values or {})

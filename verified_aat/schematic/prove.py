@@ -10,6 +10,7 @@ found, *refuted*, else *unknown*.  Undecided lemmas: *unknown*.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +22,12 @@ from ..constructions.registry import get_construction
 from ..errors import InputError
 from ..kernel.report import Report
 from ..kernel.schematic_edges import EdgeScheme
-from ..kernel.schematic import (SCHEMATIC, SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, prepare,
+from ..constructions.document import builtin_document_path
+from ..kernel.data import Malformed, NotChecked
+from ..kernel.layouts import read_construction, shipped
+from ..kernel.schematic import (SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, intended_sets, prepare,
                                 schematic_theorem)
+from ..kernel.schematic_scheme import EarlySchedule, scheme_of
 from ..kernel.schematic_lemmas import SETS
 from ..kernel.solvers import z3_answer
 from ..refutation.candidates import candidate_circuits
@@ -47,34 +52,51 @@ class SchematicResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+def construction_data(construction: Construction) -> Any:
+    """The construction's document as JSON data: its own, or the shipped one of a built-in class (None:
+    a Python construction with no document, which the kernel cannot read)."""
+    document = getattr(construction, "document", None)
+    if document is not None:
+        return document.data
+    path = builtin_document_path(construction.name)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | None:
-    """The first sample circuit on which the construction's encoder differs from the kernel's layout."""
+    """The first sample circuit on which the construction's encoder differs from the kernel's reading of
+    its document (the schematic lemmas are about the latter)."""
     from ..kernel.data import load_circuit as kernel_circuit
-    from ..kernel.layouts import LAYOUTS, OutsideLayout
+    from ..kernel.layouts import Illegitimate, OutsideLayout, read_construction
     from ..kernel.layouts import encoding_digest as kernel_digest
 
-    layout = LAYOUTS[SCHEMATIC[construction.name].layout]
+    layout = read_construction(construction_data(construction), "$.construction_document")
     for n, circuit in enumerate(candidate_circuits(circuits)):
         try:
             construction.check_class(circuit)
             mine = kernel_digest(layout.build(kernel_circuit(circuit_structure(circuit), "$")))
         except (InputError, OutsideLayout):
             continue
+        except Illegitimate as exc:
+            return f"the construction's document is not a legitimate encoding: {exc}"
         if encoding_digest(construction.encode(circuit)) != mine:
             return f"the construction's encoder differs from the kernel's layout on circuit {circuit.name}"
     return None
 
 
 def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_depth: int,
-                       sets: dict[str, str] | None = None) -> tuple[dict[str, Any], SchematicContext, Report]:
+                       sets: dict[str, str] | None = None, embedded: Any = None
+                       ) -> tuple[dict[str, Any], SchematicContext, Report]:
     """The certificate document with the kernel's own lemma list (not yet discharged), the kernel's
-    context and its report on the checks before the solvers (rejections: a structural failure)."""
+    context and its report on the checks before the solvers (rejections: a structural failure).
+    ``embedded``: the construction document to embed (None for a shipped built-in)."""
     form = transformer_form(T)
     doc: dict[str, Any] = {"format": SCHEMATIC_FORMAT, "version": SCHEMATIC_VERSION, "construction": name,
                            "depth_bound": depth_bound, "transformer": form,
                            "hashes": {"transformer": sha256_json(form)}, "lemmas": [],
                            "result": {"status": "proved"},
                            "info": {"depth_bound": info_depth, "every_K": depth_bound is None}}
+    if embedded is not None:
+        doc["construction_document"] = embedded
     if sets:
         doc["hints"] = {"sets": dict(sets)}
     ctx, report = prepare(doc)
@@ -99,7 +121,7 @@ def _other_sets(ctx: SchematicContext, T: Transformer) -> list[dict[str, str]]:
     """Intended-set hints to try when attention lemmas fail: one head at a time, every other set."""
     if ctx.scheme is None or not (isinstance(ctx.scheme, EdgeScheme) or ctx.scheme.slots is not None):
         return []
-    defaults = dict(ctx.scheme.head_sets)
+    defaults = intended_sets(ctx.construction)
     heads = sorted({h.name for layer in T.layers for h in layer.heads})
     return [{head: s} for head in heads for s in SETS if s != defaults.get(head, "in-edges")]
 
@@ -122,8 +144,16 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         return SchematicResult(status, name, depth_bound, doc, lemmas, tuple(problems), found, theorem,
                                time.perf_counter() - wall, time.process_time() - cpu, timings)
 
-    if name not in SCHEMATIC:
-        return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: not proved (unknown)"])
+    data = construction_data(construction)
+    if data is None:
+        return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: it has no construction "
+                                         "document: not proved (unknown)"])
+    embedded = None if data == shipped(name) else data
+    try:
+        scheme_of(read_construction(data, "$.construction_document"))
+    except (NotChecked, EarlySchedule, Malformed) as exc:
+        return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: {exc}: not proved "
+                                         "(unknown)"])
     t0 = time.perf_counter()
     problems: list[str] = []
     mismatch = encoding_mismatch(construction)
@@ -131,14 +161,14 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         problems.append(mismatch)
     own = transformer is None
     info_depth = depth_bound or 1 if own else intended_depth(construction, T)
-    doc, ctx, report = schematic_document(name, depth_bound, T, info_depth)
+    doc, ctx, report = schematic_document(name, depth_bound, T, info_depth, embedded=embedded)
     problems += [str(r) for r in report.rejections]
     timings["derive"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     failed, undecided = ([], []) if problems else _discharge(ctx, timeout_ms)
     if failed and all(f.startswith("schematic:attention") for f in failed):
         for sets in _other_sets(ctx, T):  # another intended set for one head (a hint the kernel proves)
-            again, again_ctx, _ = schematic_document(name, depth_bound, T, info_depth, sets)
+            again, again_ctx, _ = schematic_document(name, depth_bound, T, info_depth, sets, embedded)
             if _discharge(again_ctx, timeout_ms) == ([], []):
                 doc, ctx, failed = again, again_ctx, []
                 break

@@ -10,6 +10,7 @@ without a replayed counterexample the verdict is *unknown*.
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ class CertifyResult:
     counterexample: Any = None
     seconds: dict[str, float] = field(default_factory=dict)
     construction_rules: dict[str, Any] = field(default_factory=dict)
+    construction_document: Any = None  # a user's construction document, embedded in the certificate
 
     @property
     def solver_calls(self) -> int:
@@ -183,7 +185,21 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     seconds["total"] = time.perf_counter() - clock
     return CertifyResult(status, circuit, T, encoding, construction.name, compiled.depth_bound, schedule,
                          structural, hints, derivation, verdicts, attention, problems, counterexample, seconds,
-                         construction.schedule_rules())
+                         construction.schedule_rules(), embedded_document(construction))
+
+
+def embedded_document(construction: Construction) -> Any:
+    """The document a certificate must carry for the kernel to read the construction: a user's document
+    (None for a built-in, whose shipped document the kernel reads itself)."""
+    from ..constructions.document import builtin_document_path
+
+    document = getattr(construction, "document", None)
+    if document is None:
+        return None
+    path = builtin_document_path(construction.name)
+    if path.is_file() and json.loads(path.read_text(encoding="utf-8")) == document.data:
+        return None
+    return document.data
 
 
 def _normalised_circuit(circuit: Circuit) -> Circuit:

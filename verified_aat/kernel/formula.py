@@ -1,0 +1,213 @@
+"""The kernel's own reader of construction-document formulas (docs/construction-format.md, S2).
+
+Grammar (recursive descent, no ``eval``)::
+
+    expr  := term (('+' | '-') term)*
+    term  := unary ('*' unary)*
+    unary := '-' unary | atom
+    atom  := RATIONAL | NAME | ('min' | 'max') '(' expr ',' expr ')' | '(' expr ')'
+
+A RATIONAL is a literal ``3`` or ``1/2``; names are the position role's parameters and the
+document's constants, checked when the formula is read.  So a row formula cannot mention x at
+all: legitimacy (S2) holds by the grammar.  A formula is evaluated on exact numbers, or on
+symbolic numbers (:class:`Sym`, SMT-LIB text) for the schematic templates (P2).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+from .data import Malformed, exact
+from .smt import numeral
+
+MAX_LENGTH = 2000
+MAX_DEPTH = 60
+MAX_DEGREE = 8  # a row is a polynomial of at most this degree in the parameters (keeps rows small)
+_TOKEN = re.compile(r"\s*(?:(\d{1,200}(?:/\d{1,200})?)|([A-Za-z_][A-Za-z0-9_]*)|(\S))")
+
+Node = tuple  # ("num", q) | ("name", n) | (op, a[, b]) with op in + - * neg min max
+
+
+class Sym:
+    """A symbolic number, as SMT-LIB text (a template's id, fan-in, slot or constant)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sym) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"Sym({self.text!r})"
+
+
+def smt(value: Any) -> str:
+    return value.text if isinstance(value, Sym) else numeral(value)
+
+
+def _apply(op: str, a: Any, b: Any = None) -> Any:
+    """One operation, exact when both sides are numbers, else SMT-LIB text."""
+    if not isinstance(a, Sym) and not isinstance(b, Sym):
+        if op == "neg":
+            return -a
+        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                "min": lambda: min(a, b), "max": lambda: max(a, b)}[op]()
+    if op == "neg":
+        return Sym(f"(- {smt(a)})")
+    if op in ("min", "max"):
+        test = "<=" if op == "min" else ">="
+        return Sym(f"(ite ({test} {smt(a)} {smt(b)}) {smt(a)} {smt(b)})")
+    return Sym(f"({op} {smt(a)} {smt(b)})")
+
+
+def evaluate(node: Node, env: Mapping[str, Any]) -> Any:
+    """The formula's value: an exact number, or a :class:`Sym` when a parameter is symbolic."""
+    tag = node[0]
+    if tag == "num":
+        return node[1]
+    if tag == "name":
+        return env[node[1]]
+    args = [evaluate(a, env) for a in node[1:]]
+    value = _apply(tag, *args)
+    return value if isinstance(value, Sym) else exact(value)
+
+
+def compile_formula(node: Node) -> Callable[[Mapping[str, Any]], Any]:
+    """A closure computing ``evaluate(node, env)`` on exact numbers (the per-circuit hot path)."""
+    tag = node[0]
+    if tag == "num":
+        value = node[1]
+        return lambda env: value
+    if tag == "name":
+        name = node[1]
+        return lambda env: env[name]
+    parts = [compile_formula(a) for a in node[1:]]
+    if tag == "neg":
+        (f,) = parts
+        return lambda env: -f(env)
+    left, right = parts
+    if tag == "+":
+        return lambda env: left(env) + right(env)
+    if tag == "-":
+        return lambda env: left(env) - right(env)
+    if tag == "*":
+        return lambda env: exact(left(env) * right(env))
+    pick = min if tag == "min" else max
+    return lambda env: pick(left(env), right(env))
+
+
+def names(node: Node) -> set[str]:
+    if node[0] == "num":
+        return set()
+    if node[0] == "name":
+        return {node[1]}
+    return set().union(*(names(a) for a in node[1:]))
+
+
+def degree(node: Node, parameters: frozenset[str]) -> int:
+    """The syntactic degree in the parameters (a product adds, min/max take the larger)."""
+    if node[0] == "num":
+        return 0
+    if node[0] == "name":
+        return int(node[1] in parameters)
+    ds = [degree(a, parameters) for a in node[1:]]
+    return sum(ds) if node[0] == "*" else max(ds)
+
+
+def parse(text: Any, allowed: frozenset[str], path: str) -> Node:
+    """Parse ``text``; every name must be in ``allowed``.  Problems are :class:`Malformed` at ``path``."""
+    if type(text) is not str or not text.strip():
+        raise Malformed(path, "expected a formula as a non-empty string")
+    if len(text) > MAX_LENGTH:
+        raise Malformed(path, f"formula longer than {MAX_LENGTH} characters")
+    tokens: list[tuple[str, str]] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            break
+        pos = m.end()
+        number, name, other = m.groups()
+        if other is not None and other not in "+-*(),":
+            raise Malformed(path, f"unexpected character {other!r} in formula {text[:60]!r}")
+        tokens.append(("num", number) if number else ("name", name) if name else ("op", other))
+    parser = _Parser(tokens, text[:60], allowed, path)
+    node = parser.expr(0)
+    if parser.pos != len(tokens):
+        raise Malformed(path, f"unexpected {tokens[parser.pos][1][:20]!r} in formula {text[:60]!r}")
+    return node
+
+
+class _Parser:
+    def __init__(self, tokens: list[tuple[str, str]], text: str, allowed: frozenset[str], path: str):
+        self.tokens, self.text, self.allowed, self.path, self.pos = tokens, text, allowed, path, 0
+
+    def fail(self, message: str) -> Malformed:
+        return Malformed(self.path, f"{message} in formula {self.text!r}")
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def expect(self, symbol: str) -> None:
+        if self.peek() != ("op", symbol):
+            raise self.fail(f"expected {symbol!r}")
+        self.pos += 1
+
+    def expr(self, depth: int) -> Node:
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nested more than {MAX_DEPTH} deep")
+        node = self.term(depth + 1)
+        while (token := self.peek()) in (("op", "+"), ("op", "-")):
+            self.pos += 1
+            node = (token[1], node, self.term(depth + 1))  # type: ignore[index]
+        return node
+
+    def term(self, depth: int) -> Node:
+        node = self.unary(depth)
+        while self.peek() == ("op", "*"):
+            self.pos += 1
+            node = ("*", node, self.unary(depth))
+        return node
+
+    def unary(self, depth: int) -> Node:
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nested more than {MAX_DEPTH} deep")
+        if self.peek() == ("op", "-"):
+            self.pos += 1
+            return ("neg", self.unary(depth + 1))
+        return self.atom(depth + 1)
+
+    def atom(self, depth: int) -> Node:
+        token = self.peek()
+        if token is None:
+            raise self.fail("unexpected end")
+        kind, value = token
+        self.pos += 1
+        if kind == "num":
+            p, _, q = value.partition("/")
+            if q and int(q) == 0:
+                raise self.fail("zero denominator")
+            return ("num", exact(Fraction(int(p), int(q or 1))))
+        if kind == "name" and value in ("min", "max"):
+            self.expect("(")
+            left = self.expr(depth)
+            self.expect(",")
+            right = self.expr(depth)
+            self.expect(")")
+            return (value, left, right)
+        if kind == "name":
+            if value not in self.allowed:
+                raise self.fail(f"unknown name {value[:40]!r} (only the role's parameters and the constants)")
+            return ("name", value)
+        if value == "(":
+            node = self.expr(depth)
+            self.expect(")")
+            return node
+        raise self.fail(f"unexpected {value!r}")

@@ -1,0 +1,125 @@
+"""What the every-K induction needs from a construction document, read off the document (P2, P3).
+
+The kernel has two inductions (docs/soundness.md, "Schematic certificates"): *gate-edge* (gate
+and edge positions; layers alternate fetch and gather; a gate settles at 2·depth, its out-edges
+at 2·depth + 1) and *edge* (edge and sink positions; one step per layer; an edge settles at
+depth(source) + b).  Which one applies, the gate shapes, the class and the value coordinates
+come from the document's roles, class and schedule, never from its name.  Then P3 checks, on
+the row formulas with symbolic parameters, that the base case and the read-out are those the
+induction uses.  A document outside both inductions is *not checked*; one whose schedule
+settles a position before what it reads is rejected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .data import NotChecked, need
+from .formula import Sym, names
+from .layouts import KINDS, Construction
+from .schematic_edges import EdgeScheme
+from .schematic_lemmas import FNC_SHAPES, FSAC_SHAPES, Scheme, Shape
+
+
+def scheme_of(c: Construction) -> Scheme | EdgeScheme:
+    """The induction for ``c`` and its parameters, or NotChecked saying why there is none."""
+    roles = set(c.role_kinds)
+    shapes, circuit_class = _shapes(c)
+    if "val" not in c.coordinates:
+        raise NotChecked("the every-K induction carries values in a coordinate named 'val'; the document has none")
+    values = ("val", "sq") if "sq" in c.coordinates else ("val",)
+    claims = [["val", "source", 1]] + ([["sq", "source", 2]] if "sq" in values else [])
+    schedule = c.data.get("schedule")
+    need(type(schedule) is dict, "$.construction_document.schedule", "expected an object")
+    if roles == {"gate", "edge"}:
+        _schedule_is(schedule, "gate", 2, 0, "gate", [["val", "gate", 1]], [])
+        _schedule_is(schedule, "edge", 2, 1, "source", claims, [])
+        edge = c.group("edge")
+        assert edge is not None
+        forms = {formulas for _, formulas in edge.rows}
+        if len(forms) != 1 or any(names(f) - {"src", "dst", "slot"} for f in next(iter(forms))):
+            raise NotChecked("the gate-edge induction needs edge rows that depend on src, dst and slot only")
+        reads_slot = any("slot" in names(f) for f in next(iter(forms)))
+        slots = (0, 1) if reads_slot and all(s.fan_in is not None for s in shapes) else None
+        return Scheme(c, shapes, circuit_class, values, slots=slots)
+    if roles == {"edge", "sink"}:
+        offset = schedule.get("edge", {}).get("offset") if type(schedule.get("edge")) is dict else None
+        if offset not in (0, 1):
+            raise NotChecked("the edge induction settles an edge at depth(source) + 0 or + 1")
+        early = [] if offset == 0 else [["input", "val", -1], ["const", "val", -1]] + (
+            [["const", "sq", -1]] if "sq" in values else [])
+        for role in ("edge", "sink"):
+            _schedule_is(schedule, role, 1, offset, "source", claims, early)
+        return EdgeScheme(c, shapes, offset, circuit_class, values)
+    raise NotChecked(f"no every-K induction for positions with roles {sorted(roles)} (gate+edge, or edge+sink)")
+
+
+def _shapes(c: Construction) -> tuple[tuple[Shape, ...], str]:
+    high = c.fan_in_range("mul")[1]  # the circuit loader already fixes sign fan-in 1 and mul fan-in >= 2 (S1)
+    if high is None or high > 2:
+        raise NotChecked("the every-K induction needs mul fan-in 2; the class allows more")
+    for kind in ("input", "const"):
+        if c.fan_in_range(kind)[0] > 0:
+            raise NotChecked(f"the class excludes {kind} gates; the every-K induction starts from them")
+    low, high = c.fan_in_range("add")
+    if high is not None and high <= 2:
+        return tuple(s for s in FNC_SHAPES if s.op != "add" or low <= s.fan_in <= high), "FNC⁰[sign]"  # type: ignore[operator]
+    cls = "FSAC⁰[sign]" if high is None else f"FSAC⁰[sign] (add fan-in ≤ {high})"
+    return tuple(s for s in FSAC_SHAPES if s.op != "add" or s.fan_in is None or low == 0), cls
+
+
+def _schedule_is(schedule: dict[str, Any], role: str, scale: int, offset: int, ref: str, claims: list[Any],
+                 early: list[Any]) -> None:
+    """The document's rule for ``role`` must be the one the induction proves (P3)."""
+    rule = schedule.get(role)
+    want = f"settle at {scale}·depth({ref}) + {offset} holding {claims}"
+    if type(rule) is not dict:
+        raise NotChecked(f"the document states no schedule for its {role} positions; the induction proves: {want}")
+    a, b = rule.get("scale"), rule.get("offset")
+    if type(a) is int and type(b) is int and (a < scale or (a == scale and b < offset)):
+        raise EarlySchedule(role, a, b, scale, offset)
+    got = (a, b, rule.get("ref"), rule.get("claims"), sorted(rule.get("kind_offsets", [])))
+    if got != (scale, offset, ref, claims, sorted(early)):
+        raise NotChecked(f"the document's schedule for {role} positions is not the one the every-K induction "
+                         f"proves ({want}{', inputs and constants one layer earlier' if early else ''})")
+
+
+class EarlySchedule(Exception):
+    """A schedule that settles positions before the layers that compute them."""
+
+    def __init__(self, role: str, a: int, b: int, scale: int, offset: int):
+        super().__init__(f"the document's schedule settles {role} positions at {a}·depth + {b}, before the "
+                         f"{scale}·depth + {offset} at which their operands' values can have reached them")
+
+
+def encoding_problems(scheme: Scheme | EdgeScheme) -> list[str]:
+    """P3, on the row formulas with symbolic parameters: x_i goes alone into val of input i's positions,
+    a const's positions hold c (and c² in sq), an add of fan-in 0 holds 0, outputs are read at val of
+    the gate (gate-edge) or of the sink (edge)."""
+    c = scheme.construction
+    val = c.coordinates.index("val")
+    sq = c.coordinates.index("sq") if "sq" in scheme.values else None
+    holders = ("gate",) if isinstance(scheme, Scheme) else ("edge", "sink")
+    problems = []
+    for role in holders:
+        group = c.group(role)
+        assert group is not None
+        if group.input != val:
+            problems.append(f"inputs are not placed in val of the {role} positions")
+        ids = {"id": Sym("g"), "index": Sym("i")} if role == "gate" else {"src": Sym("u"), "dst": Sym("v"),
+                                                                          "slot": Sym("s")}
+        base = {"k": 0, **ids}
+        if c.row(role, "const", {**base, "c": Sym("c")})[val] != Sym("c"):
+            problems.append(f"a const gate's {role} rows do not hold its constant in val")
+        if sq is not None and role != "gate" and c.row(role, "const", {**base, "c": Sym("c")})[sq] != Sym("(* c c)"):
+            problems.append(f"a const gate's {role} rows do not hold its constant's square in sq")
+        for kind in ("input", "add"):
+            if c.row(role, kind, {**base, "c": 0})[val] != 0:
+                problems.append(f"the {role} row of {'an input' if kind == 'input' else 'an add of fan-in 0'} "
+                                "does not hold 0 in val (x_i must be alone there; an empty sum is 0)")
+    if c.readout != (holders[-1], val):
+        problems.append(f"outputs are not read at val of their {holders[-1]} positions")
+    return problems
+
+
+__all__ = ["KINDS", "EarlySchedule", "encoding_problems", "scheme_of"]
