@@ -267,7 +267,7 @@ def test_the_worked_example_of_the_format_page_is_the_shipped_edge_k():
 
     page = (ROOT / "docs" / "construction-format.md").read_text()
     blocks = re.findall(r"```json\n(.*?)```", page, re.S)
-    assert len(blocks) == 1
+    assert len(blocks) == 2  # edge-k, then the from-scratch example (tests/test_construction_example.py)
     data = json.loads(blocks[0])
     assert data == json.loads(builtin_document_path("edge-k").read_text())
     assert parse_document(data, "docs/construction-format.md").layers_text() == "K"
