@@ -42,16 +42,28 @@ class Forgery:
     attention: list[dict[str, Any]] | None = None  # per (function, head); default: the construction's keys
     encoding: Encoding | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # top-level fields to overwrite after deriving
+    document: dict[str, Any] | None = None  # a construction document to embed (its name is the construction)
+    honest: dict[str, Any] | None = None    # the document the engine side (T_K, hints) comes from; default: document
 
 
-def honest_rules(construction: str) -> dict[str, Any]:
-    rules = get_construction(construction).schedule_rules()
+def _engine_construction(f: Forgery):  # type: ignore[no-untyped-def]
+    """The construction whose T_K, schedule and keys an honest engine would use."""
+    source = f.honest if f.honest is not None else f.document
+    if source is None:
+        return get_construction(f.construction)
+    from verified_aat.constructions.document import parse_document
+    from verified_aat.constructions.interpreted import DocumentConstruction
+    return DocumentConstruction(parse_document(source, "forged.json"))
+
+
+def honest_rules(construction: Any) -> dict[str, Any]:
+    rules = (get_construction(construction) if isinstance(construction, str) else construction).schedule_rules()
     return {kind: {"scale": r.scale, "offset": r.offset, "ref": r.ref, "claims": [list(c) for c in r.claims],
                    "kind_offsets": [list(k) for k in r.kind_offsets]} for kind, r in sorted(rules.items())}
 
 
-def honest_key(construction: str, head: str, coordinates: tuple[str, ...]) -> dict[str, Any] | None:
-    hint = get_construction(construction).score_hints().get(head)
+def honest_key(construction: Any, head: str, coordinates: tuple[str, ...]) -> dict[str, Any] | None:
+    hint = (get_construction(construction) if isinstance(construction, str) else construction).score_hints().get(head)
     if hint is None:
         return None
     return {"row_key": circuit_structure(hint.row_key), "col_key": circuit_structure(hint.col_key),
@@ -80,18 +92,24 @@ def permissive_claims(rules: dict[str, Any], circuit, encoding: Encoding) -> lis
 
 def forge(f: Forgery) -> dict[str, Any]:
     """A certificate for ``f``, consistent in every derived field, every lemma claimed proved."""
-    construction = get_construction(f.construction)
+    construction = _engine_construction(f)
     circuit_doc = json.loads(canonical_circuit_bytes(f.circuit))
     T = f.transformer if f.transformer is not None else construction.compile(f.circuit).transformer
     transformer_doc = T if isinstance(T, dict) else transformer_form(T)
     kC = load_circuit(circuit_doc, "$.circuit", extra_keys={"format", "version", "domain"})
     kT = load_transformer(transformer_doc)
-    E = f.encoding or LAYOUTS[f.construction].build(kC)
+    if f.encoding is not None:
+        E = f.encoding
+    elif f.document is not None:
+        from verified_aat.kernel.layouts import read_construction
+        E = read_construction(f.document, "forged").build(kC)
+    else:
+        E = LAYOUTS[f.construction].build(kC)
     rows = list(E.rows)
     coords = E.coordinates
     structural_names = f.structural if f.structural is not None else list(construction.structural)
     structural = {coords.index(c) for c in structural_names if c in coords}
-    rules = f.schedule if f.schedule is not None else honest_rules(f.construction)
+    rules = f.schedule if f.schedule is not None else honest_rules(construction)
     claims = permissive_claims(rules, kC, E)
     functions = layer_functions(kT)
     derivation = Derivation()
@@ -101,7 +119,7 @@ def forge(f: Forgery) -> dict[str, Any]:
         for h, head in enumerate(fn.layer.heads):
             hint = given.get((fn.number, head.name))
             if hint is None:
-                key = honest_key(f.construction, head.name, kT.coordinates)
+                key = honest_key(construction, head.name, kT.coordinates)
                 hint = {"function": fn.number, "head": head.name,
                         "method": "key-join" if key else "brute-force", **({"key": key} if key else {})}
             if hint["method"] == "key-join":
@@ -140,6 +158,8 @@ def forge(f: Forgery) -> dict[str, Any]:
                    for d, l in sorted(derivation.lemmas.items())],
         "result": {"status": "proved"},
     }
+    if f.document is not None:
+        doc["construction_document"] = f.document
     doc.update(f.extra)
     return doc
 

@@ -467,12 +467,12 @@ def test_regression_certificate_construction_of_any_type_is_rejected(capsys, tmp
 
 def test_a_construction_the_kernel_has_no_layout_for_is_not_checked_never_accepted(capsys, tmp_path,
                                                                                     certificate) -> None:
-    """A name the kernel states no encoding for (a user's construction document, until the kernel interprets
-    documents) is NOT CHECKED at S2: neither accepted nor rejected."""
+    """A name that is no built-in, with no construction document embedded: the kernel cannot read the
+    construction, so the certificate is NOT CHECKED at S2: neither accepted nor rejected."""
     bad = dict(certificate, construction="nosuch")
     code, out, err = cli(capsys, "check", write(tmp_path / "c.json", json.dumps(bad)))
     assert code == 3 and "Traceback" not in out + err and "NOT CHECKED" in out and "ACCEPTED" not in out, out
-    assert "construction documents" in out
+    assert "embeds no construction document" in out
 
 
 @settings(FUZZ, max_examples=150)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from ..constructions.registry import CONSTRUCTIONS
+from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 
 
@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "edge ends) derived from T's own circuits, then the induction over layer pairs. "
                                    "Exit 0 proved (writes a certificate that `check` re-proves), 1 refuted (a "
                                    "smallest circuit and input, replayed exactly), 3 unknown, 2 bad input.")
-    p.add_argument("construction", metavar="NAME", choices=sorted(CONSTRUCTIONS), help="construction name")
+    p.add_argument("construction", metavar="NAME|FILE.json", type=construction_choice,
+                   help="a built-in construction's name, or a construction document (docs/construction-format.md)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("-K", "--depth-bound", type=int, default=None, help="prove T_K for this K")
     group.add_argument("--all-K", action="store_true", help="prove every K at once (the default without -K)")
@@ -42,11 +43,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be between 1 and {MAX_K:,}, got {args.depth_bound}", "-K")
     if args.budget <= 0:
         raise InputError(f"must be > 0 seconds, got {args.budget}", "--budget")
+    construction = resolve_construction(args.construction)
     model = None
     if args.transformer:
         from .transformer_arg import load_for_construction
-        model = load_for_construction(args.transformer, CONSTRUCTIONS[args.construction])
-    result = prove_construction(args.construction, args.depth_bound, model, int(args.timeout * 1000), args.budget)
+        model = load_for_construction(args.transformer, construction)
+    result = prove_construction(construction, args.depth_bound, model, int(args.timeout * 1000), args.budget)
     if result.status == "proved" and args.output:
         from ..certificates.document import write_certificate
         write_certificate(result.certificate, args.output)  # type: ignore[arg-type]
