@@ -79,24 +79,25 @@ def evaluate(node: Node, env: Mapping[str, Any]) -> Any:
     return value if isinstance(value, Sym) else exact(value)
 
 
-def compile_formula(node: Node) -> Callable[[Mapping[str, Any]], Any]:
-    """A closure computing ``evaluate(node, env)`` on exact numbers (the per-circuit hot path)."""
+def compile_formula(node: Node, slots: Mapping[str, int]) -> Callable[[tuple[Any, ...]], Any]:
+    """A closure computing ``evaluate(node, env)`` on exact numbers, with the parameters at the positions
+    ``slots`` of a tuple (the per-circuit hot path)."""
     tag = node[0]
     if tag == "num":
         value = node[1]
         return lambda env: value
     if tag == "name":
-        name = node[1]
-        return lambda env: env[name]
-    parts = [compile_formula(a) for a in node[1:]]
+        index = slots[node[1]]
+        return lambda env: env[index]
+    parts = [compile_formula(a, slots) for a in node[1:]]
     if tag == "neg":
         (f,) = parts
         return lambda env: -f(env)
     left, right = parts
     if tag == "+":
-        return lambda env: left(env) + right(env)
+        return lambda env: exact(left(env) + right(env))
     if tag == "-":
-        return lambda env: left(env) - right(env)
+        return lambda env: exact(left(env) - right(env))
     if tag == "*":
         return lambda env: exact(left(env) * right(env))
     pick = min if tag == "min" else max

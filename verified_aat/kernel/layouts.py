@@ -21,7 +21,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from operator import itemgetter
+from typing import Any, Callable, Iterator, Mapping
 
 from . import formula as fm
 from .data import Circuit, Gate, NotChecked, Number, as_dict, as_int, as_list, as_name, as_rational, need
@@ -114,8 +115,9 @@ class Construction:
         return [fm.evaluate(f, params) for f in group.formulas(kind)]
 
     def check_class(self, circuit: Circuit) -> None:
+        ranges = {kind: self.fan_in_range(kind) for kind in KINDS}
         for g, gate in enumerate(circuit.gates):
-            low, high = self.fan_in_range(gate.op)
+            low, high = ranges[gate.op]
             n = len(gate.args)
             if n < low or (high is not None and n > high):
                 raise OutsideLayout(f"gate {g} is a {gate.op} of fan-in {n}; {self.name}'s class allows "
@@ -128,50 +130,69 @@ class Construction:
         roles: list[Role] = []
         slots: list[tuple[int, int, int]] = []
         where: dict[int, int] = {}
-        compiled = {g.role: {k: tuple(fm.compile_formula(f) for f in fs) for k, fs in g.rows} for g in self.groups}
         for group in self.groups:
-            rules = compiled[group.role]
+            rules = {kind: _row_builder(group.role, formulas) for kind, formulas in group.rows}
+            first = len(rows)
             for role, gate, params in _positions(group, circuit):
-                row = tuple(f(params) for f in rules[gate.op])
-                if group.input is not None and gate.op == "input":
-                    if row[group.input] != 0:
-                        raise Illegitimate(f"the row of {role.kind} position {len(rows)} holds {row[group.input]} "
+                rows.append(rules[gate.op](params))
+                roles.append(role)
+            if group.input is not None:
+                for p in range(first, len(rows)):
+                    source = circuit.gates[roles[p].source if roles[p].kind != "gate" else roles[p].gate]
+                    if source.op != "input":
+                        continue
+                    if rows[p][group.input] != 0:
+                        raise Illegitimate(f"the row of {roles[p].kind} position {p} holds {rows[p][group.input]} "
                                            f"in its input slot {self.coordinates[group.input]}: x_i must be "
                                            "alone there")
-                    slots.append((len(rows), group.input, gate.index))  # type: ignore[arg-type]
-                if group.role == self.readout[0] and role.gate not in where:
-                    where[role.gate] = len(rows)
-                rows.append(row)
-                roles.append(role)
-        readout = tuple((where[o], self.readout[1]) for o in circuit.outputs)
-        return Encoding(self.coordinates, tuple(rows), tuple(roles), tuple(slots), readout, self.role_kinds)
+                    slots.append((p, group.input, source.index))  # type: ignore[arg-type]
+            if group.role == self.readout[0]:
+                for p in range(len(rows) - 1, first - 1, -1):  # the first position of each gate
+                    where[roles[p].gate] = p
+        readout_at = tuple((where[o], self.readout[1]) for o in circuit.outputs)
+        return Encoding(self.coordinates, tuple(rows), tuple(roles), tuple(slots), readout_at, self.role_kinds)
 
 
-def _constant(gate: Gate) -> Number:
-    return gate.value if gate.op == "const" else 0  # type: ignore[return-value]
+def _row_builder(role: str, formulas: tuple[fm.Node, ...]) -> Callable[[tuple[Number, ...]], tuple[Number, ...]]:
+    """The row of one group and kind from the position's parameter tuple (PARAMETERS order): a bare
+    parameter or number is picked by index (one ``itemgetter``), anything else computed."""
+    names = PARAMETERS[role]
+    slots = {name: n for n, name in enumerate(names)}
+    extra: list[Number] = []
+    computed: list[Callable[[tuple[Number, ...]], Number]] = []
+    picks: list[int] = []
+    for node in formulas:
+        if node[0] == "name":
+            picks.append(slots[node[1]])
+        elif node[0] == "num":
+            extra.append(node[1])
+            picks.append(len(names) + len(extra) - 1)
+        else:
+            computed.append(fm.compile_formula(node, slots))
+            picks.append(-len(computed))  # fixed below, once the constants are counted
+    width = len(names) + len(extra)
+    picks = [p if p >= 0 else width + (-p - 1) for p in picks]
+    constants = tuple(extra)
+    pick = itemgetter(*picks) if len(picks) > 1 else (lambda t, p=picks[0]: (t[p],))
+    if not computed:
+        return lambda params: pick(params + constants)
+    return lambda params: pick(params + constants + tuple(f(params) for f in computed))
 
 
-def _positions(group: Group, circuit: Circuit) -> Iterator[tuple[Role, Gate, dict[str, Number]]]:
-    """(role, source gate, parameters) of every position of the group, in the role's fixed order (ORDERS)."""
+def _positions(group: Group, circuit: Circuit) -> list[tuple[Role, Gate, tuple[Number, ...]]]:
+    """(role, source gate, parameters in PARAMETERS order) of every position of the group, in the role's
+    fixed order (ORDERS)."""
     gates = circuit.gates
+    constants = [gate.value if gate.op == "const" else 0 for gate in gates]
     if group.role == "gate":
-        for g, gate in enumerate(gates):
-            yield Role("gate", g), gate, {"id": g, "k": len(gate.args), "c": _constant(gate),
-                                          "index": gate.index if gate.op == "input" else 0}  # type: ignore[dict-item]
-    elif group.role == "edge":
-        for v, gate in enumerate(gates):
-            for s, u in enumerate(gate.args):
-                source = gates[u]
-                yield Role("edge", v, u, s), source, {"src": u, "dst": v, "slot": s, "k": len(source.args),
-                                                      "c": _constant(source)}
-    else:
-        seen: set[int] = set()
-        for g in circuit.outputs:
-            if g not in seen:
-                seen.add(g)
-                gate = gates[g]
-                yield Role("sink", g, g), gate, {"src": g, "dst": group.target, "slot": 0, "k": len(gate.args),
-                                                 "c": _constant(gate)}
+        return [(Role("gate", g), gate, (g, len(gate.args), constants[g], gate.index if gate.op == "input" else 0))
+                for g, gate in enumerate(gates)]
+    if group.role == "edge":
+        fan_in = [len(gate.args) for gate in gates]
+        return [(Role("edge", v, u, s), gates[u], (u, v, s, fan_in[u], constants[u]))
+                for v, gate in enumerate(gates) for s, u in enumerate(gate.args)]
+    seen: dict[int, None] = dict.fromkeys(circuit.outputs)
+    return [(Role("sink", g, g), gates[g], (g, group.target, 0, len(gates[g].args), constants[g])) for g in seen]
 
 
 # -- reading a document ------------------------------------------------------------------
