@@ -241,3 +241,52 @@ def test_the_kernels_formula_reader_refuses_what_is_not_a_formula():
     for text in ["", "1/0", "k k", "min(k)", "k / 2", "2 ** k", "x", "(k", "k)", "id" * 1500, "-" * 80 + "k"]:
         with pytest.raises(Malformed):
             parse(text, frozenset({"k", "id"}), "$.f")
+
+
+# -- the transformer a certificate says is the construction's own -----------------------------------
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (ROOT / "verified_aat/data/constructions").glob("*.json")))
+def test_the_kernel_recognises_every_documents_own_transformer(name):
+    """Each shipped document, renamed into a user's document: T_K compiled by the engine is, by the kernel's
+    own reading of the document's layers, the document's own T_K for the right K."""
+    mine = copy.deepcopy(shipped(name))
+    mine["name"] = f"my-{name}"
+    doc = forge(Forgery(square_sum(), construction=mine["name"], document=mine))
+    doc["info"]["transformer"] = "own"
+    report = verdict(doc, defence_budget=0)
+    assert report.outcome == "accepted", report.reasons
+    layers = len(doc["transformer"]["layers"])
+    block = len(mine["transformer"]["block"])
+    fixed = len(mine["transformer"].get("prefix", [])) + len(mine["transformer"].get("suffix", []))
+    assert f"T being my-{name}'s own T_K for K = {(layers - fixed) // block}" in report.theorem
+
+
+def _change_block(d: dict) -> None:
+    fn = d["transformer"]["block"][1]["activation"]
+    lines = d["transformer"]["functions"][fn]
+    d["transformer"]["functions"][fn] = [line.replace("const 1", "const 2", 1) if "const 1" in line else line
+                                         for line in lines]
+    assert d["transformer"]["functions"][fn] != lines
+
+
+def test_a_repeated_block_that_differs_from_the_certificates_transformer_is_rejected():
+    """The document says the gather layer is one circuit, the certificate's T has another (its true T_K)."""
+    doc = forged(HONEST)
+    doc["construction_document"] = edited(_change_block)
+    doc["info"]["transformer"] = "own"
+    assert "is not the document's prefix + K × block + suffix" in rejected(doc, "own-transformer")
+    doc["construction_document"] = HONEST  # the same certificate with the honest document: accepted, and says so
+    assert "own T_K" in verdict(doc).theorem
+
+
+def test_a_schematic_certificate_whose_document_block_differs_is_rejected():
+    doc, report = _schematic(EXAMPLE)
+    doc["info"]["transformer"] = "own"
+    assert check_certificate(doc, Options()).outcome == "accepted"
+    other = copy.deepcopy(EXAMPLE)
+    fetch = other["transformer"]["block"][0]
+    fetch["heads"][0]["pooling"] = "rightmost" if fetch["heads"][0]["pooling"] != "rightmost" else "leftmost"
+    doc["construction_document"] = other
+    result = check_certificate(doc, Options())
+    assert result.outcome == "rejected" and result.rejections[0].check == "schematic-scheme"
+    assert "own T_K" in result.rejections[0].detail

@@ -102,6 +102,8 @@ def build_certificate(result: Any, include_timings: bool = True, netlist: dict[s
         doc["netlist"] = netlist
     if result.construction_document is not None:
         doc["construction_document"] = result.construction_document
+        if result.own_transformer:
+            doc["info"]["transformer"] = "own"  # the kernel checks it against the document (S2)
     if original is not None:
         doc["original"] = original
     if include_timings:

@@ -160,6 +160,8 @@ def theorem(ctx: Context) -> str:
         sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original'][:12]}, "
                      f"{len(ctx.original.gates)} gates, {len(ctx.original.outputs)} outputs): each n-ary sum or "
                      "product of C is a tree of binary gates of B")
+    if ctx.own_depth is not None:
+        sentence += f", T being {X}'s own T_K for K = {ctx.own_depth}"
     if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
         sentence += f", with enc_{X} as its embedded construction document (sha256 {ctx.construction.digest[:12]}) states it"
     return sentence + (f"; {ctx.netlist_theorem}" if ctx.netlist_theorem else "")

@@ -23,6 +23,7 @@ from .circuits import reads
 from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Bilinear, Malformed, NotChecked, as_dict, as_int, as_list, as_rational,
                    load_circuit, load_transformer, need)
 from .defence import run_defence
+from .document_transformer import own_depth
 from .layouts import Illegitimate, OutsideLayout, construction_of, encoding_digest
 from .netlist_link import check_netlist
 from .obligations import Deriver, activation_params, frame_changes, layer_functions
@@ -151,6 +152,23 @@ def _hashes(ctx: Context) -> list[str]:
 
 def _construction(ctx: Context) -> list[str]:
     ctx.construction = construction_of(ctx.doc["construction"], ctx.doc.get("construction_document"))
+    return []
+
+
+def _own_transformer(ctx: Context) -> list[str]:
+    return own_transformer_problems(ctx, ctx.doc["info"])
+
+
+def own_transformer_problems(ctx: Any, info: Any) -> list[str]:
+    """S2 / P2: a certificate that says its transformer is the construction's own T_K must embed exactly that."""
+    claimed = info.get("transformer") if type(info) is dict else None
+    if claimed is None:
+        return []
+    need(claimed == "own", "$.info.transformer", "the only claim about the transformer is 'own'")
+    ctx.own_depth = own_depth(ctx.construction.data, ctx.transformer)
+    if ctx.own_depth is None:
+        return [f"the certificate says its transformer is {ctx.doc['construction'][:60]}'s own T_K, but T is not "
+                "the document's prefix + K × block + suffix for any K"]
     return []
 
 
@@ -413,6 +431,8 @@ CHECKS: tuple[Check, ...] = (
           "binarization)", bz.given_circuit),
     Check("construction", "S2", "the construction is a well-formed document: embedded, or the shipped built-in "
                                 "it names", _construction),
+    Check("own-transformer", "S2", "a transformer said to be the construction's own T_K is the document's",
+          _own_transformer),
     Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)", _encoding),
     Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", _exact_pooling),
     Check("structural", "S4", "structural coordinates are coordinates that carry no input", _structural),

@@ -56,6 +56,7 @@ class Context:
     domain: str = "rationals"
     hashes: dict[str, str] = field(default_factory=dict)
     construction: Construction | None = None  # the document the certificate is about (S2)
+    own_depth: int | None = None  # K where T is the document's own T_K and the certificate says so (S2)
     encoding: Encoding | None = None
     rows: list[tuple[Any, ...]] = field(default_factory=list)
     structural: set[int] = field(default_factory=set)

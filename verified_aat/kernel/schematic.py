@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import Check, judge, run_checks, sha256_json
+from .checks import Check, judge, own_transformer_problems, run_checks, sha256_json
 from .checks import _solvers as solvers_check
 from .data import Transformer, as_dict, as_int, as_list, load_transformer, need
 from .layouts import SHIPPED, Construction, construction_of, read_construction, shipped
@@ -37,6 +37,7 @@ class SchematicContext:
     doc: dict[str, Any]
     options: Options
     construction: Construction | None = None
+    own_depth: int | None = None
     scheme: Scheme | EdgeScheme | None = None
     transformer: Transformer | None = None
     depth_bound: int | None = None  # None: every K
@@ -91,7 +92,7 @@ def _scheme(ctx: SchematicContext) -> list[str]:
     ctx.sets = {**intended_sets(ctx.construction), **sets}
     for head, chosen in ctx.sets.items():
         need(chosen in allowed, "$.construction_document.attends", f"an intended set is one of {list(allowed)}")
-    return []
+    return own_transformer_problems(ctx, ctx.doc.get("info"))
 
 
 def intended_sets(construction: Construction | None) -> dict[str, str]:
@@ -207,8 +208,9 @@ def schematic_theorem(ctx: SchematicContext) -> str:
         period = len(scheme.phases)
         extra = f" + {_extra(scheme)}" if _extra(scheme) else ""
         layers = "the layer of T" if period == 1 else f"the first {period} layers of T"
+        own = f", {name}'s own T_K" if ctx.own_depth is not None else ""
         return (f"for every K ≥ 1, every {scheme.circuit_class} circuit C of depth ≤ K and every x ∈ R^n ({where}): "
-                f"T_K = {layers} (sha256 {ctx.transformer_hash[:12]}) repeated K{extra} times, on "
+                f"T_K = {layers} (sha256 {ctx.transformer_hash[:12]}) repeated K{extra} times{own}, on "
                 f"enc_{name}(C, x), reads out C(x)")
     return (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
             f"T (sha256 {ctx.transformer_hash[:12]}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")

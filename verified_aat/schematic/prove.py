@@ -84,7 +84,7 @@ def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | N
 
 
 def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_depth: int,
-                       sets: dict[str, str] | None = None, embedded: Any = None
+                       sets: dict[str, str] | None = None, embedded: Any = None, own: bool = False
                        ) -> tuple[dict[str, Any], SchematicContext, Report]:
     """The certificate document with the kernel's own lemma list (not yet discharged), the kernel's
     context and its report on the checks before the solvers (rejections: a structural failure).
@@ -97,6 +97,8 @@ def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_
                            "info": {"depth_bound": info_depth, "every_K": depth_bound is None}}
     if embedded is not None:
         doc["construction_document"] = embedded
+        if own:
+            doc["info"]["transformer"] = "own"
     if sets:
         doc["hints"] = {"sets": dict(sets)}
     ctx, report = prepare(doc)
@@ -161,14 +163,14 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         problems.append(mismatch)
     own = transformer is None
     info_depth = depth_bound or 1 if own else intended_depth(construction, T)
-    doc, ctx, report = schematic_document(name, depth_bound, T, info_depth, embedded=embedded)
+    doc, ctx, report = schematic_document(name, depth_bound, T, info_depth, embedded=embedded, own=own)
     problems += [str(r) for r in report.rejections]
     timings["derive"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     failed, undecided = ([], []) if problems else _discharge(ctx, timeout_ms)
     if failed and all(f.startswith("schematic:attention") for f in failed):
         for sets in _other_sets(ctx, T):  # another intended set for one head (a hint the kernel proves)
-            again, again_ctx, _ = schematic_document(name, depth_bound, T, info_depth, sets, embedded)
+            again, again_ctx, _ = schematic_document(name, depth_bound, T, info_depth, sets, embedded, own)
             if _discharge(again_ctx, timeout_ms) == ([], []):
                 doc, ctx, failed = again, again_ctx, []
                 break

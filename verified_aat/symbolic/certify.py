@@ -65,6 +65,7 @@ class CertifyResult:
     seconds: dict[str, float] = field(default_factory=dict)
     construction_rules: dict[str, Any] = field(default_factory=dict)
     construction_document: Any = None  # a user's construction document, embedded in the certificate
+    own_transformer: bool = False      # T is the construction's own T_K (no --transformer)
 
     @property
     def solver_calls(self) -> int:
@@ -185,7 +186,7 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     seconds["total"] = time.perf_counter() - clock
     return CertifyResult(status, circuit, T, encoding, construction.name, compiled.depth_bound, schedule,
                          structural, hints, derivation, verdicts, attention, problems, counterexample, seconds,
-                         construction.schedule_rules(), embedded_document(construction))
+                         construction.schedule_rules(), embedded_document(construction), transformer is None)
 
 
 def embedded_document(construction: Construction) -> Any:

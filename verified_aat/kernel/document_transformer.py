@@ -1,0 +1,161 @@
+"""Whether a certificate's transformer is its construction document's own T_K (docs/soundness.md S2, P2).
+
+A document states ``T_K = prefix + K × block + suffix`` with circuits in the circuit text format
+(docs/construction-format.md).  A certificate that says its transformer is the construction's own
+(``info.transformer = "own"``) is checked here: the kernel reads the document's layers with its
+own small reader and compares them with the embedded transformer, circuit by circuit, as terms
+(each gate by its operation and its operands' terms; gate numbering and duplicate gates do not
+matter, argument order does).  This check can only reject, or let the theorem say "X's own T_K".
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from .data import Bilinear, Circuit, Malformed, Transformer, exact
+
+_DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
+_LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?\Z")
+MAX_LINES = 100_000
+
+
+class Terms:
+    """Hash-consed terms: equal circuits (up to numbering and duplicates) get equal term ids."""
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[Any, ...], int] = {}
+
+    def term(self, key: tuple[Any, ...]) -> int:
+        return self.ids.setdefault(key, len(self.ids))
+
+    def of_circuit(self, circuit: Circuit) -> tuple[int, ...]:
+        ids: list[int] = []
+        for gate in circuit.gates:
+            if gate.op == "input":
+                ids.append(self.term(("input", gate.index)))
+            elif gate.op == "const":
+                ids.append(self.term(("const", gate.value)))
+            else:
+                ids.append(self.term((gate.op, tuple(ids[a] for a in gate.args))))
+        return tuple(ids[o] for o in circuit.outputs)
+
+    def of_text(self, lines: Any, inputs: list[str], path: str) -> tuple[int, ...]:
+        """The output terms of a document circuit (lines of the text format, implicit ``inputs``)."""
+        if type(lines) is not list or len(lines) > MAX_LINES or not all(type(x) is str for x in lines):
+            raise Malformed(path, "expected a list of circuit text lines")
+        definitions: dict[str, tuple[str, list[str]]] = {}
+        outputs: list[str] = []
+        for n, raw in enumerate(lines):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("output ") or line == "output":
+                outputs += [item.split("=", 1)[-1] for item in line.split()[1:]]
+                continue
+            m = _DEFINITION.match(line)
+            if m is None or m.group(1) in definitions or m.group(1) in inputs:
+                raise Malformed(f"{path}[{n}]", f"the kernel's reader does not read this line: {line[:60]!r}")
+            definitions[m.group(1)] = (m.group(2), m.group(3).split())
+        known: dict[str, int] = {name: self.term(("input", k)) for k, name in enumerate(inputs)}
+        return tuple(self._resolve(ref, definitions, known, path) for ref in outputs)
+
+    def _resolve(self, ref: str, definitions: dict[str, tuple[str, list[str]]], known: dict[str, int],
+                 path: str) -> int:
+        """The term of ``ref`` (a name or a rational literal), without recursion: gates may come in any order."""
+        stack, visiting = [ref], set()
+        while stack:
+            name = stack[-1]
+            if name in known:
+                stack.pop()
+                continue
+            if _LITERAL.match(name):
+                known[name] = self.term(("const", exact(Fraction(name))))
+                stack.pop()
+                continue
+            if name not in definitions:
+                raise Malformed(path, f"undefined name {name[:40]!r}")
+            op, args = definitions[name]
+            pending = [] if op == "const" else [a for a in args if a not in known]
+            if pending:
+                if name in visiting:
+                    raise Malformed(path, f"a cycle through {name[:40]!r}")
+                visiting.add(name)
+                stack += pending
+                continue
+            if op == "const":
+                if len(args) != 1 or not _LITERAL.match(args[0]):
+                    raise Malformed(path, f"{name[:40]!r}: const takes one rational")
+                known[name] = self.term(("const", exact(Fraction(args[0]))))
+            else:
+                known[name] = self.term((op, tuple(known[a] for a in args)))
+            stack.pop()
+        return known[ref]
+
+
+def own_depth(document: Any, T: Transformer) -> int | None:
+    """K with T = the document's prefix + K × block + suffix (None: T is not the document's T_K for any K)."""
+    spec = document.get("transformer") if type(document) is dict else None
+    if type(spec) is not dict:
+        return None
+    parts = [spec.get(key, []) for key in ("prefix", "block", "suffix")]
+    functions = spec.get("functions", {})
+    if not all(type(p) is list for p in parts) or not parts[1] or type(functions) is not dict:
+        return None
+    fixed = len(parts[0]) + len(parts[2])
+    K, rest = divmod(len(T.layers) - fixed, len(parts[1]))
+    if K < 1 or rest:
+        return None
+    layers = parts[0] + parts[1] * K + parts[2]
+    terms = Terms()
+    seen: dict[int, bool] = {}
+    for number, (raw, layer) in enumerate(zip(layers, T.layers)):
+        key = id(raw), id(layer)
+        if key not in seen:
+            seen[key] = _same_layer(raw, layer, T.coordinates, functions, terms, f"$.transformer.layers[{number}]")
+        if not seen[key]:
+            return None
+    return K
+
+
+def _same_layer(raw: Any, layer: Any, coordinates: tuple[str, ...], functions: dict[str, Any], terms: Terms,
+                path: str) -> bool:
+    if type(raw) is not dict or type(raw.get("heads")) is not list or len(raw["heads"]) != len(layer.heads):
+        return False
+    for given, head in zip(raw["heads"], layer.heads):
+        if type(given) is not dict or (given.get("name"), given.get("pooling")) != (head.name, head.pooling):
+            return False
+        score = given.get("score")
+        if isinstance(head.score, Bilinear):
+            if _bilinear(score, coordinates) != head.score.entries:
+                return False
+        else:
+            inputs = [f"i.{c}" for c in coordinates] + [f"j.{c}" for c in coordinates]
+            if _terms(score, functions, inputs, terms, path) != terms.of_circuit(head.score):
+                return False
+    inputs = [f"x.{c}" for c in coordinates] + [f"{h.name}.{c}" for h in layer.heads for c in coordinates]
+    return _terms(raw.get("activation"), functions, inputs, terms, path) == terms.of_circuit(layer.activation)
+
+
+def _terms(ref: Any, functions: dict[str, Any], inputs: list[str], terms: Terms, path: str) -> tuple[int, ...] | None:
+    lines = functions.get(ref) if type(ref) is str else ref
+    try:
+        return terms.of_text(lines, inputs, path)
+    except Malformed:
+        return None
+
+
+def _bilinear(score: Any, coordinates: tuple[str, ...]) -> tuple[tuple[int, int, Any], ...] | None:
+    entries = score.get("bilinear") if type(score) is dict else None
+    if type(entries) is not dict:
+        return None
+    out = []
+    for key, value in entries.items():
+        parts = key.split() if type(key) is str else []
+        if len(parts) != 2 or not parts[0].startswith("i.") or not parts[1].startswith("j.") \
+                or parts[0][2:] not in coordinates or parts[1][2:] not in coordinates \
+                or type(value) is not str or not _LITERAL.match(value):
+            return None
+        out.append((coordinates.index(parts[0][2:]), coordinates.index(parts[1][2:]), exact(Fraction(value))))
+    return tuple(sorted(out))
