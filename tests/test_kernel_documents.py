@@ -290,3 +290,17 @@ def test_a_schematic_certificate_whose_document_block_differs_is_rejected():
     result = check_certificate(doc, Options())
     assert result.outcome == "rejected" and result.rejections[0].check == "schematic-scheme"
     assert "own T_K" in result.rejections[0].detail
+
+
+def test_the_api_takes_a_document_file_and_its_certificate_is_accepted(tmp_path):
+    import verified_aat as va
+
+    path = ROOT / "docs/examples/constructions/interleaved.json"
+    mine = va.construction(str(path))
+    assert mine.name == "interleaved" and va.construction(mine) is mine and va.construction(path).name == mine.name
+    result = va.certify(square_sum(), path)
+    assert result.status == "proved"
+    report = va.check(va.certificate(result))
+    assert report.accepted and "interleaved's own T_K" in report.theorem
+    proof = va.prove_construction(str(path))
+    assert proof.status == "proved" and check_certificate(proof.certificate, Options()).outcome == "accepted"

@@ -5,8 +5,8 @@ sub-packages (``circuits`` → ``constructions`` → ``transformer`` →
 ``symbolic`` → ``certificates``; ``kernel`` is the trusted checker).
 """
 
-from .api import (audit_transformer, certificate, certify, check, compile, family, load_circuit, parse_circuit,
-                  prove_construction, refute, simulate)
+from .api import (audit_transformer, certificate, certify, check, compile, construction, family, load_circuit,
+                  parse_circuit, prove_construction, refute, simulate)
 from .circuits.evaluate import evaluate
 from .circuits.ir import Circuit, Domain, Gate, Kind
 from .circuits.measures import measure
@@ -16,7 +16,7 @@ from .status import Status, Verdict
 __all__ = ["Circuit", "Domain", "Gate", "Kind", "InputError", "certificate", "certify", "check", "compile",
            "evaluate", "family", "load_circuit", "measure", "parse_circuit", "refute", "simulate"]
 __all__ += ["Certificate", "CheckReport", "Status", "Verdict", "audit_transformer"]
-__all__ += ["prove_construction"]
+__all__ += ["prove_construction", "construction"]
 __version__ = "0.1.0"
 
 

@@ -22,6 +22,7 @@ from .errors import InputError
 
 if TYPE_CHECKING:
     from .audit import AuditReport
+    from .constructions.base import Construction
     from .constructions.base import CompiledConstruction
     from .refutation.refute import Refutation
     from .results import Certificate, CheckReport
@@ -47,34 +48,44 @@ def parse_circuit(text: str, *, name: str | None = None) -> Circuit:
     return parse_circuit_text(text, name=name)
 
 
+def construction(name_or_path: str | Any) -> Construction:
+    """A construction: a built-in by name (``"gate-edge"``), a construction document file
+    (``"mine.json"``, docs/construction-format.md), or a Construction as it is.  Every function
+    below that takes ``construction`` takes any of the three."""
+    if not isinstance(name_or_path, (str, bytes)) and not hasattr(name_or_path, "__fspath__"):
+        return name_or_path  # type: ignore[no-any-return]
+    import os
+
+    from .constructions.registry import resolve_construction
+    return resolve_construction(os.fsdecode(name_or_path))
+
+
 def family(name: str, n: int) -> Circuit:
     """A member of a built-in family, e.g. ``family("majority", 7)``."""
     from .circuits.families import build_family
     return build_family(name, n)
 
 
-def compile(circuit: Circuit, construction: str = "gate-edge", *,  # noqa: A001
+def compile(circuit: Circuit, construction: str | Construction = "gate-edge", *,  # noqa: A001
             depth_bound: int | None = None) -> CompiledConstruction:
     """Transformer T_K and encoding for ``circuit`` (a CompiledConstruction); ``depth_bound`` is K
     (default: the circuit's depth)."""
-    from .constructions.registry import get_construction
-    return get_construction(construction).compile(circuit, depth_bound)
+    return _resolve(construction).compile(circuit, depth_bound)
 
 
-def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str = "gate-edge", *,
+def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str | Construction = "gate-edge", *,
              depth_bound: int | None = None) -> tuple[Fraction | int, ...]:
     """Run the compiled transformer exactly on enc(C, x) and read the outputs (argmax sets by the
     key join, each decomposition used only after its lemma is proved); ``depth_bound`` as for compile."""
-    from .constructions.registry import get_construction
     from .symbolic.attention import engine_keys
     from .transformer.exact_engine import run_exact
     compiled = compile(circuit, construction, depth_bound=depth_bound)
-    keys = engine_keys(get_construction(construction).score_hints())
+    keys = engine_keys(_resolve(construction).score_hints())
     result = run_exact(compiled.transformer, compiled.encoding.instantiate(list(x)), keys=keys)
     return tuple(compiled.encoding.read(result.outputs))
 
 
-def certify(circuit: Circuit, construction: str = "gate-edge", *, depth_bound: int | None = None,
+def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *, depth_bound: int | None = None,
             transformer: Transformer | str | None = None, timeout: float = 10.0, jobs: int = 1,
             refute: bool = True, progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
     """Prove (or refute) that the construction simulates ``circuit`` on every input (a CertifyResult).
@@ -85,15 +96,14 @@ def certify(circuit: Circuit, construction: str = "gate-edge", *, depth_bound: i
     ``refute``: search a counterexample when a lemma fails (without one the status is unknown);
     ``progress``: called with (phase, done, total) as certify goes.
     """
-    from .constructions.registry import get_construction
     from .symbolic.certify import certify as _certify
     from .transformer.spec import load_transformer
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
-    return _certify(circuit, get_construction(construction), depth_bound, model, _milliseconds("timeout", timeout),
+    return _certify(circuit, _resolve(construction), depth_bound, model, _milliseconds("timeout", timeout),
                     _at_least_one("jobs", jobs), refute=refute, progress=progress)
 
 
-def refute(transformer: Transformer | str, construction: str = "gate-edge", circuit: Circuit | None = None, *,
+def refute(transformer: Transformer | str, construction: str | Construction = "gate-edge", circuit: Circuit | None = None, *,
            budget: float = 60.0, per_circuit: float = 5.0, depth_bound: int | None = None) -> Refutation:
     """A small circuit and an exactly replayed input where ``transformer`` (a Transformer
     or a spec path) fails, or a Refutation with no counterexample (which is not a proof).
@@ -102,16 +112,15 @@ def refute(transformer: Transformer | str, construction: str = "gate-edge", circ
     ``budget``: seconds for the whole search; ``per_circuit``: seconds per circuit;
     ``depth_bound``: the K the transformer is meant for (default: from its number of layers).
     """
-    from .constructions.registry import get_construction
     from .refutation.refute import refute as _refute
     from .transformer.spec import load_transformer
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
-    return _refute(model, get_construction(construction), None if circuit is None else [circuit],
+    return _refute(model, _resolve(construction), None if circuit is None else [circuit],
                    budget_seconds=_seconds("budget", budget), per_circuit_seconds=_seconds("per_circuit", per_circuit),
                    depth_bound=depth_bound)
 
 
-def prove_construction(construction: str, *, depth_bound: int | None = None,
+def prove_construction(construction: str | Construction, *, depth_bound: int | None = None,
                        transformer: Transformer | str | None = None, timeout: float = 20.0,
                        witness_budget: float = 60.0) -> SchematicResult:
     """One proof for every circuit of depth ≤ ``depth_bound`` (None: every K) under ``construction``'s
@@ -122,7 +131,7 @@ def prove_construction(construction: str, *, depth_bound: int | None = None,
     from .schematic import prove_construction as _prove
     from .transformer.spec import load_transformer
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
-    return _prove(construction, depth_bound, model, _milliseconds("timeout", timeout),
+    return _prove(_resolve(construction), depth_bound, model, _milliseconds("timeout", timeout),
                   _seconds("witness_budget", witness_budget))
 
 
@@ -191,6 +200,10 @@ def _seconds(name: str, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
         raise InputError(f"{name} must be a finite number of seconds > 0, got {value!r}")
     return float(value)
+
+
+def _resolve(value: Any) -> Construction:
+    return construction(value)
 
 
 def _milliseconds(name: str, value: float) -> int:
