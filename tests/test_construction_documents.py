@@ -124,7 +124,8 @@ def test_compiled_rows_are_exact_like_the_tree_evaluator():
     from verified_aat.constructions.interpreted import _row_function
 
     constants = {"H": Fraction(1, 2), "T": 3}
-    texts = ["c*c", "H + H", "c + H", "min(k, T) - H*2", "-(src - dst)", "max(c, H)", "T*T", "slot", "2*c*c + 1"]
+    texts = ["c*c", "H + H", "c + H", "min(k, T) - H*2", "-(src - dst)", "max(c, H)", "T*T", "slot", "2*c*c + 1",
+             "src*dst + H", "k*k - 1", "c*c + H", "-c"]
     allowed = {"src", "dst", "slot", "k", "c"} | set(constants)
     formulas = tuple(parse_formula(t, allowed) for t in texts)
     fn = _row_function(formulas, ("src", "dst", "slot", "k", "c"), constants)

@@ -237,6 +237,12 @@ def compiled_parts(node: Node, slots: Mapping[str, int], constants: Mapping[str,
         return "fn", (lambda p: -p[x]) if k == "slot" else (lambda p: -x(p))
     op = _OPS[node.op]
     (ka, a), (kb, b) = parts
+    inner = node.args[0]
+    if kb == "const" and isinstance(inner, Op) and inner.op in _OPS and len(inner.args) == 2:
+        (ki, i), (kj, j) = (compiled_parts(x, slots, constants) for x in inner.args)
+        if ki == kj == "slot":  # ``x*y + c``, one frame instead of two
+            inner_op = _OPS[inner.op]
+            return "fn", lambda p: op(inner_op(p[i], p[j]), b)
     if ka == "slot":
         closure = {"slot": lambda p: op(p[a], p[b]), "const": lambda p: op(p[a], b), "fn": lambda p: op(p[a], b(p))}[kb]
     elif ka == "const":
