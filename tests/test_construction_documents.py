@@ -19,7 +19,8 @@ from verified_aat.cli.main import main
 from verified_aat.constructions.document import builtin_document_path
 from verified_aat.constructions.formula import FormulaError, parse_formula
 from verified_aat.constructions.interpreted import DocumentConstruction
-from verified_aat.constructions.registry import CONSTRUCTIONS, resolve_construction
+from verified_aat.constructions.python_builtins import description_json, python_constructions
+from verified_aat.constructions.registry import CONSTRUCTIONS, get_construction, resolve_construction
 from verified_aat.errors import InputError
 from verified_aat.transformer.spec import transformer_to_json
 
@@ -30,6 +31,7 @@ SPEC_CIRCUITS = sorted((ROOT / "specs" / "circuits").glob("*.circ"))
 DATA = ROOT / "tests" / "data" / "constructions"
 C17 = Path("/work/shared/circuits/iscas85/c17.bench")
 NAMES = sorted(CONSTRUCTIONS)
+PYTHON = python_constructions()  # the documents' writers; the registry serves the documents
 
 
 def _document(name: str) -> DocumentConstruction:
@@ -53,8 +55,9 @@ def _same_compile(python, document, circuit) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_shipped_document_builds_the_same_transformers(name):
-    python, document = CONSTRUCTIONS[name], _document(name)
+    python, document = PYTHON[name], _document(name)
     assert document.name == name and document.structural == python.structural
+    assert (document.summary, document.paper) == (python.summary, python.paper)
     assert document.bounded_fan_in == python.bounded_fan_in
     for k in range(1, 7):
         assert document.layers(k) == python.layers(k)
@@ -64,7 +67,7 @@ def test_the_shipped_document_builds_the_same_transformers(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_shipped_document_encodes_every_spec_circuit_the_same(name):
-    python, document = CONSTRUCTIONS[name], _document(name)
+    python, document = PYTHON[name], _document(name)
     assert len(SPEC_CIRCUITS) >= 20
     for path in SPEC_CIRCUITS:
         _same_compile(python, document, load_circuit(path))
@@ -72,7 +75,7 @@ def test_the_shipped_document_encodes_every_spec_circuit_the_same(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_shipped_document_states_the_same_intentions(name):
-    python, document = CONSTRUCTIONS[name], _document(name)
+    python, document = PYTHON[name], _document(name)
     assert python.schedule_rules() == document.schedule_rules()
     ours, theirs = python.score_hints(), document.score_hints()
     assert list(ours) == list(theirs)
@@ -82,11 +85,64 @@ def test_the_shipped_document_states_the_same_intentions(name):
         assert ours[head].facts == theirs[head].facts
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_shipped_document_states_the_same_description(name):
+    python, document = PYTHON[name], _document(name)
+    assert python.description() == document.description()
+    assert json.loads(builtin_document_path(name).read_text())["description"] == description_json(python)
+    assert document.description().layout and document.description().codes  # not two empty descriptions
+    heads = {h.name for layer in document.transformer(1).layers for h in layer.heads}
+    assert set(dict(document.description().argmax)) == heads
+
+
+def test_the_registry_serves_the_shipped_documents():
+    assert list(CONSTRUCTIONS) == list(PYTHON) and len(NAMES) == 7
+    for name in NAMES:
+        construction = get_construction(name)
+        assert isinstance(construction, DocumentConstruction) and construction.name == name
+        assert construction is CONSTRUCTIONS[name] is resolve_construction(name)  # loaded once
+        assert construction.document.file == str(builtin_document_path(name))
+    assert CONSTRUCTIONS.get("no-such") is None and ["gate-edge"] not in CONSTRUCTIONS
+    with pytest.raises(InputError, match="unknown construction"):
+        get_construction("no-such")
+
+
+def test_a_name_and_its_shipped_document_certify_identically(tmp_path, capsys):
+    """``-c gate-edge`` and ``-c .../gate-edge.json`` are the same construction: the same certificate bytes."""
+    src = str(ROOT / "specs/circuits/difference_of_squares.circ")
+    by_name, by_file = tmp_path / "name.cert", tmp_path / "file.cert"
+    assert main(["certify", src, "-c", "gate-edge", "-j", "1", "--no-timings", "-o", str(by_name)]) == 0
+    assert main(["certify", src, "-c", str(builtin_document_path("gate-edge")), "-j", "1", "--no-timings",
+                 "-o", str(by_file)]) == 0
+    capsys.readouterr()
+    assert by_name.read_bytes() == by_file.read_bytes() and len(by_name.read_bytes()) > 1000
+    assert main(["check", str(by_file)]) == 0
+
+
+def test_compiled_rows_are_exact_like_the_tree_evaluator():
+    """The compiled row functions agree with the tree evaluator on fractional constants and parameters."""
+    from verified_aat.constructions.interpreted import _row_function
+
+    constants = {"H": Fraction(1, 2), "T": 3}
+    texts = ["c*c", "H + H", "c + H", "min(k, T) - H*2", "-(src - dst)", "max(c, H)", "T*T", "slot", "2*c*c + 1",
+             "src*dst + H", "k*k - 1", "c*c + H", "-c"]
+    allowed = {"src", "dst", "slot", "k", "c"} | set(constants)
+    formulas = tuple(parse_formula(t, allowed) for t in texts)
+    fn = _row_function(formulas, ("src", "dst", "slot", "k", "c"), constants)
+    for params in [(0, 1, 0, 2, Fraction(1, 2)), (3, 1, 1, 0, 0), (2, 2, 1, 5, Fraction(-3, 4)), (1, 0, 0, 1, 2)]:
+        env = {**constants, **dict(zip(("src", "dst", "slot", "k", "c"), params))}
+        expected = tuple(f.evaluate(env) for f in formulas)
+        expected = tuple(v.numerator if isinstance(v, Fraction) and v.denominator == 1 else v for v in expected)
+        got = fn(params)
+        assert got == expected and [type(x) for x in got] == [type(x) for x in expected]
+    assert fn((0, 1, 0, 2, Fraction(1, 2)))[1] == 1 and type(fn((0, 1, 0, 2, Fraction(1, 2)))[1]) is int
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(circuits(max_gates=12))
 def test_the_shipped_documents_encode_random_circuits_the_same(circuit):
     for name in NAMES:
-        _same_compile(CONSTRUCTIONS[name], _document(name), circuit)
+        _same_compile(PYTHON[name], _document(name), circuit)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -195,6 +251,15 @@ BAD = {  # case: (edit, text on the expected line, words of the message)
     "hint for unknown head": (_edit(["hints", "nohead"], {"row_key": [], "col_key": [], "col_penalty": []}),
                               '"nohead"', "hint for unknown head"),
     "bad class message": (_edit(["class", "message"], "gate {name}"), '"message"', "the only placeholders"),
+    "description of an unknown coordinate": (_edit(["description"], {"layout": {"zz": ["g", "e"]}}), '"zz"',
+                                             "\"description.layout\": unknown key 'zz'"),
+    "description layout not a pair": (_edit(["description"], {"layout": {"op": ["only one"]}}), '"op": [',
+                                      "a pair [at a gate, at an edge]"),
+    "argmax of an unknown head": (_edit(["description"], {"argmax": {"nohead": "all"}}), '"nohead"',
+                                  "\"description.argmax\": unknown key 'nohead'"),
+    "description text of two lines": (_edit(["description"], {"readout": "a\nb"}), '"readout": "a',
+                                      "must be one line of text"),
+    "unknown description key": (_edit(["description"], {"layouts": {}}), '"layouts"', "unknown key 'layouts'"),
 }
 
 

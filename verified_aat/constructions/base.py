@@ -123,6 +123,22 @@ class ScoreHint:
 
 
 @dataclass(frozen=True)
+class Description:
+    """The prose of a construction's specification (``describe.py``, the report's layout table).
+
+    ``layout``: (coordinate, at a gate position, at an edge position); ``codes``: (what, its ``op``
+    code); ``argmax``: (head, its intended argmax set); ``positions``/``readout``: ``None`` for the
+    default texts.  Informational only: nothing here is trusted or checked.
+    """
+
+    layout: tuple[tuple[str, str, str], ...] = ()
+    positions: str | None = None
+    codes: tuple[tuple[str, str], ...] = ()
+    argmax: tuple[tuple[str, str], ...] = ()
+    readout: str | None = None
+
+
+@dataclass(frozen=True)
 class CompiledConstruction:
     """Everything ``compile`` produces for one circuit."""
 
@@ -210,6 +226,14 @@ class Construction(abc.ABC):
     @abc.abstractmethod
     def score_hints(self) -> dict[str, ScoreHint]:
         """Key decompositions of the score functions, by head name."""
+
+    def description(self) -> Description:
+        """The specification's prose; the Python classes state it as ``layout_doc()``, ``CODES_DOC``,
+        ``ARGMAX_DOC``, ``POSITIONS_DOC``, ``READOUT_DOC`` (their documents as ``"description"``)."""
+        layout = getattr(self, "layout_doc", dict)()
+        return Description(tuple((c, g, e) for c, (g, e) in layout.items()), getattr(self, "POSITIONS_DOC", None),
+                           tuple(getattr(self, "CODES_DOC", ())), tuple(getattr(self, "ARGMAX_DOC", {}).items()),
+                           getattr(self, "READOUT_DOC", None))
 
     def compile(self, circuit: Circuit, depth_bound: int | None = None) -> CompiledConstruction:
         from ..circuits.measures import depth as circuit_depth

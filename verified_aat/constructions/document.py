@@ -19,7 +19,8 @@ from ..errors import InputError
 from ..transformer.jsonfile import Locator, parse_rational, read_json_file
 from ..transformer.model import Layer
 from ..transformer.spec import FORMAT as SPEC_FORMAT, VERSION as SPEC_VERSION, transformer_from_json
-from .base import RoleRule, ScoreHint
+from .base import Description, RoleRule, ScoreHint
+from .document_description import description as _description
 from .document_intentions import hints as _hints, schedule as _schedule
 from .formula import Formula, FormulaError, parse_formula
 
@@ -34,8 +35,8 @@ RESERVED = {"min", "max"} | {p for ps in PARAMETERS.values() for p in ps}
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "data" / "constructions"
 
 _TOP = {"format", "version", "name", "summary", "paper", "coordinates", "structural", "class", "constants",
-        "positions", "readout", "transformer", "schedule", "hints", "attends"}
-_OPTIONAL_TOP = {"summary", "paper", "constants", "hints", "class", "attends"}
+        "positions", "readout", "transformer", "schedule", "hints", "attends", "description"}
+_OPTIONAL_TOP = {"summary", "paper", "constants", "hints", "class", "attends", "description"}
 ATTENDS = ("in-edges", "slot-0", "slot-1")  # what a head attends to among a reader's in-edges (every-K proofs)
 _CLASS = {"message", "fan_in", "bounded_fan_in"}
 PLACEHOLDERS = ("{construction}", "{gate}", "{kind}", "{a_kind}", "{fan_in}")  # {a_kind}: "an add", "a mul"
@@ -86,6 +87,7 @@ class Document:
     suffix: tuple[Layer, ...]
     schedule: tuple[tuple[str, RoleRule], ...]
     hints: tuple[tuple[str, ScoreHint], ...]
+    description: Description = Description()
 
     def layers(self, depth_bound: int) -> int:
         return len(self.prefix) + depth_bound * len(self.block) + len(self.suffix)
@@ -168,7 +170,7 @@ def parse_document(data: Any, file: str, locator: Locator | None = None) -> Docu
     hints = _hints(r, coordinates, heads)
     _attends(r, heads)
     return Document(file, data, name, summary, paper, coordinates, structural, rule, tuple(constants.items()),
-                    groups, readout, prefix, block, suffix, schedule, hints)
+                    groups, readout, prefix, block, suffix, schedule, hints, _description(r, coordinates, heads))
 
 
 def _attends(r: _Reader, heads: set[str]) -> None:

@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Union
+import operator
+from operator import itemgetter
+from typing import Any, Callable, Mapping, Union
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
@@ -193,3 +195,62 @@ def exact(value: int | Fraction) -> int | Fraction:
     if type(value) is int:
         return value
     return value.numerator if value.denominator == 1 else value  # type: ignore[union-attr]
+
+
+Compiled = Callable[[tuple], "int | Fraction"]
+
+
+def maybe_fraction(node: Node, fractional: frozenset[str] | set[str]) -> bool:
+    """Whether ``node`` may take a non-int value (``fractional``: the names that may)."""
+    if isinstance(node, Num):
+        return type(node.value) is not int
+    if isinstance(node, Name):
+        return node.name in fractional
+    return any(maybe_fraction(a, fractional) for a in node.args)
+
+
+def compile_node(node: Node, slots: Mapping[str, int], constants: Mapping[str, int | Fraction]) -> Compiled:
+    """A closure computing ``node`` from the tuple of parameter values (``slots``: name → index).
+
+    No ``eval``: closures over the parsed tree, computing what :func:`_eval` computes.  Constant
+    subtrees are folded, and a parameter operand is read straight from the tuple (no call)."""
+    kind, value = compiled_parts(node, slots, constants)
+    if kind == "const":
+        return lambda p: value
+    return itemgetter(value) if kind == "slot" else value
+
+
+_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "min": min, "max": max}
+
+
+def compiled_parts(node: Node, slots: Mapping[str, int], constants: Mapping[str, int | Fraction]) -> tuple[str, Any]:
+    """("const", value), ("slot", index) or ("fn", closure)."""
+    if isinstance(node, Num):
+        return "const", node.value
+    if isinstance(node, Name):
+        return ("const", constants[node.name]) if node.name in constants else ("slot", slots[node.name])
+    parts = [compiled_parts(a, slots, constants) for a in node.args]
+    if all(k == "const" for k, _ in parts):
+        return "const", _fold(node.op, [v for _, v in parts])
+    if node.op == "neg":
+        (k, x), = parts
+        return "fn", (lambda p: -p[x]) if k == "slot" else (lambda p: -x(p))
+    op = _OPS[node.op]
+    (ka, a), (kb, b) = parts
+    inner = node.args[0]
+    if kb == "const" and isinstance(inner, Op) and inner.op in _OPS and len(inner.args) == 2:
+        (ki, i), (kj, j) = (compiled_parts(x, slots, constants) for x in inner.args)
+        if ki == kj == "slot":  # ``x*y + c``, one frame instead of two
+            inner_op = _OPS[inner.op]
+            return "fn", lambda p: op(inner_op(p[i], p[j]), b)
+    if ka == "slot":
+        closure = {"slot": lambda p: op(p[a], p[b]), "const": lambda p: op(p[a], b), "fn": lambda p: op(p[a], b(p))}[kb]
+    elif ka == "const":
+        closure = {"slot": lambda p: op(a, p[b]), "fn": lambda p: op(a, b(p))}[kb]
+    else:
+        closure = {"slot": lambda p: op(a(p), p[b]), "const": lambda p: op(a(p), b), "fn": lambda p: op(a(p), b(p))}[kb]
+    return "fn", closure
+
+
+def _fold(op: str, values: list[int | Fraction]) -> int | Fraction:
+    return -values[0] if op == "neg" else _OPS[op](*values)

@@ -1,28 +1,49 @@
-"""Constructions by their stable names."""
+"""Constructions by their stable names: the seven built-ins, each read from its shipped document.
+
+``CONSTRUCTIONS[name]`` is a :class:`~.interpreted.DocumentConstruction` of
+``verified_aat/data/constructions/<name>.json``, loaded (and validated) on first use and cached.
+The Python classes (:mod:`.python_builtins`) only write those documents; tests keep the two equal.
+"""
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Iterator, Mapping
+
 from ..errors import InputError
 from .base import Construction
-from .gate_edge import GateEdge
-from .unique_hard import UniqueHard
-from .unique_hard_rule import UniqueHardOneRule
-from ..transformer.model import Pooling
+
+BUILTIN_NAMES = ("gate-edge", "gate-edge-dot", "unique-hard", "unique-hard-left", "unique-hard-right",
+                 "edge-only", "edge-k")
 
 
-def _all() -> dict[str, Construction]:
-    items: list[Construction] = [GateEdge(), GateEdge(dot=True), UniqueHard(),
-                                 UniqueHardOneRule(Pooling.LEFTMOST), UniqueHardOneRule(Pooling.RIGHTMOST)]
-    try:
-        from .edge_only import EdgeOnly
-        from .edge_k import EdgeK
-        items += [EdgeOnly(), EdgeK()]
-    except ImportError:  # pragma: no cover - optional stage
-        pass
-    return {c.name: c for c in items}
+@cache
+def _builtin(name: str) -> Construction:
+    from .document import builtin_document_path
+    from .interpreted import DocumentConstruction
+
+    return DocumentConstruction.load(builtin_document_path(name))
 
 
-CONSTRUCTIONS: dict[str, Construction] = _all()
+class _Builtins(Mapping[str, Construction]):
+    """The built-ins by name; a document is read only when its construction is asked for."""
+
+    def __getitem__(self, name: str) -> Construction:
+        if not isinstance(name, str) or name not in BUILTIN_NAMES:
+            raise KeyError(name)
+        return _builtin(name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in BUILTIN_NAMES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(BUILTIN_NAMES)
+
+    def __len__(self) -> int:
+        return len(BUILTIN_NAMES)
+
+
+CONSTRUCTIONS: Mapping[str, Construction] = _Builtins()
 
 
 def get_construction(name: str) -> Construction:

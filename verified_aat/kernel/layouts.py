@@ -34,7 +34,7 @@ PARAMETERS = {"gate": ("id", "k", "c", "index"), "edge": ("src", "dst", "slot", 
               "sink": ("src", "dst", "slot", "k", "c")}
 ORDERS = {"gate": "by id", "edge": "by target id, then slot", "sink": "by first occurrence among the outputs"}
 TOP = {"format", "version", "name", "coordinates", "structural", "positions", "readout", "transformer", "schedule"}
-OPTIONAL_TOP = {"summary", "paper", "constants", "hints", "class", "attends"}
+OPTIONAL_TOP = {"summary", "paper", "constants", "hints", "class", "attends", "description"}
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "constructions"
 MAX_CONSTANTS = 256
 

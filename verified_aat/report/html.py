@@ -228,7 +228,7 @@ def layout_tables(t: Any, construction: str | None) -> list[str]:
     from ..symbolic.obligations import layer_functions
 
     known = CONSTRUCTIONS.get(construction) if construction else None
-    doc = getattr(known, "layout_doc", lambda: {})()
+    doc = {c: (g, e) for c, g, e in known.description().layout} if known is not None else {}
     coords = [[c, *doc.get(c, ("", ""))] for c in t.coordinates]
     layers = []
     for fn in layer_functions(t):
