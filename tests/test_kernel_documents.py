@@ -304,3 +304,26 @@ def test_the_api_takes_a_document_file_and_its_certificate_is_accepted(tmp_path)
     assert report.accepted and "interleaved's own T_K" in report.theorem
     proof = va.prove_construction(str(path))
     assert proof.status == "proved" and check_certificate(proof.certificate, Options()).outcome == "accepted"
+
+
+def test_construction_check_reports_the_kernels_reading(tmp_path, capsys):
+    from verified_aat.cli.main import main
+
+    assert main(["construction", "check", str(ROOT / "docs/examples/constructions/interleaved.json")]) == 0
+    assert "every K: the gate-edge induction applies" in capsys.readouterr().out
+    assert main(["construction", "check", str(ROOT / "verified_aat/data/constructions/edge-k.json")]) == 0
+    assert "every K: the edge induction applies" in capsys.readouterr().out
+    early = copy.deepcopy(EXAMPLE)
+    early["name"] = "early"
+    early["schedule"]["gate"]["scale"] = 1
+    path = tmp_path / "early.json"
+    path.write_text(json.dumps(early, indent=1))
+    assert main(["construction", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}:" in err and "settles gate positions at 1·depth" in err
+    deep = copy.deepcopy(HONEST)
+    deep["name"] = "deep"
+    deep["positions"][0]["row"]["*"]["a"] = "id*id*id*id*id*id*id*id*id"
+    path.write_text(json.dumps(deep, indent=1))
+    assert main(["construction", "check", str(path)]) == 0
+    assert "every K: no induction of the kernel applies" in capsys.readouterr().out

@@ -39,14 +39,41 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from ..constructions.document import load_document
+    from ..constructions.document import parse_document
+    from ..transformer.jsonfile import read_json_file
 
-    doc = load_document(args.file)
+    data, locator = read_json_file(args.file)
+    doc = parse_document(data, args.file, locator)
     groups = ", ".join(g.role for g in doc.groups)
     print(f"{args.file}: construction {doc.name}: {len(doc.coordinates)} coordinates ({', '.join(doc.coordinates)}); "
           f"positions: {groups}; read-out {doc.readout[0]}.{doc.coordinates[doc.readout[1]]}; "
-          f"{doc.layers_text()} layers")
+          f"{doc.layers_text()} layers; {_kernel_reading(args.file, data, locator)}")
     return 0
+
+
+def _kernel_reading(file: str, data: object, locator) -> str:  # type: ignore[no-untyped-def]
+    """What the trusted kernel makes of the document: its reader must accept it (else exit 2), and it
+    says which every-K induction applies (docs/soundness.md S2, P2)."""
+    import re
+
+    from ..kernel.data import Malformed, NotChecked
+    from ..kernel.layouts import read_construction
+    from ..kernel.schematic_edges import EdgeScheme
+    from ..kernel.schematic_scheme import EarlySchedule, encoding_problems, scheme_of
+
+    try:
+        scheme = scheme_of(read_construction(data, "$"))
+        problems = encoding_problems(scheme)
+    except Malformed as exc:
+        path = tuple(int(p) if p.isdigit() else p for p in re.findall(r"[^.\[\]$]+", exc.path))
+        raise InputError(f"the kernel's reader refuses it: {exc.message}", file, locator.line(path)) from None
+    except EarlySchedule as exc:
+        raise InputError(f"schedule: {exc}", file, locator.line(("schedule",))) from None
+    except NotChecked as exc:
+        return f"every K: no induction of the kernel applies ({exc})"
+    if problems:
+        return f"every K: not provable as it stands ({problems[0]})"
+    return f"every K: the {'edge' if isinstance(scheme, EdgeScheme) else 'gate-edge'} induction applies"
 
 
 def refuse_report_with_document(args: argparse.Namespace) -> None:

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from fractions import Fraction
 from dataclasses import dataclass
 from pathlib import Path
 from operator import itemgetter
 from typing import Any, Callable, Iterator, Mapping
 
 from . import formula as fm
-from .data import Circuit, Gate, NotChecked, Number, as_dict, as_int, as_list, as_name, as_rational, need
+from .data import Circuit, Gate, NotChecked, Number, as_dict, as_int, as_list, as_name, exact, need
 
 FORMAT = "verified-aat/construction"
 VERSION = 1
@@ -231,12 +233,18 @@ def read_construction(data: Any, path: str) -> Construction:
                         (readout["role"], coordinates.index(readout["coordinate"])), data)
 
 
+_DOCUMENT_RATIONAL = re.compile(r"-?\d{1,300}(?:\.\d{1,300}|/\d{1,300})?\Z")
+
+
 def _rational(value: Any, path: str) -> Number:
-    """A document's rational: a JSON integer, or a string 'p' or 'p/q' in lowest terms."""
+    """A document's rational: a JSON integer, or a string ``p``, ``p/q`` or ``d.ddd`` (any terms: a person wrote it)."""
     if type(value) is int:
-        need(abs(value) <= 10**200, path, "number too large")
+        need(abs(value) < 10**300, path, "number too large")
         return value
-    return as_rational(value, path)
+    need(type(value) is str and _DOCUMENT_RATIONAL.match(value) is not None, path,
+         f"expected a rational 'p', 'p/q' or a decimal, got {str(value)[:40]!r}")
+    need("/" not in value or int(value.split("/")[1]) != 0, path, "zero denominator")
+    return exact(Fraction(value))
 
 
 def _digest(data: Any) -> str:
