@@ -327,3 +327,21 @@ def test_construction_check_reports_the_kernels_reading(tmp_path, capsys):
     path.write_text(json.dumps(deep, indent=1))
     assert main(["construction", "check", str(path)]) == 0
     assert "every K: no induction of the kernel applies" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("limits, shapes, named", [
+    ({"min": 1}, ["addk"], "FSAC⁰[sign] (add fan-in 1…∞)"),
+    ({"min": 2}, ["addk"], "FSAC⁰[sign] (add fan-in 2…∞)"),
+    ({"max": 5}, ["add0", "addk"], "FSAC⁰[sign] (add fan-in 0…5)"),
+    ({"min": 1, "max": 2}, ["add1", "add2"], "FNC⁰[sign] (add fan-in 1…2)"),
+    ({}, ["add0", "addk"], "FSAC⁰[sign]"),
+])
+def test_every_gate_of_the_documents_class_has_a_shape_and_the_theorem_names_the_class(limits, shapes, named):
+    """A class narrower than FSAC⁰[sign] is named so in the theorem; no gate it allows is left without a shape."""
+    from verified_aat.kernel.schematic_scheme import scheme_of
+
+    doc = copy.deepcopy(shipped("gate-edge"))
+    doc["class"]["fan_in"]["add"] = limits
+    scheme = scheme_of(read_construction(doc, "$"))
+    assert [s.name for s in scheme.shapes if s.op == "add"] == shapes
+    assert scheme.circuit_class == named

@@ -230,9 +230,13 @@ def test_extra_and_duplicated_lemmas(gate_edge_every_k: dict[str, Any]) -> None:
 
 def test_construction_name_swapped(gate_edge_every_k: dict[str, Any]) -> None:
     """The same certificate under another construction's name, and then re-derived for that name."""
-    for name in ("edge-k", "unique-hard", "no-such-construction", 7, None):
+    for name in ("edge-k", "unique-hard", 7, None):
         forged = dict(copy.deepcopy(gate_edge_every_k), construction=name)
         _rejected(forged, "schematic-scheme")
+    # a name that is neither shipped nor embedded: the kernel cannot read the construction: not checked, never
+    # accepted (docs/soundness.md S2)
+    report = check_certificate(dict(copy.deepcopy(gate_edge_every_k), construction="no-such-construction"), SERIAL)
+    assert report.outcome == "not-checked" and "embeds no construction document" in report.unchecked[0]
     T = get_construction("unique-hard").transformer(1)
     for other in ("unique-hard-left", "unique-hard-right"):  # same coordinates: the kernel re-derives, refutes
         doc, _, _ = schematic_document(other, None, T, 1)

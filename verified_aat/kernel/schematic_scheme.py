@@ -55,6 +55,8 @@ def scheme_of(c: Construction) -> Scheme | EdgeScheme:
 
 
 def _shapes(c: Construction) -> tuple[tuple[Shape, ...], str]:
+    """The gate shapes and the name of the class the theorem covers: the document's class, which may be
+    narrower than FSAC⁰[sign] / FNC⁰[sign] (then the name says how), never wider than its shapes."""
     high = c.fan_in_range("mul")[1]  # the circuit loader already fixes sign fan-in 1 and mul fan-in >= 2 (S1)
     if high is None or high > 2:
         raise NotChecked("the every-K induction needs mul fan-in 2; the class allows more")
@@ -62,10 +64,18 @@ def _shapes(c: Construction) -> tuple[tuple[Shape, ...], str]:
         if c.fan_in_range(kind)[0] > 0:
             raise NotChecked(f"the class excludes {kind} gates; the every-K induction starts from them")
     low, high = c.fan_in_range("add")
-    if high is not None and high <= 2:
-        return tuple(s for s in FNC_SHAPES if s.op != "add" or low <= s.fan_in <= high), "FNC⁰[sign]"  # type: ignore[operator]
-    cls = "FSAC⁰[sign]" if high is None else f"FSAC⁰[sign] (add fan-in ≤ {high})"
-    return tuple(s for s in FSAC_SHAPES if s.op != "add" or s.fan_in is None or low == 0), cls
+    fnc = high is not None and high <= 2
+    # every gate the class allows has a shape (the symbolic k >= 1 covers every add fan-in >= 1, and more)
+    shapes = tuple(s for s in (FNC_SHAPES if fnc else FSAC_SHAPES) if s.op != "add" or s.fan_in is None or low <= s.fan_in)
+    narrower = []
+    if low > 0 or (high is not None and high not in (2,)):
+        narrower.append(f"add fan-in {low}…{'∞' if high is None else high}")
+    for kind, fixed in (("mul", 2), ("sign", 1)):
+        lo, hi = c.fan_in_range(kind)
+        if lo > fixed or (hi is not None and hi < fixed):
+            narrower.append(f"no {kind} gates")
+    base = "FNC⁰[sign]" if fnc else "FSAC⁰[sign]"
+    return shapes, base if not narrower else f"{base} ({', '.join(narrower)})"
 
 
 def _schedule_is(schedule: dict[str, Any], role: str, scale: int, offset: int, ref: str, claims: list[Any],
