@@ -98,11 +98,15 @@ def _model_values(models: Sequence[dict[str, str] | None]) -> list[Fraction]:
 
 def search_counterexample(circuit: Circuit, transformer: Transformer, encoding: Encoding, schedule: Schedule,
                           hints_models: Sequence[dict[str, str] | None] = (), budget_seconds: float = 20.0,
-                          max_runs: int = 300) -> Counterexample | None:
-    """A replayed counterexample, or None when the budget runs out."""
+                          max_runs: int = 300, first: Sequence[Sequence[Fraction]] = ()) -> Counterexample | None:
+    """A replayed counterexample, or None when the budget runs out; ``first``: inputs to try before the
+    standard candidates (e.g. a false lemma's model, :mod:`verified_aat.schematic.witness`)."""
+    import itertools
+
     deadline = time.perf_counter() + budget_seconds
     seen: set[tuple[Fraction, ...]] = set()
-    for runs, xs in enumerate(_candidates(circuit.n_inputs, _model_values(hints_models))):
+    given = [list(xs) for xs in first if len(xs) == circuit.n_inputs]
+    for runs, xs in enumerate(itertools.chain(given, _candidates(circuit.n_inputs, _model_values(hints_models)))):
         if runs >= max_runs or time.perf_counter() > deadline:
             return None
         key = tuple(xs)

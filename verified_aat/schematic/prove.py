@@ -119,6 +119,17 @@ def _discharge(ctx: SchematicContext, timeout_ms: int) -> tuple[list[str], list[
     return failed, undecided
 
 
+def _witness_from_false_lemmas(ctx: SchematicContext, T: Transformer, construction: Construction,
+                               failed: list[str], timeout_ms: int, budget: float) -> Refutation:
+    """Circuits built from the false lemmas' models (a fan-in k, ids, values), replayed exactly."""
+    from .witness import lemma_model, witness_from_models
+
+    digests = {f.split(" lemma ", 1)[1].split(" ", 1)[0] for f in failed if " lemma " in f}
+    models = [m for d, lemma in ctx.derivation.lemmas.items() if d[:12] in digests
+              for m in [lemma_model(lemma.text, timeout_ms)] if m]
+    return witness_from_models(T, construction, models, budget)
+
+
 def _other_sets(ctx: SchematicContext, T: Transformer) -> list[dict[str, str]]:
     """Intended-set hints to try when attention lemmas fail: one head at a time, every other set."""
     if ctx.scheme is None or not (isinstance(ctx.scheme, EdgeScheme) or ctx.scheme.slots is not None):
@@ -181,8 +192,11 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         return finish(PROVED, doc, lemmas, [], theorem=schematic_theorem(ctx))
     if problems or failed:
         t0 = time.perf_counter()
-        reach = depth_bound or intended_depth(construction, T)
-        found = refute(T, construction, budget_seconds=witness_budget, depth_bound=reach)
+        found = _witness_from_false_lemmas(ctx, T, construction, failed, timeout_ms, witness_budget / 2)
+        if found.counterexample is None:
+            reach = depth_bound or intended_depth(construction, T)
+            left = max(witness_budget - (time.perf_counter() - t0), witness_budget / 2)
+            found = refute(T, construction, budget_seconds=left, depth_bound=reach)
         timings["witness"] = time.perf_counter() - t0
         if found.counterexample is not None and found.counterexample.rational:
             return finish(REFUTED, None, lemmas, problems + failed, found)

@@ -1,0 +1,82 @@
+"""A false schematic lemma becomes a replayed witness, whatever fan-in, id or value it needs (issue 20).
+
+The held-out wrong documents in ``tests/data/constructions/held-out/`` are each wrong only far from
+small circuits with small values — an add of fan-in ≥ 65, a source id ≥ 100, an operand mean above
+10³⁰, a sign argument in (−10⁻⁴¹, 0) — where the old search over small candidate circuits answered
+unknown.  The lemma's model names the fan-in, the ids and the values; the circuit built from it is
+replayed by the exact engine, and the test replays it once more on its own."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from verified_aat.circuits.evaluate import evaluate
+from verified_aat.constructions.interpreted import DocumentConstruction
+from verified_aat.schematic import prove_construction
+from verified_aat.schematic.witness import candidates, lemma_model
+from verified_aat.transformer.exact_engine import run_exact
+
+HELD_OUT = Path(__file__).resolve().parent / "data" / "constructions" / "held-out"
+
+
+def _refuted(name: str):  # type: ignore[no-untyped-def]
+    construction = DocumentConstruction.load(HELD_OUT / f"{name}.json")
+    result = prove_construction(construction, witness_budget=30.0)
+    assert result.status == "refuted", result.problems
+    circuit, cx = result.refutation.circuit, result.refutation.counterexample
+    assert cx.rational
+    T = construction.transformer(max(1, _depth(circuit)))
+    encoding = construction.encode(circuit)
+    xs = [Fraction(x) for x in cx.inputs]
+    assert encoding.read(run_exact(T, encoding.instantiate(xs)).outputs) != evaluate(circuit, xs)
+    return circuit, xs
+
+
+def _depth(circuit) -> int:  # type: ignore[no-untyped-def]
+    from verified_aat.circuits.measures import measure
+    return measure(circuit).depth
+
+
+def test_an_add_code_capped_at_64_is_refuted_by_an_add_of_fan_in_65():
+    circuit, _ = _refuted("gate-edge-cap64")
+    fan_ins = [len(g.args) for g in circuit.gates if g.kind.value == "add"]
+    assert fan_ins == [65] and circuit.n_inputs == 1  # the smallest: one input, 65 times
+
+
+def test_a_clip_at_1e30_is_refuted_by_a_mean_above_1e30():
+    _, xs = _refuted("gate-edge-clip-1e30")
+    assert max(abs(x) for x in xs) > 10 ** 30
+
+
+def test_a_sign_wrong_only_near_zero_is_refuted_by_a_tiny_negative_input():
+    _, xs = _refuted("gate-edge-tiny-sign")
+    assert len(xs) == 1 and -Fraction(1, 10 ** 41) <= xs[0] < 0  # sign(x + 10⁻⁴¹) is 0 there, sign(x) is −1
+
+
+def test_an_encoding_wrong_only_for_large_ids_is_refuted_by_a_padded_circuit():
+    circuit, _ = _refuted("gate-edge-src100")
+    assert len(circuit.gates) > 100
+
+
+def test_the_models_fan_in_and_ids_are_realised_by_the_candidates():
+    model = {"i_k": Fraction(130, 2), "i_g": Fraction(7), "m_val": Fraction(-3, 4)}
+    built = list(candidates(model))
+    names = [c.name for c, _ in built]
+    assert "add-fan-in-65-repeated" in names and "add-fan-in-65" in names and "mul-at-id-9" in names
+    for circuit, inputs in built:
+        assert all(len(xs) == circuit.n_inputs for xs in inputs[:1])
+    repeated = next(c for c, _ in built if c.name == "add-fan-in-65-repeated")
+    assert list(evaluate(repeated, [Fraction(-3, 4)])) == [Fraction(-195, 4)]
+
+
+def test_a_true_lemma_has_no_model():
+    assert lemma_model("(declare-const x Real)(assert (not (>= (* x x) 0.0)))(check-sat)") is None
+    assert lemma_model("(declare-const x Real)(assert (> x 3.0))(check-sat)") == {"x": Fraction(4)}
+
+
+@pytest.mark.parametrize("name", ["gate-edge", "edge-k"])
+def test_a_correct_construction_is_still_proved(name):
+    assert prove_construction(name).status == "proved"

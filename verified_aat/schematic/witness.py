@@ -1,0 +1,124 @@
+"""From a false schematic lemma to a witness circuit: the lemma's model names a fan-in, ids and values.
+
+A schematic lemma is false when some symbolic position — an add of fan-in k, a gate with id g, an
+operand mean m — breaks it.  Z3's model of the lemma's negation gives those numbers (exact
+rationals).  This module builds the small circuits that realise them: an add of fan-in k (over k
+distinct inputs, or one input k times), a gate whose id is reached by padding with input gates, each
+gate kind of the class; and the inputs the model suggests (every input the model's mean, or its
+operand values).  Each candidate is replayed by the exact engine (``refutation.search``), so a
+witness is reported only after an exact run disagrees with the circuit.  Nothing here is trusted:
+a candidate that does not fail is simply not reported.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from fractions import Fraction
+from typing import Iterator
+
+from ..circuits.builder import CircuitBuilder
+from ..circuits.ir import Circuit
+from ..constructions.base import Construction
+from ..errors import InputError
+from ..refutation.refute import Refutation
+from ..refutation.search import search_counterexample
+from ..transformer.model import Transformer
+
+MAX_FAN_IN = 4096       # a model's fan-in beyond this is not built
+MAX_PADDING = 1 << 21   # ids up to about 2·10⁶ are reached by padding with input gates
+
+
+def lemma_model(text: str, timeout_ms: int = 20_000) -> dict[str, Fraction] | None:
+    """Z3's model of the lemma's negation (a false lemma), its rational values by variable name."""
+    import z3
+
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    try:
+        solver.from_string(text)
+        if solver.check() != z3.sat:
+            return None
+        model = solver.model()
+    except z3.Z3Exception:
+        return None
+    values: dict[str, Fraction] = {}
+    for decl in model.decls():
+        value = model[decl]
+        if z3.is_rational_value(value):
+            values[decl.name()] = Fraction(value.numerator_as_long(), value.denominator_as_long())
+    return values
+
+
+def _integer(value: Fraction, low: int, high: int) -> int | None:
+    n = -(-value.numerator // value.denominator)  # ceil: an id or fan-in at least the model's
+    return n if low <= n <= high else None
+
+
+def _values(model: dict[str, Fraction]) -> list[Fraction]:
+    """The model's candidate input values: operand values y…, means m_…, constants …_c, and the rest."""
+    first = [v for k, v in sorted(model.items()) if re.fullmatch(r"(y\d*|y_\w+|m_val|m\d*_val|S|\w+_c)", k)]
+    rest = [v for k, v in sorted(model.items()) if v not in first]
+    out: list[Fraction] = []
+    for v in first + rest:
+        if v not in out:
+            out.append(v)
+    return out[:12]
+
+
+def candidates(model: dict[str, Fraction]) -> Iterator[tuple[Circuit, list[list[Fraction]]]]:
+    """Circuits that realise the model's fan-ins and ids, each with the inputs to try first."""
+    fan_ins = sorted({k for name, v in model.items() if name.endswith("_k")
+                      for k in [_integer(v, 1, MAX_FAN_IN)] if k is not None})
+    ids = sorted({g for name, v in model.items() if re.search(r"_(g|u|v)$", name)
+                  for g in [_integer(v, 0, MAX_PADDING)] if g is not None and g > 2})
+    values = _values(model) or [Fraction(1)]
+    for k in fan_ins:
+        for distinct in (False, True):  # one input k times first: the smaller witness
+            b = CircuitBuilder(f"add-fan-in-{k}{'' if distinct else '-repeated'}")
+            xs = [b.input(f"x{i}") for i in range(k if distinct else 1)]
+            b.output(b.add(*(xs if distinct else xs * k)))
+            c = b.build()
+            yield c, [[v] * c.n_inputs for v in values]
+    for g in ids:
+        for op in ("add", "mul", "sign"):
+            b = CircuitBuilder(f"{op}-at-id-{g + 2}")  # its operands have ids g and g + 1
+            xs = [b.input(f"x{i}") for i in range(g + 2)]
+            gate = b.sign(xs[-1]) if op == "sign" else getattr(b, op)(xs[-2], xs[-1])
+            b.output(gate)
+            c = b.build()
+            tails = [[Fraction(0)] * g + values[:2]] if len(values) >= 2 else []
+            yield c, [[v] * c.n_inputs for v in values] + tails
+    for op in ("add", "mul", "sign"):  # the model's values on each small gate
+        b = CircuitBuilder(f"{op}-of-model-values")
+        xs = [b.input(f"x{i}") for i in range(1 if op == "sign" else 2)]
+        b.output(b.sign(xs[0]) if op == "sign" else getattr(b, op)(*xs))
+        c = b.build()
+        pairs = [[a, b_] for a in values for b_ in values][:24]
+        yield c, [[v] * len(xs) for v in values] + (pairs if len(xs) == 2 else [])
+
+
+def witness_from_models(transformer: Transformer, construction: Construction, models: list[dict[str, Fraction]],
+                        budget_seconds: float = 60.0) -> Refutation:
+    """The first candidate of the models' circuits that the exact engine refutes (None found: unknown)."""
+    start, tried = time.perf_counter(), 0
+    seen: set[str] = set()
+    for model in models:
+        for circuit, inputs in candidates(model):
+            if time.perf_counter() - start > budget_seconds:
+                return Refutation(None, None, tried, time.perf_counter() - start)
+            if circuit.name in seen:
+                continue
+            seen.add(circuit.name)
+            try:
+                construction.check_class(circuit)
+            except InputError:
+                continue
+            tried += 1
+            encoding = construction.encode(circuit)
+            schedule = construction.schedule(circuit, encoding)
+            found = search_counterexample(circuit, transformer, encoding, schedule, budget_seconds=10.0,
+                                          max_runs=len(inputs) + 20, first=inputs)
+            if found is not None:
+                return Refutation(circuit, found, tried, time.perf_counter() - start)
+    return Refutation(None, None, tried, time.perf_counter() - start)
