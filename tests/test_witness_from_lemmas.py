@@ -80,3 +80,25 @@ def test_a_true_lemma_has_no_model():
 @pytest.mark.parametrize("name", ["gate-edge", "edge-k"])
 def test_a_correct_construction_is_still_proved(name):
     assert prove_construction(name).status == "proved"
+
+
+@pytest.mark.parametrize("name, K", [("gate-edge-tiny-sign", 2), ("gate-edge-clip-1e30", 3)])
+def test_refute_turns_a_false_lemma_of_an_edited_transformer_into_a_witness(name, K):
+    """`refute MODEL -c gate-edge` with a transformer that is wrong only far from small values: the lemma's
+    model supplies the value, the exact engine replays it (the old search over small values found nothing)."""
+    import verified_aat as va
+    from verified_aat.refutation.refute import refute as search_only
+
+    T = DocumentConstruction.load(HELD_OUT / f"{name}.json").transformer(K)
+    found = va.refute(T, "gate-edge", budget=20)
+    assert found.counterexample is not None and found.counterexample.rational
+    C, xs = found.circuit, [Fraction(x) for x in found.counterexample.inputs]
+    encoding = va.construction("gate-edge").encode(C)
+    assert encoding.read(run_exact(T, encoding.instantiate(xs)).outputs) != evaluate(C, xs)
+    assert search_only(T, va.construction("gate-edge"), budget_seconds=5).counterexample is None
+
+
+def test_refute_of_a_correct_transformer_finds_nothing():
+    import verified_aat as va
+
+    assert va.refute(va.construction("gate-edge").transformer(2), "gate-edge", budget=5).counterexample is None

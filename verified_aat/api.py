@@ -108,11 +108,12 @@ def refute(transformer: Transformer | str, construction: str | Construction = "g
     """A small circuit and an exactly replayed input where ``transformer`` (a Transformer
     or a spec path) fails, or a Refutation with no counterexample (which is not a proof).
 
+    First T's false schematic lemmas: a witness built from a model (any fan-in, ids, values); then
     ``circuit``: try only this circuit (default: small candidate circuits, smallest first);
     ``budget``: seconds for the whole search; ``per_circuit``: seconds per circuit;
     ``depth_bound``: the K the transformer is meant for (default: from its number of layers).
     """
-    from .refutation.refute import refute as _refute
+    from .schematic.prove import refute_by_lemmas_then_search as _refute
     from .transformer.spec import load_transformer
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
     return _refute(model, _resolve(construction), None if circuit is None else [circuit],

@@ -32,7 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..circuits.text_format import print_circuit
-    from ..refutation.refute import refute
 
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
@@ -45,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if args.circuit or args.family:
         from .common import circuit_from_args
         circuits = [circuit_from_args(args)]
-    result = refute(transformer, construction, circuits, budget_seconds=args.budget, depth_bound=args.depth_bound)
+    from ..schematic.prove import refute_by_lemmas_then_search  # a false lemma's witness first, then the search
+    result = refute_by_lemmas_then_search(transformer, construction, circuits, budget_seconds=args.budget,
+                                          depth_bound=args.depth_bound)
     if getattr(args, "report", None) and result.counterexample is not None:
         from .report_cmd import write
         write(result, args.report, quiet=getattr(args, "json", False), layout=args.layout, model_path=args.model,

@@ -130,6 +130,42 @@ def _witness_from_false_lemmas(ctx: SchematicContext, T: Transformer, constructi
     return witness_from_models(T, construction, models, budget)
 
 
+def lemma_witness(construction: Construction, T: Transformer, depth_bound: int | None = None,
+                  timeout_ms: int = 10_000, budget: float = 30.0) -> Refutation | None:
+    """A replayed witness from T's false schematic lemmas (``refute``'s first try), or None: no induction for
+    the construction, a structural failure, no false lemma, or no circuit built from the models fails."""
+    data = construction_data(construction)
+    if data is None:
+        return None
+    try:
+        scheme_of(read_construction(data, "$.construction_document"))
+    except (NotChecked, EarlySchedule, Malformed):
+        return None
+    K = depth_bound or intended_depth(construction, T)
+    embedded = None if data == shipped(construction.name) else data
+    _, ctx, report = schematic_document(construction.name, K, T, K, embedded=embedded)
+    if report.rejections:
+        return None
+    failed, _ = _discharge(ctx, timeout_ms)
+    if not failed:
+        return None
+    found = _witness_from_false_lemmas(ctx, T, construction, failed, timeout_ms, budget)
+    return found if found.counterexample is not None else None
+
+
+def refute_by_lemmas_then_search(T: Transformer, construction: Construction, circuits: Any = None,
+                                 budget_seconds: float = 60.0, per_circuit_seconds: float = 5.0,
+                                 depth_bound: int | None = None) -> Refutation:
+    """``refute``: T's false schematic lemmas first (a witness built from a model, whatever fan-in, ids or
+    values it needs), then the search over small candidate circuits (or the given ``circuits``)."""
+    if circuits is None:
+        found = lemma_witness(construction, T, depth_bound, budget=budget_seconds / 2)
+        if found is not None:
+            return found
+    return refute(T, construction, circuits, budget_seconds=budget_seconds, per_circuit_seconds=per_circuit_seconds,
+                  depth_bound=depth_bound)
+
+
 def _other_sets(ctx: SchematicContext, T: Transformer) -> list[dict[str, str]]:
     """Intended-set hints to try when attention lemmas fail: one head at a time, every other set."""
     if ctx.scheme is None or not (isinstance(ctx.scheme, EdgeScheme) or ctx.scheme.slots is not None):
