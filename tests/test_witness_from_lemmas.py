@@ -102,3 +102,26 @@ def test_refute_of_a_correct_transformer_finds_nothing():
     import verified_aat as va
 
     assert va.refute(va.construction("gate-edge").transformer(2), "gate-edge", budget=5).counterexample is None
+
+
+def test_a_witness_from_a_large_model_fan_in_is_bisected_down():
+    """A model may name fan-in 1000 where 65 already fails: the witness is made smaller by exact replays."""
+    from verified_aat.schematic.witness import witness_from_models
+
+    construction = DocumentConstruction.load(HELD_OUT / "gate-edge-cap64.json")
+    found = witness_from_models(construction.transformer(1), construction, [{"i_k": Fraction(1000),
+                                                                             "m_val": Fraction(1)}])
+    assert found.circuit is not None and found.circuit.name == "add-fan-in-65-repeated"
+    assert [len(g.args) for g in found.circuit.gates if g.kind.value == "add"] == [65]
+
+
+def test_an_edit_wrong_only_at_mean_7_3_is_refuted_from_the_lemma():
+    import verified_aat as va
+
+    T = DocumentConstruction.load(HELD_OUT / "gate-edge-at-7-3.json").transformer(1)
+    found = va.refute(T, "gate-edge", budget=20)
+    assert found.counterexample is not None
+    xs = [Fraction(x) for x in found.counterexample.inputs]
+    assert sum(xs) / len(xs) == Fraction(7, 3)
+    _, xs2 = _refuted("gate-edge-at-7-3")
+    assert Fraction(7, 3) in xs2
