@@ -196,3 +196,14 @@ def test_a_ten_thousand_gate_inner_product_is_proved():
     result = _certify(circuit)
     assert result.status == "proved", result.problems
 
+
+
+def test_reports_of_a_document_construction_are_drawn(tmp_path, capsys):
+    """certify --report, report CERT and refute --report with -c FILE.json (once refused: no layout)."""
+    cert, page, again = tmp_path / "c.cert", tmp_path / "c.html", tmp_path / "again.html"
+    assert main(["certify", str(C17), "-c", str(EXAMPLE), "-o", str(cert), "--report", str(page), "-j", "1"]) == 0
+    assert main(["report", str(cert), "-o", str(again)]) == 0
+    for html in (page, again):
+        text = html.read_text()
+        assert "interleaved on c17" in text and "is_mul" in text  # the document's coordinates, drawn
+    capsys.readouterr()

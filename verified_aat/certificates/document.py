@@ -21,6 +21,7 @@ from typing import Any
 
 from ..circuits.json_format import CANONICAL_FORMAT
 from ..circuits.json_format import VERSION as CIRCUIT_VERSION
+from ..errors import InputError
 from ..gc_pause import gc_paused
 from .attention_digest import sets_digest
 from .kernel_form import circuit_structure, encoding_digest, sha256_json, transformer_form
@@ -150,10 +151,15 @@ def is_constructions_own(doc: dict[str, Any]) -> bool | None:
     """Whether the certificate's transformer is its construction's own T_K for the informational depth
     bound (None: the construction is unknown).  Never builds a T_K whose layer count differs from the
     certificate's, so a hostile ``depth_bound`` costs nothing."""
-    from ..constructions.registry import CONSTRUCTIONS
+    from ..constructions.registry import CONSTRUCTIONS, construction_of_record
 
     name = doc.get("construction")
     construction = CONSTRUCTIONS.get(name) if isinstance(name, str) else None  # a list is unhashable
+    if isinstance(name, str) and doc.get("construction_document") is not None:
+        try:
+            construction = construction_of_record(name, doc["construction_document"])
+        except InputError:
+            return None
     info = doc.get("info")
     depth = info.get("depth_bound") if isinstance(info, dict) else None
     transformer = doc.get("transformer")

@@ -55,8 +55,6 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write: no directory {os.path.dirname(args.output) or '.'}", args.output)
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
-    from .construction_cmd import refuse_report_with_document
-    refuse_report_with_document(args)
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
         with progress.stage("import"):
             circuit = circuit_from_args(args)

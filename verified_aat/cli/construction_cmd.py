@@ -74,13 +74,3 @@ def _kernel_reading(file: str, data: object, locator) -> str:  # type: ignore[no
     if problems:
         return f"every K: not provable as it stands ({problems[0]})"
     return f"every K: the {'edge' if isinstance(scheme, EdgeScheme) else 'gate-edge'} induction applies"
-
-
-def refuse_report_with_document(args: argparse.Namespace) -> None:
-    """``--report`` draws a built-in's layout; with ``-c FILE.json`` it is refused before any work (exit 2)."""
-    from ..constructions.registry import CONSTRUCTIONS
-
-    value = str(getattr(args, "construction", None) or "")
-    if getattr(args, "report", None) and value.endswith(".json") and value not in CONSTRUCTIONS:
-        raise InputError("does not yet draw a construction document's layout; leave out --report with -c FILE.json",
-                         "--report")

@@ -35,8 +35,6 @@ def run(args: argparse.Namespace) -> int:
 
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
-    from .construction_cmd import refuse_report_with_document
-    refuse_report_with_document(args)
     construction = resolve_construction(args.construction)
     from .transformer_arg import load_for_construction  # another construction's T: named at MODEL:line
     transformer = load_for_construction(args.model, construction, exact=False)

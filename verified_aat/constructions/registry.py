@@ -70,3 +70,13 @@ def resolve_construction(name_or_path: str) -> Construction:
         from .interpreted import DocumentConstruction
         return DocumentConstruction.load(name_or_path)
     return get_construction(name_or_path)
+
+
+def construction_of_record(name: str, document: object = None) -> Construction:
+    """The construction a result or certificate is about: its embedded document (a user's), else a built-in
+    by name or a construction document by path."""
+    if document is not None:
+        from .document import parse_document
+        from .interpreted import DocumentConstruction
+        return DocumentConstruction(parse_document(document, f"the construction document embedded for {name}"))
+    return resolve_construction(name)

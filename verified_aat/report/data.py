@@ -70,15 +70,16 @@ class ReportData:
     source: str = ""
     timings: tuple[tuple[str, float], ...] = field(default=())
     names: tuple[str, ...] = ()  # one name per gate for the whole page (report/names.py)
+    construction_document: Any = None  # a user's construction document (certify -c FILE.json, its certificates)
     naming: str = ""             # how they were chosen, when not the circuit's own
 
 
 def from_certify_result(result: Any, transformer_path: str | None = None, source: str = "certify") -> ReportData:
     """A report of a ``certify`` run, whatever its outcome (an edited transformer is diffed when its path is given)."""
     from ..cli.json_output import counterexample_json
-    from ..constructions.registry import get_construction
+    from ..constructions.registry import construction_of_record
 
-    construction = get_construction(result.construction)
+    construction = construction_of_record(result.construction, result.construction_document)
     from ..symbolic.obligations import layer_functions
     from .relevance import head_relevance
 
@@ -104,6 +105,7 @@ def from_certify_result(result: Any, transformer_path: str | None = None, source
     return ReportData(
         title=f"{result.construction} on {result.circuit.name}", status=result.status, verdict=verdict,
         construction=result.construction, depth_bound=result.depth_bound, circuit=result.circuit,
+        construction_document=result.construction_document,
         transformer=result.transformer, encoding=result.encoding, attention=attention,
         obligations=tuple(sorted((k, v) for k, v in result.derivation.kinds.items() if v)), lemmas=lemmas,
         counterexample=counterexample_json(result.counterexample) if result.status == "refuted" else None,
@@ -113,10 +115,13 @@ def from_certify_result(result: Any, transformer_path: str | None = None, source
 def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str = "certificate") -> ReportData:
     """A report of a certificate; ``kernel_report`` (a kernel Report) supplies the verdict when given."""
     from ..certificates.document import is_constructions_own
-    from ..constructions.registry import CONSTRUCTIONS
+    from ..constructions.registry import CONSTRUCTIONS, construction_of_record
 
     name = doc.get("construction")
-    construction = CONSTRUCTIONS.get(name) if isinstance(name, str) else None
+    embedded = doc.get("construction_document")
+    construction = CONSTRUCTIONS.get(name) if isinstance(name, str) and embedded is None else None
+    if embedded is not None and isinstance(name, str):
+        construction = construction_of_record(name, embedded)
     if construction is None or not isinstance(doc.get("circuit"), dict):
         raise InputError("not a certificate of a known construction (no 'construction' or 'circuit')", source)
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
@@ -140,6 +145,7 @@ def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str
     phases = ((doc.get("timings") or {}).get("phases") or {}) if isinstance(doc.get("timings"), dict) else {}
     return ReportData(
         title=f"{name} on {circuit.name}", status=status, verdict=verdict, construction=name, depth_bound=depth,
+        construction_document=embedded,
         circuit=circuit, transformer=transformer, encoding=encoding, attention=attention, obligations=obligations,
         lemmas=lemmas, source=source, timings=tuple(sorted((k, float(v)) for k, v in phases.items())),
         names=names, naming=naming)
@@ -153,7 +159,7 @@ def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_di
     (a JSON path's line, e.g. ``Locator.line``) locate the one error a malformed result gets.  The model
     must be a regular file: it is stat'ed, never opened otherwise."""
     from ..circuits.text_format import parse_circuit_text
-    from ..constructions.registry import get_construction
+    from ..constructions.registry import resolve_construction
     from ..refutation.refute import intended_depth
     from ..transformer.spec import load_transformer
     from .refute_schema import located, validate_refute_json
@@ -165,7 +171,7 @@ def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_di
     if not os.path.exists(path):
         path = model  # relative to the working directory, as refute read it
     _regular_model(path, where, line_of)
-    construction = get_construction(doc["construction"])
+    construction = resolve_construction(doc["construction"])
     transformer = load_transformer(path)
     try:
         circuit = parse_circuit_text(doc["circuit"]["text"], file=where)

@@ -206,7 +206,8 @@ def _layout(data: ReportData) -> str:
     t = data.transformer
     if t is None:
         return '<section id="layout"><h2>Transformer layout</h2><p>Not available for this input.</p></section>'
-    parts = ['<section id="layout"><h2>Transformer layout</h2>', *layout_tables(t, data.construction)]
+    parts = ['<section id="layout"><h2>Transformer layout</h2>',
+             *layout_tables(t, data.construction, data.construction_document)]
     if data.encoding is not None:
         from .heatmaps import role_labels
 
@@ -221,13 +222,15 @@ def _layout(data: ReportData) -> str:
     return "".join(parts)
 
 
-def layout_tables(t: Any, construction: str | None) -> list[str]:
-    """The coordinates (described by the construction's layout, when it is a known one) and the layers
-    by distinct layer function, with their heads and pooling."""
-    from ..constructions.registry import CONSTRUCTIONS
+def layout_tables(t: Any, construction: str | None, document: Any = None) -> list[str]:
+    """The coordinates (described by the construction's layout, when it is a known one or its document is
+    given) and the layers by distinct layer function, with their heads and pooling."""
+    from ..constructions.registry import CONSTRUCTIONS, construction_of_record
     from ..symbolic.obligations import layer_functions
 
-    known = CONSTRUCTIONS.get(construction) if construction else None
+    known = CONSTRUCTIONS.get(construction) if construction and document is None else None
+    if document is not None and construction:
+        known = construction_of_record(construction, document)
     doc = {c: (g, e) for c, g, e in known.description().layout} if known is not None else {}
     coords = [[c, *doc.get(c, ("", ""))] for c in t.coordinates]
     layers = []

@@ -108,6 +108,15 @@ def one_of(*allowed: Any) -> Callable[[Any, Path], None]:
     return run
 
 
+def construction_ref(*builtins: str) -> Callable[[Any, Path], None]:
+    """A built-in construction's name, or the path of a construction document (``….json``)."""
+    def run(value: Any, path: Path) -> None:
+        if not isinstance(value, str) or (value not in builtins and not value.endswith(".json")):
+            raise _Bad(path, f"must be one of {', '.join(builtins)} or a construction document FILE.json; "
+                             f"got {str(value)[:60]!r}")
+    return run
+
+
 def obj(fields: dict[str, Field]) -> Callable[[Any, Path], None]:
     """An object with these keys (others are ignored), each checked."""
     def run(value: Any, path: Path) -> None:
@@ -156,7 +165,7 @@ def refute_schema(constructions: tuple[str, ...]) -> Callable[[Any, Path], None]
     return obj({"schema": Field(one_of(RESULT_SCHEMA)), "command": Field(one_of("refute")),
                 "status": Field(one_of(*STATUSES)), "exit_code": Field(natural), "reasons": Field(list_of(text), False),
                 "counts": Field(map_of(natural), False), "timings": Field(map_of(seconds), False),
-                "model": Field(text), "construction": Field(one_of(*constructions)),
+                "model": Field(text), "construction": Field(construction_ref(*constructions)),
                 "circuit": Field(optional(CIRCUIT)), "counterexample": Field(optional(COUNTEREXAMPLE))})
 
 
