@@ -16,7 +16,6 @@ from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.data import Malformed, load_circuit
 from verified_aat.kernel.layouts import LAYOUTS, encoding_digest, read_construction, shipped
-from verified_aat.kernel.schematic import SCHEMATIC_CHECKS
 from verified_aat.schematic.prove import schematic_document
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from . import binarized as bz
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, score_reads, summary
 from .circuits import reads
-from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Bilinear, Malformed, NotChecked, as_dict, as_int, as_list, as_rational,
+from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, NotChecked, as_dict, as_list, as_rational,
                    load_circuit, load_transformer, need)
 from .defence import run_defence
 from .document_transformer import own_depth

@@ -24,7 +24,7 @@ from fractions import Fraction
 from dataclasses import dataclass
 from pathlib import Path
 from operator import itemgetter
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 from . import formula as fm
 from .data import Circuit, Gate, NotChecked, Number, as_dict, as_int, as_list, as_name, exact, need
