@@ -324,12 +324,13 @@ def construction_of(name: Any, embedded: Any, path: str = "$.construction_docume
     """The construction a certificate is about: its embedded document, or the shipped one of its name.
     A document named like a built-in must be exactly that built-in's document."""
     need(type(name) is str, "$.construction", "expected a string")
-    builtin = shipped(name)
     if embedded is None:
-        if builtin is None:
+        known = LAYOUTS.get(name)  # a shipped document is read once per process
+        if known is None:
             raise NotChecked(f"construction {name[:80]!r} is not a built-in and the certificate embeds no "
                              "construction document: the kernel cannot state its encoding")
-        return read_construction(builtin, f"shipped:{name}")
+        return known
+    builtin = shipped(name)
     need(builtin is None or embedded == builtin, path,
          f"the embedded document is named {name[:40]!r}, a built-in, but differs from the shipped one")
     construction = read_construction(embedded, path)

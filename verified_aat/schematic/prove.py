@@ -35,6 +35,7 @@ from ..refutation.refute import Refutation, intended_depth, refute
 from ..transformer.model import Transformer
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
+MODELS = 6  # false lemmas whose models are turned into witness circuits (each names a fan-in, ids, values)
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,8 @@ def _witness_from_false_lemmas(ctx: SchematicContext, T: Transformer, constructi
     from .witness import lemma_model, witness_from_models
 
     digests = {f.split(" lemma ", 1)[1].split(" ", 1)[0] for f in failed if " lemma " in f}
-    models = [m for d, lemma in ctx.derivation.lemmas.items() if d[:12] in digests
-              for m in [lemma_model(lemma.text, timeout_ms)] if m]
+    false = [lemma for d, lemma in ctx.derivation.lemmas.items() if d[:12] in digests][:MODELS]
+    models = [m for lemma in false for m in [lemma_model(lemma.text, min(timeout_ms, 5_000))] if m]
     return witness_from_models(T, construction, models, budget)
 
 
