@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 import operator
-from operator import itemgetter
 from typing import Any, Callable, Mapping, Union
 
 MAX_LENGTH = 2000
@@ -207,17 +206,6 @@ def maybe_fraction(node: Node, fractional: frozenset[str] | set[str]) -> bool:
     if isinstance(node, Name):
         return node.name in fractional
     return any(maybe_fraction(a, fractional) for a in node.args)
-
-
-def compile_node(node: Node, slots: Mapping[str, int], constants: Mapping[str, int | Fraction]) -> Compiled:
-    """A closure computing ``node`` from the tuple of parameter values (``slots``: name → index).
-
-    No ``eval``: closures over the parsed tree, computing what :func:`_eval` computes.  Constant
-    subtrees are folded, and a parameter operand is read straight from the tuple (no call)."""
-    kind, value = compiled_parts(node, slots, constants)
-    if kind == "const":
-        return lambda p: value
-    return itemgetter(value) if kind == "slot" else value
 
 
 _OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "min": min, "max": max}

@@ -80,3 +80,22 @@ def construction_of_record(name: str, document: object = None) -> Construction:
         from .interpreted import DocumentConstruction
         return DocumentConstruction(parse_document(document, f"the construction document embedded for {name}"))
     return resolve_construction(name)
+
+
+def document_data(construction: Construction) -> object:
+    """The construction's document as JSON data: its own, or the shipped one of a built-in Python class
+    (None: a Python construction with no document, which the kernel cannot read)."""
+    document = getattr(construction, "document", None)
+    if document is not None:
+        return document.data
+    return CONSTRUCTIONS[construction.name].document.data if construction.name in BUILTIN_NAMES else None  # type: ignore[attr-defined]
+
+
+def embedded_document(construction: Construction) -> object:
+    """The document a certificate must embed for the kernel to read the construction: a user's document
+    (None for a built-in's own document, which the kernel reads from the shipped file)."""
+    data = document_data(construction)
+    if data is None or (construction.name in BUILTIN_NAMES
+                        and CONSTRUCTIONS[construction.name].document.data == data):  # type: ignore[attr-defined]
+        return None
+    return data

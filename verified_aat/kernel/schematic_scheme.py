@@ -68,7 +68,7 @@ def _shapes(c: Construction) -> tuple[tuple[Shape, ...], str]:
     # every gate the class allows has a shape (the symbolic k >= 1 covers every add fan-in >= 1, and more)
     shapes = tuple(s for s in (FNC_SHAPES if fnc else FSAC_SHAPES) if s.op != "add" or s.fan_in is None or low <= s.fan_in)
     narrower = []
-    if low > 0 or (high is not None and high not in (2,)):
+    if low > 0 or (high is not None and high != 2):
         narrower.append(f"add fan-in {low}…{'∞' if high is None else high}")
     for kind, fixed in (("mul", 2), ("sign", 1)):
         lo, hi = c.fan_in_range(kind)

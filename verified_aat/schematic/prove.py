@@ -10,7 +10,6 @@ found, *refuted*, else *unknown*.  Undecided lemmas: *unknown*.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,13 +17,12 @@ from typing import Any
 from ..certificates.kernel_form import encoding_digest, sha256_json, transformer_form
 from ..circuits.json_format import circuit_structure
 from ..constructions.base import Construction
-from ..constructions.registry import get_construction
+from ..constructions.registry import document_data, embedded_document, get_construction
 from ..errors import InputError
 from ..kernel.report import Report
 from ..kernel.schematic_edges import EdgeScheme
-from ..constructions.document import builtin_document_path
 from ..kernel.data import Malformed, NotChecked
-from ..kernel.layouts import read_construction, shipped
+from ..kernel.layouts import read_construction
 from ..kernel.schematic import (SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, intended_sets, prepare,
                                 schematic_theorem)
 from ..kernel.schematic_scheme import EarlySchedule, scheme_of
@@ -53,16 +51,6 @@ class SchematicResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def construction_data(construction: Construction) -> Any:
-    """The construction's document as JSON data: its own, or the shipped one of a built-in class (None:
-    a Python construction with no document, which the kernel cannot read)."""
-    document = getattr(construction, "document", None)
-    if document is not None:
-        return document.data
-    path = builtin_document_path(construction.name)
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
 def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | None:
     """The first sample circuit on which the construction's encoder differs from the kernel's reading of
     its document (the schematic lemmas are about the latter)."""
@@ -70,7 +58,7 @@ def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | N
     from ..kernel.layouts import Illegitimate, OutsideLayout, read_construction
     from ..kernel.layouts import encoding_digest as kernel_digest
 
-    layout = read_construction(construction_data(construction), "$.construction_document")
+    layout = read_construction(document_data(construction), "$.construction_document")
     for n, circuit in enumerate(candidate_circuits(circuits)):
         try:
             construction.check_class(circuit)
@@ -108,49 +96,54 @@ def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_
     return doc, ctx, report
 
 
-def _discharge(ctx: SchematicContext, timeout_ms: int) -> tuple[list[str], list[str]]:
-    """Z3 on every lemma: (false lemmas, undecided lemmas)."""
-    failed, undecided = [], []
+def _discharge(ctx: SchematicContext, timeout_ms: int) -> tuple[list[str], list[str], list[str]]:
+    """Z3 on every lemma: (false lemmas, undecided lemmas) as messages, and the false lemmas' texts."""
+    failed, undecided, false = [], [], []
     for digest, lemma in ctx.derivation.lemmas.items():
         answer = z3_answer(lemma.text, timeout_ms)
         if answer == "sat":
             failed.append(f"{lemma.kind} lemma {digest[:12]} is false: {lemma.where}")
+            false.append(lemma.text)
         elif answer != "unsat":
             undecided.append(f"{lemma.kind} lemma {digest[:12]} ({lemma.where}): z3 says {answer}")
-    return failed, undecided
+    return failed, undecided, false
 
 
-def _witness_from_false_lemmas(ctx: SchematicContext, T: Transformer, construction: Construction,
-                               failed: list[str], timeout_ms: int, budget: float) -> Refutation:
+def _witness_from_false_lemmas(T: Transformer, construction: Construction, false: list[str], timeout_ms: int,
+                               budget: float) -> Refutation:
     """Circuits built from the false lemmas' models (a fan-in k, ids, values), replayed exactly."""
     from .witness import lemma_model, witness_from_models
 
-    digests = {f.split(" lemma ", 1)[1].split(" ", 1)[0] for f in failed if " lemma " in f}
-    false = [lemma for d, lemma in ctx.derivation.lemmas.items() if d[:12] in digests][:MODELS]
-    models = [m for lemma in false for m in [lemma_model(lemma.text, min(timeout_ms, 5_000))] if m]
+    models = [m for text in false[:MODELS] for m in [lemma_model(text, min(timeout_ms, 5_000))] if m]
     return witness_from_models(T, construction, models, budget)
+
+
+def _no_induction(construction: Construction) -> str | None:
+    """Why the kernel has no every-K induction for the construction's document (None: it has one)."""
+    data = document_data(construction)
+    if data is None:
+        return "it has no construction document"
+    try:
+        scheme_of(read_construction(data, "$.construction_document"))
+    except (NotChecked, EarlySchedule, Malformed) as exc:
+        return str(exc)
+    return None
 
 
 def lemma_witness(construction: Construction, T: Transformer, depth_bound: int | None = None,
                   timeout_ms: int = 10_000, budget: float = 30.0) -> Refutation | None:
     """A replayed witness from T's false schematic lemmas (``refute``'s first try), or None: no induction for
     the construction, a structural failure, no false lemma, or no circuit built from the models fails."""
-    data = construction_data(construction)
-    if data is None:
-        return None
-    try:
-        scheme_of(read_construction(data, "$.construction_document"))
-    except (NotChecked, EarlySchedule, Malformed):
+    if _no_induction(construction) is not None:
         return None
     K = depth_bound or intended_depth(construction, T)
-    embedded = None if data == shipped(construction.name) else data
-    _, ctx, report = schematic_document(construction.name, K, T, K, embedded=embedded)
+    _, ctx, report = schematic_document(construction.name, K, T, K, embedded=embedded_document(construction))
     if report.rejections:
         return None
-    failed, _ = _discharge(ctx, timeout_ms)
-    if not failed:
+    false = _discharge(ctx, timeout_ms)[2]
+    if not false:
         return None
-    found = _witness_from_false_lemmas(ctx, T, construction, failed, timeout_ms, budget)
+    found = _witness_from_false_lemmas(T, construction, false, timeout_ms, budget)
     return found if found.counterexample is not None else None
 
 
@@ -194,16 +187,11 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         return SchematicResult(status, name, depth_bound, doc, lemmas, tuple(problems), found, theorem,
                                time.perf_counter() - wall, time.process_time() - cpu, timings)
 
-    data = construction_data(construction)
-    if data is None:
-        return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: it has no construction "
-                                         "document: not proved (unknown)"])
-    embedded = None if data == shipped(name) else data
-    try:
-        scheme_of(read_construction(data, "$.construction_document"))
-    except (NotChecked, EarlySchedule, Malformed) as exc:
-        return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: {exc}: not proved "
+    why = _no_induction(construction)
+    if why is not None:
+        return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: {why}: not proved "
                                          "(unknown)"])
+    embedded = embedded_document(construction)
     t0 = time.perf_counter()
     problems: list[str] = []
     mismatch = encoding_mismatch(construction)
@@ -215,12 +203,12 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
     problems += [str(r) for r in report.rejections]
     timings["derive"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    failed, undecided = ([], []) if problems else _discharge(ctx, timeout_ms)
+    failed, undecided, false = ([], [], []) if problems else _discharge(ctx, timeout_ms)
     if failed and all(f.startswith("schematic:attention") for f in failed):
         for sets in _other_sets(ctx, T):  # another intended set for one head (a hint the kernel proves)
             again, again_ctx, _ = schematic_document(name, depth_bound, T, info_depth, sets, embedded, own)
-            if _discharge(again_ctx, timeout_ms) == ([], []):
-                doc, ctx, failed = again, again_ctx, []
+            if _discharge(again_ctx, timeout_ms) == ([], [], []):
+                doc, ctx, failed, false = again, again_ctx, [], []
                 break
     timings["solve"] = time.perf_counter() - t0
     lemmas = len(ctx.derivation.lemmas)
@@ -229,7 +217,7 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         return finish(PROVED, doc, lemmas, [], theorem=schematic_theorem(ctx))
     if problems or failed:
         t0 = time.perf_counter()
-        found = _witness_from_false_lemmas(ctx, T, construction, failed, timeout_ms, witness_budget / 2)
+        found = _witness_from_false_lemmas(T, construction, false, timeout_ms, witness_budget / 2)
         if found.counterexample is None:
             reach = depth_bound or intended_depth(construction, T)
             left = max(witness_budget - (time.perf_counter() - t0), witness_budget / 2)

@@ -137,10 +137,10 @@ def _smaller(transformer: Transformer, construction: Construction, circuit: Circ
     """An add of one input k times that fails: the smallest failing fan-in below k, by bisection (each
     candidate replayed exactly; the failing set need not be an interval, so this is a smaller witness,
     not always the smallest)."""
-    m = re.fullmatch(r"add-fan-in-(\d+)-repeated", circuit.name)
-    if m is None:
+    gates = circuit.gates
+    if circuit.n_inputs != 1 or len(gates) != 2 or gates[1].kind.value != "add":  # one input, one add of it
         return circuit, found, 0
-    low, high, tried = 0, int(m.group(1)), 0  # fan-in high fails; low (0: none) is taken to pass
+    low, high, tried = 0, len(gates[1].args), 0  # fan-in high fails; low (0: none) is taken to pass
     value = [list(found.inputs)]
     best = (circuit, found)
     while high - low > 1 and time.perf_counter() < deadline:

@@ -10,7 +10,6 @@ without a replayed counterexample the verdict is *unknown*.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any, Callable
 
 from ..circuits.ir import Circuit, Kind
 from ..constructions.base import Construction, Schedule
+from ..constructions.registry import embedded_document
 from ..constructions.encoding import Encoding
 from ..errors import InputError
 from ..gc_pause import gc_paused
@@ -187,20 +187,6 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     return CertifyResult(status, circuit, T, encoding, construction.name, compiled.depth_bound, schedule,
                          structural, hints, derivation, verdicts, attention, problems, counterexample, seconds,
                          construction.schedule_rules(), embedded_document(construction), transformer is None)
-
-
-def embedded_document(construction: Construction) -> Any:
-    """The document a certificate must carry for the kernel to read the construction: a user's document
-    (None for a built-in, whose shipped document the kernel reads itself)."""
-    from ..constructions.document import builtin_document_path
-
-    document = getattr(construction, "document", None)
-    if document is None:
-        return None
-    path = builtin_document_path(construction.name)
-    if path.is_file() and json.loads(path.read_text(encoding="utf-8")) == document.data:
-        return None
-    return document.data
 
 
 def _normalised_circuit(circuit: Circuit) -> Circuit:
