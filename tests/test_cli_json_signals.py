@@ -203,7 +203,12 @@ def test_refute_json_refuted_and_unknown(tmp_path, capsys):
     from verified_aat.constructions.registry import get_construction
     good = tmp_path / "good.json"
     save_transformer(get_construction("gate-edge").transformer(2), good)
-    code, doc = _json(capsys, "refute", str(good), "--budget", "3", "--json")
+    code, doc = _json(capsys, "refute", str(good), "--budget", "3", "--json")  # its lemmas hold: nothing to find
+    assert code == 0 and doc["status"] == "proved" and doc["counterexample"] is None
+    assert doc["reasons"][0].startswith("no counterexample exists: for every FSAC⁰[sign] circuit C of depth ≤ 2")
+    one = tmp_path / "one.circ"
+    one.write_text("circuit one\ninput x\ninput y\np = mul x y\ns = add p x x\noutput s\n")
+    code, doc = _json(capsys, "refute", str(good), str(one), "--budget", "3", "--json")  # a search only
     assert code == 3 and doc["status"] == "unknown" and doc["counterexample"] is None
     assert "not a proof" in doc["reasons"][0]
 

@@ -39,6 +39,11 @@ def test_refute_command(tmp_path, capsys):
     assert "refuted after" in out and "counterexample" in out and "add" in out
     good = tmp_path / "good.json"
     save_transformer(get_construction("gate-edge").transformer(2), good)
-    assert main(["refute", str(good), "--budget", "5"]) == 3
+    assert main(["refute", str(good), "--budget", "5"]) == 0  # its schematic lemmas hold: nothing to find
+    out = capsys.readouterr().out
+    assert "no counterexample exists" in out and "result       PROVED" in out and "depth ≤ 2" in out
+    one = tmp_path / "one.circ"
+    one.write_text("circuit one\ninput x\ninput y\np = mul x y\ns = add p x x\noutput s\n")
+    assert main(["refute", str(good), str(one), "--budget", "5"]) == 3  # one circuit given: a search, never a proof
     assert "not a proof" in capsys.readouterr().out
     assert main(["refute", str(good), "--construction", "unique-hard"]) == 2

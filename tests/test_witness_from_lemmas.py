@@ -125,3 +125,15 @@ def test_an_edit_wrong_only_at_mean_7_3_is_refuted_from_the_lemma():
     assert sum(xs) / len(xs) == Fraction(7, 3)
     _, xs2 = _refuted("gate-edge-at-7-3")
     assert Fraction(7, 3) in xs2
+
+
+@pytest.mark.parametrize("name", ["edge-k-cap64", "edge-only-cap64"])
+def test_an_edge_layout_capped_at_64_is_refuted_by_one_add_of_fan_in_65(name):
+    circuit, _ = _refuted(name)
+    assert [len(g.args) for g in circuit.gates if g.kind.value == "add"] == [65] and circuit.n_inputs == 1
+
+
+def test_an_edge_layout_wrong_only_for_a_mul_id_of_100_is_refuted_by_a_padded_circuit():
+    circuit, _ = _refuted("edge-only-src100")
+    muls = [g for g, gate in enumerate(circuit.gates) if gate.kind.value == "mul"]
+    assert muls and max(muls) >= 100 and len(muls) == 1

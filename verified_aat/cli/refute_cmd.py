@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..constructions.registry import construction_choice, resolve_construction
-from ..errors import EXIT_REFUTED, EXIT_UNKNOWN
+from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,6 +53,11 @@ def run(args: argparse.Namespace) -> int:
         print("report           not written: no counterexample found", file=sys.stderr)
     if getattr(args, "json", False):
         return _report_json(result, args)
+    if result.proved:  # T's schematic lemmas all hold and the kernel accepted them: there is nothing to find
+        print(f"no counterexample exists: the kernel accepts T's schematic certificate ({result.seconds:.1f}s)")
+        print(f"theorem      {result.proved}")
+        print("result       PROVED")
+        return EXIT_OK
     if result.counterexample is None:
         print(f"no counterexample in {result.circuits_tried} circuits ({result.seconds:.1f}s); this is not a proof: "
               f"use `verified-aat certify` to prove a construction correct")
@@ -69,11 +74,11 @@ def _report_json(result, args: argparse.Namespace) -> int:
     from .json_output import counterexample_json, emit, envelope
 
     found = result.counterexample is not None
-    reasons = [] if found else [f"no counterexample in {result.circuits_tried} circuits within the budget; "
-                                f"this is not a proof"]
+    reasons = [] if found else [f"no counterexample exists: {result.proved}"] if result.proved else [
+        f"no counterexample in {result.circuits_tried} circuits within the budget; this is not a proof"]
     circuit = result.circuit if found else None
     return emit(envelope(
-        "refute", "refuted" if found else "unknown", reasons=reasons,
+        "refute", str(result.status), reasons=reasons,
         counts={"circuits_tried": result.circuits_tried}, timings={"total": result.seconds},
         model=args.model, construction=args.construction,
         circuit=None if circuit is None else {"name": circuit.name, "gates": circuit.size,

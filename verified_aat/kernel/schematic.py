@@ -6,7 +6,7 @@ off the document (``schematic_scheme.py``), re-derives every lemma from the tran
 circuits and the document's row formulas on symbolic positions (``schematic_lemmas.py``,
 ``schematic_edges.py``), requires the certificate's lemma list to be exactly its own, and runs
 its solver front end on its own texts.
-Each check names its step P1–P8 of docs/soundness.md ("Schematic certificates").
+Each check names its step P1–P9 of docs/soundness.md ("Schematic certificates").
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from .report import Options, Report
 from .schematic_derive import derive
 from .schematic_edges import EdgeScheme, derive_edges
 from .schematic_lemmas import SETS, Scheme
+from .schematic_relevance import needs
 from .schematic_scheme import EarlySchedule, encoding_problems, scheme_of
 
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
@@ -47,6 +48,7 @@ class SchematicContext:
     unchecked: list[str] = field(default_factory=list)
     solver_runs: int = 0
     transformer_hash: str = ""
+    trailing: int = 0  # layers after the 2K of a fixed K (P9)
 
 
 def _document(ctx: SchematicContext) -> list[str]:
@@ -117,8 +119,11 @@ def _layers(ctx: SchematicContext) -> list[str]:
     period = len(ctx.scheme.phases)
     functions = layer_functions(T)
     by_layer = {n: fn for fn in functions for n in fn.layers}
+    wanted = period * (ctx.depth_bound or 0) + _extra(ctx.scheme)
+    if ctx.depth_bound is not None and isinstance(ctx.scheme, Scheme) and len(T.layers) > wanted:
+        ctx.trailing = len(T.layers) - wanted
     for number in sorted(by_layer):
-        phase = ctx.scheme.phases[(number - 1) % period]
+        phase = "trailing" if number > len(T.layers) - ctx.trailing else ctx.scheme.phases[(number - 1) % period]
         if by_layer[number] not in ctx.phases.setdefault(phase, []):
             ctx.phases[phase].append(by_layer[number])
     if ctx.depth_bound is None:
@@ -127,8 +132,7 @@ def _layers(ctx: SchematicContext) -> list[str]:
             return [f"a proof for every K needs T to repeat one layer per phase; it has {len(T.layers)} layers and "
                     f"{ {p: len(f) for p, f in ctx.phases.items()} } functions per phase"]
         return []
-    wanted = period * ctx.depth_bound + _extra(ctx.scheme)
-    if len(T.layers) != wanted:
+    if len(T.layers) < wanted:
         return [f"depth bound {ctx.depth_bound} needs {wanted} layers, T has {len(T.layers)}"]
     return []
 
@@ -138,9 +142,12 @@ def _extra(scheme: Scheme | EdgeScheme) -> int:
 
 
 def _derive(ctx: SchematicContext) -> Derivation:
+    assert ctx.transformer is not None and ctx.construction is not None and ctx.scheme is not None
+    functions = list({fn.number: fn for fns in ctx.phases.values() for fn in fns}.values())
+    needed = needs(ctx.transformer, functions, ctx.construction.readout[1], ctx.trailing, ctx.depth_bound is None)
     if isinstance(ctx.scheme, EdgeScheme):
-        return derive_edges(ctx.scheme, ctx.phases.get("step", []), ctx.sets)
-    return derive(ctx.scheme, ctx.phases, ctx.sets)  # type: ignore[arg-type]
+        return derive_edges(ctx.scheme, ctx.phases.get("step", []), needed, ctx.sets)
+    return derive(ctx.scheme, ctx.phases, needed, ctx.sets)
 
 
 def _lemmas(ctx: SchematicContext) -> list[str]:

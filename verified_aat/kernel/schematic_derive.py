@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .obligations import Derivation, Function
+from .schematic_relevance import Needs
 from .schematic_lemmas import (Lemma, Scheme, Shape, Templates, claimed, gate_value, output, pooled_in_edges,
                                pooled_over, score)
 
@@ -18,7 +19,8 @@ EDGE = None  # the edge template in lists of shapes
 
 def _emit(derivation: Derivation, kind: str) -> Callable[[Lemma], None]:
     def use(lemma: Lemma) -> None:
-        derivation.use(lemma.text(), kind, where=lemma.name)
+        if lemma.goals:  # a lemma whose every goal the read-out does not need (P9) claims nothing
+            derivation.use(lemma.text(), kind, where=lemma.name)
     return use
 
 
@@ -30,23 +32,25 @@ def _slot(slot: int | None) -> str:
     return "" if slot is None else f" (slot {slot})"
 
 
-def derive(scheme: Scheme, phase_functions: dict[str, list[Function]],
+def derive(scheme: Scheme, phase_functions: dict[str, list[Function]], needs: Needs,
            chosen: dict[str, str] | None = None) -> Derivation:
-    """Every lemma for the given layer functions of each phase; ``chosen`` overrides a gather head's
-    default intended set (a hint: the lemmas prove it)."""
+    """Every lemma for the given layer functions of each phase, claiming what ``needs`` says the read-out
+    needs (P9); ``chosen`` overrides a gather head's default intended set (a hint: the lemmas prove it)."""
     derivation = Derivation()
     sets = dict(chosen or {})
     for fn in phase_functions.get("fetch", []):
-        _fetch(scheme, fn, derivation)
-        _frame(scheme, fn, "fetch", derivation)
+        _fetch(scheme, fn, derivation, needs)
+        _frame(scheme, fn, "fetch", derivation, needs)
     for fn in phase_functions.get("gather", []):
-        _gather(scheme, fn, derivation, sets)
-        _frame(scheme, fn, "gather", derivation)
+        _gather(scheme, fn, derivation, sets, needs)
+        _frame(scheme, fn, "gather", derivation, needs)
+    for fn in phase_functions.get("trailing", []):
+        _trailing(scheme, fn, derivation, needs)
     return derivation
 
 
-def _frame(scheme: Scheme, fn: Function, phase: str, derivation: Derivation) -> None:
-    """P6: structural outputs equal the inputs, for any values and any pooled vectors."""
+def _frame(scheme: Scheme, fn: Function, phase: str, derivation: Derivation, needs: Needs) -> None:
+    """P7: structural outputs equal the inputs, for any values and any pooled vectors."""
     T = Templates(scheme)
     use = _emit(derivation, "schematic:frame")
     focus = [(s, None) for s in scheme.shapes] + [(EDGE, slot) for slot in scheme.edge_slots()]
@@ -54,18 +58,31 @@ def _frame(scheme: Scheme, fn: Function, phase: str, derivation: Derivation) -> 
         lemma = Lemma(f"function {fn.number} ({phase}) frame at a {_label(shape)} position{_slot(slot)}")
         i = T.edge(lemma, "i", slot=slot) if shape is None else T.gate(lemma, shape, "i")
         pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
-        lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in T.structural()]
+        lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in T.structural() if needs.claims(fn, c)]
         use(lemma)
 
 
-def _fetch(scheme: Scheme, fn: Function, derivation: Derivation) -> None:
+def _trailing(scheme: Scheme, fn: Function, derivation: Derivation, needs: Needs) -> None:
+    """P9: a layer after the 2K keeps every needed coordinate of every gate's row, whatever its heads pool."""
+    T = Templates(scheme)
+    use = _emit(derivation, "schematic:trailing")
+    for shape in scheme.shapes:
+        lemma = Lemma(f"function {fn.number} (trailing) keeps a {shape.name} gate's row")
+        i = T.gate(lemma, shape, "i")
+        pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
+        lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in range(len(T.coordinates))
+                        if needs.claims(fn, c)]
+        use(lemma)
+
+
+def _fetch(scheme: Scheme, fn: Function, derivation: Derivation, needs: Needs) -> None:
     T = Templates(scheme)
     val, has_sq = T.coordinates.index("val"), "sq" in T.values
     attention = _emit(derivation, "schematic:attention")
     step = _emit(derivation, "schematic:step")
     slots = scheme.edge_slots()
     others = [(s, None) for s in scheme.shapes] + [(EDGE, slot) for slot in slots]
-    for head in fn.layer.heads:
+    for head in (h for n, h in enumerate(fn.layer.heads) if needs.attends(fn, n)):
         for source in scheme.shapes:
             for slot in slots:
                 for other, j_slot in others:
@@ -89,32 +106,35 @@ def _fetch(scheme: Scheme, fn: Function, derivation: Derivation) -> None:
             i = T.edge(lemma, "i", slot=slot)
             t = T.gate(lemma, source, "t", values={"val": y}, gid="i_u")
             pooled = [pooled_over(head.pooling, [t]) for head in fn.layer.heads]
-            lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
-            if has_sq:
+            if needs.claims(fn, val):
+                lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
+            if has_sq and needs.claims(fn, T.coordinates.index("sq")):
                 lemma.goals.append(f"(= {output(fn.layer, T.coordinates.index('sq'), i, pooled)} (* {y} {y}))")
             step(lemma)
     for shape in scheme.shapes:
-        step(_keep(T, fn, "fetch", shape))
+        step(_keep(T, fn, "fetch", shape, needs))
 
 
-def _keep(T: Templates, fn: Function, phase: str, shape: Shape | None, slot: int | None = None) -> Lemma:
-    """A position keeps its value coordinates whatever its heads pool."""
+def _keep(T: Templates, fn: Function, phase: str, shape: Shape | None, needs: Needs, slot: int | None = None
+          ) -> Lemma:
+    """A position keeps its (needed) value coordinates whatever its heads pool."""
     lemma = Lemma(f"function {fn.number} ({phase}) step: a {_label(shape)} position{_slot(slot)} keeps its values")
-    kept = {c: lemma.var(f"y_{c}") for c in (T.values if shape is None else ("val",))}
+    kept = {c: lemma.var(f"y_{c}") for c in (T.values if shape is None else ("val",))
+            if needs.claims(fn, T.coordinates.index(c))}
     i = T.edge(lemma, "i", values=kept, slot=slot) if shape is None else T.gate(lemma, shape, "i", values=kept)
     pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
     lemma.goals += [f"(= {output(fn.layer, T.coordinates.index(c), i, pooled)} {y})" for c, y in kept.items()]
     return lemma
 
 
-def _gather(scheme: Scheme, fn: Function, derivation: Derivation, sets: dict[str, str]) -> None:
+def _gather(scheme: Scheme, fn: Function, derivation: Derivation, sets: dict[str, str], needs: Needs) -> None:
     T = Templates(scheme)
     attention = _emit(derivation, "schematic:attention")
     step = _emit(derivation, "schematic:step")
     slots = scheme.edge_slots()
     others = ([("self", None)] + [(kind, slot) for kind in ("in-edge", "edge") for slot in slots]
               + [(s, None) for s in scheme.shapes])
-    for head in fn.layer.heads:
+    for head in (h for n, h in enumerate(fn.layer.heads) if needs.attends(fn, n)):
         intended = sets.get(head.name, "in-edges")
         comparator = {"in-edges": slots[0], "slot-0": 0, "slot-1": 1}[intended]
         for shape in (s for s in scheme.shapes if claimed(intended, s)):
@@ -138,15 +158,16 @@ def _gather(scheme: Scheme, fn: Function, derivation: Derivation, sets: dict[str
                 lemma.goals.append(f"({'=' if member else '<'} {score(head, i, j)} {score(head, i, e)})")
                 attention(lemma)
     for slot in slots:
-        step(_keep(T, fn, "gather", EDGE, slot))
+        step(_keep(T, fn, "gather", EDGE, needs, slot))
     for shape in scheme.shapes:
-        step(_compute(T, fn, shape, sets))
+        if needs.claims(fn, T.coordinates.index("val")):
+            step(_compute(T, fn, shape, sets, needs))
 
 
-def _compute(T: Templates, fn: Function, shape: Shape, sets: dict[str, str]) -> Lemma:
-    """P5: a gate's new value is its operation on its operands' values."""
+def _compute(T: Templates, fn: Function, shape: Shape, sets: dict[str, str], needs: Needs) -> Lemma:
+    """P7: a gate's new value is its operation on its operands' values."""
     if shape.op in ("input", "const"):
-        return _keep(T, fn, "gather", shape)
+        return _keep(T, fn, "gather", shape, needs)
     lemma = Lemma(f"function {fn.number} (gather) step: a {shape.name} gate computes its operation")
     val = T.coordinates.index("val")
     heads = fn.layer.heads

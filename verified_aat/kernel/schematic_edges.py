@@ -18,6 +18,7 @@ from .formula import Sym, smt
 from .layouts import Construction
 from .obligations import Derivation, Function
 from .schematic_lemmas import Lemma, Shape, claimed, gate_value, output, pooled_in_edges, score
+from .schematic_relevance import Needs
 
 SLOT_CLASSES = (0, 1, None)  # slot 0, a symbolic slot s ≥ 1, sink
 
@@ -92,23 +93,27 @@ class EdgeTemplates:
         return [lemma.var(f"{p}_{c}") for c in self.coordinates]
 
 
-def derive_edges(scheme: EdgeScheme, functions: list[Function], chosen: dict[str, str] | None = None) -> Derivation:
-    """Every lemma; ``chosen`` overrides a head's default intended set (a hint: the lemmas prove it)."""
+def derive_edges(scheme: EdgeScheme, functions: list[Function], needs: Needs,
+                 chosen: dict[str, str] | None = None) -> Derivation:
+    """Every lemma, claiming what ``needs`` says the read-out needs (P9); ``chosen`` overrides a head's
+    default intended set (a hint: the lemmas prove it)."""
     derivation = Derivation()
     sets = dict(chosen or {})
     for fn in functions:
-        _step_function(scheme, fn, derivation, sets)
+        _step_function(scheme, fn, derivation, sets, needs)
     return derivation
 
 
 def _use(derivation: Derivation, kind: str, lemma: Lemma) -> None:
-    derivation.use(lemma.text(), kind, where=lemma.name)
+    if lemma.goals:  # a lemma whose every goal the read-out does not need (P9) claims nothing
+        derivation.use(lemma.text(), kind, where=lemma.name)
 
 
-def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation, sets: dict[str, str]) -> None:
+def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation, sets: dict[str, str],
+                   needs: Needs) -> None:
     T = EdgeTemplates(scheme)
-    structural = [c for c, name in enumerate(T.coordinates) if name not in T.values]
-    for head in fn.layer.heads:
+    structural = [c for c, name in enumerate(T.coordinates) if name not in T.values and needs.claims(fn, c)]
+    for head in (h for n, h in enumerate(fn.layer.heads) if needs.attends(fn, n)):
         intended = sets.get(head.name, "in-edges")
         for shape in (s for s in scheme.shapes if claimed(intended, s)):
             for slot in SLOT_CLASSES:
@@ -125,7 +130,7 @@ def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation, set
                     _use(derivation, "schematic:attention", lemma)
     for shape in scheme.shapes:
         for slot in SLOT_CLASSES:
-            _use(derivation, "schematic:step", _step(T, fn, shape, slot, sets))
+            _use(derivation, "schematic:step", _step(T, fn, shape, slot, sets, needs))
             lemma = Lemma(f"function {fn.number} frame at a {_slot(slot)} out of a {shape.name} gate")
             i = T.edge(lemma, "i", shape, slot)
             pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
@@ -133,7 +138,8 @@ def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation, set
             _use(derivation, "schematic:frame", lemma)
 
 
-def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: dict[str, str]) -> Lemma:
+def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: dict[str, str], needs: Needs
+          ) -> Lemma:
     lemma = Lemma(f"function {fn.number} step: a {_slot(slot)} out of a {shape.name} gate")
     val = T.coordinates.index("val")
     sq = T.coordinates.index("sq") if "sq" in T.values else None
@@ -153,8 +159,9 @@ def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: 
         edges = [T.edge(lemma, f"e{s}", None, min(s, 1), target="i_u", values=settled[s]) for s in range(len(ys))]
         pooled = pooled_in_edges(T, lemma, heads, sets, edges)
         y = gate_value(shape.op, ys)
-    lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
-    if sq is not None:
+    if needs.claims(fn, val):
+        lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
+    if sq is not None and needs.claims(fn, sq):
         lemma.goals.append(f"(= {output(fn.layer, sq, i, pooled)} (* {y} {y}))")
     return lemma
 

@@ -1,6 +1,6 @@
 """Schematic lemmas: one set of SMT-LIB lemmas that covers *every* circuit of depth ≤ K.
 
-Positions are *templates* with symbolic structure (docs/soundness.md, P1–P8): a gate of a given
+Positions are *templates* with symbolic structure (docs/soundness.md, P1–P9): a gate of a given
 shape (kind and fan-in; an add of symbolic fan-in k ≥ 1 where the layout folds k into its code)
 with a symbolic id g, an edge u → v with symbolic ids u < v.  Their structural coordinates are
 the kernel's own layout rows (``layouts.py``) evaluated on symbolic ids; value coordinates are

@@ -29,11 +29,15 @@ class Refutation:
     counterexample: Counterexample | None
     circuits_tried: int
     seconds: float
+    proved: str = ""  # the kernel's theorem line when T's schematic lemmas all hold: no counterexample exists
 
     @property
     def status(self) -> Status:
-        """*refuted* with a replayed counterexample, else *unknown* (never *proved*)."""
-        return Status.REFUTED if self.counterexample is not None else Status.UNKNOWN
+        """*refuted* with a replayed counterexample; *proved* only where the kernel accepted T's schematic
+        certificate (no search ever proves); else *unknown*."""
+        if self.counterexample is not None:
+            return Status.REFUTED
+        return Status.PROVED if self.proved else Status.UNKNOWN
 
     def __repr__(self) -> str:
         from ..display import refutation_repr

@@ -22,9 +22,9 @@ from ..limits import MAX_DIGITS
 
 RESULT_SCHEMA = "verified-aat/cli-result/1"
 """The envelope version ``refute --json`` writes (``cli/json_output.SCHEMA``)."""
-STATUSES = ("refuted", "unknown")
-"""The statuses ``refute`` reports; ``unknown`` holds no circuit, so there is nothing to draw."""
-EXIT_CODES = {"refuted": 1, "unknown": 3}
+STATUSES = ("refuted", "unknown", "proved")
+"""The statuses ``refute`` reports; ``unknown`` and ``proved`` hold no circuit, so there is nothing to draw."""
+EXIT_CODES = {"refuted": 1, "unknown": 3, "proved": 0}
 GATE_KINDS = ("input", "const", "add", "mul", "sign")
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
 
@@ -181,6 +181,8 @@ def validate_refute_json(doc: Any, file: str, line_of: Callable[[Path], int | No
         if status == "unknown":
             raise _Bad(("status",), "unknown: this refute --json result has no refuting circuit, nothing to report "
                                     "(and it is not a proof)")
+        if status == "proved":
+            raise _Bad(("status",), "proved: this refute --json result has no refuting circuit, nothing to report")
         for key in ("circuit", "counterexample"):
             if doc.get(key) is None:
                 raise _Bad((key,), "must not be null in a refuted result")

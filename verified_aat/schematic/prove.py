@@ -130,17 +130,53 @@ def _no_induction(construction: Construction) -> str | None:
     return None
 
 
+def _trailing_depth(construction: Construction, T: Transformer) -> int | None:
+    """K for a T that is 2K layers of the gate/edge induction followed by layers that do not begin another
+    pair (an extra final layer, proved to keep every gate's row: P9).  None: T has an even number of layers,
+    or its odd last layer is the first of a pair (T_{K+1} with its last layer missing is meant for K + 1)."""
+    from dataclasses import replace
+
+    data = document_data(construction)
+    if data is None or isinstance(scheme_of(read_construction(data, "$.construction_document")), EdgeScheme):
+        return None
+    n = len(T.layers)
+    K, t = n // 2, n % 2
+    if K < 1 or t == 0:
+        return None
+    form = lambda layers: transformer_form(replace(T, layers=tuple(layers)))  # noqa: E731
+    starts_a_pair = form(T.layers[2 * K:]) == form(T.layers[2 * K - 2:2 * K - 2 + t])
+    return None if starts_a_pair else K
+
+
+def _fixed_depth(construction: Construction, T: Transformer) -> int | None:
+    """The K to prove a given T for when it is not one block repeated (None: it is; prove every K): K pairs
+    and trailing layers (P9), else the K it is meant for (``intended_depth``)."""
+    _, _, report = schematic_document(construction.name, None, T, 1, embedded=embedded_document(construction))
+    if not any(r.check == "schematic-layers" for r in report.rejections):
+        return None
+    return _trailing_depth(construction, T) or intended_depth(construction, T)
+
+
 def lemma_witness(construction: Construction, T: Transformer, depth_bound: int | None = None,
                   timeout_ms: int = 10_000, budget: float = 30.0) -> Refutation | None:
-    """A replayed witness from T's false schematic lemmas (``refute``'s first try), or None: no induction for
-    the construction, a structural failure, no false lemma, or no circuit built from the models fails."""
+    """``refute``'s first try, from T's schematic lemmas: a replayed witness built from the false lemmas'
+    models; or, where every lemma holds, the kernel's theorem (``Refutation.proved``: no counterexample
+    exists).  None: no induction for the construction, a structural failure, an undecided lemma, or no
+    circuit built from the models fails."""
     if _no_induction(construction) is not None:
         return None
-    K = depth_bound or intended_depth(construction, T)
-    _, ctx, report = schematic_document(construction.name, K, T, K, embedded=embedded_document(construction))
+    t0 = time.perf_counter()
+    K = depth_bound or _fixed_depth(construction, T) or intended_depth(construction, T)
+    doc, ctx, report = schematic_document(construction.name, K, T, K, embedded=embedded_document(construction))
     if report.rejections:
         return None
-    false = _discharge(ctx, timeout_ms)[2]
+    failed, undecided, false = _discharge(ctx, timeout_ms)
+    if not failed and not undecided:
+        from ..kernel.schematic import check_schematic
+        verdict = check_schematic(doc)
+        if verdict.outcome == "accepted":
+            return Refutation(None, None, 0, time.perf_counter() - t0, proved=verdict.theorem)
+        return None
     if not false:
         return None
     found = _witness_from_false_lemmas(T, construction, false, timeout_ms, budget)
@@ -150,8 +186,9 @@ def lemma_witness(construction: Construction, T: Transformer, depth_bound: int |
 def refute_by_lemmas_then_search(T: Transformer, construction: Construction, circuits: Any = None,
                                  budget_seconds: float = 60.0, per_circuit_seconds: float = 5.0,
                                  depth_bound: int | None = None) -> Refutation:
-    """``refute``: T's false schematic lemmas first (a witness built from a model, whatever fan-in, ids or
-    values it needs), then the search over small candidate circuits (or the given ``circuits``)."""
+    """``refute``: T's schematic lemmas first (a witness built from a false lemma's model, whatever fan-in,
+    ids or values it needs; or the kernel's proof that none exists), then the search over small candidate
+    circuits (or the given ``circuits``)."""
     if circuits is None:
         found = lemma_witness(construction, T, depth_bound, budget=budget_seconds / 2)
         if found is not None:
@@ -180,6 +217,8 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         raise InputError(f"the depth bound must be ≥ 1, got {depth_bound}", "-K")
     T = transformer or construction.transformer(depth_bound or 1)
     name = construction.name
+    if transformer is not None and depth_bound is None and _no_induction(construction) is None:
+        depth_bound = _fixed_depth(construction, T)
     timings: dict[str, float] = {}
 
     def finish(status: str, doc: dict | None, lemmas: int, problems: list[str],
@@ -198,7 +237,7 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
     if mismatch:
         problems.append(mismatch)
     own = transformer is None
-    info_depth = depth_bound or 1 if own else intended_depth(construction, T)
+    info_depth = (depth_bound or 1) if own else (depth_bound or intended_depth(construction, T))
     doc, ctx, report = schematic_document(name, depth_bound, T, info_depth, embedded=embedded, own=own)
     problems += [str(r) for r in report.rejections]
     timings["derive"] = time.perf_counter() - t0

@@ -1,0 +1,71 @@
+"""What the read-out depends on (docs/soundness.md, P9): the claims a schematic proof needs.
+
+Going backwards from the read-out coordinate through T's layers, coordinate c is *needed* after
+layer ℓ if the read-out, or a needed output of a later layer, reads it: an activation output
+reads the focus coordinates in its cone and, for every head whose pooled vector is in its cone,
+that vector's coordinates and every coordinate the head's score reads (the argmax set depends
+on them).  A layer function then claims only the coordinates needed after some layer that uses
+it, and only the heads those outputs read have attention lemmas.  Outputs outside the set may
+hold anything: no needed value reads them.  *Trailing* layers (after the 2K of a fixed K) keep
+every needed coordinate of a gate's row whatever their heads pool, so only the focus is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .attention import score_reads
+from .circuits import reads
+from .data import Layer, Transformer
+from .obligations import Function
+
+
+@dataclass(frozen=True)
+class Needs:
+    """Per layer function (by number): the coordinates it claims and the heads whose argmax sets matter."""
+
+    coordinates: dict[int, frozenset[int]]
+    heads: dict[int, frozenset[int]]
+
+    def claims(self, fn: Function, c: int) -> bool:
+        return c in self.coordinates.get(fn.number, frozenset())
+
+    def attends(self, fn: Function, h: int) -> bool:
+        return h in self.heads.get(fn.number, frozenset())
+
+
+def read_by(layer: Layer, d: int, wanted: frozenset[int], pooled: bool = True) -> tuple[frozenset[int], frozenset[int]]:
+    """The input coordinates and heads that the ``wanted`` outputs of ``layer`` read (``pooled`` False:
+    the focus only, for a lemma that holds whatever the heads pool)."""
+    inputs = reads(layer.activation, [layer.activation.outputs[c] for c in sorted(wanted)])
+    focus = {k for k in inputs if k < d}
+    heads = {(k - d) // d for k in inputs if k >= d} if pooled else set()
+    if pooled:
+        focus |= {(k - d) % d for k in inputs if k >= d}
+        for h in heads:
+            focus |= score_reads(layer.heads[h].score, d)
+    return frozenset(focus), frozenset(heads)
+
+
+def needs(T: Transformer, functions: list[Function], readout: int, trailing: int, every_K: bool) -> Needs:
+    """The claims of each function: the union, over the layers that use it, of the coordinates needed
+    after that layer.  Every K: T is one block repeated, so the backward walk goes round the block until
+    the set needed at the block's end repeats (a finite lattice: it must)."""
+    by_layer = {n: fn for fn in functions for n in fn.layers}
+    d = T.dimension
+    coordinates: dict[int, set[int]] = {fn.number: set() for fn in functions}
+    heads: dict[int, set[int]] = {fn.number: set() for fn in functions}
+    order = list(range(len(T.layers), 0, -1))
+    after = frozenset({readout})
+    seen: set[frozenset[int]] = set()
+    while after not in seen:
+        seen.add(after)
+        for number in order:
+            fn = by_layer[number]
+            coordinates[fn.number] |= after
+            tail = not every_K and number > len(T.layers) - trailing
+            after, read = read_by(fn.layer, d, after, pooled=not tail)
+            heads[fn.number] |= read
+        if not every_K:
+            break
+    return Needs({n: frozenset(s) for n, s in coordinates.items()}, {n: frozenset(s) for n, s in heads.items()})
