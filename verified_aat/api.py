@@ -165,13 +165,31 @@ def certificate(result: CertifyResult, *, timings: bool = True, circuit: Circuit
     return Certificate(build_certificate(result, include_timings=timings, netlist=link))
 
 
-def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, solver: str = "z3",
-          netlist: str | None = None, timeout: float | None = 20.0, jobs: int = 1,
+SOLVER_CHOICES = ("z3", "cvc5", "yices", "both", "all")  # both: z3 and cvc5; all: z3, cvc5 and yices
+
+
+def solver_options(solver: str | None = None, solver_trust: bool = True) -> dict[str, Any]:
+    """The kernel's solver options (S12): every lemma goes to the kernel's own normal form first; ``solver``
+    None asks Z3 only where the normal form does not decide; ``"z3"``, ``"cvc5"``, ``"yices"``, ``"both"``
+    (Z3 and cvc5) or ``"all"`` (the three) asks those solvers on every lemma (a second opinion); ``solver_trust`` False: a lemma only a solver decides
+    is *not checked*."""
+    if solver not in (None, *SOLVER_CHOICES):
+        raise InputError(f"solver must be one of {', '.join(SOLVER_CHOICES)}, got {solver!r}")
+    solvers = {"both": ("z3", "cvc5"), "all": ("z3", "cvc5", "yices")}.get(solver or "z3", (solver or "z3",))
+    return {"solvers": solvers, "second_opinion": solver is not None, "solver_trust": solver_trust}
+
+
+def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, solver: str | None = None,
+          solver_trust: bool = True, netlist: str | None = None, timeout: float | None = 20.0, jobs: int = 1,
           defence_budget: int | None = None) -> CheckReport:
     """The trusted kernel's verdict on a certificate (a dict or a path): a CheckReport
-    (``.outcome``, a Verdict: accepted / rejected / not-checked; ``.theorem``, ``.rejections``).
+    (``.outcome``, a Verdict: accepted / rejected / not-checked; ``.theorem``, ``.rejections``;
+    ``.trust``: what it rests on — the kernel's own normal form, or which lemmas a solver alone decided).
 
-    ``circuit``: must be the certified circuit; ``solver``: ``"z3"``, ``"cvc5"`` or ``"both"``;
+    ``circuit``: must be the certified circuit; ``solver``: None (Z3 only for the lemmas the kernel's
+    normal form does not decide), or ``"z3"``, ``"cvc5"``, ``"yices"``, ``"both"`` or ``"all"`` as a second
+    opinion on every lemma;
+    ``solver_trust``: False makes a lemma that only a solver decides *not checked*;
     ``netlist``: a netlist file the certificate must be linked to; ``timeout``: seconds per lemma
     and solver (None: no limit); ``jobs``: processes deriving the obligations of large
     certificates; ``defence_budget``: activation evaluations of the defence interpreter.
@@ -181,16 +199,14 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, 
     from .circuits.json_format import circuit_sha256
     from .kernel import Options, check_certificate, load_certificate
     from .results import CheckReport
-    if solver not in ("z3", "cvc5", "both"):
-        raise InputError(f"solver must be 'z3', 'cvc5' or 'both', got {solver!r}")
+    chosen = solver_options(solver, solver_trust)
     doc = load_certificate(certificate) if isinstance(certificate, str) else dict(certificate)
-    solvers = ("z3", "cvc5") if solver == "both" else (solver,)
     digest = circuit_sha256(circuit) if circuit is not None else None
     link = None
     if netlist is not None:
         from .files import read_input
         link = (os.path.basename(netlist), read_input(netlist, "netlist"))
-    options = Options(solvers=solvers, circuit_sha256=digest, netlist=link, jobs=_at_least_one("jobs", jobs),
+    options = Options(**chosen, circuit_sha256=digest, netlist=link, jobs=_at_least_one("jobs", jobs),
                       timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
                       defence_budget=defence_budget)
     return CheckReport.from_kernel(check_certificate(doc, options))

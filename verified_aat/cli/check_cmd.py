@@ -30,7 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    dest="circuit_format", help="read --circuit FILE in this format whatever its extension")
     p.add_argument("--mode", choices=["exact", "threshold"], default=None,
                    help="(accepted for compatibility; a netlist certificate states its own mode)")
-    p.add_argument("--solver", choices=["z3", "cvc5", "both"], default="z3")
+    p.add_argument("--solver", choices=["z3", "cvc5", "yices", "both", "all"], default=None,
+                   help="a second opinion on every lemma (default: none; Z3 decides only the lemmas the kernel's "
+                        "own normal form does not)")
+    p.add_argument("--no-solver-trust", action="store_true",
+                   help="a lemma that only a solver decides is NOT CHECKED (exit 3), never ACCEPTED")
     p.add_argument("--jobs", "-j", type=int, default=2,
                    help="processes for deriving the obligations of large certificates (≥ 1; default 2; "
                         "the verdict does not depend on it)")
@@ -80,12 +84,14 @@ def run(args: argparse.Namespace) -> int:
             circuit_sha = circuit_sha256(circuit)
             if circuit_sha not in _stated_hashes(doc):  # else no need to binarize (a large file costs seconds)
                 binarized = _binarized_hashes(circuit)
-    solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
+    from ..api import solver_options
+    chosen = solver_options(args.solver, not args.no_solver_trust)
+    solvers = chosen["solvers"]
     from .progress import progress_reporter
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
         def show(name: str, number: int, total: int) -> None:
             progress("check", 1, total)
-        options = Options(solvers=solvers, timeout_ms=int(args.timeout * 1000), circuit_sha256=circuit_sha,
+        options = Options(**chosen, timeout_ms=int(args.timeout * 1000), circuit_sha256=circuit_sha,
                           jobs=args.jobs,
                           netlist=netlist, binarized_sha256=binarized, defence_budget=args.defence_budget,
                           progress=show)
@@ -96,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
     if args.verbose:
         for name, result, seconds in report.checks:
             print(f"  check {name:17} {result:4} {seconds:.3f}s")
-    print(f"obligations  {report.obligations} re-derived, {report.lemmas} lemmas, "
-          f"{report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
+    print(f"obligations  {report.obligations} re-derived, {report.lemmas} lemmas, {report.kernel_decided} by the "
+          f"kernel's normal form, {report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
     if report.defence:
         print(f"defence      {report.defence}")
     from ..certificates.document import is_constructions_own
@@ -110,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
     for item in report.unchecked:
         print(f"not checked  {item}")
     if report.accepted:
+        print(f"trust        {report.trust}")
         print(f"theorem      {report.theorem}")
         print("result       ACCEPTED")
         return EXIT_OK
@@ -184,10 +191,12 @@ def _report_json(report, doc, args: argparse.Namespace, solvers: tuple[str, ...]
     return emit(envelope(
         "check", status, reasons=report.reasons,
         counts={"obligations": report.obligations, "lemmas": report.lemmas, "solver_runs": report.solver_runs,
+                "kernel_decided": report.kernel_decided, "solver_only": len(report.solver_only),
                 "checks": len(report.checks), "rejections": len(report.rejections),
                 "not_checked": len(report.unchecked)},
         timings={"total": report.seconds},
-        certificate=args.certificate, solvers=list(solvers),
+        certificate=args.certificate, solvers=list(solvers), solver_only=list(report.solver_only),
+        solver_trust=not args.no_solver_trust,
         theorem=report.theorem if report.accepted else None,
         checks=[{"name": name, "result": result, "seconds": round(seconds, 6)}
                 for name, result, seconds in report.checks],

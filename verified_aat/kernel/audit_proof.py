@@ -36,7 +36,8 @@ from .data import (
     need,
 )
 from .report import Options, Report
-from .solvers import SAT, SOLVERS, UNSAT
+from .discharge import discharge
+from .solvers import solve
 from .unroll import (
     Builder,
     bilinear,
@@ -81,6 +82,8 @@ class AuditContext:
     unrolled: dict[int, dict[str, Any]] = field(default_factory=dict)
     unchecked: list[str] = field(default_factory=list)
     solver_runs: int = 0
+    kernel_decided: int = 0
+    solver_only: list[str] = field(default_factory=list)
 
 
 # -- lemma texts ------------------------------------------------------------------------------
@@ -298,33 +301,16 @@ def _lemmas(ctx: AuditContext) -> list[str]:
     return problems[:4]
 
 
-def solve(text: str, solver: str, timeout_ms: int | None) -> str:
-    """One solver's answer on one lemma text (a top-level function: it runs in worker processes)."""
-    return SOLVERS[solver](text, timeout_ms)
-
-
 def _solvers(ctx: AuditContext) -> list[str]:
-    jobs = [(lemma, name) for lemma in ctx.lemmas for name in ctx.options.solvers]
-    try:
+    """U5 (``discharge.py``): the kernel's normal form, then the solvers (in worker processes with jobs ≥ 2)."""
+    def answer(jobs: list[tuple[str, str]]) -> list[str]:
         if ctx.options.jobs >= 2 and len(jobs) > 1:
             from concurrent.futures import ProcessPoolExecutor
             with ProcessPoolExecutor(min(ctx.options.jobs, len(jobs))) as pool:
-                answers = list(pool.map(solve, [l.text for l, _ in jobs], [s for _, s in jobs],
-                                        [ctx.options.timeout_ms] * len(jobs), chunksize=1))
-        else:
-            answers = [solve(lemma.text, name, ctx.options.timeout_ms) for lemma, name in jobs]
-    except ImportError as exc:
-        ctx.unchecked.append(f"a solver is not installed ({exc})")
-        return []
-    ctx.solver_runs = len(answers)
-    problems = []
-    for (lemma, name), answer in zip(jobs, answers):
-        if answer == SAT:
-            problems.append(f"{lemma.kind} lemma {lemma.id[:12]} ({lemma.scope}) is false: {name} finds a "
-                            f"counterexample")
-        elif answer != UNSAT:
-            ctx.unchecked.append(f"{lemma.kind} lemma {lemma.id[:12]} ({lemma.scope}): {name} says {answer}")
-    return problems[:4]
+                return list(pool.map(solve, [t for t, _ in jobs], [s for _, s in jobs],
+                                     [ctx.options.timeout_ms] * len(jobs), chunksize=1))
+        return [solve(text, name, ctx.options.timeout_ms) for text, name in jobs]
+    return discharge(ctx, [(f"{x.kind} lemma {x.id[:12]} ({x.scope})", x.text) for x in ctx.lemmas], answer)
 
 
 AUDIT_CHECKS: tuple[Check, ...] = (

@@ -29,7 +29,8 @@ from .netlist_link import check_netlist
 from .obligations import Deriver, activation_params, frame_changes, layer_functions
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Rejection, Report
 from .schedule import base_failures, claims_from_rules, count_base, layers_needed, readout_failures
-from .solvers import SAT, SOLVERS, UNSAT
+from .discharge import discharge
+from .solvers import solve
 
 FORMAT = "verified-aat/certificate"
 VERSION = 2
@@ -97,6 +98,7 @@ def judge(ctx: Any, checks: tuple[Check, ...], counts: Callable[[Any], tuple[int
     report.unchecked = list(ctx.unchecked)
     report.lemmas, report.obligations = counts(ctx)
     report.solver_runs = ctx.solver_runs
+    report.kernel_decided, report.solver_only = ctx.kernel_decided, list(ctx.solver_only)
     report.outcome = REJECTED if report.rejections else NOT_CHECKED if report.unchecked else ACCEPTED
     if report.outcome == ACCEPTED:
         report.theorem = theorem(ctx)
@@ -376,21 +378,10 @@ def _lemmas(ctx: Context) -> list[str]:
 # -- S12: solvers ---------------------------------------------------------------------------------
 
 def _solvers(ctx: Context) -> list[str]:
-    problems = []
-    for digest, lemma in ctx.derivation.lemmas.items():  # in derivation order: the earliest failure first
-        for name in ctx.options.solvers:
-            ctx.solver_runs += 1
-            try:
-                answer = SOLVERS[name](lemma.text, ctx.options.timeout_ms)
-            except ImportError:
-                ctx.unchecked.append(f"solver {name} is not installed (pip install {name})")
-                return problems
-            where = f" ({lemma.where})" if lemma.where else ""
-            if answer == SAT:
-                problems.append(f"{lemma.kind} lemma {digest[:12]}{where} is false: {name} finds a counterexample")
-            elif answer != UNSAT:
-                ctx.unchecked.append(f"{lemma.kind} lemma {digest[:12]}{where}: {name} says {answer}")
-    return problems[:4]
+    """S12 (``discharge.py``): the kernel's normal form, then the solvers, on the lemmas in derivation order."""
+    lemmas = [(f"{x.kind} lemma {d[:12]}" + (f" ({x.where})" if x.where else ""), x.text)
+              for d, x in ctx.derivation.lemmas.items()]
+    return discharge(ctx, lemmas, lambda jobs: [solve(text, name, ctx.options.timeout_ms) for text, name in jobs])
 
 
 # -- D and N: the interpreter and the netlist link ---------------------------------------------------

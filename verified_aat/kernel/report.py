@@ -32,7 +32,9 @@ class Rejection:
 
 @dataclass(frozen=True)
 class Options:
-    solvers: tuple[str, ...] = ("z3",)
+    solvers: tuple[str, ...] = ("z3",)   # for lemmas the kernel's normal form does not decide (S12)
+    second_opinion: bool = False          # the solvers also on the lemmas the normal form proves
+    solver_trust: bool = True             # False: a lemma only a solver decides is *not checked*
     timeout_ms: int | None = 20_000       # per lemma and solver; None: no limit
     circuit_sha256: str | None = None     # --circuit FILE (a circuit file): must be the certified circuit
     netlist: tuple[str, bytes] | None = None  # --circuit FILE (a netlist): (file name, bytes)
@@ -67,6 +69,8 @@ class Context:
     derivation: Derivation = field(default_factory=Derivation)
     unchecked: list[str] = field(default_factory=list)
     solver_runs: int = 0
+    kernel_decided: int = 0                # lemmas the kernel's own normal form proves (S12)
+    solver_only: list[str] = field(default_factory=list)  # lemmas that rest on a solver's unsat alone
     defence: str = ""
     netlist_theorem: str = ""
 
@@ -81,8 +85,16 @@ class Report:
     lemmas: int = 0
     obligations: int = 0
     solver_runs: int = 0
+    kernel_decided: int = 0
+    solver_only: list[str] = field(default_factory=list)
     defence: str = ""
     seconds: float = 0.0
+
+    @property
+    def trust(self) -> str:
+        """What the verdict rests on: the kernel's normal form, or which lemmas a solver alone decided."""
+        from .discharge import trust_line
+        return trust_line(self.lemmas, self.kernel_decided, self.solver_only)
 
     @property
     def accepted(self) -> bool:

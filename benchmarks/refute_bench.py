@@ -1,0 +1,63 @@
+"""Refutation (and harmless-edit proof) time per class of issue 20: wall and CPU seconds.
+
+Usage: ``python benchmarks/refute_bench.py``.  Each row runs ``prove-construction`` on a held-out
+wrong document (``tests/data/constructions/held-out/``) or on an edited transformer
+(``tests/transformer_edits.py``) in this process, and prints the status, the witness (its gates and
+largest add fan-in) and the time.  The issue's budget is 10 s per class.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import transformer_edits as edits  # noqa: E402
+
+from verified_aat.constructions.interpreted import DocumentConstruction  # noqa: E402
+from verified_aat.constructions.registry import get_construction  # noqa: E402
+from verified_aat.schematic import prove_construction  # noqa: E402
+
+HELD_OUT = ROOT / "tests" / "data" / "constructions" / "held-out"
+DOCUMENTS = [("add fan-in ≥ 65", "gate-edge-cap64"), ("add fan-in ≥ 65", "edge-k-cap64"),
+             ("add fan-in ≥ 65", "edge-only-cap64"), ("source id ≥ 100", "gate-edge-src100"),
+             ("mul id ≥ 100", "edge-only-src100"), ("mean above 10³⁰", "gate-edge-clip-1e30"),
+             ("sign arg in (−10⁻⁴¹, 0)", "gate-edge-tiny-sign"), ("mean exactly 7/3", "gate-edge-at-7-3")]
+EDITS = [("unused head (harmless)", "gate-edge", edits.with_unused_head),
+         ("unused head (harmless)", "edge-only", edits.with_unused_head),
+         ("unread last-layer values (harmless)", "edge-k", edits.scribble_last_layer),
+         ("extra layer at edges (harmless)", "gate-edge", edits.with_edge_layer),
+         ("head read by val (twin)", "gate-edge", edits.with_read_head),
+         ("extra layer at gates (twin)", "unique-hard", lambda T: edits.with_edge_layer(T, also_gates=True))]
+
+
+def _row(label: str, name: str, run) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = run()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    circuit = result.refutation.circuit if result.refutation is not None else None
+    witness = "—" if circuit is None else (f"{circuit.size} gates, add fan-in ≤ "
+                                           f"{max([len(g.args) for g in circuit.gates if g.kind.value == 'add'] or [0])}")
+    return label, name, result.status, witness, f"{wall:.2f}", f"{cpu:.2f}"
+
+
+def main() -> int:
+    rows = [_row(label, name, lambda n=name: prove_construction(DocumentConstruction.load(HELD_OUT / f"{n}.json"),
+                                                                  witness_budget=30.0))
+            for label, name in DOCUMENTS]
+    for label, name, edit in EDITS:
+        construction = get_construction(name)
+        rows.append(_row(label, name, lambda c=construction, e=edit: prove_construction(
+            c, transformer=e(c.transformer(2)), witness_budget=30.0)))
+    header = ("class", "construction", "status", "witness", "wall s", "CPU s")
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+    for r in [header, tuple("-" * w for w in widths), *rows]:
+        print(" | ".join(x.ljust(w) for x, w in zip(r, widths)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

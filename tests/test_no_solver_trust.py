@@ -1,0 +1,159 @@
+"""The kernel decides identity lemmas itself (issue 19, S12): no solver on the path to ACCEPTED.
+
+``kernel/identity.py`` proves a lemma when both sides have the same normal form (polynomials over Q,
+a sign of a non-constant an opaque atom).  It may only ever say *valid* or *not decided*: the
+property test evaluates every lemma it calls valid at random rational points, and a fake solver
+that answers ``unsat`` to everything cannot make a wrong transformer's certificate ACCEPTED once
+solvers are not trusted."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mutants
+from forge import Forgery, forge, verdict
+from verified_aat.cli.main import main
+from verified_aat.kernel import solvers
+from verified_aat.kernel.identity import decide
+from verified_aat.kernel.smt import SGN
+
+PROOFS = Path(__file__).resolve().parents[1] / "proofs"
+VARS = ("a", "b", "c")
+
+
+def _lemma(lhs: str, rhs: str, hyps: tuple[str, ...] = ()) -> str:
+    lines = ["(set-logic QF_NRA)", SGN]
+    lines += [f"(declare-const {v} Real)" for v in VARS]
+    lines += [f"(assert {h})" for h in hyps] + [f"(assert (not (= {lhs} {rhs})))", "(check-sat)"]
+    return "\n".join(lines)
+
+
+def _value(t, env):  # type: ignore[no-untyped-def]
+    """The exact value of a term (the test's own evaluator)."""
+    if isinstance(t, str):
+        return env[t] if t in env else Fraction(t)
+    op, *args = t
+    xs = [_value(a, env) for a in args]
+    if op == "+":
+        return sum(xs, Fraction(0))
+    if op == "-":
+        return -xs[0] if len(xs) == 1 else xs[0] - sum(xs[1:], Fraction(0))
+    if op == "*":
+        out = Fraction(1)
+        for x in xs:
+            out *= x
+        return out
+    return Fraction((xs[0] > 0) - (xs[0] < 0))  # sgn
+
+
+def _show(t) -> str:  # type: ignore[no-untyped-def]
+    return t if isinstance(t, str) else "(" + " ".join(_show(x) for x in t) + ")"
+
+
+numerals = st.sampled_from(["0.0", "1.0", "2.0", "3.0"]).map(str)
+terms = st.recursive(st.sampled_from(VARS) | numerals,
+                     lambda sub: st.tuples(st.sampled_from(["+", "-", "*"]), sub, sub).map(list)
+                     | st.tuples(st.just("sgn"), sub).map(list), max_leaves=8)
+points = st.fixed_dictionaries({v: st.fractions(min_value=-5, max_value=5, max_denominator=7) for v in VARS})
+
+
+@settings(max_examples=300, deadline=None)
+@given(terms, terms, st.lists(points, min_size=4, max_size=4))
+def test_whatever_the_normal_form_calls_valid_holds_at_every_point(lhs, rhs, at):
+    if decide(_lemma(_show(lhs), _show(rhs))) is True:
+        for env in at:
+            assert _value(lhs, env) == _value(rhs, env)
+
+
+@settings(max_examples=100, deadline=None)
+@given(terms, terms)
+def test_a_term_minus_a_rearrangement_of_itself_is_an_identity(x, y):
+    assert decide(_lemma(_show(["*", ["+", x, y], ["-", x, y]]),
+                         _show(["-", ["*", x, x], ["*", y, y]]))) is True
+    assert decide(_lemma(_show(["sgn", ["+", x, y]]), _show(["sgn", ["+", y, x]]))) is True
+
+
+@pytest.mark.parametrize("lhs, rhs", [("(* a a)", "(sgn (* a a))"), ("(sgn a)", "(* (sgn a) (sgn a) (sgn a))"),
+                                      ("(+ a 1.0)", "a"), ("(sgn (+ (* a a) 1.0))", "1.0")])
+def test_what_holds_only_by_reasoning_about_signs_or_is_false_is_not_decided(lhs, rhs):
+    assert decide(_lemma(lhs, rhs)) is None  # never True; the solvers decide it, named in the verdict
+
+
+def test_a_hypothesis_v_equals_a_constant_is_used_and_no_other():
+    assert decide(_lemma("(* a b)", "(* 2.0 b)", ("(= a 2.0)",))) is True
+    assert decide(_lemma("(* a b)", "(* 2.0 b)", ("(>= a 2.0)",))) is None
+    assert decide(_lemma("a", "3.0", ("(= a (* b b))",))) is None
+
+
+def test_every_per_circuit_lemma_in_proofs_is_decided_by_the_kernel():
+    undecided = []
+    for path in sorted(PROOFS.glob("*/*.cert.json"))[::7]:
+        for lemma in json.loads(path.read_text())["lemmas"]:
+            if decide(lemma["smt2"]) is not True:
+                undecided.append((path.name, lemma["kind"]))
+    assert undecided == []
+
+
+@pytest.fixture
+def unsat_to_everything(monkeypatch):
+    for name in list(solvers.SOLVERS):
+        monkeypatch.setitem(solvers.SOLVERS, name, lambda text, timeout_ms: solvers.UNSAT)
+
+
+@pytest.mark.parametrize("mutant", [mutants.MissingRescaling, mutants.SquareOfMean, mutants.SwappedCodes,
+                                    mutants.WrongPolarization, mutants.SignOfZeroIsOne])
+def test_a_lying_solver_cannot_accept_a_wrong_transformer_without_solver_trust(mutant, unsat_to_everything):
+    C = mutants.probe_circuit()
+    doc = forge(Forgery(C, mutant().compile(C).transformer))
+    report = verdict(doc, defence_budget=0, solver_trust=False)
+    assert report.outcome != "accepted"
+    assert any("no solver is trusted" in u for u in report.unchecked) or report.rejections
+
+
+def test_an_honest_certificate_needs_no_solver(unsat_to_everything, monkeypatch):
+    monkeypatch.setitem(solvers.SOLVERS, "z3", lambda text, timeout_ms: pytest.fail("a solver was asked"))
+    doc = json.loads((PROOFS / "gate-edge" / "mixed_depth6.cert.json").read_text())
+    report = verdict(doc, solver_trust=False)
+    assert report.outcome == "accepted" and report.solver_runs == 0 and report.solver_only == []
+    assert report.kernel_decided == report.lemmas and "no solver on the path" in report.trust
+
+
+def test_a_second_opinion_that_disagrees_is_not_checked_never_accepted(monkeypatch):
+    monkeypatch.setitem(solvers.SOLVERS, "z3", lambda text, timeout_ms: solvers.SAT)
+    doc = json.loads((PROOFS / "gate-edge" / "compare_two.cert.json").read_text())
+    report = verdict(doc, second_opinion=True)
+    assert report.outcome == "not-checked" and not report.rejections
+    assert any("a kernel or solver bug" in u for u in report.unchecked)
+
+
+def test_the_verdict_names_the_lemmas_that_rest_on_a_solver(capsys):
+    every_k = str(PROOFS / "constructions" / "gate-edge.every-K.schematic.json")
+    assert main(["check", every_k]) == 0
+    out = capsys.readouterr().out
+    assert "rest on a solver's unsat alone" in out and "(z3)" in out
+    assert main(["check", every_k, "--no-solver-trust"]) == 3
+    assert "no solver is trusted" in capsys.readouterr().out
+    assert main(["check", str(PROOFS / "gate-edge" / "compare_two.cert.json"), "--no-solver-trust"]) == 0
+    assert "no solver on the path to ACCEPTED" in capsys.readouterr().out
+
+
+def test_let_is_parallel_as_in_smt_lib():
+    """(let ((a 1) (b a)) …): b is the outer a, not 1."""
+    assert decide(_lemma("(let ((a 1.0) (b a)) (* a b))", "a")) is True
+    assert decide(_lemma("(let ((a 1.0) (b a)) (* a b))", "1.0")) is None
+
+
+def test_yices_decides_the_every_k_lemmas_where_cvc5_gives_up():
+    """edge-k's symbolic add-k step lemmas: cvc5 answers unknown (tests/test_kernel.py); Yices' MCSAT proves
+    every lemma the normal form leaves, so the theorem rests on Yices alone for those."""
+    from verified_aat import api
+    report = api.check(str(PROOFS / "constructions" / "edge-k.every-K.schematic.json"), solver="yices")
+    assert report.outcome == "accepted", report.unchecked[:2]
+    assert report.solver_only and all(entry.endswith("(yices)") for entry in report.solver_only)
+    assert report.kernel_decided + len(report.solver_only) == report.lemmas

@@ -1,0 +1,63 @@
+"""S12: how every lemma is decided, the same for the three kinds of certificate.
+
+First the kernel's own normal form (``identity.py``): a lemma it proves needs no solver.  A lemma it
+does not decide goes to the solvers of the options (Z3 by default), whose bare ``unsat`` it then rests
+on — the verdict names each such lemma (``solver_only``), and with ``solver_trust`` off it is *not
+checked* instead.  With ``second_opinion`` the solvers also run on the lemmas the normal form proved:
+a ``sat`` there means a kernel or solver bug, reported as *not checked*, never as acceptance.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .identity import decide
+from .solvers import SAT, UNSAT
+
+Answer = Callable[[list[tuple[str, str]]], list[str]]  # [(text, solver)] → answers
+
+
+def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer) -> list[str]:
+    """Decide ``lemmas`` ((label, text) pairs); fill ``ctx.unchecked``, ``ctx.solver_runs``,
+    ``ctx.kernel_decided`` and ``ctx.solver_only``; return the false lemmas (rejections)."""
+    options = ctx.options
+    own = [decide(text) is True for _, text in lemmas]
+    ctx.kernel_decided = sum(own)
+    jobs: list[tuple[int, str]] = []
+    for k, ((label, _), proved) in enumerate(zip(lemmas, own)):
+        if not proved and not options.solver_trust:
+            ctx.unchecked.append(f"{label}: the kernel's normal form does not decide it, and no solver is trusted "
+                                 "(--no-solver-trust)")
+        if (not proved and options.solver_trust) or options.second_opinion:
+            jobs += [(k, name) for name in options.solvers]
+    try:
+        answers = answer([(lemmas[k][1], name) for k, name in jobs])
+    except ImportError as exc:
+        ctx.unchecked.append(f"a solver is not installed ({exc})")
+        return []
+    ctx.solver_runs += len(answers)
+    problems: list[str] = []
+    trusted: dict[int, list[str]] = {}
+    for (k, name), reply in zip(jobs, answers):
+        label = lemmas[k][0]
+        if own[k]:
+            if reply == SAT:
+                ctx.unchecked.append(f"{label}: the kernel's normal form proves it, yet {name} finds a counterexample "
+                                     "(a kernel or solver bug)")
+        elif reply == SAT:
+            problems.append(f"{label} is false: {name} finds a counterexample")
+        elif reply != UNSAT:
+            ctx.unchecked.append(f"{label}: {name} says {reply}")
+        elif options.solver_trust:
+            trusted.setdefault(k, []).append(name)
+    ctx.solver_only = [f"{lemmas[k][0]} ({'+'.join(names)})" for k, names in sorted(trusted.items())]
+    return problems[:4]
+
+
+def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
+    """What an accepted verdict rests on, in one line."""
+    if not solver_only:
+        return f"all {lemmas} lemmas decided by the kernel's own normal form: no solver on the path to ACCEPTED"
+    shown = "; ".join(solver_only[:3]) + (f"; … {len(solver_only) - 3} more" if len(solver_only) > 3 else "")
+    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel's own normal form; {len(solver_only)} rest "
+            f"on a solver's unsat alone: {shown}")

@@ -1,0 +1,165 @@
+"""The kernel's own decision of an identity lemma, with no solver (docs/soundness.md, S12a).
+
+A lemma text of the kernel's printer (``smt.py``) whose last assertion is ``(not (= a b))`` or
+``(not (and (= a b) …))`` is *valid* when, for every goal, a − b has the normal form 0: a sparse
+polynomial over Q (``sparse_poly.py``) in the declared constants, where ``(sgn t)`` is the sign of
+t when t's normal form is a constant, else an opaque atom named by t's normal form (equal normal
+forms, equal signs).  Earlier assertions (hypotheses) are not used: an identity holds under any.
+Anything else — ``ite``, an order, a division by a non-constant, a size limit — is *not decided*
+here (``None``), never *false*: the solvers then decide, and the verdict says so.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .smt import SGN
+from .sparse_poly import SIGN_ATOM, Poly, TooLarge, add, multiply
+
+Sexp = Any  # a str atom or a list of Sexp
+
+
+class Undecided(Exception):
+    """Outside what the normal form decides."""
+
+
+def parse(text: str) -> list[Sexp]:
+    """Every top-level s-expression (comments dropped), without recursion."""
+    stack: list[list[Sexp]] = [[]]
+    for line in text.splitlines():
+        line = line.split(";", 1)[0]
+        for token in line.replace("(", " ( ").replace(")", " ) ").split():
+            if token == "(":
+                stack.append([])
+            elif token == ")":
+                if len(stack) == 1:
+                    raise Undecided("unbalanced")
+                done = stack.pop()
+                stack[-1].append(done)
+            else:
+                stack[-1].append(token)
+    if len(stack) != 1:
+        raise Undecided("unbalanced")
+    return stack[0]
+
+
+class _Normaliser:
+    def __init__(self) -> None:
+        self.variables: dict[str, int] = {}
+        self.functions: dict[str, tuple[list[str], Sexp]] = {}
+        self.atoms: dict[tuple, int] = {}
+
+    def term(self, t: Sexp, env: dict[str, Poly]) -> Poly:
+        while isinstance(t, list) and t and t[0] == "let":  # a let chain: a loop, not a recursion
+            if len(t) != 3 or not isinstance(t[1], list):
+                raise Undecided("let")
+            bound = {}
+            for binding in t[1]:  # SMT-LIB's let is parallel: every binding reads the outer scope
+                if not (isinstance(binding, list) and len(binding) == 2 and isinstance(binding[0], str)):
+                    raise Undecided("let binding")
+                bound[binding[0]] = self.term(binding[1], env)
+            env = {**env, **bound}
+            t = t[2]
+        if isinstance(t, str):
+            if t in env:
+                return env[t]
+            if t in self.variables:
+                return {(self.variables[t],): 1}
+            try:
+                q = Fraction(t)
+            except ValueError:
+                raise Undecided(f"unknown symbol {t[:40]}") from None
+            return {(): q} if q else {}
+        if not t or not isinstance(t[0], str):
+            raise Undecided("application")
+        head, args = t[0], [self.term(a, env) for a in t[1:]]
+        if head == "+":
+            out: Poly = {}
+            for a in args:
+                add(out, a)
+            return out
+        if head == "-" and len(args) == 1:
+            return add({}, args[0], -1)
+        if head == "-" and args:
+            out = dict(args[0])
+            for a in args[1:]:
+                add(out, a, -1)
+            return out
+        if head == "*" and args:
+            out = args[0]
+            for a in args[1:]:
+                out = multiply(out, a)
+            return out
+        if head == "/" and len(args) == 2:
+            if set(args[1]) - {()} or not args[1]:
+                raise Undecided("division by a non-constant")
+            return add({}, args[0], 1 / Fraction(args[1][()]))
+        if head == "sgn" and len(args) == 1:
+            return self.sign(args[0])
+        if head in self.functions:
+            params, body = self.functions[head]
+            if len(params) != len(args):
+                raise Undecided("arity")
+            return self.term(body, dict(zip(params, args)))
+        raise Undecided(f"operator {head[:20]}")
+
+    def sign(self, p: Poly) -> Poly:
+        if not p:
+            return {}
+        if set(p) == {()}:
+            return {(): 1 if p[()] > 0 else -1}
+        key = tuple(sorted(p.items()))
+        atom = self.atoms.setdefault(key, SIGN_ATOM + len(self.atoms))
+        return {(atom,): 1}
+
+
+def decide(text: str) -> bool | None:
+    """True: every goal of the lemma is an identity (the lemma is valid); None: not decided here."""
+    try:
+        return _decide(text)
+    except (Undecided, TooLarge, RecursionError, ZeroDivisionError, ValueError):
+        return None
+
+
+def _decide(text: str) -> bool | None:
+    n = _Normaliser()
+    asserted: list[Sexp] = []
+    bound: dict[str, Poly] = {}
+    for form in parse(text):
+        if not isinstance(form, list) or not form:
+            raise Undecided("form")
+        if form[0] == "declare-const" and len(form) == 3 and form[2] == "Real":
+            n.variables.setdefault(form[1], len(n.variables))
+        elif form[0] == "define-fun" and form[1] == "sgn":
+            if _show(form) != SGN:
+                raise Undecided("a sign that is not the kernel's")
+        elif form[0] == "define-fun" and len(form) == 5 and form[3] == "Real":
+            n.functions[form[1]] = ([p[0] for p in form[2]], form[4])
+        elif form[0] == "assert" and len(form) == 2:
+            asserted.append(form[1])  # the last assertion is the negated goal; earlier ones are hypotheses
+        elif form[0] not in ("set-logic", "check-sat"):
+            raise Undecided(f"command {str(form[0])[:20]}")
+    if not asserted:
+        return None
+    *hypotheses, goal = asserted
+    for h in hypotheses:  # a hypothesis v = constant is used as the substitution of v; others are not used
+        if isinstance(h, list) and len(h) == 3 and h[0] == "=" and h[1] in n.variables and h[1] not in bound:
+            value = n.term(h[2], {})
+            if not set(value) - {()}:
+                bound[h[1]] = value
+    if not (isinstance(goal, list) and len(goal) == 2 and goal[0] == "not"):
+        return None
+    body = goal[1]
+    equations = body[1:] if isinstance(body, list) and body and body[0] == "and" else [body]
+    for eq in equations:
+        if not (isinstance(eq, list) and len(eq) == 3 and eq[0] == "="):
+            return None
+        difference = add(dict(n.term(eq[1], bound)), n.term(eq[2], bound), -1)
+        if difference:
+            return None
+    return True
+
+
+def _show(t: Sexp) -> str:
+    return t if isinstance(t, str) else "(" + " ".join(_show(x) for x in t) + ")"
