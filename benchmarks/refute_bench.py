@@ -26,7 +26,9 @@ DOCUMENTS = [("add fan-in ≥ 65", "gate-edge-cap64"), ("add fan-in ≥ 65", "ed
              ("add fan-in ≥ 65", "edge-only-cap64"), ("source id ≥ 100", "gate-edge-src100"),
              ("mul id ≥ 100", "edge-only-src100"), ("mean above 10³⁰", "gate-edge-clip-1e30"),
              ("sign arg in (−10⁻⁴¹, 0)", "gate-edge-tiny-sign"), ("mean exactly 7/3", "gate-edge-at-7-3")]
-EDITS = [("unused head (harmless)", "gate-edge", edits.with_unused_head),
+EDITS = [("T's add reads min(k, 64)", "gate-edge", edits.cap_add_fan_in),
+         ("T's add reads min(k, 64)", "edge-k", edits.cap_add_fan_in),
+         ("unused head (harmless)", "gate-edge", edits.with_unused_head),
          ("unused head (harmless)", "edge-only", edits.with_unused_head),
          ("unread last-layer values (harmless)", "edge-k", edits.scribble_last_layer),
          ("extra layer at edges (harmless)", "gate-edge", edits.with_edge_layer),

@@ -125,3 +125,32 @@ def test_a_missing_last_layer_is_not_mistaken_for_a_trailing_layer():
     from dataclasses import replace
     result = prove_construction(construction, transformer=replace(T, layers=T.layers[:-1]), witness_budget=30.0)
     assert result.status == "refuted"
+
+
+def _one_add_of_fan_in_65(out: str) -> bool:
+    adds = [line for line in out.splitlines() if " = add " in line]
+    return len(adds) == 1 and len(adds[0].split(" = add ")[1].split()) == 65
+
+
+def test_a_transformer_wrong_only_past_fan_in_64_is_refuted_by_one_add_of_fan_in_65(tmp_path, capsys):
+    """The edit is in T (the add reads min(code, 64)), not in the encoding: prove-construction --transformer
+    and refute both build the witness from the false lemma's model, not from a search over small circuits."""
+    edited = tmp_path / "cap64.json"
+    save_transformer(edits.cap_add_fan_in(get_construction("gate-edge").transformer(2)), edited)
+    assert main(["prove-construction", "gate-edge", "--transformer", str(edited), "--budget", "30"]) == 1
+    out = capsys.readouterr().out
+    assert _one_add_of_fan_in_65(out) and "<-- differs" in out and "result       REFUTED" in out
+    assert main(["refute", str(edited), "-c", "gate-edge", "--budget", "30"]) == 1
+    assert _one_add_of_fan_in_65(capsys.readouterr().out)
+
+
+def test_edge_k_wrong_only_past_fan_in_64_is_refuted_too():
+    construction = get_construction("edge-k")
+    T = edits.cap_add_fan_in(construction.transformer(2))
+    result = prove_construction(construction, transformer=T, witness_budget=30.0)
+    assert result.status == "refuted"
+    circuit = result.refutation.circuit
+    assert [len(g.args) for g in circuit.gates if g.kind.value == "add"] == [65]
+    xs = [Fraction(x) for x in result.refutation.counterexample.inputs]
+    encoding = construction.encode(circuit)
+    assert encoding.read(run_exact(T, encoding.instantiate(xs)).outputs) != evaluate(circuit, xs)

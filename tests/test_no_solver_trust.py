@@ -132,14 +132,21 @@ def test_a_second_opinion_that_disagrees_is_not_checked_never_accepted(monkeypat
     assert any("a kernel or solver bug" in u for u in report.unchecked)
 
 
-def test_the_verdict_names_the_lemmas_that_rest_on_a_solver(capsys):
-    every_k = str(PROOFS / "constructions" / "gate-edge.every-K.schematic.json")
+def test_the_verdict_names_the_lemmas_that_rest_on_a_solver(capsys, tmp_path):
+    doc = json.loads((PROOFS / "constructions" / "gate-edge.every-K.schematic.json").read_text())
+    for entry in doc["lemmas"]:
+        entry.pop("proof", None)  # without its proof objects, the ordering lemmas rest on Z3
+    every_k = tmp_path / "no-objects.json"
+    every_k.write_text(json.dumps(doc))
+    every_k = str(every_k)
     assert main(["check", every_k]) == 0
     out = capsys.readouterr().out
     assert "rest on a solver's unsat alone" in out and "(z3)" in out
     assert main(["check", every_k, "--no-solver-trust"]) == 3
     assert "no solver is trusted" in capsys.readouterr().out
     assert main(["check", str(PROOFS / "gate-edge" / "compare_two.cert.json"), "--no-solver-trust"]) == 0
+    assert "no solver on the path to ACCEPTED" in capsys.readouterr().out
+    assert main(["check", str(PROOFS / "constructions" / "gate-edge.every-K.schematic.json"), "--no-solver-trust"]) == 0
     assert "no solver on the path to ACCEPTED" in capsys.readouterr().out
 
 
@@ -157,3 +164,70 @@ def test_yices_decides_the_every_k_lemmas_where_cvc5_gives_up():
     assert report.outcome == "accepted", report.unchecked[:2]
     assert report.solver_only and all(entry.endswith("(yices)") for entry in report.solver_only)
     assert report.kernel_decided + len(report.solver_only) == report.lemmas
+
+
+# -- proof objects (S12c) ----------------------------------------------------------------------------
+
+EVERY_K = sorted((PROOFS / "constructions").glob("*.every-K.schematic.json"))
+
+
+@pytest.mark.parametrize("path", EVERY_K, ids=[p.name.split(".")[0] for p in EVERY_K])
+def test_every_k_certificates_are_accepted_with_no_solver_at_all(path, unsat_to_everything, monkeypatch):
+    for name in list(solvers.SOLVERS):
+        monkeypatch.setitem(solvers.SOLVERS, name, lambda text, timeout_ms: pytest.fail("a solver was asked"))
+    report = verdict(json.loads(path.read_text()), solver_trust=False)
+    assert report.outcome == "accepted", (report.unchecked + [str(r) for r in report.rejections])[:2]
+    assert report.solver_runs == 0 and report.kernel_decided == report.lemmas
+
+
+def _tampered(path: Path, edit) -> dict:  # type: ignore[no-untyped-def]
+    doc = json.loads(path.read_text())
+    entry = next(e for e in doc["lemmas"] if "proof" in e and _leaf(e["proof"]) is not None)
+    edit(entry)
+    return doc
+
+
+def _leaf(proof):  # type: ignore[no-untyped-def]
+    """The first positive leaf of a proof object (depth first)."""
+    if "positive" in proof:
+        return proof["positive"]
+    for child in proof.get("cases", []) + ([proof["then"]] if "then" in proof else []):
+        found = _leaf(child)
+        if found is not None:
+            return found
+    return None
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda e: _leaf(e["proof"]).__setitem__("constant", "0"), "constant must be > 0"),
+    (lambda e: _leaf(e["proof"]).__setitem__("constant", "1000"), "not the stated sum"),
+    (lambda e: _leaf(e["proof"])["squares"].append(["-1", "i_u"]), "coefficient must be ≥ 0"),
+    (lambda e: _leaf(e["proof"])["products"].append(["1", [999]]), "index"),
+    (lambda e: e.__setitem__("proof", {"identity": True}), "not ="),
+    (lambda e: e.__setitem__("proof", {"split": 0, "cases": []}), "split 0"),
+    (lambda e: e.__setitem__("proof", {"contradiction": 0}), "does not fail"),
+])
+def test_a_forged_proof_object_is_rejected_even_by_a_lying_solver(edit, why, unsat_to_everything):
+    doc = _tampered(PROOFS / "constructions" / "unique-hard.every-K.schematic.json", edit)
+    report = verdict(doc)
+    assert report.outcome == "rejected" and "proof object does not check" in str(report.rejections[0])
+    assert why in str(report.rejections[0])
+
+
+def test_a_wrong_transformer_gets_no_proof_objects_past_the_kernel(unsat_to_everything):
+    """A forger derives the wrong T's lemmas with the kernel's own code and gives each false one the proof
+    object of a true lemma (or a bare positive leaf): the kernel checks every object against its lemma."""
+    import transformer_edits as edits
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.kernel.identity import decide as normal_form
+    from verified_aat.schematic.prove import schematic_document
+
+    honest = json.loads((PROOFS / "constructions" / "gate-edge.every-K.schematic.json").read_text())
+    borrowed = next(e["proof"] for e in honest["lemmas"] if "proof" in e)
+    T = edits.with_read_head(get_construction("gate-edge").transformer(2))
+    doc, _, _ = schematic_document("gate-edge", None, T, 1)
+    for n, entry in enumerate(doc["lemmas"]):
+        if normal_form(entry["smt2"]) is not True:
+            entry["proof"] = borrowed if n % 2 else {"positive": {"products": [], "squares": [], "constant": "1"}}
+    report = verdict(doc)
+    assert report.outcome == "rejected" and "proof object does not check" in str(report.rejections[0])

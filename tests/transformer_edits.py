@@ -106,3 +106,47 @@ def with_edge_layer(T: Transformer, also_gates: bool = False) -> Transformer:
     outputs = list(range(d))
     outputs[T.coordinate("val")] = act.gate(Kind.ADD, v, act.gate(Kind.MUL, gap, act.junk(v)))
     return replace(T, layers=T.layers + (Layer(last.heads, act.build(outputs), "edge-junk"),))
+
+
+def _insert_before(circuit: Circuit, at: int, build) -> Circuit:  # type: ignore[no-untyped-def]
+    """The circuit with gates inserted just before gate ``at``: ``build(append)`` appends them (``append(gate)``
+    returns the new gate's number) and returns the new first argument of gate ``at``."""
+    gates = list(circuit.gates[:at])
+
+    def append(gate: Gate) -> int:
+        gates.append(gate)
+        return len(gates) - 1
+
+    first = build(append)
+    shift = len(gates) - at
+    renumber = {g: g if g < at else g + shift for g in range(len(circuit.gates))}
+    for g in range(at, len(circuit.gates)):
+        gate = circuit.gates[g]
+        args = tuple(renumber[a] for a in gate.args)
+        if g == at:
+            args = (first, *args[1:])
+        gates.append(replace(gate, args=args))
+    return Circuit(tuple(gates), tuple(renumber[o] for o in circuit.outputs), name=circuit.name + "-edited")
+
+
+def cap_add_fan_in(T: Transformer, cap: int = 64) -> Transformer:
+    """The add's value reads min(code, cap) instead of its fan-in code (``add_value = code · mean``): wrong only
+    for an add of fan-in > cap.  min(a, c) = a − (a − c)·(1 + sign(a − c))/2, exact for every a."""
+    layers = []
+    for layer in T.layers:
+        act = layer.activation
+        at = next((g for g, gate in enumerate(act.gates) if gate.name == "add_value"), None)
+        if at is None:
+            layers.append(layer)
+            continue
+
+        def clipped(append, a=act.gates[at].args[0]):  # type: ignore[no-untyped-def]
+            minus_c = append(Gate(Kind.CONST, value=Fraction(-cap)))
+            over = append(Gate(Kind.ADD, (a, minus_c)))
+            s = append(Gate(Kind.SIGN, (over,)))
+            one = append(Gate(Kind.CONST, value=Fraction(1)))
+            half = append(Gate(Kind.CONST, value=Fraction(-1, 2)))
+            cut = append(Gate(Kind.MUL, (half, over, append(Gate(Kind.ADD, (one, s))))))
+            return append(Gate(Kind.ADD, (a, cut)))
+        layers.append(Layer(layer.heads, _insert_before(act, at, clipped), layer.name))
+    return replace(T, layers=tuple(layers))

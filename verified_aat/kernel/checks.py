@@ -381,7 +381,8 @@ def _solvers(ctx: Context) -> list[str]:
     """S12 (``discharge.py``): the kernel's normal form, then the solvers, on the lemmas in derivation order."""
     lemmas = [(f"{x.kind} lemma {d[:12]}" + (f" ({x.where})" if x.where else ""), x.text)
               for d, x in ctx.derivation.lemmas.items()]
-    return discharge(ctx, lemmas, lambda jobs: [solve(text, name, ctx.options.timeout_ms) for text, name in jobs])
+    return discharge(ctx, lemmas, lambda jobs: [solve(text, name, ctx.options.timeout_ms) for text, name in jobs],
+                     [ctx.proofs.get(d) for d in ctx.derivation.lemmas])
 
 
 # -- D and N: the interpreter and the netlist link ---------------------------------------------------

@@ -1,6 +1,8 @@
 """S12: how every lemma is decided, the same for the three kinds of certificate.
 
-First the kernel's own normal form (``identity.py``): a lemma it proves needs no solver.  A lemma it
+First the kernel's own normal form (``identity.py``), then the lemma's proof object if the certificate
+gives one (``positivity.py``): a lemma either proves needs no solver; an object that does not check is
+a rejection.  A lemma it
 does not decide goes to the solvers of the options (Z3 by default), whose bare ``unsat`` it then rests
 on — the verdict names each such lemma (``solver_only``), and with ``solver_trust`` off it is *not
 checked* instead.  With ``second_opinion`` the solvers also run on the lemmas the normal form proved:
@@ -12,16 +14,29 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .identity import decide
+from .positivity import BadProof, check_proof
 from .solvers import SAT, UNSAT
 
 Answer = Callable[[list[tuple[str, str]]], list[str]]  # [(text, solver)] → answers
 
 
-def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer) -> list[str]:
-    """Decide ``lemmas`` ((label, text) pairs); fill ``ctx.unchecked``, ``ctx.solver_runs``,
-    ``ctx.kernel_decided`` and ``ctx.solver_only``; return the false lemmas (rejections)."""
+def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
+              proofs: Sequence[Any] | None = None) -> list[str]:
+    """Decide ``lemmas`` ((label, text) pairs; ``proofs``: each one's proof object from the certificate, or
+    None); fill ``ctx.unchecked``, ``ctx.solver_runs``, ``ctx.kernel_decided`` and ``ctx.solver_only``;
+    return the false lemmas and the proof objects that do not check (rejections)."""
     options = ctx.options
     own = [decide(text) is True for _, text in lemmas]
+    problems: list[str] = []
+    for k, proof in enumerate(proofs or []):
+        if proof is not None and not own[k]:
+            try:
+                check_proof(lemmas[k][1], proof)
+                own[k] = True
+            except BadProof as exc:
+                problems.append(f"{lemmas[k][0]}: its proof object does not check (S12c): {exc}")
+    if problems:
+        return problems[:4]
     ctx.kernel_decided = sum(own)
     jobs: list[tuple[int, str]] = []
     for k, ((label, _), proved) in enumerate(zip(lemmas, own)):
@@ -36,7 +51,6 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer) -> li
         ctx.unchecked.append(f"a solver is not installed ({exc})")
         return []
     ctx.solver_runs += len(answers)
-    problems: list[str] = []
     trusted: dict[int, list[str]] = {}
     for (k, name), reply in zip(jobs, answers):
         label = lemmas[k][0]
@@ -57,7 +71,8 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer) -> li
 def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
     """What an accepted verdict rests on, in one line."""
     if not solver_only:
-        return f"all {lemmas} lemmas decided by the kernel's own normal form: no solver on the path to ACCEPTED"
+        return (f"all {lemmas} lemmas decided by the kernel itself (normal form or checked proof object): no solver "
+                "on the path to ACCEPTED")
     shown = "; ".join(solver_only[:3]) + (f"; … {len(solver_only) - 3} more" if len(solver_only) > 3 else "")
-    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel's own normal form; {len(solver_only)} rest "
-            f"on a solver's unsat alone: {shown}")
+    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form or checked proof "
+            f"object); {len(solver_only)} rest on a solver's unsat alone: {shown}")

@@ -33,10 +33,11 @@ Node = tuple  # ("num", q) | ("name", n) | (op, a[, b]) with op in + - * neg min
 class Sym:
     """A symbolic number, as SMT-LIB text (a template's id, fan-in, slot or constant)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "low")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, low: Any = None):
         self.text = text
+        self.low = low  # a number the symbol is known to be ≥ (the lemma states it as a hypothesis), or None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sym) and other.text == self.text
@@ -61,7 +62,10 @@ def _apply(op: str, a: Any, b: Any = None) -> Any:
                 "min": lambda: min(a, b), "max": lambda: max(a, b)}[op]()
     if op == "neg":
         return Sym(f"(- {smt(a)})")
-    if op in ("min", "max"):
+    if op in ("min", "max"):  # decided where a symbol's lower bound is at least the number: min(k, 1) = 1 for k ≥ 1
+        for sym, number in ((a, b), (b, a)):
+            if isinstance(sym, Sym) and sym.low is not None and not isinstance(number, Sym) and sym.low >= number:
+                return number if op == "min" else sym
         test = "<=" if op == "min" else ">="
         return Sym(f"(ite ({test} {smt(a)} {smt(b)}) {smt(a)} {smt(b)})")
     return Sym(f"({op} {smt(a)} {smt(b)})")

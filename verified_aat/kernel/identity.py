@@ -49,6 +49,7 @@ class _Normaliser:
         self.variables: dict[str, int] = {}
         self.functions: dict[str, tuple[list[str], Sexp]] = {}
         self.atoms: dict[tuple, int] = {}
+        self.known: dict[tuple, int] = {}  # sign of a normal form proved in the current case (positivity.py)
 
     def term(self, t: Sexp, env: dict[str, Poly]) -> Poly:
         while isinstance(t, list) and t and t[0] == "let":  # a let chain: a loop, not a recursion
@@ -110,6 +111,8 @@ class _Normaliser:
         if set(p) == {()}:
             return {(): 1 if p[()] > 0 else -1}
         key = tuple(sorted(p.items()))
+        if key in self.known:
+            return {(): self.known[key]} if self.known[key] else {}
         atom = self.atoms.setdefault(key, SIGN_ATOM + len(self.atoms))
         return {(atom,): 1}
 

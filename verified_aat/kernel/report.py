@@ -71,6 +71,7 @@ class Context:
     solver_runs: int = 0
     kernel_decided: int = 0                # lemmas the kernel's own normal form proves (S12)
     solver_only: list[str] = field(default_factory=list)  # lemmas that rest on a solver's unsat alone
+    proofs: dict[str, Any] = field(default_factory=dict)  # lemma id → its proof object (S12c; schematic only)
     defence: str = ""
     netlist_theorem: str = ""
 

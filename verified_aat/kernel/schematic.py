@@ -49,6 +49,7 @@ class SchematicContext:
     solver_runs: int = 0
     kernel_decided: int = 0
     solver_only: list[str] = field(default_factory=list)
+    proofs: dict[str, Any] = field(default_factory=dict)  # lemma id → its proof object (S12c)
     transformer_hash: str = ""
     trailing: int = 0  # layers after the 2K of a fixed K (P9)
 
@@ -156,7 +157,7 @@ def _lemmas(ctx: SchematicContext) -> list[str]:
     ctx.derivation = _derive(ctx)
     listed: dict[str, dict] = {}
     for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
-        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "uses", "smt2"})
+        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "uses", "smt2"}, {"proof"})
         need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct strings")
         listed[entry["id"]] = entry
     problems = []
@@ -167,6 +168,8 @@ def _lemmas(ctx: SchematicContext) -> list[str]:
         elif type(entry["uses"]) is not int or (entry["kind"], entry["uses"], entry["smt2"]) != (
                 lemma.kind, lemma.uses, lemma.text):
             problems.append(f"lemma {digest[:12]}: the certificate's kind, use count or text differs from the kernel's")
+        elif "proof" in entry:
+            ctx.proofs[digest] = entry["proof"]  # checked with the lemma (S12c), never believed
     problems += [f"lemma {str(d)[:12]} is not a lemma the kernel derives" for d in listed]
     return problems[:4]
 

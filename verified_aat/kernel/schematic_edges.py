@@ -52,11 +52,11 @@ class EdgeTemplates:
              position_name: str) -> list[str]:
         """The document's row of an edge (slot 0 or a symbolic slot ≥ 1) or sink (slot None) out of u."""
         const = Sym(lemma.var(f"{p}_c")) if shape.op == "const" else 0
-        k: int | Sym = shape.fan_in if shape.fan_in is not None else Sym(lemma.var(f"{p}_k"))
+        k: int | Sym = shape.fan_in if shape.fan_in is not None else Sym(lemma.var(f"{p}_k"), low=1)
         if shape.fan_in is None:
             lemma.hyps.append(f"(>= {p}_k 1.0)")
         s = f"{position_name}_slot"
-        position = 0 if slot == 0 or slot is None else Sym(s)
+        position = 0 if slot == 0 or slot is None else Sym(s, low=1)
         params = {"src": Sym(u), "dst": Sym(v) if isinstance(v, str) else v, "slot": position, "k": k, "c": const}
         row = [smt(x) for x in self.construction.row("sink" if slot is None else "edge", shape.op, params)]
         if isinstance(position, Sym) and any(s in x for x in row) and s not in lemma.names:

@@ -111,7 +111,7 @@ class Templates:
         """Gate position ``p`` of ``shape``; value coordinates from ``values`` or fresh variables."""
         g = gid or lemma.var(f"{p}_g", is_id=True)
         const = Sym(lemma.var(f"{p}_c")) if shape.op == "const" else 0
-        k: int | Sym = shape.fan_in if shape.fan_in is not None else Sym(lemma.var(f"{p}_k"))
+        k: int | Sym = shape.fan_in if shape.fan_in is not None else Sym(lemma.var(f"{p}_k"), low=1)
         if shape.fan_in is None:
             lemma.hyps.append(f"(>= {p}_k 1.0)")
         index = Sym(f"{p}_index") if shape.op == "input" else 0

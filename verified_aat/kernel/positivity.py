@@ -1,0 +1,192 @@
+"""S12c: the kernel checks a lemma's proof object, exactly and with no solver.
+
+A lemma asserts hypotheses H and the negated goal; it is valid when H ∧ ¬goal has no real model.
+Its proof object is a case tree over H's disjunctions (``{"split": k, "cases": [...]}``, one case
+per disjunct of assertion k, in order), whose leaves close their case:
+
+- ``{"contradiction": k}``: assertion k, ``(not (= a b))``, fails there (a − b has normal form 0);
+- ``{"negative": k}``: fact k (below) is a negative constant there;
+- ``{"identity": true}``: the goal ``(= a b)`` holds there (a − b has normal form 0);
+- ``{"positive": {"products": [[q, [k, …]], …], "squares": [[q, TERM], …], "constant": q}}``: the
+  goal ``(< a b)`` holds there because b − a = Σ q·Π fact_k + Σ q·TERM² + constant, every q ≥ 0
+  and the constant > 0 (a Positivstellensatz certificate with products of facts).
+
+A node ``{"signs": [[TERM, "+" or "-", POSITIVE], …], "then": NODE}`` proves ±TERM > 0 in its case
+by a positive certificate (as above, for ±TERM instead of b − a), then checks NODE with sgn of every
+term whose normal form is TERM's replaced by ±1.
+
+A case's *facts* are its ``(>= l r)`` assertions (l − r ≥ 0), in order, then the ``(>= l r)``
+disjuncts (or conjuncts of ``and`` disjuncts) chosen on its path; an ``(= p q)`` chosen likewise,
+with p a declared constant not yet substituted, substitutes q for p in the case.  Normal forms are ``identity.py``'s; rationals are strings ``p/q``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .identity import Sexp, Undecided, _Normaliser, _show, parse
+from .smt import SGN
+from .sparse_poly import Poly, TooLarge, add, multiply
+
+MAX_NODES = 2_000  # case-tree nodes of one proof object
+
+
+class BadProof(Exception):
+    """The proof object does not prove the lemma (the certificate is rejected)."""
+
+
+def check_proof(text: str, proof: Any) -> None:
+    """Return if ``proof`` proves the lemma ``text``; raise :class:`BadProof` (why) otherwise."""
+    try:
+        lemma = _Lemma(text)
+        lemma.node(proof, {}, [], [0])
+    except (Undecided, TooLarge, RecursionError, ZeroDivisionError, ValueError, TypeError, KeyError,
+            IndexError) as exc:
+        raise BadProof(f"{type(exc).__name__}: {str(exc)[:80]}") from None
+
+
+class _Lemma:
+    def __init__(self, text: str):
+        self.n = _Normaliser()
+        asserted: list[Sexp] = []
+        for form in parse(text):
+            if form[0] == "declare-const" and len(form) == 3 and form[2] == "Real":
+                self.n.variables.setdefault(form[1], len(self.n.variables))
+            elif form[0] == "define-fun" and form[1] == "sgn":
+                if _show(form) != SGN:
+                    raise BadProof("a sign that is not the kernel's")
+            elif form[0] == "define-fun" and len(form) == 5 and form[3] == "Real":
+                self.n.functions[form[1]] = ([p[0] for p in form[2]], form[4])
+            elif form[0] == "assert" and len(form) == 2:
+                asserted.append(form[1])
+            elif form[0] not in ("set-logic", "check-sat"):
+                raise BadProof(f"command {str(form[0])[:20]}")
+        if not asserted or not (isinstance(asserted[-1], list) and asserted[-1][0] == "not"):
+            raise BadProof("the last assertion is not a negated goal")
+        *self.hyps, negated = asserted
+        self.goal = negated[1]
+        self.ge = [h for h in self.hyps if isinstance(h, list) and h[0] == ">=" and len(h) == 3]
+
+    def node(self, proof: Any, env: dict[str, Poly], chosen: list[Sexp], budget: list[int]) -> None:
+        budget[0] += 1
+        if budget[0] > MAX_NODES or type(proof) is not dict or len(proof) not in (1, 2):
+            raise BadProof("a proof node is an object with one rule (or a split and its cases)")
+        if "split" in proof:
+            k, cases = proof["split"], proof.get("cases")
+            hyp = self.hyps[_index(k, len(self.hyps))]
+            if not (isinstance(hyp, list) and hyp[0] == "or") or type(cases) is not list or len(cases) != len(hyp) - 1:
+                raise BadProof(f"split {k}: not a disjunction with one case per disjunct")
+            for disjunct, case in zip(hyp[1:], cases):
+                self.node(case, self._assume(disjunct, env), chosen + [disjunct], budget)
+            return
+        if "signs" in proof:  # sgn(t) = ±1 in this case, each proved by a positive leaf for ±t
+            claims, inner = proof["signs"], proof.get("then")
+            saved = dict(self.n.known)
+            facts = self.facts(chosen, env)
+            for t, sign, certificate in claims:
+                (term,) = parse(t) if type(t) is str else (None,)
+                if sign not in ("+", "-") or term is None:
+                    raise BadProof("a sign claim is [TERM, '+' or '-', certificate]")
+                value = self.poly(term, env)
+                self._sum_is(add({}, value, 1 if sign == "+" else -1), certificate, env, facts)
+                self.n.known[tuple(sorted(value.items()))] = 1 if sign == "+" else -1
+            self.node(inner, env, chosen, budget)
+            self.n.known = saved
+            return
+        (rule, arg), = proof.items()
+        facts = self.facts(chosen, env)
+        if rule == "contradiction":
+            hyp = self.hyps[_index(arg, len(self.hyps))]
+            if not (isinstance(hyp, list) and hyp[0] == "not" and isinstance(hyp[1], list) and hyp[1][0] == "="
+                    and not self.poly(["-", hyp[1][1], hyp[1][2]], env)):
+                raise BadProof(f"assertion {arg} does not fail in this case")
+        elif rule == "negative":
+            fact = facts[_index(arg, len(facts))]
+            if set(fact) - {()} or not fact or fact[()] >= 0:
+                raise BadProof(f"fact {arg} is not a negative constant in this case")
+        elif rule == "identity":
+            for eq in self._goals("="):
+                if self.poly(["-", eq[1], eq[2]], env):
+                    raise BadProof("the goal is not an identity in this case")
+        elif rule == "positive":
+            self._positive(arg, env, facts)
+        else:
+            raise BadProof(f"unknown rule {str(rule)[:20]}")
+
+    def _positive(self, arg: Any, env: dict[str, Poly], facts: list[Poly]) -> None:
+        (goal,) = self._goals("<")
+        self._sum_is(self.poly(["-", goal[2], goal[1]], env), arg, env, facts)
+
+    def _sum_is(self, target: Poly, arg: Any, env: dict[str, Poly], facts: list[Poly]) -> None:
+        """target = Σ q·Π facts + Σ q·TERM² + constant, q ≥ 0, constant > 0: so target > 0 in this case."""
+        if type(arg) is not dict or set(arg) != {"products", "squares", "constant"}:
+            raise BadProof("a positive leaf has products, squares and a constant")
+        total: Poly = {}
+        constant = _rational(arg["constant"])
+        if constant <= 0:
+            raise BadProof("the constant must be > 0")
+        add(total, {(): constant})
+        for q, ks in arg["products"]:
+            term: Poly = {(): 1}
+            for k in ks:
+                term = multiply(term, facts[_index(k, len(facts))])
+            add(total, term, _nonnegative(q))
+        for q, t in arg["squares"]:
+            if type(t) is not str:
+                raise BadProof("a square is an SMT-LIB term")
+            (square,) = parse(t)
+            s = self.poly(square, env)
+            add(total, multiply(s, s), _nonnegative(q))
+        if add(total, target, -1):
+            raise BadProof("the positive quantity is not the stated sum")
+
+    def _goals(self, op: str) -> list[Sexp]:
+        goals = self.goal[1:] if self.goal[0] == "and" else [self.goal]
+        if not all(isinstance(g, list) and g[0] == op and len(g) == 3 for g in goals):
+            raise BadProof(f"the goal is not {op}")
+        return goals
+
+    def _assume(self, disjunct: Sexp, env: dict[str, Poly]) -> dict[str, Poly]:
+        """A chosen ``(= p q)`` (or a conjunct of a chosen ``and``) with p (or q) an unbound declared
+        constant substitutes the other side."""
+        for eq in (d for d in _conjuncts(disjunct) if d[0] == "=" and len(d) == 3):
+            for p, q in ((eq[1], eq[2]), (eq[2], eq[1])):
+                if isinstance(p, str) and p in self.n.variables and p not in env:
+                    env = {**env, p: self.poly(q, env)}
+                    break
+        return env
+
+    def facts(self, chosen: list[Sexp], env: dict[str, Poly]) -> list[Poly]:
+        """The case's facts l − r ≥ 0: its ``(>=`` assertions, then the chosen ones (conjuncts too)."""
+        chosen_ge = [d for c in chosen for d in _conjuncts(c) if d[0] == ">=" and len(d) == 3]
+        return [self.poly(["-", f[1], f[2]], env) for f in self.ge + chosen_ge]
+
+    def poly(self, t: Sexp, env: dict[str, Poly]) -> Poly:
+        return self.n.term(t, env)
+
+
+def _conjuncts(t: Sexp) -> list[list]:
+    """The conjuncts of ``(and …)`` (nested), or [t]; atoms are not conditions."""
+    if not isinstance(t, list) or not t:
+        return []
+    return [d for x in t[1:] for d in _conjuncts(x)] if t[0] == "and" else [t]
+
+
+def _index(k: Any, n: int) -> int:
+    if type(k) is not int or not 0 <= k < n:
+        raise BadProof(f"index {str(k)[:20]} is not in 0 … {n - 1}")
+    return k
+
+
+def _rational(q: Any) -> Fraction:
+    if type(q) is not str or len(q) > 200:
+        raise BadProof("a rational is a string p/q")
+    return Fraction(q)
+
+
+def _nonnegative(q: Any) -> Fraction:
+    value = _rational(q)
+    if value < 0:
+        raise BadProof("a coefficient must be ≥ 0")
+    return value

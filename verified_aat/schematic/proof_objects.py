@@ -1,0 +1,193 @@
+"""The search for a lemma's proof object (untrusted: the kernel checks it, ``kernel/positivity.py``).
+
+For a lemma the kernel's normal form does not decide — an ordering goal ``(< a b)`` under ordering
+hypotheses and integer-gap disjunctions, or an identity that holds only in some cases — find a case
+tree whose leaves close: a violated ``≠``, a negative fact, an identity, or b − a written as a
+non-negative combination of products of at most two facts and squares of differences of the goal's
+constants plus a positive constant.  The combination comes from a linear program (SciPy's HiGHS),
+rounded to rationals and kept only if the exact residual is a positive constant.  No object found:
+None, and the lemma stays with the solvers.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations
+from typing import Any
+
+from ..kernel.identity import Sexp, Undecided
+from ..kernel.positivity import BadProof, _Lemma
+from ..kernel.smt import numeral
+from ..kernel.sparse_poly import SIGN_ATOM, Poly, TooLarge, add, multiply
+
+MAX_DEPTH = 3        # nested splits
+MAX_CANDIDATES = 4   # disjunctions tried at a node
+
+
+@lru_cache(maxsize=4096)
+def _found(text: str) -> str | None:
+    proof = _find(text)
+    return None if proof is None else json.dumps(proof)
+
+
+def find_proof(text: str) -> dict[str, Any] | None:
+    """A proof object for the lemma ``text`` that the kernel accepts, or None (one search per text and process)."""
+    found = _found(text)
+    return None if found is None else json.loads(found)
+
+
+def _find(text: str) -> dict[str, Any] | None:
+    try:
+        lemma = _Lemma(text)
+        if not (isinstance(lemma.goal, list) and lemma.goal[0] in ("<", "=", "and")):
+            return None
+        return _search(lemma, {}, [], frozenset(), 0)
+    except (BadProof, Undecided, TooLarge, RecursionError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _search(lemma: _Lemma, env: dict[str, Poly], chosen: list[Sexp], used: frozenset[int], depth: int
+            ) -> dict[str, Any] | None:
+    leaf = _leaf(lemma, env, chosen)
+    if leaf is not None or depth >= MAX_DEPTH:
+        return leaf
+    for k in _candidates(lemma, env, used):
+        cases = []
+        for disjunct in lemma.hyps[k][1:]:
+            case = _search(lemma, lemma._assume(disjunct, env), chosen + [disjunct], used | {k}, depth + 1)
+            if case is None:
+                break
+            cases.append(case)
+        else:
+            return {"split": k, "cases": cases}
+    return None
+
+
+def _candidates(lemma: _Lemma, env: dict[str, Poly], used: frozenset[int]) -> list[int]:
+    """Disjunctions over the constants the goal (and the ≠ hypotheses) read, most shared first."""
+    wanted = set()
+    for term in [lemma.goal] + [h[1] for h in lemma.hyps if isinstance(h, list) and h[0] == "not"]:
+        wanted |= _names(term)
+    scored = []
+    for k, hyp in enumerate(lemma.hyps):
+        if k in used or not (isinstance(hyp, list) and hyp[0] == "or"):
+            continue
+        shared = len(_names(hyp) & wanted)
+        if shared:
+            scored.append((-shared, k))
+    return [k for _, k in sorted(scored)[:MAX_CANDIDATES]]
+
+
+def _names(t: Sexp) -> set[str]:
+    return {t} if isinstance(t, str) else set().union(*(_names(x) for x in t)) if t else set()
+
+
+def _leaf(lemma: _Lemma, env: dict[str, Poly], chosen: list[Sexp]) -> dict[str, Any] | None:
+    for k, hyp in enumerate(lemma.hyps):
+        if (isinstance(hyp, list) and hyp[0] == "not" and isinstance(hyp[1], list) and hyp[1][0] == "="
+                and not lemma.poly(["-", hyp[1][1], hyp[1][2]], env)):
+            return {"contradiction": k}
+    facts = lemma.facts(chosen, env)
+    for k, fact in enumerate(facts):
+        if fact and not set(fact) - {()} and fact[()] < 0:
+            return {"negative": k}
+    return _close(lemma, env, facts, rounds=3)
+
+
+def _close(lemma: _Lemma, env: dict[str, Poly], facts: list[Poly], rounds: int) -> dict[str, Any] | None:
+    """An identity or a positive leaf; where sign atoms stand in the way, first prove their signs."""
+    goals = lemma.goal[1:] if lemma.goal[0] == "and" else [lemma.goal]
+    if all(g[0] == "=" for g in goals):
+        left = [lemma.poly(["-", g[1], g[2]], env) for g in goals]
+        if not any(left):
+            return {"identity": True}
+    elif len(goals) == 1 and goals[0][0] == "<":
+        left = [lemma.poly(["-", goals[0][2], goals[0][1]], env)]
+        found = _combination(left[0], facts, lemma)
+        if found is not None:
+            return {"positive": found}
+    else:
+        return None
+    atoms = {v for p in left for mono in p for v in mono if v >= SIGN_ATOM}
+    if not atoms or rounds == 0:
+        return None
+    keys = {number: key for key, number in lemma.n.atoms.items()}
+    names = {number: name for name, number in lemma.n.variables.items()}
+    claims, saved = [], dict(lemma.n.known)
+    for atom in sorted(atoms):  # the signs that can be proved here; the others may cancel once these are fixed
+        poly = dict(keys[atom])
+        if any(v not in names for mono in poly for v in mono):
+            continue
+        for sign, value in (("+", 1), ("-", -1)):
+            certificate = _combination(add({}, poly, value), facts, lemma)
+            if certificate is not None:
+                claims.append([_term(poly, names), sign, certificate])
+                lemma.n.known[keys[atom]] = value
+                break
+    inner = _close(lemma, env, facts, rounds - 1) if claims else None
+    lemma.n.known = saved
+    return None if inner is None else {"signs": claims, "then": inner}
+
+
+def _term(poly: Poly, names: dict[int, str]) -> str:
+    """An SMT-LIB term whose normal form is ``poly``."""
+    parts = []
+    for mono, c in sorted(poly.items()):
+        factors = [numeral(c)] + [names[v] for v in mono]
+        parts.append(factors[0] if len(factors) == 1 else f"(* {' '.join(factors)})")
+    return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"
+
+
+def _combination(target: Poly, facts: list[Poly], lemma: _Lemma) -> dict[str, Any] | None:
+    """target = Σ λ·(fact products) + Σ μ·(differences)² + c, λ, μ ≥ 0, c > 0, exactly; or None."""
+    if not set(target) - {()}:
+        return _certificate([], [], target.get((), Fraction(0)))
+    variables = {v for mono in target for v in mono}
+    names = {number: name for name, number in lemma.n.variables.items()}
+    if not variables <= set(names):
+        return None  # a sign atom: not a polynomial ordering
+    near = [k for k, f in enumerate(facts) if {v for mono in f for v in mono} & variables]
+    basis: list[tuple[str, Any, Poly]] = []
+    for i, j in [(i, i) for i in near] + list(combinations(near, 2)):
+        basis.append(("product", [i, j], multiply(facts[i], facts[j])))
+    basis += [("product", [i], facts[i]) for i in near]
+    for x, y in combinations(sorted(variables), 2):
+        basis.append(("square", f"(- {names[x]} {names[y]})", multiply(*[{(x,): 1, (y,): -1}] * 2)))
+    basis += [("square", names[x], {(x, x): 1}) for x in sorted(variables)]
+    weights = _solve(target, [b[2] for b in basis])
+    if weights is None:
+        return None
+    residual = dict(target)
+    for (kind, what, poly), w in zip(basis, weights):
+        if w:
+            add(residual, poly, -w)
+    if set(residual) - {()} or residual.get((), 0) <= 0:
+        return None
+    products = [[str(w), what] for (kind, what, _), w in zip(basis, weights) if w and kind == "product"]
+    squares = [[str(w), what] for (kind, what, _), w in zip(basis, weights) if w and kind == "square"]
+    return _certificate(products, squares, residual[()])
+
+
+def _certificate(products: list, squares: list, constant: Fraction) -> dict[str, Any] | None:
+    if constant <= 0:
+        return None
+    return {"products": products, "squares": squares, "constant": str(Fraction(constant))}
+
+
+def _solve(target: Poly, polys: list[Poly]) -> list[Fraction] | None:
+    """Non-negative weights w with target − Σ w·poly a positive constant (a linear program, rounded)."""
+    from scipy.optimize import linprog
+
+    monomials = sorted({m for p in [target, *polys] for m in p if m != ()})
+    if not polys:
+        return None
+    equality = [[float(p.get(m, 0)) for p in polys] for m in monomials]
+    constant = [-float(p.get((), 0)) for p in polys]  # maximise the constant left over: target₀ − Σ w·p₀
+    result = linprog(c=[-x for x in constant], A_eq=equality or None,
+                     b_eq=[float(target.get(m, 0)) for m in monomials] or None,
+                     bounds=[(0, 1_000)] * len(polys), method="highs")
+    if result.status != 0:
+        return None
+    return [Fraction(w).limit_denominator(1_000) if w > 1e-9 else Fraction(0) for w in result.x]
