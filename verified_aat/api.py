@@ -179,8 +179,8 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, 
     import os
 
     from .circuits.json_format import circuit_sha256
-    from .kernel import Options, check_certificate, load_certificate
-    from .results import CheckReport
+    from .kernel import Options, load_certificate
+    from .results import kernel_check
     if solver not in ("z3", "cvc5", "both"):
         raise InputError(f"solver must be 'z3', 'cvc5' or 'both', got {solver!r}")
     doc = load_certificate(certificate) if isinstance(certificate, str) else dict(certificate)
@@ -193,7 +193,7 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, 
     options = Options(solvers=solvers, circuit_sha256=digest, netlist=link, jobs=_at_least_one("jobs", jobs),
                       timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
                       defence_budget=defence_budget)
-    return CheckReport.from_kernel(check_certificate(doc, options))
+    return kernel_check(doc, options)
 
 
 def _seconds(name: str, value: float) -> float:

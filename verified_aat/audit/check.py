@@ -215,7 +215,7 @@ def compare(transformer: Transformer, unrolled: UnrolledCircuit, sequence: Seque
 
 def audit_length(transformer: Transformer, n: int, sequences: Iterable[Sequence[Sequence[Any]]],
                  defect: str | None = None) -> AuditRow:
-    """Unroll at length ``n`` (with ``defect``: a deliberately broken unrolling, :mod:`.mutants`)
+    """Unroll at length ``n`` (with ``defect``: a deliberately broken unrolling, :mod:`.defects`)
     and run every check on ``sequences`` (all of length ``n``)."""
     start = time.perf_counter()
     unrolled = unroll(transformer, n, defect)

@@ -1,7 +1,8 @@
 """Deliberately broken unrollings, and the witnesses that show the audit catches them.
 
+A demonstration and test module: nothing in verified_aat imports it.
 ``unroll(T, N, defect=NAME)`` (:func:`.unroll.unroll`) runs the real unrolling
-code with one small change, named here.  Each of :data:`DEFECTS` makes U_N
+code with one small change, named in :mod:`.defects`.  Each of :data:`DEFECTS` makes U_N
 wrong on some sequence; :func:`find_witness` finds such a sequence among the
 audit's own seeded samples and :func:`replay` re-evaluates the defective
 circuit on it exactly and compares its outputs with the independent reference
@@ -22,29 +23,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
-from ..errors import InputError
 from ..transformer.model import Transformer
 from .check import DEFAULT_LENGTHS, compare, sample_sequences
+from .defects import DEFECTS, HARMLESS, check_defect  # noqa: F401 - re-exported
 from .reference import reference_run
 from .unroll import flatten, unroll
-
-DEFECTS: dict[str, str] = {
-    "missing-reciprocal": "average pooling: the term (1/N)·[c_i = N] of r_i is left out",
-    "gt-as-ge": "argmax: gt(s_ij′, s_ij) built as [s_ij′ ≥ s_ij] instead of [s_ij′ > s_ij]",
-    "leftmost-as-rightmost": "leftmost heads select the last member of the argmax set",
-    "count-off-by-one": "average pooling: [c_i = m + 1] instead of [c_i = m] in r_i",
-    "dropped-j-ne-j": "leftmost/rightmost: P_ij sums over j′ ≤ j (j′ ≥ j), the condition j′ ≠ j dropped",
-    "swapped-compare": "argmax: σ = sign(s_ij − s_ij′), the non-commutative subtraction's operands swapped",
-}
-HARMLESS: dict[str, str] = {
-    "argmax-includes-j": "argmax: the term j′ = j kept in Σ gt(s_ij′, s_ij) (it is gt(s, s) = 0)",
-}
-
-
-def check_defect(name: str) -> None:
-    """Refuse an unknown defect name (InputError naming the known ones)."""
-    if name not in DEFECTS and name not in HARMLESS:
-        raise InputError(f"unknown defect {name!r}; known: {', '.join(sorted(DEFECTS) + sorted(HARMLESS))}")
 
 
 @dataclass(frozen=True)

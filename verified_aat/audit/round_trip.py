@@ -302,7 +302,7 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
                keep_certificates: bool = False, on_lap: Callable[[str, float], None] | None = None) -> RoundTrip:
     """Run the three links of the module docstring on ``circuit``; see :class:`RoundTrip`.
 
-    ``defect``: unroll with a deliberately broken gadget (:mod:`.mutants`), which must not be proved.
+    ``defect``: unroll with a deliberately broken gadget (:mod:`.defects`), which must not be proved.
     ``keep_certificates``: put the kernel-checkable certificates of links 1 and 2 (when proved) in
     ``certificates`` as ``lower_bound`` and ``audit``.  ``on_lap(phase, seconds)``: called as each phase ends.
     """

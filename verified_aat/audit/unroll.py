@@ -49,6 +49,7 @@ from ..circuits.evaluate import fold_circuit
 from ..circuits.ir import Circuit, Kind
 from ..errors import InputError
 from ..transformer.model import BilinearScore, CircuitScore, Pooling, Transformer
+from .defects import check_defect
 from .flat import ADD, MUL, SIGN, FlatBuilder, FlatCircuit
 
 Builder = Any  # CircuitBuilder or FlatBuilder: the same calls give the same gates
@@ -177,7 +178,7 @@ def _argmax_gates(b: Builder, scores: list[list[Wire]], defect: str | None = Non
     """M_ij = 1 − sign(Σ_{j′≠j} gt(s_ij′, s_ij)) from the N×N score wires, gate by gate.
 
     This is the definition; :func:`_argmax_block` appends the same gates at once.
-    ``defect`` (:mod:`.mutants` only) builds a deliberately wrong or a harmless variant.
+    ``defect`` (:mod:`.defects`) builds a deliberately wrong or a harmless variant.
     """
     n = len(scores)
     one, minus_one, half = b.const(1), b.const(-1), b.const(Fraction(1, 2))
@@ -325,12 +326,11 @@ def unroll(transformer: Transformer, n_positions: int, defect: str | None = None
 
     Built into flat arrays (the argmax gadget as one numpy block per head);
     the gates are exactly those of :func:`unroll_reference`.  ``defect``
-    (one of :data:`.mutants.DEFECTS` or :data:`.mutants.HARMLESS`) builds a
+    (one of :data:`.defects.DEFECTS` or :data:`.defects.HARMLESS`) builds a
     deliberately changed unrolling, to show that the audit catches it.
     """
     _check_unrollable(transformer, n_positions)
     if defect is not None:
-        from .mutants import check_defect
         check_defect(defect)
     b = FlatBuilder(f"{transformer.name}_unrolled_N{n_positions}" + (f"_{defect}" if defect else ""))
     gadget = _argmax_block if defect is None else (lambda fb, scores: _argmax_gates(fb, scores, defect))

@@ -32,8 +32,8 @@ def add_round_trip_options(parser: Any) -> None:
 
 
 def check_defect_option(name: str) -> None:
-    """``--defect NAME`` must name a defect of :mod:`verified_aat.audit.mutants` (else bad input, exit 2)."""
-    from ..audit.mutants import check_defect
+    """``--defect NAME`` must name a defect of :mod:`verified_aat.audit.defects` (else bad input, exit 2)."""
+    from ..audit.defects import check_defect
     try:
         check_defect(name)
     except InputError as exc:
