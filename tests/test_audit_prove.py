@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from transformer_strategies import transformers
 
-from verified_aat.audit.mutants import DEFECTS, HARMLESS
+from verified_aat.audit.mutants import DEFECTS, HARMLESS, defective_unroller, unroll_defective
 from verified_aat.audit.prove import (
     PROVED,
     REFUTED,
@@ -257,12 +257,12 @@ def test_other_forgeries(honest: dict[str, Any]) -> None:
 @pytest.mark.parametrize("defect", sorted(DEFECTS))
 def test_wrong_unrolling_refuted_with_a_replayed_witness(defect: str) -> None:
     t = multi_head()
-    result = prove_audit(t, [2, 3], unroller=lambda T, n: unroll(T, n, defect), jobs=1)
+    result = prove_audit(t, [2, 3], unroller=defective_unroller(defect), jobs=1)
     assert result.status == REFUTED and result.certificate is None, (defect, result.reasons)
     w = result.witness
     assert w is not None and w.circuit != w.transformer
     # replay here once more: the defective U_N and the independent reference, exactly
-    assert tuple(evaluate(unroll(t, w.n, defect).circuit, flatten(w.sequence))) == w.circuit
+    assert tuple(evaluate(unroll_defective(t, w.n, defect).circuit, flatten(w.sequence))) == w.circuit
     assert tuple(flatten(reference_run(t, w.sequence).outputs)) == w.transformer
     assert tuple(evaluate(unroll(t, w.n).circuit, flatten(w.sequence))) == w.transformer
 
@@ -270,7 +270,7 @@ def test_wrong_unrolling_refuted_with_a_replayed_witness(defect: str) -> None:
 def test_harmless_variant_is_unknown_not_refuted() -> None:
     t = multi_head()
     for defect in HARMLESS:
-        result = prove_audit(t, [2, 3], unroller=lambda T, n, d=defect: unroll(T, n, d), jobs=1,
+        result = prove_audit(t, [2, 3], unroller=defective_unroller(defect), jobs=1,
                               samples=10)
         assert result.status == UNKNOWN and result.witness is None
         assert any("no witness" in reason for reason in result.reasons)

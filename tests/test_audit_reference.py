@@ -12,7 +12,8 @@ from transformer_strategies import HARD, sequences, transformers
 
 from verified_aat.audit import audit, compare, flatten, unroll, unroll_reference
 from verified_aat.audit.depth import depth_formula, tree_depth
-from verified_aat.audit.mutants import DEFECTS, HARMLESS, Witness, find_witness, replay
+from verified_aat.audit.mutants import (DEFECTS, HARMLESS, Witness, defective_unroller, find_witness, replay,
+                                        unroll_defective)
 from verified_aat.audit.reference import interpret, reference_run
 from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.circuits.io import load_circuit
@@ -169,7 +170,7 @@ def test_each_defect_is_caught_with_a_replayed_witness(defect: str) -> None:
     assert tuple(honest.flat.evaluator.run(flatten(witness.sequence)).take(honest.flat.outputs)) == \
         witness.reference_outputs
     # and the audit as it runs today fails on the defective unrolling, with mismatches
-    report = audit(t, (2, 3), samples=20, defect=defect)
+    report = audit(t, (2, 3), samples=20, unroller=defective_unroller(defect))
     assert not report.ok and any(row.mismatches for row in report.rows)
     assert audit(t, (2, 3), samples=20).ok
 
@@ -190,7 +191,7 @@ def test_harmless_variant_is_not_a_defect() -> None:
     t = multi_head()
     for name in HARMLESS:
         assert find_witness(t, name) is None
-        report = audit(t, (2, 3), samples=20, defect=name)
+        report = audit(t, (2, 3), samples=20, unroller=defective_unroller(name))
         assert all(row.mismatches == 0 for row in report.rows)
 
 
@@ -199,7 +200,7 @@ def test_default_unrolling_is_unchanged_and_unknown_defects_refused() -> None:
     a, b = unroll(t, 3), unroll_reference(t, 3)
     assert a.flat.kinds.tolist() == b.flat.kinds.tolist() and a.flat.argv.tolist() == b.flat.argv.tolist()
     with pytest.raises(InputError, match="unknown defect"):
-        unroll(t, 2, defect="no-such")
+        unroll_defective(t, 2, "no-such")
 
 
 def test_cli_defect_option(capsys: pytest.CaptureFixture[str]) -> None:

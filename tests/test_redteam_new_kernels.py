@@ -34,7 +34,7 @@ from mutants import (
 from test_netlist_link import run
 
 import verified_aat as va
-from verified_aat.audit.unroll import unroll as engine_unroll
+from verified_aat.audit.mutants import defective_unroller
 from verified_aat.certificates.kernel_form import sha256_json
 from verified_aat.circuits.link_section import netlist_section
 from verified_aat.constructions.registry import get_construction
@@ -266,7 +266,7 @@ def test_defective_engine_unrolling_is_not_the_kernels(defect: str) -> None:
     """The engine's unroller with a known defect, its U_N hashed consistently into the certificate."""
     from verified_aat.audit.prove import build_certificate
     T = get_construction("unique-hard").transformer(1)
-    doc, _, differs = build_certificate(T, [2, 3], lambda t, n: engine_unroll(t, n, defect=defect))
+    doc, _, differs = build_certificate(T, [2, 3], defective_unroller(defect))
     assert differs
     _rejected(doc, "audit-unrolled")
 

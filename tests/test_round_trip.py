@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from strategies import circuits
 
 from verified_aat.audit import unroll
+from verified_aat.audit.mutants import defective_unroller, unroll_defective
 from verified_aat.audit.prove import kernel_limit
 from verified_aat.audit.reference import reference_run
 from verified_aat.audit.round_trip import (
@@ -73,14 +74,14 @@ def test_round_trip_on_c17_proves_three_links_and_check_accepts_both_certificate
 @pytest.mark.parametrize("defect", ["gt-as-ge", "count-off-by-one", "swapped-compare"])
 def test_broken_unrolling_is_refuted_with_a_replayed_witness(defect: str) -> None:
     circuit = load_circuit(str(SPECS / "inner_product_3.circ"))
-    result = round_trip(circuit, "gate-edge", certify_lower_bound=False, defect=defect)
+    result = round_trip(circuit, "gate-edge", certify_lower_bound=False, unroller=defective_unroller(defect))
     assert result.status == REFUTED and result.identity == REFUTED and result.lower_bound == "skipped"
     assert result.audit == REFUTED and result.audit_witness is not None   # link 2 fails as well
     assert result.witness is not None and len(result.witness) == circuit.n_inputs
     # replay independently: the broken U_N against the reference evaluator of T_K and against C
     compiled = get_construction("gate-edge").compile(circuit)
     sequence = compiled.encoding.instantiate(list(result.witness))
-    flat = unroll(compiled.transformer, compiled.encoding.length, defect).flat
+    flat = unroll_defective(compiled.transformer, compiled.encoding.length, defect).flat
     values = flat.evaluator.run([v for row in sequence for v in row])
     d = compiled.transformer.dimension
     got = tuple(values[flat.outputs[p * d + c]] for p, c in compiled.encoding.readout)
@@ -93,14 +94,14 @@ def test_a_defect_that_encodings_never_exercise_fails_link_2_with_a_replayed_wit
     """gate-edge's argmax sets on enc(C, x) never hold all N positions, so dropping 1/N leaves link 3 proved;
     link 2 (U_N = T_K on every sequence) refutes it with a witness sequence, and so the round trip."""
     circuit = load_circuit(str(SPECS / "abs_via_sign.circ"))
-    result = round_trip(circuit, "gate-edge", False, defect="missing-reciprocal")
+    result = round_trip(circuit, "gate-edge", False, unroller=defective_unroller("missing-reciprocal"))
     assert result.links == {"lower_bound": "skipped", "audit": REFUTED, "identity": PROVED}
     assert result.status == REFUTED and "kernel" in result.audit_reason
     w = result.audit_witness
     assert w is not None and w.n == result.n_positions and w.circuit != w.transformer
     # replay from scratch: the broken U_N and the independent reference of T_K differ on the sequence
     T = get_construction("gate-edge").compile(circuit).transformer
-    flat = unroll(T, w.n, "missing-reciprocal").flat
+    flat = unroll_defective(T, w.n, "missing-reciprocal").flat
     got = tuple(Fraction(v) for v in flat.evaluator.run([v for row in w.sequence for v in row]).take(flat.outputs))
     want = tuple(Fraction(v) for row in reference_run(T, [list(v) for v in w.sequence]).outputs for v in row)
     assert got == w.circuit and want == w.transformer and got != want

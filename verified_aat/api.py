@@ -197,8 +197,8 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, 
     import os
 
     from .circuits.json_format import circuit_sha256
-    from .kernel import Options, check_certificate, load_certificate
-    from .results import CheckReport
+    from .kernel import Options, load_certificate
+    from .results import kernel_check
     chosen = solver_options(solver, solver_trust)
     doc = load_certificate(certificate) if isinstance(certificate, str) else dict(certificate)
     digest = circuit_sha256(circuit) if circuit is not None else None
@@ -209,7 +209,7 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, 
     options = Options(**chosen, circuit_sha256=digest, netlist=link, jobs=_at_least_one("jobs", jobs),
                       timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
                       defence_budget=defence_budget)
-    return CheckReport.from_kernel(check_certificate(doc, options))
+    return kernel_check(doc, options)
 
 
 def _seconds(name: str, value: float) -> float:

@@ -3,8 +3,8 @@
 The auto-generated dataclass ``repr`` of a circuit prints every gate (130,000 characters for
 c880), so circuits, transformers, encodings, results, kernel reports and certificates print as
 one line of counts instead, and as a small table in Jupyter.  Everything here only reads the
-values; equality and hashing stay the dataclasses' own.  Imports are local because the IR
-modules call in here from their methods.
+values; equality and hashing stay the dataclasses' own.  This module imports nothing of
+verified_aat: the IR modules call in here from their methods (a circuit computes its own rows).
 """
 
 from __future__ import annotations
@@ -67,39 +67,14 @@ def _listed(items: Sequence[Any]) -> list[str]:
 
 # -- circuits -----------------------------------------------------------------------
 
-def circuit_digest(circuit: Any) -> str:
-    """sha256 of the circuit's canonical structure (what ``check --circuit`` compares), cached
-    on the circuit (a frozen value, so it cannot change)."""
-    cached = circuit.__dict__.get("_display_sha256")
-    if cached is None:
-        from .circuits.json_format import circuit_sha256
-        cached = circuit_sha256(circuit)
-        object.__setattr__(circuit, "_display_sha256", cached)
-    return cached
-
-
-def _circuit_rows(circuit: Any) -> tuple[str, Rows]:
-    from .circuits.measures import measure
-    m = circuit.__dict__.get("_display_measures")
-    if m is None:
-        m = measure(circuit)
-        object.__setattr__(circuit, "_display_measures", m)
-    source = circuit.provenance.source_format if circuit.provenance is not None else None
-    rows: Rows = [("class", m.class_name), ("inputs", m.n_inputs), ("outputs", m.n_outputs), ("gates", m.size),
-                  ("edges", m.edges), ("depth", m.depth), ("domain", circuit.domain.value), ("from", source),
-                  ("sha256", circuit_digest(circuit)[:12])]
-    return repr(circuit.name), rows
-
-
 def circuit_repr(circuit: Any) -> str:
-    """``<Circuit 'c17': class FNC0, 5 inputs, 2 outputs, 6 gates … sha256 …>``."""
-    title, rows = _circuit_rows(circuit)
-    return one_line("Circuit", title, rows)
+    """``<Circuit 'c17': class FNC0, 5 inputs, 2 outputs, 6 gates … sha256 …>`` (the circuit's own ``repr``,
+    whose rows :mod:`verified_aat.circuits.ir` computes)."""
+    return repr(circuit)
 
 
 def circuit_html(circuit: Any) -> str:
-    title, rows = _circuit_rows(circuit)
-    return html_table("Circuit", title, rows)
+    return str(circuit._repr_html_())
 
 
 # -- transformers and encodings -------------------------------------------------------

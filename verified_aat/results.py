@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .kernel import Report
+from .kernel import Options, Report, check_certificate
 from .status import Verdict
 
 
@@ -39,6 +39,12 @@ class CheckReport(Report):
         """Verdict, theorem, counts and reasons as a table for Jupyter."""
         from .display import report_html
         return report_html(self)
+
+
+def kernel_check(doc: dict[str, Any], options: Options | None = None) -> CheckReport:
+    """The trusted kernel's verdict on a certificate document (``options``: the kernel's defaults,
+    z3 and 20 s per lemma, when None); what :func:`verified_aat.api.check` returns."""
+    return CheckReport.from_kernel(check_certificate(dict(doc), options or Options()))
 
 
 class Certificate(dict[str, Any]):

@@ -38,7 +38,7 @@ from ..transformer.exact_engine import run_exact
 from ..transformer.model import Transformer
 from .depth import depth_formula
 from .reference import reference_run
-from .unroll import FORMULA_TEXT, UnrolledCircuit, flatten, size_formula, unroll
+from .unroll import FORMULA_TEXT, UnrolledCircuit, Unroller, flatten, size_formula, unroll
 
 VALUES = [Fraction(v) for v in ("0", "1", "-1", "2", "-2", "3", "1/2", "-3/4", "5/3")]
 SAMPLE_KINDS = ("repeats", "random", "binary", "integers")
@@ -214,11 +214,11 @@ def compare(transformer: Transformer, unrolled: UnrolledCircuit, sequence: Seque
 # -- the audit ------------------------------------------------------------------------
 
 def audit_length(transformer: Transformer, n: int, sequences: Iterable[Sequence[Sequence[Any]]],
-                 defect: str | None = None) -> AuditRow:
-    """Unroll at length ``n`` (with ``defect``: a deliberately broken unrolling, :mod:`.mutants`)
+                 unroller: Unroller = unroll) -> AuditRow:
+    """Unroll at length ``n`` (with ``unroller``: e.g. a deliberately broken unrolling of :mod:`.mutants`)
     and run every check on ``sequences`` (all of length ``n``)."""
     start = time.perf_counter()
-    unrolled = unroll(transformer, n, defect)
+    unrolled = unroller(transformer, n)
     m = unrolled.flat.measures()  # size, edges, depth, fan-ins and class in one pass over the gate arrays
     formula = size_formula(transformer, n)
     layer_ok = unrolled.layer_operations() == formula.per_layer
@@ -245,12 +245,13 @@ def audit_length(transformer: Transformer, n: int, sequences: Iterable[Sequence[
 
 
 def audit(transformer: Transformer, lengths: Iterable[int] = DEFAULT_LENGTHS, samples: int = 20, seed: int = 0,
-          extra: Iterable[Sequence[Sequence[Any]]] = (), defect: str | None = None) -> AuditReport:
+          extra: Iterable[Sequence[Sequence[Any]]] = (), unroller: Unroller = unroll) -> AuditReport:
     """Audit the unrolling of ``transformer`` at every length in ``lengths``.
 
     ``samples`` seeded sequences are drawn per length; ``extra`` sequences
     (e.g. encodings enc(C, x)) are checked at their own length, which is
-    audited as well.
+    audited as well.  ``unroller``: how U_N is built (:func:`.unroll.unroll` unless a test or
+    ``--defect`` passes a deliberately broken one, :mod:`.mutants`).
     """
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
         raise InputError(f"samples must be an integer >= 0, got {samples!r}")
@@ -266,7 +267,7 @@ def audit(transformer: Transformer, lengths: Iterable[int] = DEFAULT_LENGTHS, sa
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise InputError(f"lengths must be integers >= 1, got {n!r}")
         sequences = sample_sequences(n, transformer.dimension, samples, seed) + by_length.get(n, [])
-        row = audit_length(transformer, n, sequences, defect)
+        row = audit_length(transformer, n, sequences, unroller)
         rows.append(row)
         if row.first_mismatch:
             problems.append(f"N = {n}: {row.mismatches} mismatch(es); first: {row.first_mismatch}")

@@ -1,12 +1,13 @@
 """Deliberately broken unrollings, and the witnesses that show the audit catches them.
 
-``unroll(T, N, defect=NAME)`` (:func:`.unroll.unroll`) runs the real unrolling
-code with one small change, named here.  Each of :data:`DEFECTS` makes U_N
-wrong on some sequence; :func:`find_witness` finds such a sequence among the
-audit's own seeded samples and :func:`replay` re-evaluates the defective
-circuit on it exactly and compares its outputs with the independent reference
-(:mod:`.reference`).  :data:`HARMLESS` lists changes that look like bugs but
-are not: the audit (and a prover) must accept them.
+A demonstration and test module: no module of verified_aat imports it except the CLI's
+``--defect`` option, lazily.  Each defect is a changed gadget (:class:`.unroll.Gadgets`)
+passed to the real unrolling code, :func:`.unroll.unroll`; the correct gadgets stay in
+:mod:`.unroll`.  Each of :data:`DEFECTS` makes U_N wrong on some sequence;
+:func:`find_witness` finds such a sequence among the audit's own seeded samples and
+:func:`replay` re-evaluates the defective circuit on it exactly and compares its outputs
+with the independent reference (:mod:`.reference`).  :data:`HARMLESS` lists changes that
+look like bugs but are not: the audit (and a prover) must accept them.
 
 Why "dropped j′ ≠ j" is a defect of the *prefix* sums: in the argmax sum
 Σ_{j′≠j} gt(s_ij′, s_ij) the term j′ = j is gt(s_ij, s_ij) = 0, so dropping
@@ -20,13 +21,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Any, Iterable, Sequence
 
+from ..circuits.builder import Wire
 from ..errors import InputError
 from ..transformer.model import Transformer
 from .check import DEFAULT_LENGTHS, compare, sample_sequences
 from .reference import reference_run
-from .unroll import flatten, unroll
+from .unroll import (GADGETS, Builder, Gadgets, UnrolledCircuit, Unroller, argmax_gates, average_gadget, flatten,
+                     is_zero, unique_gadget, unroll)
 
 DEFECTS: dict[str, str] = {
     "missing-reciprocal": "average pooling: the term (1/N)·[c_i = N] of r_i is left out",
@@ -47,6 +51,73 @@ def check_defect(name: str) -> None:
         raise InputError(f"unknown defect {name!r}; known: {', '.join(sorted(DEFECTS) + sorted(HARMLESS))}")
 
 
+def _gt_terms(b: Builder, row: list[Wire], negated: list[Wire], j: int, defect: str) -> list[Wire]:
+    """:func:`.unroll.gt_terms` with one of three changes (``swapped-compare``, ``gt-as-ge``,
+    ``argmax-includes-j``); the constants are the ones :func:`.unroll.argmax_gates` made."""
+    one, minus_one, half = b.const(1), b.const(-1), b.const(Fraction(1, 2))
+    terms = []
+    for jp in range(len(row)):
+        if jp == j and defect != "argmax-includes-j":
+            continue
+        if defect == "swapped-compare":  # sign(s_ij − s_ij′): the subtraction's operands swapped
+            sg = b.sign(b.add(row[j], b.mul(minus_one, row[jp])))
+        else:
+            sg = b.sign(b.add(row[jp], negated[j]))
+        if defect == "gt-as-ge":  # [s_ij′ ≥ s_ij] = 1 − (σ² − σ)/2
+            lt = b.mul(half, b.add(b.mul(sg, sg), b.mul(minus_one, sg)))
+            terms.append(b.add(one, b.mul(minus_one, lt)))
+        else:
+            terms.append(b.mul(half, b.add(b.mul(sg, sg), sg)))
+    return terms
+
+
+def _average(b: Builder, marks: list[Wire], xs: list[list[Wire]], defect: str) -> list[Wire]:
+    """:func:`.unroll.average_gadget` with [c = m + 1] for [c = m], or the term 1/N left out."""
+    n, d = len(xs), len(xs[0])
+    count = b.add(*marks)
+    sums = [b.add(*(b.mul(marks[j], xs[j][c]) for j in range(n))) for c in range(d)]
+    shift = 1 if defect == "count-off-by-one" else 0
+    last = n - 1 if defect == "missing-reciprocal" else n
+    weights = [b.mul(b.const(Fraction(1, m)), is_zero(b, b.add(count, b.const(-m - shift))))
+               for m in range(1, last + 1)]
+    reciprocal = b.add(*weights)
+    return [b.mul(sums[c], reciprocal) for c in range(d)]
+
+
+def _dropped_j_ne_j(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
+    """:func:`.unroll.unique_gadget` with j′ ≤ j (j′ ≥ j) instead of j′ < j (j′ > j)."""
+    n, d = len(xs), len(xs[0])
+    firsts = [b.mul(marks[j], is_zero(b, b.add(*(marks[:j + 1] if leftmost else marks[j:])))) for j in range(n)]
+    return [b.add(*(b.mul(firsts[j], xs[j][c]) for j in range(n))) for c in range(d)]
+
+
+def _as_rightmost(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
+    return unique_gadget(b, marks, xs, False)
+
+
+def defective_gadgets(defect: str) -> Gadgets:
+    """The gadgets of the unrolling with ``defect`` (one of :data:`DEFECTS` or :data:`HARMLESS`)."""
+    check_defect(defect)
+    argmax = GADGETS.argmax
+    if defect in ("swapped-compare", "gt-as-ge", "argmax-includes-j"):
+        argmax = partial(argmax_gates, gts=partial(_gt_terms, defect=defect))
+    average = partial(_average, defect=defect) if defect in ("count-off-by-one", "missing-reciprocal") \
+        else average_gadget
+    unique = {"dropped-j-ne-j": _dropped_j_ne_j, "leftmost-as-rightmost": _as_rightmost}.get(defect, unique_gadget)
+    return Gadgets(defect, argmax, average, unique)
+
+
+def unroll_defective(transformer: Transformer, n: int, defect: str) -> UnrolledCircuit:
+    """``unroll(T, N)`` with the gadgets of ``defect`` (an unknown name: InputError)."""
+    return unroll(transformer, n, defective_gadgets(defect))
+
+
+def defective_unroller(defect: str) -> Unroller:
+    """``(T, N) -> U_N`` with ``defect``, for ``audit(unroller=...)``, ``round_trip`` and ``prove_audit``."""
+    gadgets = defective_gadgets(defect)
+    return lambda transformer, n: unroll(transformer, n, gadgets)
+
+
 @dataclass(frozen=True)
 class Witness:
     """A sequence on which the defective U_N and the reference give different outputs."""
@@ -62,7 +133,7 @@ class Witness:
 def outputs_of(transformer: Transformer, n: int, sequence: Sequence[Sequence[Any]],
                defect: str | None = None) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
     """(U_N's outputs, the reference's outputs) on ``sequence``, both exact."""
-    flat = unroll(transformer, n, defect).flat
+    flat = (unroll(transformer, n) if defect is None else unroll_defective(transformer, n, defect)).flat
     got = tuple(Fraction(v) for v in flat.evaluator.run(flatten(sequence)).take(flat.outputs))
     want = tuple(Fraction(v) for v in flatten(reference_run(transformer, sequence).outputs))
     return got, want
@@ -73,7 +144,7 @@ def find_witness(transformer: Transformer, defect: str, lengths: Iterable[int] =
     """The first audit sample on which the defective unrolling's outputs differ from the reference's."""
     check_defect(defect)
     for n in lengths:
-        unrolled = unroll(transformer, n, defect)
+        unrolled = unroll_defective(transformer, n, defect)
         for sequence in sample_sequences(n, transformer.dimension, samples, seed):
             problem = compare(transformer, unrolled, sequence, engine=False)
             if problem is None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -33,10 +33,9 @@ from ..transformer.model import Transformer
 from .check import sample_sequence, sample_sequences
 from .flat import CONST, INPUT, KINDS
 from .reference import reference_run
-from .unroll import UnrolledCircuit, flatten, unroll
+from .unroll import UnrolledCircuit, Unroller, flatten, unroll
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
-Unroller = Callable[[Transformer, int], UnrolledCircuit]
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from ..symbolic import polynomial as poly
 from .flat import ADD, MUL, SIGN, FlatCircuit, _csr
 from .prove import Witness as AuditWitness
 from .prove import kernel_limit, prove_audit
-from .unroll import flatten, unroll
+from .unroll import Unroller, flatten, unroll
 
 Value = int | Fraction | dict  # concrete, or a sparse polynomial (poly.Poly)
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
@@ -297,12 +297,12 @@ def _same_transformer(a: Any, b: Any) -> bool:
 
 
 def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_bound: bool = True,
-               timeout_ms: int = 60_000, defect: str | None = None, prove_unrolling: bool = True,
+               timeout_ms: int = 60_000, unroller: Unroller = unroll, prove_unrolling: bool = True,
                solvers: tuple[str, ...] = ("z3",), audit_timeout_s: float = 20.0, jobs: int = 2,
                keep_certificates: bool = False, on_lap: Callable[[str, float], None] | None = None) -> RoundTrip:
     """Run the three links of the module docstring on ``circuit``; see :class:`RoundTrip`.
 
-    ``defect``: unroll with a deliberately broken gadget (:mod:`.mutants`), which must not be proved.
+    ``unroller``: how U_N is built (a deliberately broken one of :mod:`.mutants` must not be proved).
     ``keep_certificates``: put the kernel-checkable certificates of links 1 and 2 (when proved) in
     ``certificates`` as ``lower_bound`` and ``audit``.  ``on_lap(phase, seconds)``: called as each phase ends.
     """
@@ -322,7 +322,7 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
                 certified, netlist=netlist_section(carry_link(circuit, certified.circuit)))
     clock.lap("lower bound")
     n = compiled.encoding.length
-    unrolled = unroll(T, n, defect)
+    unrolled = unroller(T, n)
     clock.lap("unroll")
     identity = _identity(circuit, compiled, unrolled, timeout_ms, clock)
     audit = _audit_link(circuit, T, unrolled, prove_unrolling, solvers, audit_timeout_s, jobs)

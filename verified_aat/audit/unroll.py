@@ -31,7 +31,7 @@ multiplication of the result has fan-in exactly 2.  Constants are shared
 :func:`unroll` builds into flat arrays (:class:`~.flat.FlatBuilder`), the
 Θ(L·H·N³) argmax gadget as one numpy block per head (:func:`_argmax_block`);
 :func:`unroll_reference` makes the same calls on a ``CircuitBuilder`` with the
-gadget written as its definition (:func:`_argmax_gates`).  Both give the same
+gadget written as its definition (:func:`argmax_gates`).  Both give the same
 gates in the same order (``tests/test_audit_flat.py``).
 """
 
@@ -173,39 +173,39 @@ def _check_unrollable(transformer: Transformer, n_positions: int) -> None:
                 raise InputError(f"layer {number}, head {head.name}: {SOFTMAX_REFUSAL}")
 
 
-def _argmax_gates(b: Builder, scores: list[list[Wire]], defect: str | None = None) -> list[list[Wire]]:
+GtTerms = Callable[[Any, list[Wire], list[Wire], int], list[Wire]]  # (b, s_i·, −s_i·, j) -> the gt terms of M_ij
+
+
+def gt_terms(b: Builder, row: list[Wire], negated: list[Wire], j: int) -> list[Wire]:
+    """gt(s_ij′, s_ij) = (σ² + σ)/2 with σ = sign(s_ij′ − s_ij), for every j′ ≠ j (constants are shared)."""
+    half = b.const(Fraction(1, 2))
+    terms = []
+    for jp in range(len(row)):
+        if jp != j:
+            sg = b.sign(b.add(row[jp], negated[j]))
+            terms.append(b.mul(half, b.add(b.mul(sg, sg), sg)))
+    return terms
+
+
+def argmax_gates(b: Builder, scores: list[list[Wire]], gts: GtTerms = gt_terms) -> list[list[Wire]]:
     """M_ij = 1 − sign(Σ_{j′≠j} gt(s_ij′, s_ij)) from the N×N score wires, gate by gate.
 
-    This is the definition; :func:`_argmax_block` appends the same gates at once.
-    ``defect`` (:mod:`.mutants` only) builds a deliberately wrong or a harmless variant.
+    This is the definition; :func:`_argmax_block` appends the same gates at once.  ``gts``:
+    the gt terms of one M_ij (:func:`gt_terms`, or a deliberately changed one of :mod:`.mutants`).
     """
     n = len(scores)
-    one, minus_one, half = b.const(1), b.const(-1), b.const(Fraction(1, 2))
+    one, minus_one = b.const(1), b.const(-1)
+    b.const(Fraction(1, 2))  # ½ too, in the order of _argmax_block's constants
     marks: list[list[Wire]] = []
     for i in range(n):
         negated = [b.mul(minus_one, scores[i][j]) for j in range(n)]
-        row = []
-        for j in range(n):
-            gts = []
-            for jp in range(n):
-                if jp == j and defect != "argmax-includes-j":
-                    continue
-                if defect == "swapped-compare":  # sign(s_ij − s_ij′): the subtraction's operands swapped
-                    sg = b.sign(b.add(scores[i][j], b.mul(minus_one, scores[i][jp])))
-                else:
-                    sg = b.sign(b.add(scores[i][jp], negated[j]))
-                if defect == "gt-as-ge":  # [s_ij′ ≥ s_ij] = 1 − (σ² − σ)/2
-                    lt = b.mul(half, b.add(b.mul(sg, sg), b.mul(minus_one, sg)))
-                    gts.append(b.add(one, b.mul(minus_one, lt)))
-                else:
-                    gts.append(b.mul(half, b.add(b.mul(sg, sg), sg)))
-            row.append(b.add(one, b.mul(minus_one, b.sign(b.add(*gts)))))
-        marks.append(row)
+        marks.append([b.add(one, b.mul(minus_one, b.sign(b.add(*gts(b, scores[i], negated, j)))))
+                      for j in range(n)])
     return marks
 
 
 def _argmax_block(b: FlatBuilder, scores: list[list[Wire]]) -> list[list[Wire]]:
-    """The gates of :func:`_argmax_gates`, in the same order, as one numpy block.
+    """The gates of :func:`argmax_gates`, in the same order, as one numpy block.
 
     Per position i (5N² gates from ``base_i``): the N negations −s_ij, then per
     j a row of 5N − 1 gates starting at R_ij: for the k-th j′ ≠ j five gates
@@ -253,41 +253,47 @@ def _argmax_block(b: FlatBuilder, scores: list[list[Wire]]) -> list[list[Wire]]:
     return (e[:, :, 0] + 3).tolist()
 
 
-def _is_zero(b: Builder, value: Wire) -> Wire:
+def is_zero(b: Builder, value: Wire) -> Wire:
     """[v = 0] = 1 + (−1)·sign(v)²  (4 gates)."""
     sg = b.sign(value)
     return b.add(b.const(1), b.mul(b.const(-1), b.mul(sg, sg)))
 
 
-def _average(b: Builder, marks: list[Wire], xs: list[list[Wire]], defect: str | None = None) -> list[Wire]:
+def average_gadget(b: Builder, marks: list[Wire], xs: list[list[Wire]]) -> list[Wire]:
     """a_i = (Σ_j M_ij·x_j) · Σ_{m=1..N} [c_i = m]/m with c_i = Σ_j M_ij."""
     n, d = len(xs), len(xs[0])
     count = b.add(*marks)
     sums = [b.add(*(b.mul(marks[j], xs[j][c]) for j in range(n))) for c in range(d)]
-    shift = 1 if defect == "count-off-by-one" else 0  # [c = m + 1] instead of [c = m]
-    last = n - 1 if defect == "missing-reciprocal" else n  # the term 1/N left out
-    weights = [b.mul(b.const(Fraction(1, m)), _is_zero(b, b.add(count, b.const(-m - shift))))
-               for m in range(1, last + 1)]
+    weights = [b.mul(b.const(Fraction(1, m)), is_zero(b, b.add(count, b.const(-m)))) for m in range(1, n + 1)]
     reciprocal = b.add(*weights)
     return [b.mul(sums[c], reciprocal) for c in range(d)]
 
 
-def _unique(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool,
-            defect: str | None = None) -> list[Wire]:
+def unique_gadget(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
     """a_i = Σ_j L_ij·x_j with L_ij = M_ij·[no marked j′ before (after) j]."""
     n, d = len(xs), len(xs[0])
-    leftmost = leftmost and defect != "leftmost-as-rightmost"
-    wide = 1 if defect == "dropped-j-ne-j" else 0  # j′ ≤ j (j′ ≥ j) instead of j′ < j (j′ > j)
-    firsts = []
-    for j in range(n):
-        others = marks[:j + wide] if leftmost else marks[j + 1 - wide:]
-        firsts.append(b.mul(marks[j], _is_zero(b, b.add(*others))))
+    firsts = [b.mul(marks[j], is_zero(b, b.add(*(marks[:j] if leftmost else marks[j + 1:])))) for j in range(n)]
     return [b.add(*(b.mul(firsts[j], xs[j][c]) for j in range(n))) for c in range(d)]
 
 
-def _unroll_into(b: Builder, transformer: Transformer, n: int,
-                 argmax_gates: Callable[[Any, list[list[Wire]]], list[list[Wire]]],
-                 defect: str | None = None) -> tuple[Any, ...]:
+@dataclass(frozen=True)
+class Gadgets:
+    """The argmax and pooling gadgets an unrolling is built from, passed in (MATH.md §5).
+
+    :func:`unroll` builds with :data:`GADGETS` unless given others; the only others are the
+    deliberately changed ones of :mod:`.mutants` (tests and ``audit --defect``), named by ``name``.
+    """
+
+    name: str
+    argmax: Callable[[Any, list[list[Wire]]], list[list[Wire]]]
+    average: Callable[[Any, list[Wire], list[list[Wire]]], list[Wire]]
+    unique: Callable[[Any, list[Wire], list[list[Wire]], bool], list[Wire]]
+
+
+GADGETS = Gadgets("", argmax_gates, average_gadget, unique_gadget)  # (unroll uses the numpy block for argmax)
+
+
+def _unroll_into(b: Builder, transformer: Transformer, n: int, gadgets: Gadgets) -> tuple[Any, ...]:
     """Append the unrolled circuit to ``b``: (vectors, argmax, layer_ranges)."""
     coords = transformer.coordinates
     xs: list[list[Wire]] = [[b.input(f"x[{p}].{c}") for c in coords] for p in range(n)]
@@ -303,13 +309,12 @@ def _unroll_into(b: Builder, transformer: Transformer, n: int,
             scores = [[(_bilinear(b, score, xs[i], xs[j]) if isinstance(score, BilinearScore)
                         else copy_circuit(b, score.circuit, xs[i] + xs[j])[0]) for j in range(n)]
                       for i in range(n)]
-            marks = argmax_gates(b, scores)
+            marks = gadgets.argmax(b, scores)
             layer_marks.append(tuple(tuple(row) for row in marks))
             if head.pooling is Pooling.AVERAGE:
-                pooled.append([_average(b, marks[i], xs, defect) for i in range(n)])
+                pooled.append([gadgets.average(b, marks[i], xs) for i in range(n)])
             else:
-                pooled.append([_unique(b, marks[i], xs, head.pooling is Pooling.LEFTMOST, defect)
-                               for i in range(n)])
+                pooled.append([gadgets.unique(b, marks[i], xs, head.pooling is Pooling.LEFTMOST) for i in range(n)])
         xs = [copy_circuit(b, layer.activation, xs[i] + [w for a in pooled for w in a[i]]) for i in range(n)]
         vectors.append(tuple(tuple(row) for row in xs))
         argmax.append(tuple(layer_marks))
@@ -320,21 +325,22 @@ def _unroll_into(b: Builder, transformer: Transformer, n: int,
     return tuple(vectors), tuple(argmax), tuple(layer_ranges)
 
 
-def unroll(transformer: Transformer, n_positions: int, defect: str | None = None) -> UnrolledCircuit:
+Unroller = Callable[[Transformer, int], UnrolledCircuit]  # (T, N) -> U_N: unroll, or a changed one (tests)
+
+
+def unroll(transformer: Transformer, n_positions: int, gadgets: Gadgets | None = None) -> UnrolledCircuit:
     """The FSAC⁰[sign] circuit computing ``transformer`` on sequences of length ``n_positions``.
 
     Built into flat arrays (the argmax gadget as one numpy block per head);
-    the gates are exactly those of :func:`unroll_reference`.  ``defect``
-    (one of :data:`.mutants.DEFECTS` or :data:`.mutants.HARMLESS`) builds a
-    deliberately changed unrolling, to show that the audit catches it.
+    the gates are exactly those of :func:`unroll_reference`.  ``gadgets``: other
+    gadgets than :data:`GADGETS` (the deliberately changed ones of :mod:`.mutants`,
+    to show that the audit catches them), built gate by gate.
     """
     _check_unrollable(transformer, n_positions)
-    if defect is not None:
-        from .mutants import check_defect
-        check_defect(defect)
-    b = FlatBuilder(f"{transformer.name}_unrolled_N{n_positions}" + (f"_{defect}" if defect else ""))
-    gadget = _argmax_block if defect is None else (lambda fb, scores: _argmax_gates(fb, scores, defect))
-    vectors, argmax, ranges = _unroll_into(b, transformer, n_positions, gadget, defect)
+    suffix = f"_{gadgets.name}" if gadgets is not None and gadgets.name else ""
+    b = FlatBuilder(f"{transformer.name}_unrolled_N{n_positions}" + suffix)
+    chosen = Gadgets("", _argmax_block, average_gadget, unique_gadget) if gadgets is None else gadgets
+    vectors, argmax, ranges = _unroll_into(b, transformer, n_positions, chosen)
     return UnrolledCircuit(b.build(), n_positions, transformer.coordinates, vectors, argmax, ranges)
 
 
@@ -342,7 +348,7 @@ def unroll_reference(transformer: Transformer, n_positions: int) -> UnrolledCirc
     """The same circuit built the straightforward way: one ``CircuitBuilder`` call per gate."""
     _check_unrollable(transformer, n_positions)
     b = CircuitBuilder(f"{transformer.name}_unrolled_N{n_positions}")
-    vectors, argmax, ranges = _unroll_into(b, transformer, n_positions, _argmax_gates)
+    vectors, argmax, ranges = _unroll_into(b, transformer, n_positions, GADGETS)
     circuit = b.build()
     return UnrolledCircuit(FlatCircuit.from_circuit(circuit), n_positions, transformer.coordinates, vectors,
                            argmax, ranges, circuit)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..limits import MAX_AIGER_DIGITS, MAX_AIGER_VARIABLES
-from .netlists import BoolGate, Netlist, _assemble, _Parsed
+from .netlist_model import BoolGate, Netlist, Parsed, assemble_netlist
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ def aig_to_netlist(aig: Aig, file: str, name: str) -> Netlist:
     need_false = any(lit < 2 for lhs, r0, r1 in aig.ands for lit in (r0, r1))
     if need_false:
         var_name[0] = f"{prefix}false"
-    p = _Parsed(file, name, [(s, None) for s in in_names], [], [])  # type: ignore[list-item]
+    p = Parsed(file, name, [(s, None) for s in in_names], [], [])  # type: ignore[list-item]
     if need_false:
         p.gates.append((BoolGate(var_name[0], "CONST0"), None))  # type: ignore[arg-type]
     for lhs, r0, r1 in aig.ands:
@@ -231,7 +231,7 @@ def aig_to_netlist(aig: Aig, file: str, name: str) -> Netlist:
         else:
             p.gates.append((BoolGate(out, "NOT" if lit % 2 else "BUFF", (var_name[lit // 2],)), None))  # type: ignore[arg-type]
         p.outputs.append((out, None))  # type: ignore[arg-type]
-    return _assemble(p)
+    return assemble_netlist(p)
 
 
 def parse_aiger(data: bytes, file: str = "<aiger>") -> Netlist:

@@ -31,7 +31,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
-from .netlists import BoolGate, Netlist, _assemble, _check_text, _Parsed
+from .netlist_model import BoolGate, Netlist, Parsed, assemble_netlist, check_text
 
 _ARITY = {"XOR": (2, 1), "AND": (2, 1), "INV": (1, 1), "NOT": (1, 1), "EQW": (1, 1), "EQ": (1, 1)}
 _OPS = {"XOR": "XOR", "AND": "AND", "INV": "NOT", "NOT": "NOT", "EQW": "BUFF"}
@@ -64,7 +64,7 @@ def _widths(tokens: list[str], file: str, number: int, what: str) -> list[int]:
 
 def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
     """Parse a Bristol Fashion circuit (module docstring)."""
-    _check_text(text, file)
+    check_text(text, file)
     lines = [(number, raw.split()) for number, raw in enumerate(text.split("\n"), start=1) if raw.strip()]
     if len(lines) < 3:
         raise InputError("a Bristol Fashion file needs three header lines (gates wires; inputs; outputs)", file,
@@ -90,7 +90,7 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
     for v, width in enumerate(out_widths):
         for j in range(width):
             names[k], k = f"out{v}_b{j}", k + 1
-    p = _Parsed(file, Path(file).stem or "netlist", [(names[i], l2) for i in range(n_in)],
+    p = Parsed(file, Path(file).stem or "netlist", [(names[i], l2) for i in range(n_in)],
                 [(names[i], l3) for i in range(n_wires - n_out, n_wires)], [])
     assigned: dict[int, int] = {}  # wire -> line
     for number, tokens in lines[3:]:
@@ -140,4 +140,4 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
     for i in range(n_wires - n_out, n_wires):
         if i not in assigned:
             raise InputError(f"output wire {i} ({names[i]}) is never assigned", file, l3)
-    return _assemble(p)
+    return assemble_netlist(p)

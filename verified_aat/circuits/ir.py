@@ -5,14 +5,22 @@ the gate's own index, so a well-formed :class:`Circuit` is acyclic by
 construction.  Edges form a multiset: ``mul(x, x)`` has ``args == (x, x)``.
 The basis is strict (input, const, add, mul, sign); conveniences offered by
 the text format are expanded into these gates before a circuit exists, so
-depth and class are always measured in this basis.
+depth and class are always measured in this basis.  The measures and the structure hash
+that a circuit's one-line ``repr`` shows are defined here too (re-exported by
+:mod:`.measures` and :mod:`.json_format`), so that the IR needs nothing above it.
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
+import json
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
+
+from ..display import Rows, html_table, one_line
+from .rationals import format_rational
 
 
 class Kind(str, enum.Enum):
@@ -136,13 +144,27 @@ class Circuit:
         return Circuit(self.gates, outputs, self.name, self.domain, None, self.provenance)
 
     def __repr__(self) -> str:
-        from ..display import circuit_repr
-        return circuit_repr(self)
+        """``<Circuit 'c17': class FNC0, 5 inputs, 2 outputs, 6 gates … sha256 …>``."""
+        return one_line("Circuit", repr(self.name), self._display_rows())
 
     def _repr_html_(self) -> str:
         """A small table of the circuit's measures for Jupyter."""
-        from ..display import circuit_html
-        return circuit_html(self)
+        return html_table("Circuit", repr(self.name), self._display_rows())
+
+    def _display_rows(self) -> Rows:
+        """The measures and hash prefix shown by ``repr``, cached on the (frozen) circuit."""
+        m = self.__dict__.get("_display_measures")
+        if m is None:
+            m = measure(self)
+            object.__setattr__(self, "_display_measures", m)
+        digest = self.__dict__.get("_display_sha256")
+        if digest is None:
+            digest = circuit_sha256(self)
+            object.__setattr__(self, "_display_sha256", digest)
+        source = self.provenance.source_format if self.provenance is not None else None
+        return [("class", m.class_name), ("inputs", m.n_inputs), ("outputs", m.n_outputs), ("gates", m.size),
+                ("edges", m.edges), ("depth", m.depth), ("domain", self.domain.value), ("from", source),
+                ("sha256", digest[:12])]
 
 
 def _check_gate(position: int, gate: Gate) -> None:
@@ -173,3 +195,103 @@ def _check_gate(position: int, gate: Gate) -> None:
 def sign(value: Fraction | int) -> int:
     """sign(v) in {-1, 0, 1}; sign(0) = 0."""
     return (value > 0) - (value < 0)
+
+
+# -- measures (MATH.md §2), re-exported by .measures --------------------------------
+
+class CircuitClass(str, enum.Enum):
+    """The smallest of FNC⁰ ⊆ FSAC⁰ ⊆ FAC⁰ that holds a circuit's gates."""
+
+    FNC0 = "FNC0"
+    FSAC0 = "FSAC0"
+    FAC0 = "FAC0"
+
+
+def gate_depths(circuit: Circuit) -> list[int]:
+    """depth(input) = depth(const) = 0, depth(g) = 1 + max depth(pred)."""
+    depths: list[int] = []
+    for gate in circuit.gates:
+        depths.append(1 + max(depths[a] for a in gate.args) if gate.args else
+                      (0 if gate.kind in (Kind.INPUT, Kind.CONST) else 1))
+    return depths
+
+
+def depth(circuit: Circuit) -> int:
+    """The largest depth of any gate (0 for a circuit of inputs and consts)."""
+    depths = gate_depths(circuit)
+    return max(depths, default=0)
+
+
+@dataclass(frozen=True)
+class Measures:
+    """Everything `info` reports about a circuit."""
+
+    n_inputs: int
+    n_outputs: int
+    size: int
+    edges: int
+    depth: int
+    max_fan_in: dict[str, int]
+    circuit_class: CircuitClass
+    has_sign: bool
+
+    @property
+    def class_name(self) -> str:
+        return f"{self.circuit_class.value}[sign]" if self.has_sign else self.circuit_class.value
+
+
+def classify(circuit: Circuit) -> tuple[CircuitClass, bool]:
+    """The class (FNC⁰/FSAC⁰/FAC⁰) and whether sign gates occur."""
+    max_add = max((g.fan_in for g in circuit.gates if g.kind is Kind.ADD), default=0)
+    max_mul = max((g.fan_in for g in circuit.gates if g.kind is Kind.MUL), default=0)
+    has_sign = any(g.kind is Kind.SIGN for g in circuit.gates)
+    if max_mul > 2:
+        cls = CircuitClass.FAC0
+    elif max_add > 2:
+        cls = CircuitClass.FSAC0
+    else:
+        cls = CircuitClass.FNC0
+    return cls, has_sign
+
+
+def measure(circuit: Circuit) -> Measures:
+    fan_in: dict[str, int] = {}
+    for gate in circuit.gates:
+        if gate.kind in (Kind.ADD, Kind.MUL, Kind.SIGN):
+            fan_in[gate.kind.value] = max(fan_in.get(gate.kind.value, 0), gate.fan_in)
+    cls, has_sign = classify(circuit)
+    return Measures(n_inputs=circuit.n_inputs, n_outputs=len(circuit.outputs), size=circuit.size,
+                    edges=circuit.n_edges, depth=depth(circuit), max_fan_in=fan_in, circuit_class=cls,
+                    has_sign=has_sign)
+
+
+# -- the structure hash, re-exported by .json_format ----------------------------------
+
+STRUCTURE_VERSION = 1  # also the circuit JSON format's version (json_format.VERSION)
+CANONICAL_FORMAT = "verified-aat/circuit-structure"
+
+
+def circuit_structure(circuit: Circuit) -> dict[str, Any]:
+    """``{"gates": [...], "outputs": [...]}``: ops, argument indices, constants, input indices; no names."""
+    gates: list[list[Any]] = []
+    for gate in circuit.gates:
+        if gate.kind is Kind.CONST:
+            gates.append(["const", format_rational(gate.value)])  # type: ignore[arg-type]
+        elif gate.kind is Kind.INPUT:
+            gates.append(["input", gate.index])
+        else:
+            gates.append([gate.kind.value, list(gate.args)])
+    return {"gates": gates, "outputs": list(circuit.outputs)}
+
+
+def canonical_circuit_bytes(circuit: Circuit) -> bytes:
+    """Deterministic structure-only JSON bytes (see :mod:`.json_format`) for hashing."""
+    doc = {"format": CANONICAL_FORMAT, "version": STRUCTURE_VERSION, "domain": circuit.domain.value,
+           **circuit_structure(circuit)}
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def circuit_sha256(circuit: Circuit) -> str:
+    """The structure hash (sha256 of :func:`canonical_circuit_bytes`): what certificates state and
+    ``check --circuit`` compares."""
+    return hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest()

@@ -34,11 +34,12 @@ from ..errors import InputError
 from ..limits import MAX_DIGITS, json_depth_exceeds, json_depth_message
 from .assemble import Definition, OutputRef, assemble, gate_labels
 from .ir import Circuit, Domain, Gate, Kind, Provenance
+from .ir import (CANONICAL_FORMAT, STRUCTURE_VERSION, canonical_circuit_bytes, circuit_sha256,  # noqa: F401
+                 circuit_structure)
 from .rationals import format_rational, parse_rational
 
 FORMAT = "verified-aat/circuit"
-VERSION = 1
-CANONICAL_FORMAT = "verified-aat/circuit-structure"
+VERSION = STRUCTURE_VERSION
 _PROV_INTS = ("netlist_gates", "netlist_depth", "netlist_max_fan_in")
 
 
@@ -258,32 +259,3 @@ def dumps_circuit(circuit: Circuit) -> str:
             text = json.dumps(value, ensure_ascii=False)
         parts.append(f" {json.dumps(key)}: {text}")
     return "{\n" + ",\n".join(parts) + "\n}\n"
-
-
-def circuit_structure(circuit: Circuit) -> dict[str, Any]:
-    """``{"gates": [...], "outputs": [...]}``: ops, argument indices, constants, input indices; no names."""
-    gates: list[list[Any]] = []
-    for gate in circuit.gates:
-        if gate.kind is Kind.CONST:
-            gates.append(["const", format_rational(gate.value)])  # type: ignore[arg-type]
-        elif gate.kind is Kind.INPUT:
-            gates.append(["input", gate.index])
-        else:
-            gates.append([gate.kind.value, list(gate.args)])
-    return {"gates": gates, "outputs": list(circuit.outputs)}
-
-
-def canonical_circuit_bytes(circuit: Circuit) -> bytes:
-    """Deterministic structure-only JSON bytes (see the module docstring) for hashing."""
-    doc = {"format": CANONICAL_FORMAT, "version": VERSION, "domain": circuit.domain.value,
-           **circuit_structure(circuit)}
-    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
-
-
-def circuit_sha256(circuit: Circuit) -> str:
-    """The structure hash (sha256 of :func:`canonical_circuit_bytes`): what certificates state and
-    ``check --circuit`` compares."""
-    import hashlib
-
-    return hashlib.sha256(canonical_circuit_bytes(circuit)).hexdigest()
-

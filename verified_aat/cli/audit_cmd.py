@@ -26,7 +26,7 @@ from ..transformer.spec import load_transformer
 from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
 from .resources import add_resource_options
 from .audit_prove_cmd import add_prove_options, check_kernel_caps, run_prove
-from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip
+from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip, unroller_option
 
 
 def register(subparsers: Any) -> None:
@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None:
         raise InputError("-o/--output CERT goes with --prove", ARGUMENTS)
     try:
-        report = audit(transformer, lengths, args.samples, args.seed, extra, defect=args.defect)
+        report = audit(transformer, lengths, args.samples, args.seed, extra, unroller=unroller_option(args))
     except InputError as exc:  # e.g. a softmax head: name the model file
         raise exc.located(args.model if args.construction is None else None) from None
     if args.output_circuit:

@@ -8,7 +8,6 @@ up, or U_N is not the kernel's unrolling and no witness was found), 2 bad input.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
@@ -52,8 +51,8 @@ def check_kernel_caps(lengths: list[int], transformer: Any = None) -> None:
 def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) -> int:
     """The --prove branch of ``audit``."""
     from ..audit.prove import PROVED, REFUTED, prove_audit
-    from ..audit.unroll import unroll
     from ..certificates.document import write_certificate
+    from .round_trip_cmd import unroller_option
 
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
@@ -61,10 +60,7 @@ def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) ->
         raise InputError(f"must be >= 1, got {args.jobs}", "--jobs")
     if args.encoded or args.output_circuit:
         raise InputError("--prove does not take --encoded or --output-circuit", ARGUMENTS)
-    unroller: Callable[..., Any] = unroll
-    if args.defect is not None:
-        defect = args.defect
-        unroller = lambda T, n: unroll(T, n, defect)
+    unroller = unroller_option(args)
     solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
     import sys
     from .progress import progress_reporter

@@ -33,11 +33,21 @@ def add_round_trip_options(parser: Any) -> None:
 
 def check_defect_option(name: str) -> None:
     """``--defect NAME`` must name a defect of :mod:`verified_aat.audit.mutants` (else bad input, exit 2)."""
-    from ..audit.mutants import check_defect
+    from ..audit.mutants import check_defect  # the demo module: only --defect reads it
     try:
         check_defect(name)
     except InputError as exc:
         raise exc.located("--defect") from None
+
+
+def unroller_option(args: argparse.Namespace) -> Any:
+    """How U_N is built: :func:`~verified_aat.audit.unroll.unroll`, or with ``--defect NAME`` a
+    deliberately broken unrolling of :mod:`verified_aat.audit.mutants` (imported only then)."""
+    from ..audit.unroll import unroll
+    if args.defect is None:
+        return unroll
+    from ..audit.mutants import defective_unroller
+    return defective_unroller(args.defect)
 
 
 def unrolled_gates_lower_bound(n_positions: int) -> int:
@@ -106,7 +116,7 @@ def run_round_trip(args: argparse.Namespace) -> int:
     with progress_reporter(getattr(args, "progress", False) or sys.stderr.isatty()) as progress, \
             progress.stage("round trip"):  # a spinner with the time; a line as each phase ends
         result = round_trip(circuit, args.construction, not args.no_lower_bound,
-                            int(args.round_trip_timeout * 1000), defect=args.defect,
+                            int(args.round_trip_timeout * 1000), unroller=unroller_option(args),
                             prove_unrolling=not args.no_audit_proof,
                             solvers=("z3", "cvc5") if args.solver == "both" else (args.solver,),
                             audit_timeout_s=args.timeout, jobs=args.jobs, keep_certificates=args.output is not None,

@@ -33,6 +33,8 @@ PARAMETERS = {"gate": ("id", "k", "c", "index"), "edge": ("src", "dst", "slot", 
 ORDERS = {"gate": "by id", "edge": "by target id, then slot", "sink": "by first occurrence among the outputs"}
 RESERVED = {"min", "max"} | {p for ps in PARAMETERS.values() for p in ps}
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "data" / "constructions"
+BUILTIN_NAMES = ("gate-edge", "gate-edge-dot", "unique-hard", "unique-hard-left", "unique-hard-right",
+                 "edge-only", "edge-k")  # the built-in constructions (:mod:`.registry`), each a document here
 
 _TOP = {"format", "version", "name", "summary", "paper", "coordinates", "structural", "class", "constants",
         "positions", "readout", "transformer", "schedule", "hints", "attends", "description"}
@@ -193,9 +195,7 @@ def builtin_document_path(name: str) -> Path:
 
 def _builtin_name(r: _Reader, name: str) -> None:
     """A document may use a built-in's name only if it is exactly that built-in's document."""
-    from .registry import CONSTRUCTIONS
-
-    if name not in CONSTRUCTIONS:
+    if name not in BUILTIN_NAMES:
         return
     shipped = builtin_document_path(name)
     if shipped.is_file():

@@ -12,9 +12,7 @@ from typing import Iterator, Mapping
 
 from ..errors import InputError
 from .base import Construction
-
-BUILTIN_NAMES = ("gate-edge", "gate-edge-dot", "unique-hard", "unique-hard-left", "unique-hard-right",
-                 "edge-only", "edge-k")
+from .document import BUILTIN_NAMES
 
 
 @cache

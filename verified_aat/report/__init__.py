@@ -40,13 +40,13 @@ def report_data(source: Any, *, transformer_path: str | None = None, check: bool
     if isinstance(source, dict) and source.get("format") == "verified-aat/certificate":
         kernel = None
         if check:
-            from ..api import check as kernel_check
+            from ..results import kernel_check
             kernel = kernel_check(source)
         return from_certificate(source, kernel)
     if is_theorem_certificate(source):
         kernel = None
         if check:
-            from ..api import check as kernel_check
+            from ..results import kernel_check
             kernel = kernel_check(source)
         return from_theorem_certificate(source, kernel)
     if isinstance(source, dict) and source.get("command") == "refute":

@@ -76,7 +76,7 @@ class ReportData:
 
 def from_certify_result(result: Any, transformer_path: str | None = None, source: str = "certify") -> ReportData:
     """A report of a ``certify`` run, whatever its outcome (an edited transformer is diffed when its path is given)."""
-    from ..cli.json_output import counterexample_json
+    from ..json_envelope import counterexample_json
     from ..constructions.registry import construction_of_record
 
     construction = construction_of_record(result.construction, result.construction_document)
@@ -211,7 +211,7 @@ def _regular_model(path: str, file: str, line_of: Any) -> None:
 
 def from_refutation(refutation: Any, model_path: str, construction: str = "gate-edge") -> ReportData:
     """A report of :func:`verified_aat.refutation.refute.refute`'s result for the model file ``model_path``."""
-    from ..cli.json_output import counterexample_json, envelope
+    from ..json_envelope import counterexample_json, envelope
     from ..circuits.text_format import print_circuit
 
     if refutation.counterexample is None:

@@ -43,96 +43,23 @@ tests.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit
 from ..errors import InputError
 from . import exact_kernels
 from .exact_kernels import ActivationKernel, inner, outer_row
 from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _ScoreState, _Sets,  # noqa: F401
                           _argmax_python, _group, _prepare_score, read_inputs)
+from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
+from .exact_results import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats,  # noqa: F401
+                            check_sequence)
 from .key_join import KeyDecompositions, facts_hold, join_argmax
 from .model import Head, Pooling, Score, Transformer
 
 Number = int | Fraction
-SOFTMAX_MESSAGE = "softmax pooling is not exact; use the float engine"
 JOIN, ALL_PAIRS = "join", "all-pairs"
-
-
-@dataclass(frozen=True)
-class HeadTrace:
-    """One head in one layer: the argmax set of every position."""
-
-    head: str
-    argmax: tuple[tuple[int, ...], ...]
-
-
-@dataclass(frozen=True)
-class LayerTrace:
-    """The vectors after one layer and the argmax sets of its heads."""
-
-    layer: str
-    vectors: tuple[Vector, ...]
-    heads: tuple[HeadTrace, ...]
-
-
-@dataclass(frozen=True)
-class RunStats:
-    """Counts of one run.
-
-    ``score_evaluations`` counts the (i-group, j-group) pairs scored on the all-pairs path;
-    ``argmax_computed``/``argmax_reused`` the argmax sets computed or reused (per head and
-    layer); ``argmax_int64`` those computed by the int64 kernels and ``argmax_join`` those
-    computed by the key join; ``head_methods`` the (head, ``"join"``/``"all-pairs"``) pairs
-    that occurred, in order of first use; ``activation_evaluations`` the activations
-    actually evaluated (the reference evaluates one per position and layer) and
-    ``activation_applications`` the (position, layer) pairs the engine looked at.
-    """
-
-    positions: int
-    layers: int
-    score_evaluations: int = 0
-    argmax_computed: int = 0
-    argmax_reused: int = 0
-    activation_evaluations: int = 0
-    seconds: float = 0.0
-    argmax_int64: int = 0
-    argmax_join: int = 0
-    head_methods: tuple[tuple[str, str], ...] = ()
-    activation_applications: int = 0
-
-    def method_of(self, head: str) -> set[str]:
-        """The paths that computed ``head``'s argmax sets in this run."""
-        return {m for h, m in self.head_methods if h == head}
-
-
-@dataclass(frozen=True)
-class RunResult:
-    outputs: tuple[Vector, ...]
-    trace: tuple[LayerTrace, ...] | None
-    stats: RunStats
-
-
-def check_sequence(transformer: Transformer, sequence: Sequence[Sequence[Any]]) -> list[Vector]:
-    """The sequence as exact vectors of the transformer's dimension, or an InputError."""
-    d = transformer.dimension
-    rows: list[Vector] = []
-    append = rows.append
-    for position, vector in enumerate(sequence):
-        if len(vector) != d:
-            raise InputError(f"position {position}: expected a vector of {d} values, got {len(vector)}")
-        row = tuple(vector)
-        if all(type(v) is int for v in row):
-            append(row)
-            continue
-        try:
-            append(tuple([as_exact(v) for v in row]))
-        except TypeError as exc:
-            raise InputError(f"position {position}: {exc}") from None
-    return rows
 
 
 # -- score analysis --------------------------------------------------------------
@@ -373,4 +300,3 @@ def run_exact(transformer: Transformer, sequence: Sequence[Sequence[Any]], trace
     return ExactRunner(transformer, keys).run(sequence, trace)
 
 
-from .exact_reference import run_exact_reference  # noqa: E402,F401 - re-exported; it imports this module's types

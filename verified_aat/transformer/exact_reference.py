@@ -13,8 +13,8 @@ from typing import Any, Sequence
 
 from ..circuits.evaluate import as_exact, evaluate
 from ..errors import InputError
-from .exact_engine import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats, Vector,
-                           check_sequence)
+from .exact_results import SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats, check_sequence
+from .exact_state import Vector
 from .model import BilinearScore, Pooling, Score, Transformer
 
 Number = int | Fraction

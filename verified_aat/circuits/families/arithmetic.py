@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import prod
-from typing import TYPE_CHECKING
 
 from ..builder import CircuitBuilder, Wire
 from ..ir import Circuit, Domain, Kind
 from ..measures import CircuitClass
-
-if TYPE_CHECKING:  # pragma: no cover
-    from . import Family
+from .base import Family
 
 
 def vector(b: CircuitBuilder, letter: str, n: int) -> list[Wire]:
@@ -133,9 +130,7 @@ def ref_polynomial_identity(xs: list[Fraction]) -> list[Fraction]:
     return out
 
 
-def families() -> list["Family"]:
-    from . import Family
-
+def families() -> list[Family]:
     R, FSAC0, FNC0, FAC0 = Domain.RATIONALS, CircuitClass.FSAC0, CircuitClass.FNC0, CircuitClass.FAC0
     return [
         Family("sum", "x1 + ... + xn, one add gate of fan-in n (n = 0: the empty sum 0)",

@@ -10,16 +10,13 @@ what the circuits are meant for.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from ..builder import CircuitBuilder
 from ..ir import Circuit, Domain
 from ..measures import CircuitClass
+from .base import Family
 from .arithmetic import vector
 from .signs import at_least_zero, greater_than_zero
-
-if TYPE_CHECKING:  # pragma: no cover
-    from . import Family
 
 
 def threshold_of(n: int) -> int:
@@ -70,9 +67,7 @@ def ref_parity(xs: list[Fraction]) -> list[Fraction]:
     return [Fraction(int(hit))]
 
 
-def families() -> list["Family"]:
-    from . import Family
-
+def families() -> list[Family]:
     B, FSAC0 = Domain.BOOLEAN, CircuitClass.FSAC0
     one = lambda n: n  # noqa: E731
     return [

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..builder import CircuitBuilder, Wire
 from ..ir import Circuit, Domain
 from ..measures import CircuitClass
+from .base import Family
 
-if TYPE_CHECKING:  # pragma: no cover
-    from . import Family
 
 LEVELS = 6
 CONSTANTS = (Fraction(-3, 4), Fraction(7, 2), Fraction(2), Fraction(-1), Fraction(1, 3))
@@ -106,9 +105,7 @@ def ref_random_fsac(xs: list[Fraction]) -> list[Fraction]:
     return [values[o] for o in outputs]
 
 
-def families() -> list["Family"]:
-    from . import Family
-
+def families() -> list[Family]:
     return [
         Family("random-fsac", "seeded random FSAC0[sign] circuit: n inputs, 3n op gates on 6 levels (depth <= 6)",
                1, build_random_fsac, ref_random_fsac, Domain.RATIONALS, lambda n: n,

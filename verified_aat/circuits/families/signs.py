@@ -16,15 +16,13 @@ depth at most 5·ceil(log2 n).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from ..builder import CircuitBuilder, Wire
 from ..ir import Circuit, Domain
 from ..measures import CircuitClass
+from .base import Family
 from .arithmetic import vector
 
-if TYPE_CHECKING:  # pragma: no cover
-    from . import Family
 
 HALF = Fraction(1, 2)
 
@@ -187,9 +185,7 @@ QUADRATIC_MAX_N = 1000
 """n limit for the O(n²) families (n = 1000 is about 3·10⁶ gates)."""
 
 
-def families() -> list["Family"]:
-    from . import Family
-
+def families() -> list[Family]:
     R, FSAC0, FNC0 = Domain.RATIONALS, CircuitClass.FSAC0, CircuitClass.FNC0
     one = lambda n: n  # noqa: E731
     two = lambda n: 2 * n  # noqa: E731
