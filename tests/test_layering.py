@@ -37,7 +37,8 @@ ALLOWED: dict[str, set[str]] = {
     "certificates": {"circuits", "constructions", "transformer"},  # certificate documents a certify run writes
     "symbolic": {"certificates", "circuits", "constructions", "refutation", "transformer"},  # obligations, certify
     "schematic": {"certificates", "circuits", "constructions", "kernel", "refutation", "transformer"},  # any-C proofs
-    "audit": {"certificates", "circuits", "constructions", "kernel", "symbolic", "transformer"},  # unroll T, audit
+    "audit": {"certificates", "circuits", "constructions", "kernel", "schematic", "symbolic", "transformer"},
+    # unroll T, audit; schematic: the proof-object search both provers share
     "results": {"kernel"},      # typed wrappers of the kernel's report for the API
     "report": {"certificates", "circuits", "constructions", "refutation", "results", "symbolic",
                "transformer"},  # HTML report pages of results and certificates (below api and cli)

@@ -231,3 +231,23 @@ def test_a_wrong_transformer_gets_no_proof_objects_past_the_kernel(unsat_to_ever
             entry["proof"] = borrowed if n % 2 else {"positive": {"products": [], "squares": [], "constant": "1"}}
     report = verdict(doc)
     assert report.outcome == "rejected" and "proof object does not check" in str(report.rejections[0])
+
+
+def test_an_audit_certificate_needs_a_solver_only_for_recip():
+    """GT and ARGMAX come with trichotomy case trees (cases-on s − t); RECIP, over the integers with a
+    reciprocal, still rests on Z3, and --no-solver-trust says so for that lemma alone."""
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.audit.prove import prove_audit
+
+    T = get_construction("gate-edge").transformer(1)
+    result = prove_audit(T, [2, 3])
+    assert result.status == "proved"
+    objects = [e for e in result.certificate["lemmas"] if "proof" in e]
+    assert {e["kind"] for e in objects} == {"gt", "argmax"} and "cases-on" in json.dumps(objects[0]["proof"])
+    report = verdict(result.certificate, solver_trust=False)
+    assert report.outcome == "not-checked" and len(report.unchecked) == 1 and "recip" in report.unchecked[0]
+    forged = json.loads(json.dumps(result.certificate))
+    entry = next(e for e in forged["lemmas"] if e["kind"] == "argmax" and "proof" in e)
+    entry["proof"]["cases"][1] = {"contradiction": 0}  # assertion 0 is no ≠: the zero case is not closed
+    report = verdict(forged)
+    assert report.outcome == "rejected" and "proof object does not check" in str(report.rejections[0])

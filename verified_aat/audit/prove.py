@@ -114,6 +114,8 @@ def build_certificate(transformer: Transformer, lengths: Sequence[int], unroller
                     "layers": transformer.n_layers, "heads": transformer.n_heads},
            "transformer": form, "hashes": {"transformer": sha256_json(form)}, "lengths": list(lengths),
            "unrolled": entries, "lemmas": lemmas, "result": {"status": PROVED}}
+    from ..schematic.proof_objects import attach_proof_objects
+    attach_proof_objects(doc)  # GT, ARGMAX: trichotomy case trees the kernel checks (S12c)
     return doc, unrolled, differs
 
 

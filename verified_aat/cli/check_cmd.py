@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         for name, result, seconds in report.checks:
             print(f"  check {name:17} {result:4} {seconds:.3f}s")
     print(f"obligations  {report.obligations} re-derived, {report.lemmas} lemmas, {report.kernel_decided} by the "
-          f"kernel's normal form, {report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
+          f"kernel itself, {report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
     if report.defence:
         print(f"defence      {report.defence}")
     from ..certificates.document import is_constructions_own

@@ -84,6 +84,7 @@ class AuditContext:
     solver_runs: int = 0
     kernel_decided: int = 0
     solver_only: list[str] = field(default_factory=list)
+    proofs: dict[str, Any] = field(default_factory=dict)  # lemma id → its proof object (S12c)
 
 
 # -- lemma texts ------------------------------------------------------------------------------
@@ -283,8 +284,11 @@ def _lemmas(ctx: AuditContext) -> list[str]:
     ctx.lemmas = derive_lemmas(ctx.transformer, ctx.uses)  # type: ignore[arg-type]
     listed: dict[str, dict[str, Any]] = {}
     for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
-        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "scope", "uses", "smt2"})
+        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "scope", "uses", "smt2"}, {"proof"})
         need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct")
+        entry = dict(entry)
+        if "proof" in entry:
+            ctx.proofs[entry["id"]] = entry.pop("proof")  # checked with the lemma (S12c), never believed
         listed[entry["id"]] = entry
     problems = []
     for lemma in ctx.lemmas:
@@ -310,7 +314,8 @@ def _solvers(ctx: AuditContext) -> list[str]:
                 return list(pool.map(solve, [t for t, _ in jobs], [s for _, s in jobs],
                                      [ctx.options.timeout_ms] * len(jobs), chunksize=1))
         return [solve(text, name, ctx.options.timeout_ms) for text, name in jobs]
-    return discharge(ctx, [(f"{x.kind} lemma {x.id[:12]} ({x.scope})", x.text) for x in ctx.lemmas], answer)
+    return discharge(ctx, [(f"{x.kind} lemma {x.id[:12]} ({x.scope})", x.text) for x in ctx.lemmas], answer,
+                     [ctx.proofs.get(x.id) for x in ctx.lemmas])
 
 
 AUDIT_CHECKS: tuple[Check, ...] = (

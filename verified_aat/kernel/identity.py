@@ -5,7 +5,8 @@ A lemma text of the kernel's printer (``smt.py``) whose last assertion is ``(not
 polynomial over Q (``sparse_poly.py``) in the declared constants, where ``(sgn t)`` is the sign of
 t when t's normal form is a constant, else an opaque atom named by t's normal form (equal normal
 forms, equal signs).  Earlier assertions (hypotheses) are not used: an identity holds under any.
-Anything else — ``ite``, an order, a division by a non-constant, a size limit — is *not decided*
+An ``ite`` is its branch where the condition's comparisons have constant (or, in a proof object's
+case, proved) signs.  Anything else — an order, a division by a non-constant, a size limit — is *not decided*
 here (``None``), never *false*: the solvers then decide, and the verdict says so.
 """
 
@@ -18,6 +19,8 @@ from .smt import SGN
 from .sparse_poly import SIGN_ATOM, Poly, TooLarge, add, multiply
 
 Sexp = Any  # a str atom or a list of Sexp
+COMPARE = {">": lambda s: s > 0, ">=": lambda s: s >= 0, "<": lambda s: s < 0, "<=": lambda s: s <= 0,
+           "=": lambda s: s == 0}  # a comparison a ∘ b from the sign s of a − b
 
 
 class Undecided(Exception):
@@ -50,6 +53,7 @@ class _Normaliser:
         self.functions: dict[str, tuple[list[str], Sexp]] = {}
         self.atoms: dict[tuple, int] = {}
         self.known: dict[tuple, int] = {}  # sign of a normal form proved in the current case (positivity.py)
+        self.pending: list[Poly] = []      # condition differences of unknown sign met (read by the prover only)
 
     def term(self, t: Sexp, env: dict[str, Poly]) -> Poly:
         while isinstance(t, list) and t and t[0] == "let":  # a let chain: a loop, not a recursion
@@ -74,6 +78,8 @@ class _Normaliser:
             return {(): q} if q else {}
         if not t or not isinstance(t[0], str):
             raise Undecided("application")
+        if t[0] == "ite" and len(t) == 4:  # decided only where the condition's truth is known
+            return self.term(t[2] if self.truth(t[1], env) else t[3], env)
         head, args = t[0], [self.term(a, env) for a in t[1:]]
         if head == "+":
             out: Poly = {}
@@ -104,6 +110,22 @@ class _Normaliser:
                 raise Undecided("arity")
             return self.term(body, dict(zip(params, args)))
         raise Undecided(f"operator {head[:20]}")
+
+    def truth(self, c: Sexp, env: dict[str, Poly]) -> bool:
+        """A condition's truth where every comparison's difference has a constant or proved sign."""
+        if isinstance(c, list) and c and c[0] in ("and", "or") and len(c) >= 2:
+            values = [self.truth(x, env) for x in c[1:]]
+            return all(values) if c[0] == "and" else any(values)
+        if isinstance(c, list) and len(c) == 2 and c[0] == "not":
+            return not self.truth(c[1], env)
+        if not (isinstance(c, list) and len(c) == 3 and c[0] in COMPARE):
+            raise Undecided("a condition")
+        difference = add(dict(self.term(c[1], env)), self.term(c[2], env), -1)
+        sign = self.sign(difference)
+        if set(sign) - {()}:
+            self.pending.append(difference)  # for a prover: a sign worth splitting on
+            raise Undecided("a condition whose sign is not known")
+        return COMPARE[c[0]](sign.get((), 0))
 
     def sign(self, p: Poly) -> Poly:
         if not p:

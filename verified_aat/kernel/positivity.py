@@ -11,6 +11,10 @@ per disjunct of assertion k, in order), whose leaves close their case:
   goal ``(< a b)`` holds there because b − a = Σ q·Π fact_k + Σ q·TERM² + constant, every q ≥ 0
   and the constant > 0 (a Positivstellensatz certificate with products of facts).
 
+A node ``{"cases-on": TERM, "cases": [N₊, N₀, N₋]}`` splits on the sign of TERM (each case knows it,
+so sgn and ``ite`` conditions on ±TERM are decided there, and adds TERM ≥ 0, both, or −TERM ≥ 0 to
+its facts).  In every case an assertion ``(= v t)`` with v an unsubstituted declared constant and t
+decided there substitutes t for v.
 A node ``{"signs": [[TERM, "+" or "-", POSITIVE], …], "then": NODE}`` proves ±TERM > 0 in its case
 by a positive certificate (as above, for ±TERM instead of b − a), then checks NODE with sgn of every
 term whose normal form is TERM's replaced by ±1.
@@ -80,6 +84,21 @@ class _Lemma:
             for disjunct, case in zip(hyp[1:], cases):
                 self.node(case, self._assume(disjunct, env), chosen + [disjunct], budget)
             return
+        env = self._equalities(env)
+        if "cases-on" in proof:  # trichotomy: t > 0, t = 0, t < 0 — every real is in one case
+            (term,) = parse(proof["cases-on"]) if type(proof["cases-on"]) is str else (None,)
+            cases = proof.get("cases")
+            if term is None or type(cases) is not list or len(cases) != 3:
+                raise BadProof("cases-on is a TERM with three cases (> 0, = 0, < 0)")
+            t = self.poly(term, env)
+            saved = dict(self.n.known)
+            for sign, case, facts in ((1, cases[0], [[">=", term, "0.0"]]),
+                                      (0, cases[1], [[">=", term, "0.0"], [">=", "0.0", term]]),
+                                      (-1, cases[2], [[">=", "0.0", term]])):
+                self.n.known = {**saved, _key(t): sign, _key(add({}, t, -1)): -sign}
+                self.node(case, env, chosen + facts, budget)
+            self.n.known = saved
+            return
         if "signs" in proof:  # sgn(t) = ±1 in this case, each proved by a positive leaf for ±t
             claims, inner = proof["signs"], proof.get("then")
             saved = dict(self.n.known)
@@ -90,7 +109,7 @@ class _Lemma:
                     raise BadProof("a sign claim is [TERM, '+' or '-', certificate]")
                 value = self.poly(term, env)
                 self._sum_is(add({}, value, 1 if sign == "+" else -1), certificate, env, facts)
-                self.n.known[tuple(sorted(value.items()))] = 1 if sign == "+" else -1
+                self.n.known[_key(value)] = 1 if sign == "+" else -1
             self.node(inner, env, chosen, budget)
             self.n.known = saved
             return
@@ -141,6 +160,17 @@ class _Lemma:
         if add(total, target, -1):
             raise BadProof("the positive quantity is not the stated sum")
 
+    def _equalities(self, env: dict[str, Poly]) -> dict[str, Poly]:
+        """Each assertion ``(= v t)``, v a declared constant not yet substituted and t decided here
+        (its ``ite`` conditions known), substitutes t for v."""
+        for h in self.hyps:
+            if isinstance(h, list) and len(h) == 3 and h[0] == "=" and h[1] in self.n.variables and h[1] not in env:
+                try:
+                    env = {**env, h[1]: self.poly(h[2], env)}
+                except Undecided:
+                    continue
+        return env
+
     def _goals(self, op: str) -> list[Sexp]:
         goals = self.goal[1:] if self.goal[0] == "and" else [self.goal]
         if not all(isinstance(g, list) and g[0] == op and len(g) == 3 for g in goals):
@@ -164,6 +194,10 @@ class _Lemma:
 
     def poly(self, t: Sexp, env: dict[str, Poly]) -> Poly:
         return self.n.term(t, env)
+
+
+def _key(p: Poly) -> tuple:
+    return tuple(sorted(p.items()))
 
 
 def _conjuncts(t: Sexp) -> list[list]:

@@ -96,25 +96,6 @@ def schematic_document(name: str, depth_bound: int | None, T: Transformer, info_
     return doc, ctx, report
 
 
-def attach_proof_objects(doc: dict[str, Any]) -> int:
-    """Give every lemma the kernel's normal form does not decide a proof object, where the search finds one
-    (``proof_objects.py``; the kernel checks it, S12c): with all of them, ``check --no-solver-trust`` accepts
-    the certificate.  Returns how many lemmas still rest on a solver."""
-    from ..kernel.identity import decide
-    from .proof_objects import find_proof
-
-    left = 0
-    for entry in doc["lemmas"]:
-        if decide(entry["smt2"]) is True:
-            continue
-        proof = find_proof(entry["smt2"])
-        if proof is None:
-            left += 1
-        else:
-            entry["proof"] = proof
-    return left
-
-
 def _discharge(ctx: SchematicContext, timeout_ms: int) -> tuple[list[str], list[str], list[str]]:
     """Z3 on every lemma: (false lemmas, undecided lemmas) as messages, and the false lemmas' texts."""
     failed, undecided, false = [], [], []
@@ -272,6 +253,7 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
     lemmas = len(ctx.derivation.lemmas)
     if not problems and not failed and not undecided:
         t0 = time.perf_counter()
+        from .proof_objects import attach_proof_objects
         attach_proof_objects(doc)
         timings["proof_objects"] = time.perf_counter() - t0
         doc["timings"] = {k: round(v, 3) for k, v in timings.items()}
