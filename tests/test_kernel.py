@@ -140,12 +140,21 @@ def certificate_file(tmp_path_factory):
     return path
 
 
-EVERY_K = Path(__file__).resolve().parent.parent / "proofs" / "constructions" / "gate-edge.every-K.schematic.json"
+@pytest.fixture
+def every_k_without_objects(tmp_path) -> Path:
+    """The gate-edge every-K certificate without its proof objects: its ordering lemmas then rest on the
+    solver (S12b), as a user's certificate without objects does."""
+    doc = json.loads((Path(__file__).resolve().parent.parent / "proofs" / "constructions" /
+                      "gate-edge.every-K.schematic.json").read_text())
+    for entry in doc["lemmas"]:
+        entry.pop("proof", None)
+    path = tmp_path / "every-K-no-objects.json"
+    path.write_text(json.dumps(doc))
+    return path
 
 
-def test_a_solver_that_gives_up_means_not_checked_with_exit_3(monkeypatch, capsys):
-    """The every-K certificate's attention lemmas have ordering hypotheses: the kernel's normal form does not
-    decide them, so they rest on the solver (S12b)."""
+def test_a_solver_that_gives_up_means_not_checked_with_exit_3(monkeypatch, capsys, every_k_without_objects):
+    EVERY_K = every_k_without_objects
     monkeypatch.setitem(kernel_solvers.SOLVERS, "z3", lambda text, timeout: "unknown (timeout)")
     report = check(json.loads(EVERY_K.read_text()))
     assert report.outcome == "not-checked" and not report.rejections and not report.accepted
@@ -155,9 +164,9 @@ def test_a_solver_that_gives_up_means_not_checked_with_exit_3(monkeypatch, capsy
     assert "NOT CHECKED" in out and "not checked  schematic:attention" in out
 
 
-def test_a_solver_that_finds_a_model_means_rejected(certificate_file, monkeypatch, capsys):
+def test_a_solver_that_finds_a_model_means_rejected(certificate_file, monkeypatch, capsys, every_k_without_objects):
     monkeypatch.setitem(kernel_solvers.SOLVERS, "z3", lambda text, timeout: "sat")
-    assert main(["check", str(EVERY_K)]) == 1
+    assert main(["check", str(every_k_without_objects)]) == 1
     assert "REJECTED" in capsys.readouterr().out
     assert main(["check", str(certificate_file)]) == 0  # every lemma by the kernel's normal form: z3 not asked
     assert main(["check", str(certificate_file), "--solver", "z3"]) == 3  # a second opinion that disagrees
