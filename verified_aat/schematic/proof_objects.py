@@ -170,8 +170,24 @@ def _term(poly: Poly, names: dict[int, str]) -> str:
     return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"
 
 
+_MEMO: dict[tuple, dict[str, Any] | None] = {}
+
+
 def _combination(target: Poly, facts: list[Poly], lemma: _Lemma) -> dict[str, Any] | None:
-    """target = Σ λ·(fact products) + Σ μ·(differences)² + c, λ, μ ≥ 0, c > 0, exactly; or None."""
+    """target = Σ λ·(fact products) + Σ μ·(differences)² + c, λ, μ ≥ 0, c > 0, exactly; or None (memoised:
+    sibling cases often ask the same question)."""
+    if any(v >= SIGN_ATOM for p in [target, *facts] for mono in p for v in mono):
+        return _combination_of(target, facts, lemma)  # sign atoms are numbered per lemma: no sharing
+    key = (_key(target), tuple(_key(f) for f in facts), tuple(sorted(lemma.n.variables.items())))
+    if key not in _MEMO:
+        if len(_MEMO) > 200_000:
+            _MEMO.clear()
+        _MEMO[key] = _combination_of(target, facts, lemma)
+    found = _MEMO[key]
+    return None if found is None else json.loads(json.dumps(found))
+
+
+def _combination_of(target: Poly, facts: list[Poly], lemma: _Lemma) -> dict[str, Any] | None:
     if not set(target) - {()}:
         return _certificate([], [], target.get((), Fraction(0)))
     variables = {v for mono in target for v in mono}
