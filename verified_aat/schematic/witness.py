@@ -27,6 +27,8 @@ from ..transformer.model import Transformer
 
 MAX_FAN_IN = 4096       # a model's fan-in beyond this is not built
 MAX_PADDING = 1 << 21   # ids up to about 2·10⁶ are reached by padding with input gates
+SECONDS_PER_GATE = 2e-4  # what encoding and exactly replaying one gate costs, measured (10⁶ gates: ~100 s):
+                         # a candidate whose replay would not fit the witness budget is not built
 
 
 def lemma_model(text: str, timeout_ms: int = 20_000) -> dict[str, Fraction] | None:
@@ -66,12 +68,14 @@ def _values(model: dict[str, Fraction]) -> list[Fraction]:
     return out[:12]
 
 
-def candidates(model: dict[str, Fraction]) -> Iterator[tuple[Circuit, list[list[Fraction]]]]:
-    """Circuits that realise the model's fan-ins and ids, each with the inputs to try first."""
+def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
+               ) -> Iterator[tuple[Circuit, list[list[Fraction]]]]:
+    """Circuits that realise the model's fan-ins and ids, each with the inputs to try first (none with more
+    than ``max_gates`` gates: their exact replay would not fit the budget)."""
     fan_ins = sorted({k for name, v in model.items() if name.endswith("_k")
-                      for k in [_integer(v, 1, MAX_FAN_IN)] if k is not None})
+                      for k in [_integer(v, 1, min(MAX_FAN_IN, max_gates))] if k is not None})
     ids = sorted({g for name, v in model.items() if re.search(r"_(g|u|v)$", name)
-                  for g in [_integer(v, 0, MAX_PADDING)] if g is not None and g > 2})
+                  for g in [_integer(v, 0, min(MAX_PADDING, max_gates - 2))] if g is not None and g > 2})
     values = _values(model) or [Fraction(1)]
     for k in fan_ins:
         for distinct in (False, True):  # one input k times first: the smaller witness
@@ -105,7 +109,8 @@ def witness_from_models(transformer: Transformer, construction: Construction, mo
     start, tried = time.perf_counter(), 0
     seen: set[str] = set()
     for model in models:
-        for circuit, inputs in candidates(model):
+        left = budget_seconds - (time.perf_counter() - start)
+        for circuit, inputs in candidates(model, max_gates=max(16, int(left / SECONDS_PER_GATE))):
             if time.perf_counter() - start > budget_seconds:
                 return Refutation(None, None, tried, time.perf_counter() - start)
             if circuit.name in seen:
