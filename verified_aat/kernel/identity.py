@@ -132,7 +132,7 @@ class _Normaliser:
             return {}
         if set(p) == {()}:
             return {(): 1 if p[()] > 0 else -1}
-        key = tuple(sorted(p.items()))
+        key = poly_key(p)
         if key in self.known:
             return {(): self.known[key]} if self.known[key] else {}
         atom = self.atoms.setdefault(key, SIGN_ATOM + len(self.atoms))
@@ -147,10 +147,16 @@ def decide(text: str) -> bool | None:
         return None
 
 
-def _decide(text: str) -> bool | None:
+def poly_key(p: Poly) -> tuple:
+    """A hashable name of a normal form (sign atoms and proved signs are keyed by it)."""
+    return tuple(sorted(p.items()))
+
+
+def read_lemma(text: str) -> tuple[_Normaliser, list[Sexp]]:
+    """The kernel printer's lemma text: its constants and functions in a normaliser, and its assertions
+    in order (the last is the negated goal, earlier ones hypotheses); ``Undecided`` on anything else."""
     n = _Normaliser()
     asserted: list[Sexp] = []
-    bound: dict[str, Poly] = {}
     for form in parse(text):
         if not isinstance(form, list) or not form:
             raise Undecided("form")
@@ -162,9 +168,15 @@ def _decide(text: str) -> bool | None:
         elif form[0] == "define-fun" and len(form) == 5 and form[3] == "Real":
             n.functions[form[1]] = ([p[0] for p in form[2]], form[4])
         elif form[0] == "assert" and len(form) == 2:
-            asserted.append(form[1])  # the last assertion is the negated goal; earlier ones are hypotheses
+            asserted.append(form[1])
         elif form[0] not in ("set-logic", "check-sat"):
             raise Undecided(f"command {str(form[0])[:20]}")
+    return n, asserted
+
+
+def _decide(text: str) -> bool | None:
+    n, asserted = read_lemma(text)
+    bound: dict[str, Poly] = {}
     if not asserted:
         return None
     *hypotheses, goal = asserted

@@ -29,8 +29,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .identity import Sexp, Undecided, _Normaliser, _show, parse
-from .smt import SGN
+from .identity import Sexp, Undecided, parse, poly_key, read_lemma
 from .sparse_poly import Poly, TooLarge, add, multiply
 
 MAX_NODES = 2_000  # case-tree nodes of one proof object
@@ -52,20 +51,7 @@ def check_proof(text: str, proof: Any) -> None:
 
 class _Lemma:
     def __init__(self, text: str):
-        self.n = _Normaliser()
-        asserted: list[Sexp] = []
-        for form in parse(text):
-            if form[0] == "declare-const" and len(form) == 3 and form[2] == "Real":
-                self.n.variables.setdefault(form[1], len(self.n.variables))
-            elif form[0] == "define-fun" and form[1] == "sgn":
-                if _show(form) != SGN:
-                    raise BadProof("a sign that is not the kernel's")
-            elif form[0] == "define-fun" and len(form) == 5 and form[3] == "Real":
-                self.n.functions[form[1]] = ([p[0] for p in form[2]], form[4])
-            elif form[0] == "assert" and len(form) == 2:
-                asserted.append(form[1])
-            elif form[0] not in ("set-logic", "check-sat"):
-                raise BadProof(f"command {str(form[0])[:20]}")
+        self.n, asserted = read_lemma(text)
         if not asserted or not (isinstance(asserted[-1], list) and asserted[-1][0] == "not"):
             raise BadProof("the last assertion is not a negated goal")
         *self.hyps, negated = asserted
@@ -90,12 +76,9 @@ class _Lemma:
             cases = proof.get("cases")
             if term is None or type(cases) is not list or len(cases) != 3:
                 raise BadProof("cases-on is a TERM with three cases (> 0, = 0, < 0)")
-            t = self.poly(term, env)
             saved = dict(self.n.known)
-            for sign, case, facts in ((1, cases[0], [[">=", term, "0.0"]]),
-                                      (0, cases[1], [[">=", term, "0.0"], [">=", "0.0", term]]),
-                                      (-1, cases[2], [[">=", "0.0", term]])):
-                self.n.known = {**saved, _key(t): sign, _key(add({}, t, -1)): -sign}
+            for (known, facts), case in zip(self.trichotomy(term, env), cases):
+                self.n.known = known
                 self.node(case, env, chosen + facts, budget)
             self.n.known = saved
             return
@@ -109,20 +92,17 @@ class _Lemma:
                     raise BadProof("a sign claim is [TERM, '+' or '-', certificate]")
                 value = self.poly(term, env)
                 self._sum_is(add({}, value, 1 if sign == "+" else -1), certificate, env, facts)
-                self.n.known[_key(value)] = 1 if sign == "+" else -1
+                self.n.known[poly_key(value)] = 1 if sign == "+" else -1
             self.node(inner, env, chosen, budget)
             self.n.known = saved
             return
         (rule, arg), = proof.items()
         facts = self.facts(chosen, env)
         if rule == "contradiction":
-            hyp = self.hyps[_index(arg, len(self.hyps))]
-            if not (isinstance(hyp, list) and hyp[0] == "not" and isinstance(hyp[1], list) and hyp[1][0] == "="
-                    and not self.poly(["-", hyp[1][1], hyp[1][2]], env)):
+            if not self.violated(_index(arg, len(self.hyps)), env):
                 raise BadProof(f"assertion {arg} does not fail in this case")
         elif rule == "negative":
-            fact = facts[_index(arg, len(facts))]
-            if set(fact) - {()} or not fact or fact[()] >= 0:
+            if not negative(facts[_index(arg, len(facts))]):
                 raise BadProof(f"fact {arg} is not a negative constant in this case")
         elif rule == "identity":
             for eq in self._goals("="):
@@ -160,6 +140,20 @@ class _Lemma:
         if add(total, target, -1):
             raise BadProof("the positive quantity is not the stated sum")
 
+    def trichotomy(self, term: Sexp, env: dict[str, Poly]) -> list[tuple[dict[tuple, int], list[Sexp]]]:
+        """The cases t > 0, t = 0, t < 0 of a ``cases-on`` node: each case's known signs (of t and −t, on
+        top of those known here) and the facts it adds."""
+        t = self.poly(term, env)
+        return [({**self.n.known, poly_key(t): sign, poly_key(add({}, t, -1)): -sign}, facts)
+                for sign, facts in ((1, [[">=", term, "0.0"]]), (0, [[">=", term, "0.0"], [">=", "0.0", term]]),
+                                    (-1, [[">=", "0.0", term]]))]
+
+    def violated(self, k: int, env: dict[str, Poly]) -> bool:
+        """Assertion k is ``(not (= a b))`` and a − b has normal form 0 here."""
+        hyp = self.hyps[k]
+        return (isinstance(hyp, list) and hyp[0] == "not" and isinstance(hyp[1], list) and hyp[1][0] == "="
+                and len(hyp[1]) == 3 and not self.poly(["-", hyp[1][1], hyp[1][2]], env))
+
     def _equalities(self, env: dict[str, Poly]) -> dict[str, Poly]:
         """Each assertion ``(= v t)``, v a declared constant not yet substituted and t decided here
         (its ``ite`` conditions known), substitutes t for v."""
@@ -196,8 +190,9 @@ class _Lemma:
         return self.n.term(t, env)
 
 
-def _key(p: Poly) -> tuple:
-    return tuple(sorted(p.items()))
+def negative(fact: Poly) -> bool:
+    """The fact's normal form is a negative rational (so "fact ≥ 0" fails)."""
+    return bool(fact) and not set(fact) - {()} and fact[()] < 0
 
 
 def _conjuncts(t: Sexp) -> list[list]:

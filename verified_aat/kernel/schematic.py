@@ -190,13 +190,13 @@ SCHEMATIC_CHECKS: tuple[Check, ...] = (
 )
 
 
-def prepare(doc: dict[str, Any]) -> tuple[SchematicContext, Report]:
+def prepare(doc: dict[str, Any], derive: bool = True) -> tuple[SchematicContext, Report]:
     """Every check up to and including the kernel's own derivation of the lemmas (for the prover: it
-    then discharges the lemmas itself, with models for its witnesses)."""
+    then discharges the lemmas itself, with models for its witnesses); ``derive`` False: the checks only."""
     ctx = SchematicContext(doc, Options())
     report = Report()
     run_checks(ctx, SCHEMATIC_CHECKS[:5], report)
-    if not report.rejections:
+    if derive and not report.rejections:
         ctx.derivation = _derive(ctx)
     return ctx, report
 

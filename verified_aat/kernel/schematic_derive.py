@@ -18,10 +18,7 @@ EDGE = None  # the edge template in lists of shapes
 
 
 def _emit(derivation: Derivation, kind: str) -> Callable[[Lemma], None]:
-    def use(lemma: Lemma) -> None:
-        if lemma.goals:  # a lemma whose every goal the read-out does not need (P9) claims nothing
-            derivation.use(lemma.text(), kind, where=lemma.name)
-    return use
+    return lambda lemma: lemma.use_in(derivation, kind)
 
 
 def _label(shape: Shape | None) -> str:

@@ -104,11 +104,6 @@ def derive_edges(scheme: EdgeScheme, functions: list[Function], needs: Needs,
     return derivation
 
 
-def _use(derivation: Derivation, kind: str, lemma: Lemma) -> None:
-    if lemma.goals:  # a lemma whose every goal the read-out does not need (P9) claims nothing
-        derivation.use(lemma.text(), kind, where=lemma.name)
-
-
 def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation, sets: dict[str, str],
                    needs: Needs) -> None:
     T = EdgeTemplates(scheme)
@@ -127,15 +122,15 @@ def _step_function(scheme: EdgeScheme, fn: Function, derivation: Derivation, set
                         lemma.hyps.append("(not (= j_v i_u))")
                     member = kind == "in" and (intended == "in-edges" or j_slot == int(intended == "slot-1"))
                     lemma.goals.append(f"({'=' if member else '<'} {score(head, i, j)} {score(head, i, e)})")
-                    _use(derivation, "schematic:attention", lemma)
+                    lemma.use_in(derivation, "schematic:attention")
     for shape in scheme.shapes:
         for slot in SLOT_CLASSES:
-            _use(derivation, "schematic:step", _step(T, fn, shape, slot, sets, needs))
+            _step(T, fn, shape, slot, sets, needs).use_in(derivation, "schematic:step")
             lemma = Lemma(f"function {fn.number} frame at a {_slot(slot)} out of a {shape.name} gate")
             i = T.edge(lemma, "i", shape, slot)
             pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
             lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in structural]
-            _use(derivation, "schematic:frame", lemma)
+            lemma.use_in(derivation, "schematic:frame")
 
 
 def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: dict[str, str], needs: Needs

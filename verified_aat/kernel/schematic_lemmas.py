@@ -86,6 +86,12 @@ class Lemma:
                 self.hyps.append(f"(>= {name} 0.0)")
         return name
 
+    def use_in(self, derivation: Any, kind: str) -> None:
+        """Add the lemma to ``derivation`` as ``kind``, unless it has no goal left: every goal it had is one the
+        read-out does not need (P9), so it claims nothing."""
+        if self.goals:
+            derivation.use(self.text(), kind, where=self.name)
+
     def text(self) -> str:
         gaps = [f"(or (= {p} {q}) (>= (- {p} {q}) 1.0) (>= (- {q} {p}) 1.0))"
                 for n, p in enumerate(self.ids) for q in self.ids[n + 1:]]

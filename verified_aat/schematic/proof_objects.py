@@ -17,8 +17,8 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from ..kernel.identity import Sexp, Undecided, _show, parse
-from ..kernel.positivity import BadProof, _key, _Lemma
+from ..kernel.identity import Sexp, Undecided, _show, parse, poly_key
+from ..kernel.positivity import BadProof, _Lemma, negative
 from ..kernel.smt import numeral
 from ..kernel.sparse_poly import SIGN_ATOM, Poly, TooLarge, add, multiply
 
@@ -58,11 +58,10 @@ def _search(lemma: _Lemma, env: dict[str, Poly], chosen: list[Sexp], used: froze
         leaf = None
     if leaf is not None or depth >= MAX_DEPTH:
         return leaf
-    for term, t in _sign_candidates(lemma):
+    for term in _sign_candidates(lemma):
         saved, cases = dict(lemma.n.known), []
-        for sign, facts in ((1, [[">=", term, "0.0"]]), (0, [[">=", term, "0.0"], [">=", "0.0", term]]),
-                            (-1, [[">=", "0.0", term]])):
-            lemma.n.known = {**saved, _key(t): sign, _key(add({}, t, -1)): -sign}
+        for known, facts in lemma.trichotomy(term, env):  # the kernel's own cases
+            lemma.n.known = known
             case = _search(lemma, env, chosen + facts, used, depth + 1)
             if case is None:
                 break
@@ -82,17 +81,17 @@ def _search(lemma: _Lemma, env: dict[str, Poly], chosen: list[Sexp], used: froze
     return None
 
 
-def _sign_candidates(lemma: _Lemma) -> list[tuple[Sexp, Poly]]:
+def _sign_candidates(lemma: _Lemma) -> list[Sexp]:
     """Differences whose unknown sign stopped an ``ite`` at the last leaf, then sign atoms' arguments: a
     trichotomy split makes them known."""
     names = {number: name for name, number in lemma.n.variables.items()}
     found: dict[tuple, Poly] = {}
     for poly in list(lemma.n.pending) + [dict(key) for key in lemma.n.atoms]:
-        key = _key(poly)
+        key = poly_key(poly)
         if key in lemma.n.known or key in found or not poly or any(v not in names for m in poly for v in m):
             continue
         found[key] = poly
-    return [(parse(_term(poly, names))[0], poly) for poly in list(found.values())[:3]]
+    return [parse(_term(poly, names))[0] for poly in list(found.values())[:3]]
 
 
 def _candidates(lemma: _Lemma, env: dict[str, Poly], used: frozenset[int]) -> list[int]:
@@ -115,13 +114,12 @@ def _names(t: Sexp) -> set[str]:
 
 
 def _leaf(lemma: _Lemma, env: dict[str, Poly], chosen: list[Sexp]) -> dict[str, Any] | None:
-    for k, hyp in enumerate(lemma.hyps):
-        if (isinstance(hyp, list) and hyp[0] == "not" and isinstance(hyp[1], list) and hyp[1][0] == "="
-                and not lemma.poly(["-", hyp[1][1], hyp[1][2]], env)):
+    for k in range(len(lemma.hyps)):
+        if lemma.violated(k, env):
             return {"contradiction": k}
     facts = lemma.facts(chosen, env)
     for k, fact in enumerate(facts):
-        if fact and not set(fact) - {()} and fact[()] < 0:
+        if negative(fact):
             return {"negative": k}
     return _close(lemma, env, facts, rounds=3)
 
@@ -178,7 +176,7 @@ def _combination(target: Poly, facts: list[Poly], lemma: _Lemma) -> dict[str, An
     sibling cases often ask the same question)."""
     if any(v >= SIGN_ATOM for p in [target, *facts] for mono in p for v in mono):
         return _combination_of(target, facts, lemma)  # sign atoms are numbered per lemma: no sharing
-    key = (_key(target), tuple(_key(f) for f in facts), tuple(sorted(lemma.n.variables.items())))
+    key = (poly_key(target), tuple(poly_key(f) for f in facts), tuple(sorted(lemma.n.variables.items())))
     if key not in _MEMO:
         if len(_MEMO) > 200_000:
             _MEMO.clear()
