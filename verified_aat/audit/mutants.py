@@ -1,9 +1,11 @@
 """Deliberately broken unrollings, and the witnesses that show the audit catches them.
 
 A demonstration and test module: no module of verified_aat imports it except the CLI's
-``--defect`` option, lazily.  Each defect is a changed gadget (:class:`.unroll.Gadgets`)
-passed to the real unrolling code, :func:`.unroll.unroll`; the correct gadgets stay in
-:mod:`.unroll`.  Each of :data:`DEFECTS` makes U_N wrong on some sequence;
+``--defect`` option, lazily.  Each defect is an edit of the uniform family (:data:`EDITS`: a
+range or a gadget of :data:`verified_aat.kernel.audit_family.FAMILY` changed), interpreted by
+:mod:`.family` and built by the real unrolling code, :func:`.unroll.unroll`.  Each of
+:data:`DEFECTS` makes U_N wrong on some short sequence; each of :data:`LATE_DEFECTS` only past
+N = 32, where only the all-N proof (``audit --prove``) looks;
 :func:`find_witness` finds such a sequence among the audit's own seeded samples and
 :func:`replay` re-evaluates the defective circuit on it exactly and compares its outputs
 with the independent reference (:mod:`.reference`).  :data:`HARMLESS` lists changes that
@@ -21,16 +23,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import partial
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
-from ..circuits.builder import Wire
 from ..errors import InputError
 from ..transformer.model import Transformer
 from .check import DEFAULT_LENGTHS, compare, sample_sequences
+from .family import Family, gadgets_of, kernel_family
 from .reference import reference_run
-from .unroll import (GADGETS, Builder, Gadgets, UnrolledCircuit, Unroller, argmax_gates, average_gadget, flatten,
-                     is_zero, unique_gadget, unroll)
+from .unroll import Gadgets, UnrolledCircuit, Unroller, flatten, unroll
 
 DEFECTS: dict[str, str] = {
     "missing-reciprocal": "average pooling: the term (1/N)·[c_i = N] of r_i is left out",
@@ -40,6 +40,11 @@ DEFECTS: dict[str, str] = {
     "dropped-j-ne-j": "leftmost/rightmost: P_ij sums over j′ ≤ j (j′ ≥ j), the condition j′ ≠ j dropped",
     "swapped-compare": "argmax: σ = sign(s_ij − s_ij′), the non-commutative subtraction's operands swapped",
 }
+LATE_DEFECTS: dict[str, str] = {  # right for every N ≤ 32, wrong past it: only the all-N proof sees them
+    "argmax-window-32": "argmax: M_ij compares s_ij with the positions k < 32 only (a gadget sized for N ≤ 32)",
+    "count-saturates-at-32": "average pooling: r_i sums the terms m = 1 … min(N, 32) (a count that saturates)",
+    "pool-drops-last-past-32": "pooling: the sums Σ_j M_ij·x_j and Σ_j L_ij·x_j leave out j = N − 1 when N > 32",
+}
 HARMLESS: dict[str, str] = {
     "argmax-includes-j": "argmax: the term j′ = j kept in Σ gt(s_ij′, s_ij) (it is gt(s, s) = 0)",
 }
@@ -47,64 +52,58 @@ HARMLESS: dict[str, str] = {
 
 def check_defect(name: str) -> None:
     """Refuse an unknown defect name (InputError naming the known ones)."""
-    if name not in DEFECTS and name not in HARMLESS:
-        raise InputError(f"unknown defect {name!r}; known: {', '.join(sorted(DEFECTS) + sorted(HARMLESS))}")
+    if name not in DEFECTS and name not in LATE_DEFECTS and name not in HARMLESS:
+        known = sorted(DEFECTS) + sorted(LATE_DEFECTS) + sorted(HARMLESS)
+        raise InputError(f"unknown defect {name!r}; known: {', '.join(known)}")
 
 
-def _gt_terms(b: Builder, row: list[Wire], negated: list[Wire], j: int, defect: str) -> list[Wire]:
-    """:func:`.unroll.gt_terms` with one of three changes (``swapped-compare``, ``gt-as-ge``,
-    ``argmax-includes-j``); the constants are the ones :func:`.unroll.argmax_gates` made."""
-    one, minus_one, half = b.const(1), b.const(-1), b.const(Fraction(1, 2))
-    terms = []
-    for jp in range(len(row)):
-        if jp == j and defect != "argmax-includes-j":
-            continue
-        if defect == "swapped-compare":  # sign(s_ij − s_ij′): the subtraction's operands swapped
-            sg = b.sign(b.add(row[j], b.mul(minus_one, row[jp])))
+def _set(path: str, value: Any) -> Callable[[Family], None]:
+    """An edit of one field of the family (``ranges.argmax.to``, ``gadgets.gt.gates``…); None deletes it."""
+    *parents, last = path.split(".")
+
+    def edit(family: Family) -> None:
+        node = family
+        for key in parents:
+            node = node[key]
+        if value is None:
+            del node[last]
         else:
-            sg = b.sign(b.add(row[jp], negated[j]))
-        if defect == "gt-as-ge":  # [s_ij′ ≥ s_ij] = 1 − (σ² − σ)/2
-            lt = b.mul(half, b.add(b.mul(sg, sg), b.mul(minus_one, sg)))
-            terms.append(b.add(one, b.mul(minus_one, lt)))
-        else:
-            terms.append(b.mul(half, b.add(b.mul(sg, sg), sg)))
-    return terms
+            node[last] = value
+    return edit
 
 
-def _average(b: Builder, marks: list[Wire], xs: list[list[Wire]], defect: str) -> list[Wire]:
-    """:func:`.unroll.average_gadget` with [c = m + 1] for [c = m], or the term 1/N left out."""
-    n, d = len(xs), len(xs[0])
-    count = b.add(*marks)
-    sums = [b.add(*(b.mul(marks[j], xs[j][c]) for j in range(n))) for c in range(d)]
-    shift = 1 if defect == "count-off-by-one" else 0
-    last = n - 1 if defect == "missing-reciprocal" else n
-    weights = [b.mul(b.const(Fraction(1, m)), is_zero(b, b.add(count, b.const(-m - shift))))
-               for m in range(1, last + 1)]
-    reciprocal = b.add(*weights)
-    return [b.mul(sums[c], reciprocal) for c in range(d)]
+_GE = [["add", "s_k", "neg_j"], ["sign", 0], ["mul", 1, 1], ["mul", "c:-1", 1], ["add", 2, 3], ["mul", "c:1/2", 4],
+       ["mul", "c:-1", 5], ["add", "c:1", 6]]                               # 1 − (σ² − σ)/2 = [s_k ≥ s_j]
+_SWAPPED = [["mul", "c:-1", "s_k"], ["add", "s_j", 0], ["sign", 1], ["mul", 2, 2], ["add", 3, 2], ["mul", "c:1/2", 4]]
+EDITS: dict[str, list[Callable[[Family], None]]] = {
+    "missing-reciprocal": [_set("ranges.reciprocal.to", "N")],
+    "gt-as-ge": [_set("gadgets.gt.gates", _GE)],
+    "leftmost-as-rightmost": [_set("ranges.leftmost", {"index": "k", "from": "j+1", "to": "N"})],
+    "count-off-by-one": [_set("gadgets.reciprocal_term.constants", ["1/m", "-m-1"]),
+                         _set("gadgets.reciprocal_term.gates",
+                              [["add", "count", "c:-m-1"], ["is_zero", 0], ["mul", "c:1/m", 1]])],
+    "dropped-j-ne-j": [_set("ranges.leftmost.to", "j+1"), _set("ranges.rightmost.from", "j")],
+    "swapped-compare": [_set("gadgets.gt.gates", _SWAPPED)],
+    "argmax-includes-j": [_set("ranges.argmax.except", None)],
+    "argmax-window-32": [_set("ranges.argmax.to", "min(N, 32)")],
+    "count-saturates-at-32": [_set("ranges.reciprocal.to", "min(N, 32) + 1")],
+    "pool-drops-last-past-32": [_set("ranges.pool.to", "min(N, max(N - 1, 32))")],
+}
 
 
-def _dropped_j_ne_j(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
-    """:func:`.unroll.unique_gadget` with j′ ≤ j (j′ ≥ j) instead of j′ < j (j′ > j)."""
-    n, d = len(xs), len(xs[0])
-    firsts = [b.mul(marks[j], is_zero(b, b.add(*(marks[:j + 1] if leftmost else marks[j:])))) for j in range(n)]
-    return [b.add(*(b.mul(firsts[j], xs[j][c]) for j in range(n))) for c in range(d)]
-
-
-def _as_rightmost(b: Builder, marks: list[Wire], xs: list[list[Wire]], leftmost: bool) -> list[Wire]:
-    return unique_gadget(b, marks, xs, False)
+def defective_family(defect: str) -> Family:
+    """The kernel's family with the edits of ``defect`` (an unknown name: InputError)."""
+    check_defect(defect)
+    family = kernel_family()
+    for edit in EDITS[defect]:
+        edit(family)
+    return family
 
 
 def defective_gadgets(defect: str) -> Gadgets:
-    """The gadgets of the unrolling with ``defect`` (one of :data:`DEFECTS` or :data:`HARMLESS`)."""
-    check_defect(defect)
-    argmax = GADGETS.argmax
-    if defect in ("swapped-compare", "gt-as-ge", "argmax-includes-j"):
-        argmax = partial(argmax_gates, gts=partial(_gt_terms, defect=defect))
-    average = partial(_average, defect=defect) if defect in ("count-off-by-one", "missing-reciprocal") \
-        else average_gadget
-    unique = {"dropped-j-ne-j": _dropped_j_ne_j, "leftmost-as-rightmost": _as_rightmost}.get(defect, unique_gadget)
-    return Gadgets(defect, argmax, average, unique)
+    """The gadgets of the unrolling with ``defect`` (one of :data:`DEFECTS`, :data:`LATE_DEFECTS` or
+    :data:`HARMLESS`): the changed family, interpreted (:func:`.family.gadgets_of`)."""
+    return gadgets_of(defective_family(defect), defect)
 
 
 def unroll_defective(transformer: Transformer, n: int, defect: str) -> UnrolledCircuit:

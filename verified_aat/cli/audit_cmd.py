@@ -25,7 +25,7 @@ from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
 from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
 from .resources import add_resource_options
-from .audit_prove_cmd import add_prove_options, check_kernel_caps, run_prove
+from .audit_prove_cmd import add_prove_options, check_kernel_caps, run_prove, run_prove_all_n
 from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip, unroller_option
 
 
@@ -40,9 +40,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--construction", "-c", metavar="NAME", choices=sorted(CONSTRUCTIONS),
                         help="audit the construction's compiled transformer for a circuit (CIRCUIT or --family)")
     add_circuit_argument(parser)
-    parser.add_argument("--lengths", default=",".join(map(str, DEFAULT_LENGTHS)), metavar="N,N,...",
-                        help="sequence lengths to audit, a list with ranges such as 2..8,16 "
-                             "(default %(default)s)")
+    parser.add_argument("--lengths", default=None, metavar="N,N,...",
+                        help="sequence lengths to audit, a list with ranges such as 2..8,16 (default "
+                             f"{','.join(map(str, DEFAULT_LENGTHS))}); with --prove: prove U_N = T for these N only "
+                             "(a per-N certificate) instead of for every N")
     parser.add_argument("--samples", type=int, default=20, metavar="K",
                         help="random sequences per length (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random sequences (default 0)")
@@ -61,7 +62,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--defect", metavar="NAME",
                         help="audit a deliberately broken unrolling instead (to see it caught): "
                              "missing-reciprocal, gt-as-ge, leftmost-as-rightmost, count-off-by-one, "
-                             "dropped-j-ne-j, swapped-compare, or the harmless argmax-includes-j")
+                             "dropped-j-ne-j, swapped-compare; wrong only past N = 32: argmax-window-32, "
+                             "count-saturates-at-32, pool-drops-last-past-32; or the harmless argmax-includes-j")
     add_round_trip_options(parser)
     add_prove_options(parser)
     add_resource_options(parser)
@@ -156,7 +158,16 @@ def run(args: argparse.Namespace) -> int:
         check_counts(argparse.Namespace(samples=None, encoded=None, output_length=output_length))
     if output_length is not None and args.output_circuit is None:
         raise InputError("--output-length (or --n) goes with --output-circuit FILE", ARGUMENTS)
-    lengths = parse_lengths(args.lengths)
+    if args.prove and (args.all_n or args.lengths is None):
+        if args.all_n and args.lengths is not None:
+            raise InputError("--all-N proves every length: it does not take --lengths", ARGUMENTS)
+        if args.encoded or args.output_circuit:
+            raise InputError("--prove does not take --encoded or --output-circuit", ARGUMENTS)
+        transformer, _ = _model(args)
+        return run_prove_all_n(args, transformer)
+    if args.all_n:
+        raise InputError("--all-N goes with --prove", ARGUMENTS)
+    lengths = parse_lengths(args.lengths if args.lengths is not None else ",".join(map(str, DEFAULT_LENGTHS)))
     if args.prove:
         check_kernel_caps(lengths)
     transformer, extra = _model(args)

@@ -1,4 +1,5 @@
-"""``verified-aat audit MODEL --lengths 2..8 --prove -o CERT``: a kernel-checked certificate that U_N = T.
+"""``verified-aat audit MODEL --prove -o CERT``: a kernel-checked certificate that U_N = T for every N
+(``--lengths 2..8``: for those N only, a per-N certificate).
 
 Exit 0 proved (the kernel accepted; CERT written), 1 refuted (a witness
 sequence replayed exactly: U_N and T differ on it), 3 unknown (a solver gave
@@ -17,8 +18,10 @@ from .common import ARGUMENTS
 def add_prove_options(parser: Any) -> None:
     """``--prove``, ``-o/--output CERT``, ``--solver``, ``--timeout``, ``--jobs``."""
     parser.add_argument("--prove", action="store_true",
-                        help="prove U_N = T on every sequence of length N, for every N of --lengths, from local "
-                             "lemmas checked by the trusted kernel (docs/soundness.md, U1-U6)")
+                        help="prove U_N = T on every sequence of length N, for every N >= 1 (with --lengths: for "
+                             "those N only), from lemmas checked by the trusted kernel (docs/soundness.md, V and U)")
+    parser.add_argument("--all-N", dest="all_n", action="store_true",
+                        help="with --prove: one certificate for every length N >= 1 (the default of --prove)")
     parser.add_argument("--output", "-o", metavar="CERT",
                         help="with --prove: write the audit certificate here (.gz: compressed); "
                              "`verified-aat check CERT` re-checks it. With --round-trip: a directory for "
@@ -48,20 +51,79 @@ def check_kernel_caps(lengths: list[int], transformer: Any = None) -> None:
         raise LimitReached(f"--lengths: {reason}; nothing unrolled, U_N = T not proved")
 
 
+def _check_prove_options(args: argparse.Namespace) -> tuple[str, ...]:
+    if not args.timeout > 0:
+        raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
+    if args.jobs < 1:
+        raise InputError(f"must be >= 1, got {args.jobs}", "--jobs")
+    return ("z3", "cvc5") if args.solver == "both" else (args.solver,)
+
+
+def run_prove_all_n(args: argparse.Namespace, transformer: Any) -> int:
+    """``audit --prove`` for every N: the uniform family's certificate, or a changed family refuted."""
+    import sys
+
+    from ..audit.prove import PROVED, REFUTED
+    from ..audit.prove_all_n import prove_all_n
+    from ..certificates.document import write_certificate
+    from .progress import progress_reporter
+
+    solvers = _check_prove_options(args)
+    family = None
+    if args.defect is not None:
+        from ..audit.mutants import defective_family  # the demo module: only --defect reads it
+        family = defective_family(args.defect)
+    try:
+        with progress_reporter(getattr(args, "progress", False) or sys.stderr.isatty()) as progress, \
+                progress.stage("audit proof, every N"):
+            result = prove_all_n(transformer, family, name=args.defect or "", solvers=solvers,
+                                 timeout_s=args.timeout, jobs=args.jobs, samples=args.samples, seed=args.seed)
+    except InputError as exc:  # e.g. a softmax head: name the model file
+        raise exc.located(args.model if args.construction is None else None) from None
+    if result.status == PROVED and args.output:
+        write_certificate(result.certificate, args.output)  # type: ignore[arg-type]
+    code = EXIT_OK if result.status == PROVED else (EXIT_REFUTED if result.status == REFUTED else EXIT_UNKNOWN)
+    return _print_result(args, result, "every N >= 1", code)
+
+
+def _print_result(args: argparse.Namespace, result: Any, lengths: Any, code: int) -> int:
+    witness = result.witness
+    if args.json:
+        from .json_output import emit, envelope, rational
+        return emit(envelope(
+            "audit", result.status, reasons=list(result.reasons),
+            counts={"lengths": len(lengths) if isinstance(lengths, list) else 0, "lemmas": result.lemmas},
+            timings=result.timings, lengths=lengths, theorem=result.theorem or None,
+            certificate=args.output if result.status == "proved" and args.output else None,
+            witness=None if witness is None else {
+                "n": witness.n, "sequence": [[rational(v) for v in vec] for vec in witness.sequence],
+                "circuit_outputs": [rational(v) for v in witness.circuit],
+                "transformer_outputs": [rational(v) for v in witness.transformer]}))
+    print(f"lengths      {', '.join(map(str, lengths)) if isinstance(lengths, list) else lengths}")
+    print(f"lemmas       {result.lemmas or 'not derived (the kernel stopped before)'}; wall "
+          + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
+    for reason in result.reasons:
+        print(f"reason       {reason}")
+    if witness is not None:
+        print(f"witness      {witness.describe()} (replayed exactly)")
+    if result.status == "proved":
+        print(f"theorem      {result.theorem}")
+        if args.output:
+            print(f"certificate  {args.output}")
+    print(f"result       {result.status.upper()}")
+    return code
+
+
 def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) -> int:
     """The --prove branch of ``audit``."""
     from ..audit.prove import PROVED, REFUTED, prove_audit
     from ..certificates.document import write_certificate
     from .round_trip_cmd import unroller_option
 
-    if not args.timeout > 0:
-        raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
-    if args.jobs < 1:
-        raise InputError(f"must be >= 1, got {args.jobs}", "--jobs")
+    solvers = _check_prove_options(args)
     if args.encoded or args.output_circuit:
         raise InputError("--prove does not take --encoded or --output-circuit", ARGUMENTS)
     unroller = unroller_option(args)
-    solvers = ("z3", "cvc5") if args.solver == "both" else (args.solver,)
     import sys
     from .progress import progress_reporter
     try:
@@ -74,28 +136,4 @@ def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) ->
     if result.status == PROVED and args.output:
         write_certificate(result.certificate, args.output)  # type: ignore[arg-type]
     code = EXIT_OK if result.status == PROVED else (EXIT_REFUTED if result.status == REFUTED else EXIT_UNKNOWN)
-    witness = result.witness
-    if args.json:
-        from .json_output import emit, envelope, rational
-        return emit(envelope(
-            "audit", result.status, reasons=list(result.reasons),
-            counts={"lengths": len(lengths), "lemmas": result.lemmas}, timings=result.timings,
-            lengths=lengths, theorem=result.theorem or None,
-            certificate=args.output if result.status == PROVED and args.output else None,
-            witness=None if witness is None else {
-                "n": witness.n, "sequence": [[rational(v) for v in vec] for vec in witness.sequence],
-                "circuit_outputs": [rational(v) for v in witness.circuit],
-                "transformer_outputs": [rational(v) for v in witness.transformer]}))
-    print(f"lengths      {', '.join(map(str, lengths))}")
-    print(f"lemmas       {result.lemmas or 'not derived (the kernel stopped before)'}; wall "
-          + ", ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
-    for reason in result.reasons:
-        print(f"reason       {reason}")
-    if witness is not None:
-        print(f"witness      {witness.describe()} (replayed exactly)")
-    if result.status == PROVED:
-        print(f"theorem      {result.theorem}")
-        if args.output:
-            print(f"certificate  {args.output}")
-    print(f"result       {result.status.upper()}")
-    return code
+    return _print_result(args, result, lengths, code)

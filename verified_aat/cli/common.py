@@ -10,8 +10,8 @@ from ..circuits.ir import Circuit, Domain
 from ..errors import InputError
 
 CERTIFICATE_FORMATS = ("verified-aat/certificate", "verified-aat/schematic-certificate",
-                       "verified-aat/audit-certificate")
-"""The ``format`` of the three kinds of certificate (per circuit, schematic, audit)."""
+                       "verified-aat/audit-certificate", "verified-aat/audit-family-certificate")
+"""The ``format`` of the four kinds of certificate (per circuit, schematic, audit per N, audit for every N)."""
 
 ARGUMENTS = "command line"
 """The ``file`` part of errors about the command line itself."""

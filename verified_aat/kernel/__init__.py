@@ -14,6 +14,7 @@ import json
 import zlib
 from typing import Any
 
+from .audit_family import FAMILY_FORMAT, check_audit_family
 from .audit_proof import AUDIT_FORMAT, check_audit
 from .checks import CHECKS, VERSION, judge
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Report
@@ -125,13 +126,15 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
     options = options or Options()
     if not options.solvers:  # every kind rests on solver-proved lemmas: none given is no verdict (D)
         return _not_checked("no solver was given: every certificate rests on solver-proved lemmas")
-    if doc.get("format") in (SCHEMATIC_FORMAT, AUDIT_FORMAT) and (options.circuit_sha256 or options.netlist):
+    if doc.get("format") in (SCHEMATIC_FORMAT, AUDIT_FORMAT, FAMILY_FORMAT) and (options.circuit_sha256 or options.netlist):
         return _not_checked("a given circuit or netlist links only a per-circuit certificate; this certificate's "
                             "theorem is about every circuit of a class (or about T), not about the given one")
     if doc.get("format") == SCHEMATIC_FORMAT:  # one proof for every circuit of depth <= K (P1-P8)
         return check_schematic(doc, options)
     if doc.get("format") == AUDIT_FORMAT:  # an upper-bound certificate: U_N = T (docs/soundness.md, U1-U6)
         return check_audit(doc, options)
+    if doc.get("format") == FAMILY_FORMAT:  # the upper bound for every N (docs/soundness.md, V1-V6)
+        return check_audit_family(doc, options)
     ctx = Context(doc, options)
     report = judge(ctx, CHECKS, lambda c: (len(c.derivation.lemmas), sum(c.derivation.counts.values())), theorem)
     report.defence = ctx.defence

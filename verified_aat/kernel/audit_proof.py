@@ -85,6 +85,7 @@ class AuditContext:
     kernel_decided: int = 0
     solver_only: list[str] = field(default_factory=list)
     proofs: dict[str, Any] = field(default_factory=dict)  # lemma id → its proof object (S12c)
+    measures: dict[str, Any] = field(default_factory=dict)  # all-N certificates: U_N's size, depth, class (V3)
 
 
 # -- lemma texts ------------------------------------------------------------------------------

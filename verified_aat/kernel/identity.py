@@ -181,7 +181,7 @@ def _decide(text: str) -> bool | None:
         return None
     *hypotheses, goal = asserted
     for h in hypotheses:  # a hypothesis v = constant is used as the substitution of v; others are not used
-        if isinstance(h, list) and len(h) == 3 and h[0] == "=" and h[1] in n.variables and h[1] not in bound:
+        if isinstance(h, list) and len(h) == 3 and h[0] == "=" and isinstance(h[1], str) and h[1] in n.variables and h[1] not in bound:
             value = n.term(h[2], {})
             if not set(value) - {()}:
                 bound[h[1]] = value

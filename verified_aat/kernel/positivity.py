@@ -158,7 +158,7 @@ class _Lemma:
         """Each assertion ``(= v t)``, v a declared constant not yet substituted and t decided here
         (its ``ite`` conditions known), substitutes t for v."""
         for h in self.hyps:
-            if isinstance(h, list) and len(h) == 3 and h[0] == "=" and h[1] in self.n.variables and h[1] not in env:
+            if isinstance(h, list) and len(h) == 3 and h[0] == "=" and isinstance(h[1], str) and h[1] in self.n.variables and h[1] not in env:
                 try:
                     env = {**env, h[1]: self.poly(h[2], env)}
                 except Undecided:
