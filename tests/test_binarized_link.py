@@ -31,7 +31,8 @@ from verified_aat.kernel import binarized as bz
 from verified_aat.kernel.checks import CIRCUIT_FORMAT, sha256_json
 from verified_aat.kernel.circuits import evaluate
 from verified_aat.kernel.data import load_circuit
-from verified_aat.kernel.report import ACCEPTED, REJECTED, Context, Options
+from verified_aat.kernel.context import Context
+from verified_aat.kernel.report import ACCEPTED, REJECTED, Options
 from verified_aat.symbolic.certify import certify
 
 CIRC = """circuit wide

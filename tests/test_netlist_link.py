@@ -29,7 +29,8 @@ from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.circuits.link_section import netlist_section
 from verified_aat.kernel.data import load_circuit
 from verified_aat.kernel.netlist_link import check_netlist, link_report
-from verified_aat.kernel.report import Context, Options
+from verified_aat.kernel.context import Context
+from verified_aat.kernel.report import Options
 
 C17 = SHARED / "iscas85" / "c17.bench"
 KERNEL = Path(__file__).resolve().parent.parent / "verified_aat" / "kernel"

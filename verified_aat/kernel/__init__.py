@@ -16,8 +16,10 @@ from typing import Any
 
 from .audit_family import FAMILY_FORMAT, check_audit_family
 from .audit_proof import AUDIT_FORMAT, check_audit
-from .checks import CHECKS, VERSION, judge
-from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Options, Report
+from .checks import CHECKS, VERSION
+from .rules import judge
+from .context import Context
+from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
 from .schematic import SCHEMATIC_FORMAT, check_schematic
 
 def _gc_paused(fn: Any) -> Any:

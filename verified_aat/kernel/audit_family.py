@@ -34,7 +34,7 @@ from .audit_proof import (
     copy_lemma,
     gt_lemma,
 )
-from .checks import Check, judge, sha256_json
+from .rules import Check, judge, sha256_json
 from .data import Bilinear, Circuit, Transformer, as_dict, as_list, load_transformer, need
 from .report import Options, Report
 from .unroll import Builder, depth, none, recip_term, select, unroll
@@ -42,7 +42,7 @@ from .unroll import Builder, depth, none, recip_term, select, unroll
 FAMILY_FORMAT = "verified-aat/audit-family-certificate"
 FAMILY_VERSION = 1
 TOP = {"format", "version", "claim", "info", "transformer", "hashes", "family", "measures", "lemmas", "result"}
-MAX_GATES_AT_5 = 5_000_000   # U_5 is built to pin the size formula: T must be small enough for that
+MAX_GATES_AT_5 = 2_000_000   # U_5 is built to pin the size formula: T must be small enough for that
 
 # The uniform family U_N of kernel/unroll.py (MATH.md §5), with i, j, k positions in 0 … N−1 and
 # m in 1 … N.  A range is the half-open [from, to) of its sum's index, minus ``except``; a gadget is

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import smt
-from .checks import Check, judge, sha256_json
+from .rules import Check, judge, sha256_json
 from .data import (
     Bilinear,
     Circuit,

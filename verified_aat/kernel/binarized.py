@@ -18,7 +18,7 @@ from typing import Callable
 
 from .circuits import depths
 from .data import Circuit, as_dict, as_int, as_list, load_circuit, need
-from .report import Context
+from .context import Context
 
 KEYS = {"circuit", "sha256", "roots"}
 TREE_WORK = 4  # tree gates visited per gate of B (and per operand of C) before the check gives up

@@ -11,26 +11,22 @@ coordinates, schedule rules, attention methods and key decompositions).
 
 from __future__ import annotations
 
-import hashlib
 import json
-import time
-from dataclasses import dataclass
-from typing import Any, Callable
 
 from . import binarized as bz
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, score_reads, summary
 from .circuits import reads
-from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, NotChecked, as_dict, as_list, as_rational,
+from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, as_dict, as_list, as_rational,
                    load_circuit, load_transformer, need)
 from .defence import run_defence
-from .document_transformer import own_depth
+from .document_transformer import own_transformer_problems  # noqa: F401 - S2, shared with P2
 from .layouts import Illegitimate, OutsideLayout, construction_of, encoding_digest
 from .netlist_link import check_netlist
 from .obligations import Deriver, activation_params, frame_changes, layer_functions
-from .report import ACCEPTED, NOT_CHECKED, REJECTED, Context, Rejection, Report
+from .context import Context
 from .schedule import base_failures, claims_from_rules, count_base, layers_needed, readout_failures
-from .discharge import discharge
-from .solvers import solve
+from .discharge import discharge_derivation
+from .rules import Check, sha256_json
 
 FORMAT = "verified-aat/certificate"
 VERSION = 2
@@ -39,71 +35,6 @@ KEY_KIND = "attention:key-decomposition"
 TOP_KEYS = {"format", "version", "claim", "construction", "info", "hashes", "circuit", "transformer", "hints",
             "derived", "lemmas", "result"}
 OPTIONAL_TOP_KEYS = {"netlist", "timings", "original", "construction_document"}
-
-
-def sha256_json(value: object) -> str:
-    """The hash of a JSON value in canonical form (sorted keys, no spaces, ASCII)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    step: str
-    rule: str
-    run: Callable[[Context], list[str]]
-
-
-
-def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
-    """Run ``checks`` in order into ``report``; the first failing one ends the run.  Every kind of
-    certificate goes through here: a malformed field, a recursion or an error is a rejection (fail
-    closed), running out of memory is *not checked* (a resource limit, not a verdict, as S12)."""
-    for number, check in enumerate(checks):
-        if ctx.options.progress is not None:
-            ctx.options.progress(check.name, number, len(checks))
-        t0 = time.perf_counter()
-        try:
-            problems = check.run(ctx)
-        except Malformed as exc:
-            problems = [f"{exc.path}: {exc.message}"]
-        except RecursionError as exc:
-            problems = [f"too large to check ({type(exc).__name__})"]
-        except MemoryError:
-            ctx.unchecked.append(f"{check.name}: out of memory (a memory limit was reached)")
-            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
-            break
-        except NotChecked as exc:
-            ctx.unchecked.append(f"{check.name}: {exc} (docs/soundness.md {check.step})")
-            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
-            break
-        except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
-            problems = [f"the kernel could not complete this check ({type(exc).__name__}: {str(exc)[:160]})"]
-        report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
-        if problems:
-            report.rejections = [Rejection(check.name, check.step, check.rule, p) for p in problems]
-            break
-
-
-
-def judge(ctx: Any, checks: tuple[Check, ...], counts: Callable[[Any], tuple[int, int]],
-          theorem: Callable[[Any], str]) -> Report:
-    """Run ``checks`` on ``ctx`` and state the outcome, the same way for every kind of certificate:
-    rejected if a check failed, else not checked if anything was left unchecked, else accepted with
-    ``theorem(ctx)``.  ``counts(ctx)`` gives (distinct lemmas, obligations)."""
-    start = time.perf_counter()
-    report = Report()
-    run_checks(ctx, checks, report)
-    report.unchecked = list(ctx.unchecked)
-    report.lemmas, report.obligations = counts(ctx)
-    report.solver_runs = ctx.solver_runs
-    report.kernel_decided, report.solver_only = ctx.kernel_decided, list(ctx.solver_only)
-    report.outcome = REJECTED if report.rejections else NOT_CHECKED if report.unchecked else ACCEPTED
-    if report.outcome == ACCEPTED:
-        report.theorem = theorem(ctx)
-    report.seconds = time.perf_counter() - start
-    return report
 
 
 # -- S1: data -------------------------------------------------------------------------
@@ -159,19 +90,6 @@ def _construction(ctx: Context) -> list[str]:
 
 def _own_transformer(ctx: Context) -> list[str]:
     return own_transformer_problems(ctx, ctx.doc["info"])
-
-
-def own_transformer_problems(ctx: Any, info: Any) -> list[str]:
-    """S2 / P2: a certificate that says its transformer is the construction's own T_K must embed exactly that."""
-    claimed = info.get("transformer") if type(info) is dict else None
-    if claimed is None:
-        return []
-    need(claimed == "own", "$.info.transformer", "the only claim about the transformer is 'own'")
-    ctx.own_depth = own_depth(ctx.construction.data, ctx.transformer)
-    if ctx.own_depth is None:
-        return [f"the certificate says its transformer is {ctx.doc['construction'][:60]}'s own T_K, but T is not "
-                "the document's prefix + K × block + suffix for any K"]
-    return []
 
 
 def _encoding(ctx: Context) -> list[str]:
@@ -379,10 +297,7 @@ def _lemmas(ctx: Context) -> list[str]:
 
 def _solvers(ctx: Context) -> list[str]:
     """S12 (``discharge.py``): the kernel's normal form, then the solvers, on the lemmas in derivation order."""
-    lemmas = [(f"{x.kind} lemma {d[:12]}" + (f" ({x.where})" if x.where else ""), x.text)
-              for d, x in ctx.derivation.lemmas.items()]
-    return discharge(ctx, lemmas, lambda jobs: [solve(text, name, ctx.options.timeout_ms) for text, name in jobs],
-                     [ctx.proofs.get(d) for d in ctx.derivation.lemmas])
+    return discharge_derivation(ctx)
 
 
 # -- D and N: the interpreter and the netlist link ---------------------------------------------------

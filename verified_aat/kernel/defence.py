@@ -36,7 +36,7 @@ def rational(value: Number) -> Any:
         return value
     return _mpq(value.numerator, value.denominator)  # type: ignore[union-attr]
 from .data import Bilinear, Circuit, Number, exact
-from .report import Context
+from .context import Context
 
 ALL_PAIRS_LIMIT = 200
 ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention

@@ -68,6 +68,15 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
     return problems[:4]
 
 
+def discharge_derivation(ctx: Any) -> list[str]:
+    """S12 / P8 on the lemmas of ``ctx.derivation`` in derivation order (per-circuit and schematic)."""
+    from .solvers import solve
+    lemmas = [(f"{x.kind} lemma {d[:12]}" + (f" ({x.where})" if x.where else ""), x.text)
+              for d, x in ctx.derivation.lemmas.items()]
+    return discharge(ctx, lemmas, lambda jobs: [solve(text, name, ctx.options.timeout_ms) for text, name in jobs],
+                     [ctx.proofs.get(d) for d in ctx.derivation.lemmas])
+
+
 def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
     """What an accepted verdict rests on, in one line."""
     if not solver_only:

@@ -14,7 +14,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from .data import Bilinear, Circuit, Malformed, Transformer, exact
+from .data import Bilinear, Circuit, Malformed, Transformer, exact, need
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?\Z")
@@ -159,3 +159,16 @@ def _bilinear(score: Any, coordinates: tuple[str, ...]) -> tuple[tuple[int, int,
             return None
         out.append((coordinates.index(parts[0][2:]), coordinates.index(parts[1][2:]), exact(Fraction(value))))
     return tuple(sorted(out))
+
+
+def own_transformer_problems(ctx: Any, info: Any) -> list[str]:
+    """S2 / P2: a certificate that says its transformer is the construction's own T_K must embed exactly that."""
+    claimed = info.get("transformer") if type(info) is dict else None
+    if claimed is None:
+        return []
+    need(claimed == "own", "$.info.transformer", "the only claim about the transformer is 'own'")
+    ctx.own_depth = own_depth(ctx.construction.data, ctx.transformer)
+    if ctx.own_depth is None:
+        return [f"the certificate says its transformer is {ctx.doc['construction'][:60]}'s own T_K, but T is not "
+                "the document's prefix + K × block + suffix for any K"]
+    return []

@@ -40,7 +40,7 @@ from typing import Any
 from .binarized import circuit_for_link, no_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
-from .report import Context
+from .context import Context
 from .solvers import SAT, SOLVERS, UNSAT
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import Check, judge, own_transformer_problems, run_checks, sha256_json
-from .checks import _solvers as solvers_check
+from .discharge import discharge_derivation as solvers_check
+from .document_transformer import own_transformer_problems
+from .rules import Check, judge, run_checks, sha256_json
 from .data import Transformer, as_dict, as_int, as_list, load_transformer, need
 from .layouts import SHIPPED, Construction, construction_of, read_construction, shipped
 from .obligations import Derivation, Function, layer_functions

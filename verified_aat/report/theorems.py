@@ -21,7 +21,8 @@ from .data import LemmaView, transformer_from_form
 
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
 AUDIT_FORMAT = "verified-aat/audit-certificate"
-FORMATS = (SCHEMATIC_FORMAT, AUDIT_FORMAT)
+FAMILY_FORMAT = "verified-aat/audit-family-certificate"
+FORMATS = (SCHEMATIC_FORMAT, AUDIT_FORMAT, FAMILY_FORMAT)
 LEMMAS_SHOWN_PER_KIND = 2
 """Lemmas typeset per kind (the most used first); the rest are listed by id and uses."""
 
@@ -73,7 +74,8 @@ def from_theorem_certificate(doc: dict[str, Any], kernel_report: Any = None,
                     "verdict)"),)
     lemmas = tuple(ScopedLemma(LemmaView(str(l.get("id")), str(l.get("kind")), _int(l.get("uses")),
                                          str(l.get("engine") or "solver"), str(l.get("smt2"))),
-                               str(l.get("scope") or ("every K" if kind == "schematic" else "")))
+                               str(l.get("scope") or ("every K" if kind == "schematic" else "all N"
+                                                      if doc["format"] == FAMILY_FORMAT else "")))
                    for l in doc.get("lemmas") or [] if isinstance(l, dict))
     unrolled: tuple[tuple[int, int, int], ...] = ()
     if kind == "schematic":
@@ -84,6 +86,18 @@ def from_theorem_certificate(doc: dict[str, Any], kernel_report: Any = None,
                   ("depth bound", "every K ≥ 1: one block of T, repeated K times, is T_K" if every else f"K = {k}"),
                   ("circuits", "every FSAC⁰[sign] circuit of depth ≤ K, every input x")]
         title = f"{name} for {'every K' if every else f'K = {k}'} (schematic certificate)"
+    elif doc["format"] == FAMILY_FORMAT:
+        label = str(info.get("transformer") or "T")
+        first = label.split()[0] if label.split() else ""
+        name = first if first in CONSTRUCTIONS else None
+        measures = doc.get("measures") if isinstance(doc.get("measures"), dict) else {}
+        covers = [("transformer", (f"{label}: {info.get('layers', '?')} layers, {info.get('heads', '?')} heads, "
+                                   f"dimension {info.get('dimension', '?')}")),
+                  ("claim", str(doc.get("claim") or "")),
+                  ("lengths N", "every N ≥ 1 (one uniform family, no lemma mentions N)"),
+                  ("depth of U_N", f"{measures.get('depth', '?')} for every N ≥ 2"),
+                  ("non-constant gates of U_N (N⁰ … N³)", ", ".join(map(str, measures.get("gates_cubic") or [])))]
+        title = f"{label} unrolled for every N (all-N audit certificate)"
     else:
         label = str(info.get("transformer") or "T")
         first = label.split()[0] if label.split() else ""
