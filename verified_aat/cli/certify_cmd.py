@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", "-j", type=int, default=2, help="processes for discharging lemmas (default 2)")
     p.add_argument("--no-timings", action="store_true", help="leave timings out (byte-identical certificates)")
     p.add_argument("--no-refute", action="store_true", help="do not search for a counterexample on failure")
+    p.add_argument("--no-kernel", action="store_true",
+                   help="write the certificate without the trusted kernel's check (the output then says "
+                        "'not checked by the kernel'; `verified-aat check CERT` checks it later)")
     p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
     from .json_output import add_json_argument
     add_json_argument(p)
@@ -86,14 +89,41 @@ def run(args: argparse.Namespace) -> int:
                 link = netlist_section(original[0] if original else carry_link(circuit, result.circuit))
                 doc = build_certificate(result, include_timings=not args.no_timings, netlist=link,
                                         original=original_section(*original) if original else None)
-                if args.output and args.output != "-":
-                    write_certificate(doc, args.output)
+            if not args.no_kernel:  # the verdict is the kernel's: a certificate it rejects is never written
+                with progress.stage("kernel check"):
+                    args.kernel_report = kernel_check(doc, args)
+                if not args.kernel_report.accepted:
+                    doc = None
+            if doc is not None and args.output and args.output != "-":
+                write_certificate(doc, args.output)
     code = _verdict(result, doc, args)
     if getattr(args, "report", None):  # HTML of any outcome, after the verdict (rendering takes longer than a
         from .report_cmd import write  # small proof); its line on stderr when stdout is JSON or the certificate
         write(result, args.report, quiet=args.output == "-" or getattr(args, "json", False), layout=args.layout,
               transformer_path=args.transformer)
     return code
+
+
+def kernel_check(doc, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The trusted kernel's verdict on the certificate just built (a fresh copy: nothing shared)."""
+    import json
+
+    from ..certificates.document import certificate_bytes
+    from ..kernel import check_certificate
+    from ..kernel.report import Options
+
+    fresh = json.loads(certificate_bytes(doc))
+    return check_certificate(fresh, Options(timeout_ms=int(args.timeout * 1000), jobs=max(1, args.jobs)))
+
+
+def _kernel_line(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(the kernel's outcome, its theorem line or why not) after certify."""
+    report = getattr(args, "kernel_report", None)
+    if report is None:
+        return ("not checked by the kernel (--no-kernel)" if args.no_kernel else "not run"), None
+    if report.accepted:
+        return "ACCEPTED", report.theorem
+    return report.outcome.upper(), "; ".join(report.reasons)[:600]
 
 
 def _verdict(result, doc, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
@@ -128,8 +158,14 @@ def _report_json(result, doc, args: argparse.Namespace) -> int:
     t = result.transformer
     circuit = result.circuit
     kinds = dict(sorted(result.derivation.kinds.items()))
+    outcome, detail = _kernel_line(args)
+    status = result.status
+    if status == "proved" and doc is None:
+        status = "unknown"  # the engine's proof, rejected or left unchecked by the kernel: no certificate
     return emit(envelope(
-        "certify", result.status, reasons=list(result.problems),
+        "certify", status, reasons=list(result.problems) + ([f"kernel: {outcome}: {detail}"] if doc is None and
+                                                            result.status == "proved" else []),
+        kernel={"outcome": outcome, "theorem": detail if outcome == "ACCEPTED" else None},
         counts={"gates": circuit.size, "edges": circuit.n_edges, "positions": result.encoding.length,
                 "layers": t.n_layers, "lemmas": len(result.derivation.lemmas),
                 "obligations": sum(kinds.values()), "solver_calls": result.solver_calls},
@@ -149,6 +185,14 @@ def _report(result, doc, args: argparse.Namespace) -> int:
     from ..certificates.document import export_smt
 
     print_summary(result)
+    if result.status == "proved":
+        outcome, detail = _kernel_line(args)
+        print(f"kernel           {outcome}")
+        if detail:
+            print(f"{'theorem' if outcome == 'ACCEPTED' else 'kernel reason':<17}{detail}")
+        if doc is None:
+            print("certificate      not written: the trusted kernel did not accept the engine's certificate")
+            return EXIT_UNKNOWN
     if doc is not None:
         if args.output:
             print(f"certificate      {'(standard output)' if args.output == '-' else args.output}")
