@@ -536,3 +536,21 @@ def test_cli_late_defect_refuted_at_33(model: Path, capsys: pytest.CaptureFixtur
     assert main(["audit", str(model), "--prove", "--defect", "count-saturates-at-32"]) == 1
     out = capsys.readouterr().out
     assert "N = 33" in out and "result       REFUTED" in out and "replayed exactly" in out
+
+
+def test_past_the_kernels_cap_nothing_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine asks the kernel's own cap first: unknown, and no U_N at all is unrolled."""
+    import verified_aat.kernel.audit_family as kernel_family_module
+    calls: list[int] = []
+    real = kernel_family_module.unroll
+    monkeypatch.setattr(kernel_family_module, "MAX_GATES_AT_5", 1000)
+    monkeypatch.setattr(kernel_family_module, "unroll", lambda T, n: calls.append(n) or real(T, n))
+    result = prove_all_n(multi_head(), jobs=1)
+    assert result.status == UNKNOWN and "past the kernel's cap" in result.reasons[0] and calls == []
+
+
+def test_every_all_n_check_points_to_its_step() -> None:
+    from verified_aat.kernel.audit_family import FAMILY_CHECKS
+    soundness = (Path(__file__).resolve().parent.parent / "docs" / "soundness.md").read_text()
+    for check in FAMILY_CHECKS:
+        assert f"**{check.step} —" in soundness and f"`{check.name}`" in soundness, check

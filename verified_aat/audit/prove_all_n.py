@@ -49,6 +49,16 @@ def build_family_certificate(transformer: Transformer, family: Family | None = N
     return doc
 
 
+def kernel_limit_all_n(transformer: Transformer) -> str | None:
+    """The kernel's own size cap on the kernel form of T (so the answer agrees with ``check``), or None."""
+    from ..kernel.audit_family import too_large
+    from ..kernel.data import load_transformer as kernel_transformer
+
+    _refuse_softmax(transformer)
+    problem = too_large(kernel_transformer(json.loads(json.dumps(transformer_form(transformer)))))
+    return None if problem is None else f"past the kernel's cap: {problem}; nothing built, U_N = T not proved"
+
+
 def _refuse_softmax(transformer: Transformer) -> None:
     from .unroll import SOFTMAX_REFUSAL
     for number, layer in enumerate(transformer.layers, start=1):
@@ -64,6 +74,9 @@ def prove_all_n(transformer: Transformer, family: Family | None = None, *, name:
     from ..kernel.audit_family import check_audit_family
     from ..kernel.report import Options
 
+    limit = kernel_limit_all_n(transformer)
+    if limit is not None:  # the kernel would refuse: say so before building anything
+        return ProofResult(UNKNOWN, None, (limit,))
     t0 = time.perf_counter()
     doc = build_family_certificate(transformer, family)
     t1 = time.perf_counter()

@@ -224,12 +224,18 @@ def _document(ctx: AuditContext) -> list[str]:
     return []
 
 
-def _transformer(ctx: AuditContext) -> list[str]:
-    T = ctx.transformer = load_transformer(ctx.doc["transformer"])
+def too_large(T: Transformer) -> str | None:
+    """Why the kernel refuses to build U_1 … U_5 for T (the bound is computed from T alone), or None."""
     at5 = sum(sum(25 * (36 + T.dimension + _size(h.score)) for h in layer.heads) + 5 * _size(layer.activation)
               for layer in T.layers)
-    need(at5 <= MAX_GATES_AT_5, "$.transformer", f"U_5 would have about {at5} gates, past the kernel's "
-                                                 f"{MAX_GATES_AT_5} for all-N certificates")
+    return None if at5 <= MAX_GATES_AT_5 else (f"U_5 would have about {at5} gates, past the kernel's "
+                                               f"{MAX_GATES_AT_5} for all-N certificates")
+
+
+def _transformer(ctx: AuditContext) -> list[str]:
+    T = ctx.transformer = load_transformer(ctx.doc["transformer"])
+    problem = too_large(T)
+    need(problem is None, "$.transformer", str(problem))
     return []
 
 
