@@ -39,12 +39,14 @@ ALLOWED: dict[str, set[str]] = {
     "schematic": {"certificates", "circuits", "constructions", "kernel", "refutation", "transformer"},  # any-C proofs
     "audit": {"certificates", "circuits", "constructions", "kernel", "schematic", "symbolic", "transformer"},
     # unroll T, audit; schematic: the proof-object search both provers share
+    "pipeline": {"certificates", "circuits", "constructions", "kernel", "refutation", "symbolic", "transformer"},
+    # certify end to end: the engine's stages, then the kernel's verdict
     "results": {"kernel"},      # typed wrappers of the kernel's report for the API
     "report": {"certificates", "circuits", "constructions", "refutation", "results", "symbolic",
                "transformer"},  # HTML report pages of results and certificates (below api and cli)
-    "api": {"audit", "certificates", "circuits", "constructions", "kernel", "refutation", "results",
+    "api": {"audit", "certificates", "circuits", "constructions", "kernel", "pipeline", "refutation", "results",
             "schematic", "symbolic", "transformer"},  # the Python API: the top, with the CLI
-    "cli": {"api", "audit", "certificates", "circuits", "constructions", "export", "kernel", "report",
+    "cli": {"api", "audit", "certificates", "circuits", "constructions", "export", "kernel", "pipeline", "report",
             "schematic", "symbolic", "transformer"},  # the command line: the top
     "__init__": {"api", "circuits", "results"},  # `import verified_aat as va`: re-exports the API
 }

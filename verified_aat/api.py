@@ -87,20 +87,24 @@ def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str | 
 
 def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *, depth_bound: int | None = None,
             transformer: Transformer | str | None = None, timeout: float = 10.0, jobs: int = 1,
-            refute: bool = True, progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
+            refute: bool = True, kernel: bool = True,
+            progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
     """Prove (or refute) that the construction simulates ``circuit`` on every input (a CertifyResult).
 
     ``depth_bound``: K (default the circuit's depth); ``transformer``: check this (edited)
     transformer, or the spec file at that path, instead of the construction's own T_K;
     ``timeout``: seconds per solver query; ``jobs``: processes for discharging lemmas;
     ``refute``: search a counterexample when a lemma fails (without one the status is unknown);
-    ``progress``: called with (phase, done, total) as certify goes.
+    ``kernel``: end with the trusted kernel's check (``.kernel``, ``.theorem``, ``.certificate``; a
+    certificate it does not accept makes the status unknown); ``progress``: called with
+    (phase, done, total) as certify goes.
     """
-    from .symbolic.certify import certify as _certify
+    from .pipeline import certify as _certify
     from .transformer.spec import load_transformer
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
-    return _certify(circuit, _resolve(construction), depth_bound, model, _milliseconds("timeout", timeout),
-                    _at_least_one("jobs", jobs), refute=refute, progress=progress)
+    return _certify(circuit, _resolve(construction), depth_bound, model,
+                    timeout_ms=_milliseconds("timeout", timeout), jobs=_at_least_one("jobs", jobs), refute=refute,
+                    kernel=kernel, progress=progress)
 
 
 def refute(transformer: Transformer | str, construction: str | Construction = "gate-edge", circuit: Circuit | None = None, *,

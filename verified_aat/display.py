@@ -120,6 +120,10 @@ def _certify_rows(result: Any) -> tuple[str, Rows]:
                   ("solver calls", result.solver_calls),
                   ("obligations", sum(result.derivation.kinds.values())),
                   ("seconds", f"{result.seconds.get('total', 0.0):.3f}")]
+    if getattr(result, "kernel", None) is not None:
+        rows.append(("kernel", str(result.kernel)))
+    if getattr(result, "theorem", ""):
+        rows.append(("theorem", result.theorem))
     return f"{result.status} for {result.circuit.name!r}", rows
 
 

@@ -45,8 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .common import check_class_at_source, circuit_from_args
-    from ..certificates.document import build_certificate, write_certificate
-    from ..symbolic.certify import certify
+    from ..certificates.document import write_certificate
+    from ..pipeline import certify
     from .progress import progress_reporter
 
     if getattr(args, "json", False) and args.output == "-":
@@ -77,24 +77,20 @@ def run(args: argparse.Namespace) -> int:
             from .transformer_arg import load_for_construction
             transformer = load_for_construction(args.transformer, construction)
             _check_transformer_constants(transformer, args.transformer)
-        result = certify(circuit, construction, args.depth_bound, transformer, int(args.timeout * 1000),
-                         max(1, args.jobs), refute=not args.no_refute, progress=progress)
-        doc = None
-        if result.status == "proved":
-            from ..certificates.document import original_section
-            from ..circuits.link_section import carry_link, netlist_section
+        from ..certificates.document import original_section
+        from ..circuits.link_section import carry_link, netlist_section
+
+        def sections(result):  # type: ignore[no-untyped-def]
+            # an imported netlist: the certificate also proves C equals the netlist (kernel check N);
+            # binarized, the link is to the circuit before binarization, which the kernel links to B (B1-B5)
+            return {"netlist": netlist_section(original[0] if original else carry_link(circuit, result.circuit)),
+                    "original": original_section(*original) if original else None}
+        result = certify(circuit, construction, args.depth_bound, transformer, timeout_ms=int(args.timeout * 1000),
+                         jobs=max(1, args.jobs), refute=not args.no_refute, kernel=not args.no_kernel,
+                         progress=progress, sections=sections, include_timings=not args.no_timings)
+        doc = result.certificate
+        if doc is not None and args.output and args.output != "-":
             with progress.stage("write"):
-                # an imported netlist: the certificate also proves C equals the netlist (kernel check N);
-                # binarized, the link is to the circuit before binarization, which the kernel links to B (B1-B5)
-                link = netlist_section(original[0] if original else carry_link(circuit, result.circuit))
-                doc = build_certificate(result, include_timings=not args.no_timings, netlist=link,
-                                        original=original_section(*original) if original else None)
-            if not args.no_kernel:  # the verdict is the kernel's: a certificate it rejects is never written
-                with progress.stage("kernel check"):
-                    args.kernel_report = kernel_check(doc, args)
-                if not args.kernel_report.accepted:
-                    doc = None
-            if doc is not None and args.output and args.output != "-":
                 write_certificate(doc, args.output)
     code = _verdict(result, doc, args)
     if getattr(args, "report", None):  # HTML of any outcome, after the verdict (rendering takes longer than a
@@ -104,23 +100,11 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def kernel_check(doc, args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """The trusted kernel's verdict on the certificate just built (a fresh copy: nothing shared)."""
-    import json
-
-    from ..certificates.document import certificate_bytes
-    from ..kernel import check_certificate
-    from ..kernel.report import Options
-
-    fresh = json.loads(certificate_bytes(doc))
-    return check_certificate(fresh, Options(timeout_ms=int(args.timeout * 1000), jobs=max(1, args.jobs)))
-
-
-def _kernel_line(args: argparse.Namespace) -> tuple[str, str | None]:
+def _kernel_line(result) -> tuple[str, str | None]:  # type: ignore[no-untyped-def]
     """(the kernel's outcome, its theorem line or why not) after certify."""
-    report = getattr(args, "kernel_report", None)
-    if report is None:
-        return ("not checked by the kernel (--no-kernel)" if args.no_kernel else "not run"), None
+    if result.kernel is None or result.kernel_report is None:
+        return (result.kernel or "not run"), None
+    report = result.kernel_report
     if report.accepted:
         return "ACCEPTED", report.theorem
     return report.outcome.upper(), "; ".join(report.reasons)[:600]
@@ -158,13 +142,9 @@ def _report_json(result, doc, args: argparse.Namespace) -> int:
     t = result.transformer
     circuit = result.circuit
     kinds = dict(sorted(result.derivation.kinds.items()))
-    outcome, detail = _kernel_line(args)
-    status = result.status
-    if status == "proved" and doc is None:
-        status = "unknown"  # the engine's proof, rejected or left unchecked by the kernel: no certificate
+    outcome, detail = _kernel_line(result)
     return emit(envelope(
-        "certify", status, reasons=list(result.problems) + ([f"kernel: {outcome}: {detail}"] if doc is None and
-                                                            result.status == "proved" else []),
+        "certify", result.status, reasons=list(result.problems),
         kernel={"outcome": outcome, "theorem": detail if outcome == "ACCEPTED" else None},
         counts={"gates": circuit.size, "edges": circuit.n_edges, "positions": result.encoding.length,
                 "layers": t.n_layers, "lemmas": len(result.derivation.lemmas),
@@ -185,8 +165,8 @@ def _report(result, doc, args: argparse.Namespace) -> int:
     from ..certificates.document import export_smt
 
     print_summary(result)
-    if result.status == "proved":
-        outcome, detail = _kernel_line(args)
+    if result.kernel is not None:
+        outcome, detail = _kernel_line(result)
         print(f"kernel           {outcome}")
         if detail:
             print(f"{'theorem' if outcome == 'ACCEPTED' else 'kernel reason':<17}{detail}")

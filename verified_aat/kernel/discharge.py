@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .identity import decide
-from .positivity import BadProof, check_proof
+from .positivity import BadProof, Unfinished, check_proof
 from .solvers import SAT, UNSAT
 
 Answer = Callable[[list[tuple[str, str]]], list[str]]  # [(text, solver)] → answers
@@ -35,6 +35,8 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
                 own[k] = True
             except BadProof as exc:
                 problems.append(f"{lemmas[k][0]}: its proof object does not check (S12c): {exc}")
+            except Unfinished as exc:  # a resource limit: the solvers may still decide it, else not checked
+                ctx.unchecked.append(f"{lemmas[k][0]}: its proof object could not be checked to the end ({exc})")
     if problems:
         return problems[:4]
     ctx.kernel_decided = sum(own)

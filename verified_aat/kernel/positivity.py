@@ -39,13 +39,18 @@ class BadProof(Exception):
     """The proof object does not prove the lemma (the certificate is rejected)."""
 
 
+class Unfinished(Exception):
+    """Checking the proof object ran into a size or stack limit: the lemma is *not checked*."""
+
+
 def check_proof(text: str, proof: Any) -> None:
     """Return if ``proof`` proves the lemma ``text``; raise :class:`BadProof` (why) otherwise."""
     try:
         lemma = _Lemma(text)
         lemma.node(proof, {}, [], [0])
-    except (Undecided, TooLarge, RecursionError, ZeroDivisionError, ValueError, TypeError, KeyError,
-            IndexError) as exc:
+    except (TooLarge, RecursionError) as exc:  # a resource limit: the lemma is left undecided, not refuted
+        raise Unfinished(f"{type(exc).__name__}: {str(exc)[:80]}") from None
+    except (Undecided, ZeroDivisionError, ValueError, TypeError, KeyError, IndexError) as exc:
         raise BadProof(f"{type(exc).__name__}: {str(exc)[:80]}") from None
 
 

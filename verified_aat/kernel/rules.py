@@ -34,8 +34,8 @@ class Check:
 
 def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
     """Run ``checks`` in order into ``report``; the first failing one ends the run.  Every kind of
-    certificate goes through here: a malformed field, a recursion or an error is a rejection (fail
-    closed), running out of memory is *not checked* (a resource limit, not a verdict, as S12)."""
+    certificate goes through here: a malformed field or an error is a rejection (fail closed); running
+    out of memory or of stack is *not checked* (a resource limit, not a verdict, as S12)."""
     for number, check in enumerate(checks):
         if ctx.options.progress is not None:
             ctx.options.progress(check.name, number, len(checks))
@@ -44,10 +44,9 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
             problems = check.run(ctx)
         except Malformed as exc:
             problems = [f"{exc.path}: {exc.message}"]
-        except RecursionError as exc:
-            problems = [f"too large to check ({type(exc).__name__})"]
-        except MemoryError:
-            ctx.unchecked.append(f"{check.name}: out of memory (a memory limit was reached)")
+        except (RecursionError, MemoryError) as exc:  # a resource limit, not a verdict: never a rejection
+            what = "out of memory" if isinstance(exc, MemoryError) else "too deeply nested for the interpreter's stack"
+            ctx.unchecked.append(f"{check.name}: {what} (a resource limit was reached)")
             report.checks.append((check.name, "not checked", time.perf_counter() - t0))
             break
         except NotChecked as exc:

@@ -15,7 +15,7 @@ import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..circuits.evaluate import evaluate, evaluate_gates
 from ..circuits.ir import Circuit
@@ -181,3 +181,29 @@ def _settle(schedule: Schedule, p: int | None) -> int:
     if p is None or schedule.claims[p] is None:
         return 10 ** 9
     return schedule.claims[p].settle  # type: ignore[union-attr]
+
+
+def refute(result: Any, timeout_ms: int) -> Any:
+    """The refutation stage on a certify result that is not *proved*: search for a counterexample (first
+    with the failed lemmas' models), then Z3 on the whole claim; a counterexample found — replayed
+    exactly by the search — makes the result *refuted*.  Updates ``result`` in place and returns it."""
+    import time
+
+    from ..status import Status
+
+    t0 = time.perf_counter()
+    failed = [l for l in result.derivation.lemmas.values() if result.verdicts[l.digest].status == "failed"]
+    counterexample = search_counterexample(result.circuit, result.transformer, result.encoding, result.schedule,
+                                           hints_models=[result.verdicts[l.digest].model for l in failed
+                                                         if result.verdicts[l.digest].model])
+    if counterexample is None and failed:
+        counterexample, irrational = z3_search(result.circuit, result.transformer, result.encoding,
+                                               result.schedule, timeout_ms)
+        if irrational:
+            result.problems.append(f"refuted over the reals by an irrational witness ({irrational}); no rational "
+                                   f"counterexample found, so over Q the claim is unknown")
+    result.seconds["refute"] = time.perf_counter() - t0
+    if counterexample is not None:
+        result.counterexample = counterexample
+        result.status = Status.REFUTED
+    return result

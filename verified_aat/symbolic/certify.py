@@ -66,6 +66,10 @@ class CertifyResult:
     construction_rules: dict[str, Any] = field(default_factory=dict)
     construction_document: Any = None  # a user's construction document, embedded in the certificate
     own_transformer: bool = False      # T is the construction's own T_K (no --transformer)
+    kernel: str | None = None          # the kernel's outcome (verified_aat.pipeline), None: not asked
+    theorem: str = ""                  # the kernel's theorem line, when it accepted
+    certificate: dict[str, Any] | None = field(default=None, repr=False)  # only what the kernel accepted
+    kernel_report: Any = field(default=None, repr=False)
 
     @property
     def solver_calls(self) -> int:
@@ -81,16 +85,35 @@ class CertifyResult:
         return certify_html(self)
 
 
-@gc_paused
-def certify(circuit: Circuit, construction: Construction, depth_bound: int | None = None,
-            transformer: Transformer | None = None, timeout_ms: int = 10_000, jobs: int = 1,
-            refute: bool = True, progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
-    """Certify that ``transformer`` (default: the construction's T_K) simulates ``circuit``."""
-    clock = time.perf_counter()
-    seconds: dict[str, float] = {}
-    circuit = _normalised_circuit(circuit)
-    if progress:
-        progress("compile", 0, 1)
+@dataclass
+class Prepared:
+    """The compile stage's output: what every later stage reads."""
+
+    circuit: Circuit
+    construction: Construction
+    compiled: Any
+    transformer: Transformer
+    encoding: Encoding
+    schedule: Schedule
+    hints: dict[str, Any]
+    structural: tuple[str, ...]
+    own_transformer: bool
+
+
+@dataclass
+class Derived:
+    """The derive stage's output: the obligations as distinct lemmas, the attention claims, the problems."""
+
+    derivation: Derivation
+    attention: list[AttentionClaim]
+    hint_verdicts: dict[str, Verdict]
+    problems: list[str]
+    seconds: dict[str, float]
+
+
+def prepare(circuit: Circuit, construction: Construction, depth_bound: int | None = None,
+            transformer: Transformer | None = None) -> Prepared:
+    """Compile (or take the given transformer), with the schedule and the score hints as the kernel reads them."""
     compiled = construction.compile(circuit, depth_bound)
     # The certificate embeds the transformer as JSON; derive everything from
     # the parsed-back form so that the checker sees exactly the same circuits.
@@ -98,25 +121,27 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     if any(head.pooling is Pooling.SOFTMAX for layer in T.layers for head in layer.heads):
         raise InputError("softmax pooling cannot be certified: it is not exact over Q (use the float engine)")
     encoding = compiled.encoding
-    schedule = construction.schedule(circuit, encoding)
-    if progress:
-        progress("compile", 1, 1)
-    hints = {name: _normalised_hint(hint, T.coordinates) for name, hint in construction.score_hints().items()}
-    structural = tuple(construction.structural)
-    problems: list[str] = []
-    derivation = Derivation()
     if T.coordinates != encoding.coordinates:
         raise InputError(f"the transformer's coordinates {T.coordinates} are not {construction.name}'s "
                          f"{encoding.coordinates}")
-    rows = encoding.rows  # exact, ints where integral (the encoders' contract; see constructions/encoding.py)
-    struct_idx = [T.coordinates.index(c) for c in structural]
+    hints = {name: _normalised_hint(hint, T.coordinates) for name, hint in construction.score_hints().items()}
+    return Prepared(circuit, construction, compiled, T, encoding, construction.schedule(circuit, encoding), hints,
+                    tuple(construction.structural), transformer is None)
 
-    # structure and base case (layer 0), schedule/read-out
+
+def derive(p: Prepared, timeout_ms: int = 10_000, jobs: int = 1,
+           progress: Callable[[str, int, int], None] | None = None) -> Derived:
+    """Structure, base case, read-out, attention (hint lemmas and key joins), structural frame and the
+    per-position obligations, deduplicated by their canonical text."""
+    clock = time.perf_counter()
+    circuit, T, encoding, schedule = p.circuit, p.transformer, p.encoding, p.schedule
+    problems: list[str] = []
+    derivation = Derivation()
+    rows = encoding.rows  # exact, ints where integral (the encoders' contract; see constructions/encoding.py)
+    struct_idx = [T.coordinates.index(c) for c in p.structural]
     derivation.kinds["structure"] += _check_structure(circuit, encoding, problems)
     derivation.kinds["base"] += _check_base(circuit, encoding, schedule, problems)
     derivation.kinds["schedule"] += _check_readout(circuit, encoding, schedule, T.n_layers, problems)
-
-    # attention
     functions = layer_functions(T)
     argmax: dict[tuple[int, int], ArgmaxSets] = {}
     attention: list[AttentionClaim] = []
@@ -128,7 +153,7 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
             if progress:
                 progress("attention", 1, sum(len(f.layer.heads) for f in functions))
             if key not in by_score:
-                by_score[key] = _attention(head, hints.get(head.name), T, rows, struct_idx, derivation,
+                by_score[key] = _attention(head, p.hints.get(head.name), T, rows, struct_idx, derivation,
                                            hint_verdicts, problems, timeout_ms)
             method, lemma_id, sets = by_score[key]
             if lemma_id is not None:
@@ -138,61 +163,64 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
                 continue
             argmax[(fn.number, h)] = sets
             attention.append(AttentionClaim(fn.number, head.name, fn.layers, method, lemma_id, sets))
-    seconds["attention"] = time.perf_counter() - clock
-
-    # structural frame and per-position obligations
-    if not problems or all(not p.startswith("attention") for p in problems):
+    seconds = {"attention": time.perf_counter() - clock}
+    if not any(problem.startswith("attention") for problem in problems):  # the frame needs every argmax set
         derivation.kinds["frame:structure"] += _check_structural_frame(functions, T, rows, struct_idx, argmax,
                                                                         problems, derivation)
-        derive_positions(circuit, T, rows, schedule, structural, functions, argmax, encoding, derivation, progress,
+        derive_positions(circuit, T, rows, schedule, p.structural, functions, argmax, encoding, derivation, progress,
                          jobs)
     seconds["derive"] = time.perf_counter() - clock - seconds["attention"]
+    return Derived(derivation, attention, hint_verdicts, problems, seconds)
 
-    # discharge
+
+def decide(p: Prepared, d: Derived, timeout_ms: int = 10_000, jobs: int = 1,
+           progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
+    """Discharge every lemma (normal forms, then the solvers): *proved* only when all are; else *unknown*
+    (the refutation stage, ``refutation.search.refute``, may turn it into *refuted*)."""
     t0 = time.perf_counter()
-    pending = [lemma for lemma in derivation.lemmas.values() if lemma.digest not in hint_verdicts]
+    derivation, problems = d.derivation, list(d.problems)
+    pending = [lemma for lemma in derivation.lemmas.values() if lemma.digest not in d.hint_verdicts]
     tick = (lambda: progress("discharge", 1, len(pending))) if progress else None
     results = discharge_all([l.text for l in pending], timeout_ms, jobs, tick)
-    verdicts = dict(hint_verdicts)
+    verdicts = dict(d.hint_verdicts)
     verdicts.update({l.digest: v for l, v in zip(pending, results)})
-    seconds["discharge"] = time.perf_counter() - t0
-
-    failed = [l for l in derivation.lemmas.values() if verdicts[l.digest].status == FAILED]
-    unknown = [l for l in derivation.lemmas.values() if verdicts[l.digest].status == UNKNOWN]
-    for lemma in failed:
-        problems.append(f"obligation {lemma.kind} failed (layer {lemma.first_use[0]}, position {lemma.first_use[1]}, "
-                        f"lemma {lemma.digest[:12]})")
-    for lemma in unknown:
-        problems.append(f"obligation {lemma.kind} unknown: {verdicts[lemma.digest].reason or 'timeout'} "
-                        f"(lemma {lemma.digest[:12]})")
+    seconds = {**d.seconds, "discharge": time.perf_counter() - t0}
+    for lemma in derivation.lemmas.values():
+        verdict = verdicts[lemma.digest]
+        if verdict.status == FAILED:
+            problems.append(f"obligation {lemma.kind} failed (layer {lemma.first_use[0]}, position "
+                            f"{lemma.first_use[1]}, lemma {lemma.digest[:12]})")
+    for lemma in derivation.lemmas.values():
+        if verdicts[lemma.digest].status == UNKNOWN:
+            problems.append(f"obligation {lemma.kind} unknown: {verdicts[lemma.digest].reason or 'timeout'} "
+                            f"(lemma {lemma.digest[:12]})")
     problems.extend(derivation.failures)
     problems.extend(derivation.unsupported)
-
-    status = PROVED_STATUS if not problems else UNKNOWN_STATUS
-    counterexample = None
-    if status != PROVED_STATUS and refute:
-        from ..refutation.search import search_counterexample, z3_search
-        t0 = time.perf_counter()
-        counterexample = search_counterexample(circuit, T, encoding, schedule, hints_models=[
-            verdicts[l.digest].model for l in failed if verdicts[l.digest].model])
-        if counterexample is None and failed:
-            counterexample, irrational = z3_search(circuit, T, encoding, schedule, timeout_ms)
-            if irrational:
-                problems.append(f"refuted over the reals by an irrational witness ({irrational}); no rational "
-                                f"counterexample found, so over Q the claim is unknown")
-        seconds["refute"] = time.perf_counter() - t0
-        if counterexample is not None:
-            status = REFUTED_STATUS
-    seconds["total"] = time.perf_counter() - clock
-    return CertifyResult(status, circuit, T, encoding, construction.name, compiled.depth_bound, schedule,
-                         structural, hints, derivation, verdicts, attention, problems, counterexample, seconds,
-                         construction.schedule_rules(), embedded_document(construction), transformer is None)
+    c = p.construction
+    return CertifyResult(PROVED_STATUS if not problems else UNKNOWN_STATUS, p.circuit, p.transformer, p.encoding,
+                         c.name, p.compiled.depth_bound, p.schedule, p.structural, p.hints, derivation, verdicts,
+                         d.attention, problems, None, seconds, c.schedule_rules(), embedded_document(c),
+                         p.own_transformer)
 
 
-def _normalised_circuit(circuit: Circuit) -> Circuit:
-    """The circuit itself: the certificate embeds its canonical structure, computed from this very
-    object, so no round trip through a file format is needed (it cost seconds at 10⁶ gates)."""
-    return circuit
+@gc_paused
+def certify(circuit: Circuit, construction: Construction, depth_bound: int | None = None,
+            transformer: Transformer | None = None, timeout_ms: int = 10_000, jobs: int = 1,
+            refute: bool = True, progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
+    """The engine's stages in order — prepare, derive, decide, and on failure the refutation search — with no
+    kernel check (``verified_aat.pipeline.certify`` ends with the kernel's verdict)."""
+    clock = time.perf_counter()
+    if progress:
+        progress("compile", 0, 1)
+    prepared = prepare(circuit, construction, depth_bound, transformer)
+    if progress:
+        progress("compile", 1, 1)
+    result = decide(prepared, derive(prepared, timeout_ms, jobs, progress), timeout_ms, jobs, progress)
+    if result.status != PROVED_STATUS and refute:
+        from ..refutation.search import refute as refute_stage
+        refute_stage(result, timeout_ms)
+    result.seconds["total"] = time.perf_counter() - clock
+    return result
 
 
 def _normalised_hint(hint: Any, coordinates: tuple[str, ...]) -> Any:
