@@ -69,10 +69,8 @@ def run_prove_all_n(args: argparse.Namespace, transformer: Any) -> int:
     from .progress import progress_reporter
 
     solvers = _check_prove_options(args)
-    family = None
-    if args.defect is not None:
-        from ..audit.mutants import defective_family  # the demo module: only --defect reads it
-        family = defective_family(args.defect)
+    from .round_trip_cmd import family_option
+    family = family_option(args)  # with --defect only, the demo module
     try:
         with progress_reporter(getattr(args, "progress", False) or sys.stderr.isatty()) as progress, \
                 progress.stage("audit proof, every N"):
