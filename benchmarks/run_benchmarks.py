@@ -25,7 +25,7 @@ from rich.console import Console  # noqa: E402
 
 from tables import Column, Table, render_markdown, render_rich  # noqa: E402
 
-SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit", "schematic", "audit-prove")
+SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit", "schematic", "audit-prove", "audit-all-n")
 SCALING_FAMILIES = ("inner-product", "sum-of-products", "random-fsac", "relu")
 SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "circuits"
 C880_TARGETS = {"certify_s": 5.0, "check_s": 2.0}
@@ -385,6 +385,28 @@ def section_audit_prove(report: Report, args: argparse.Namespace) -> None:
     report.show("audit-prove", table)
 
 
+# -- 9. audit --prove for every N -----------------------------------------------------------
+
+def section_audit_all_n(report: Report, args: argparse.Namespace) -> None:
+    from audit_all_n import all_n_rows
+
+    table = Table("9. audit --prove, every N: the all-N certificate of each construction's T_K (K = 2..6), of the "
+                  "hand-written specs, and the round trips of c880 and inner-product-4096 per link",
+                  [Column("case", "case", right=False), Column("prove_cpu_s", "prove CPU s", ".2f"),
+                   Column("prove_s", "prove wall s", ".2f"), Column("check_cpu_s", "check CPU s", ".2f"),
+                   Column("check_s", "check wall s", ".2f"), Column("lemmas", "lemmas"),
+                   Column("size", "size of U_N", right=False), Column("depth", "depth"),
+                   Column("status", "status", right=False)])
+    for row in all_n_rows(args.quick):
+        if not row.get("ok"):
+            report.fail(f"audit --prove every N, {row.get('case')}: {row.get('status')} {row.get('error', '')}")
+        table.add(row, bad=not row.get("ok"))
+    table.notes.append("check: verified_aat.kernel.check_certificate on a fresh JSON copy; CPU s include finished "
+                       "child processes; each case runs in a fresh process. Link 3 of a round trip is by "
+                       "composition of links 1 and 2 (U_N not built).")
+    report.show("audit-all-n", table)
+
+
 # -- main ------------------------------------------------------------------------------------
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -414,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
     report.show("machine", machine_table(info))
     runners = {"certify": section_certify, "shared": section_shared, "baseline": section_baseline,
                "run": section_run, "scale": section_scale, "audit": section_audit,
-               "schematic": section_schematic, "audit-prove": section_audit_prove}
+               "schematic": section_schematic, "audit-prove": section_audit_prove,
+               "audit-all-n": section_audit_all_n}
     started = time.perf_counter()
     seconds: dict[str, float] = {}
     for name in SECTIONS:

@@ -172,36 +172,52 @@ def test_lengths_parser_reads_what_is_written(items: list[tuple[int, int]]) -> N
 
 
 # -- item 1: the round trip refuses a huge circuit before compiling it ------------------------------
+# U_N past audit.round_trip.BUILD_GATES is never built (link 2 is the all-N certificate, link 3 follows by
+# composition), so what bounds a round trip's memory up front is certifying link 1: certify's per-edge bound.
+# The address-space cap itself is not applied in this process (the refusal, not the cap, is under test).
+
+def no_address_space_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.import_module("verified_aat.cli.resources").resource, "setrlimit",
+                        lambda *_: None)
+
 
 def test_round_trip_of_a_huge_family_member_is_refused_before_building_it(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    no_address_space_cap(monkeypatch)
     monkeypatch.setattr(importlib.import_module("verified_aat.circuits.families"), "build_family", never)
     for con in CONSTRUCTIONS.values():
         monkeypatch.setattr(type(con), "compile", never)
-    one_line(capsys, ["audit", "-c", "gate-edge", "--family", "relu", "--n", "1000000", "--round-trip"], 3,
-             "unknown: limit reached", "--max-memory", "refused before starting")
+    line = one_line(capsys, ["audit", "-c", "gate-edge", "--family", "relu", "--n", "1000000", "--round-trip",
+                             "--max-memory", "600"], 3, "unknown: limit reached", "--max-memory",
+                    "refused before starting")
+    assert "1,000,000 circuit edges" in line
 
 
 def test_round_trip_of_a_large_circuit_file_is_refused_before_compiling(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "sum.circ"
-    save_circuit(build_family("sum", 3000), str(path))
+    save_circuit(build_family("sum", 200_000), str(path))
+    no_address_space_cap(monkeypatch)
     monkeypatch.setattr(importlib.import_module("verified_aat.audit.round_trip"), "round_trip", never)
     for con in CONSTRUCTIONS.values():
         monkeypatch.setattr(type(con), "compile", never)
-    one_line(capsys, ["audit", "-c", "edge-only", str(path), "--round-trip"], 3, "unknown: limit reached",
-             "--max-memory")
+    one_line(capsys, ["audit", "-c", "edge-only", str(path), "--round-trip", "--max-memory", "150"], 3,
+             "unknown: limit reached", "--max-memory", "circuit edges")
 
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 def test_the_lower_bounds_on_n_hold(name: str) -> None:
-    """What the early refusal relies on: every construction has a position per edge of C, and a family
-    member's every input is read or is an output, so N >= inputs (and N >= edges for any circuit)."""
+    """What the early refusals rely on: every construction has a position per edge of C, and a family
+    member's every input is read by a gate or is an output, so N >= inputs (and N >= edges for any circuit);
+    for n >= 2 it is read by a gate, so edges >= inputs (the round trip's early bound on certify's memory)."""
     family = FAMILIES[name]
     for n in sorted({family.min_n, family.min_n + 1, family.min_n + 3} & set(range(family.max_n + 1))):
         circuit = build_family(name, n)
-        read = {a for gate in circuit.gates for a in gate.args} | set(circuit.outputs)
-        assert all(g in read for g in circuit.input_gates) and circuit.n_inputs == family.n_inputs(n)
+        read = {a for gate in circuit.gates for a in gate.args}
+        assert all(g in read or g in circuit.outputs for g in circuit.input_gates)
+        assert circuit.n_inputs == family.n_inputs(n)
+        if n >= 2:
+            assert all(g in read for g in circuit.input_gates) and circuit.n_edges >= circuit.n_inputs
         for con in CONSTRUCTIONS.values():
             try:
                 compiled = con.compile(circuit)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -13,14 +14,18 @@ from hypothesis import strategies as st
 from strategies import circuits
 
 from verified_aat.audit import unroll
+from verified_aat.audit.unroll import size_formula
 from verified_aat.audit.mutants import defective_unroller, unroll_defective
 from verified_aat.audit.prove import kernel_limit
 from verified_aat.audit.reference import reference_run
 from verified_aat.audit.round_trip import (
+    BUILD_GATES,
     PROVED,
     REFUTED,
+    SKIPPED,
     UNKNOWN,
     RoundTrip,
+    builds_unrolling,
     circuit_polynomials,
     reached,
     round_trip,
@@ -33,7 +38,8 @@ from verified_aat.circuits.ir import Circuit
 from verified_aat.cli.main import main
 from verified_aat.constructions.registry import get_construction
 from verified_aat.errors import InputError
-from verified_aat.kernel import audit_proof
+from verified_aat.kernel import audit_proof, check_certificate
+from verified_aat.kernel.audit_family import FAMILY_FORMAT
 from verified_aat.symbolic import polynomial as poly
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +60,8 @@ def test_round_trip_proved_on_spec_circuits(name: str, construction: str) -> Non
 
 def test_round_trip_on_c17_proves_three_links_and_check_accepts_both_certificates(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """c17 in threshold mode (x ∈ {0,1}⁵) via edge-only: N = 32, the kernel's cap, so link 2 is certified too."""
+    """c17 in threshold mode (x ∈ {0,1}⁵) via edge-only: N = 32, U_N (1.3·10⁶ gates) is built and partially
+    evaluated for link 3, link 2 is the all-N certificate (the built U_N is the kernel's unrolling at N)."""
     out = tmp_path / "certs"
     assert main(["audit", "-c", "edge-only", str(C17), "--mode", "threshold", "--round-trip", "-o", str(out),
                  "--json"]) == 0
@@ -65,7 +72,9 @@ def test_round_trip_on_c17_proves_three_links_and_check_accepts_both_certificate
     assert data["audit_lemmas"] > 0 and data["audit_witness"] is None
     lower, audit = out / "lower-bound.cert.json", out / "audit.cert.json"
     assert data["certificates"] == {"lower_bound": str(lower), "audit": str(audit)}
-    assert json.loads(audit.read_text())["lengths"] == [32]
+    assert json.loads(audit.read_text())["format"] == FAMILY_FORMAT
+    assert data["audit_method"] == "all-N" and data["unrolled_built"] and data["method"] == "normal-form"
+    assert "kernel unrolling" in data["seconds"]
     for cert in (lower, audit):
         assert main(["check", str(cert)]) == 0
         assert "ACCEPTED" in capsys.readouterr().out
@@ -111,21 +120,28 @@ def test_a_defect_that_encodings_never_exercise_fails_link_2_with_a_replayed_wit
         sound.outputs)) == want
 
 
-def test_past_the_kernel_caps_link_2_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_past_the_kernel_caps_a_per_n_link_2_is_unknown_and_the_all_n_one_has_no_cap(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caps bind the per-N certificate (a broken unroller's link 2), never the all-N one."""
     circuit = load_circuit(str(SPECS / "abs_via_sign.circ"))
     monkeypatch.setattr(audit_proof, "MAX_LENGTH", 3)
-    result = round_trip(circuit, "gate-edge", certify_lower_bound=False)
-    assert result.n_positions > 3 and result.identity == PROVED
+    # missing-reciprocal is wrong only off the encodings: link 3 holds, link 2 past the cap is unknown
+    result = round_trip(circuit, "gate-edge", certify_lower_bound=False,
+                        unroller=defective_unroller("missing-reciprocal"))
+    assert result.n_positions > 3 and result.identity == PROVED and result.audit_method == "per-N"
     assert result.audit == UNKNOWN and result.status == UNKNOWN and result.audit_lemmas == 0
     assert "cap of N <= 3" in result.audit_reason and "no construction" in result.audit_reason
+    honest = round_trip(circuit, "gate-edge", certify_lower_bound=False)
+    assert honest.audit == PROVED and honest.audit_method == "all-N" and honest.identity == PROVED
     monkeypatch.setattr(audit_proof, "MAX_LENGTH", 32)
     monkeypatch.setattr(audit_proof, "MAX_TOTAL_GATES", 100)
-    result = round_trip(circuit, "edge-only", certify_lower_bound=False)
+    result = round_trip(circuit, "edge-only", certify_lower_bound=False,
+                        unroller=defective_unroller("missing-reciprocal"))
     assert result.audit == UNKNOWN and result.status == UNKNOWN and "100 gates" in result.audit_reason
 
 
 def test_c17_via_gate_edge_is_past_the_cap_and_edge_only_is_named() -> None:
-    """c17 via gate-edge has N = 50 > 32: link 2 would be unknown; edge-only and edge-k (N = 32) are within."""
+    """c17 via gate-edge has N = 50 > 32: a per-N link 2 would be unknown; edge-only and edge-k (N = 32) are within."""
     circuit = load_circuit(str(C17), "threshold")
     compiled = get_construction("gate-edge").compile(circuit)
     assert compiled.encoding.length == 50
@@ -134,6 +150,67 @@ def test_c17_via_gate_edge_is_past_the_cap_and_edge_only_is_named() -> None:
     assert kernel_limit(edge_only, [32]) is None and kernel_limit(edge_only, [33]) is not None
     fits = smaller_constructions(circuit, lambda t, n: kernel_limit(t, [n]) is None)
     assert ("edge-only", 32) in fits and ("edge-k", 32) in fits and all(name != "gate-edge" for name, _ in fits)
+
+
+def test_c17_via_gate_edge_proves_three_links_with_the_all_n_certificate() -> None:
+    """N = 50 (past the per-N cap, previously unknown): link 2 is the all-N certificate, U_N (8·10⁶ gates) is
+    not built and link 3 follows by composition; the kept audit certificate is the family one, accepted."""
+    circuit = load_circuit(str(C17), "threshold")
+    result = round_trip(circuit, "gate-edge", keep_certificates=True)
+    assert result.n_positions == 50 and result.status == PROVED
+    assert result.links == {"lower_bound": PROVED, "audit": PROVED, "identity": PROVED}
+    assert result.audit_method == "all-N" and result.method == "composition" and not result.unrolled_built
+    assert result.audit_lemmas > 0 and not result.audit_reason and not result.reason
+    T = get_construction("gate-edge").compile(circuit).transformer
+    assert result.unrolled_gates == size_formula(T, 50).size_bound > BUILD_GATES
+    assert not builds_unrolling(T, 50) and "unroll" not in result.seconds
+    cert = result.certificates["audit"]
+    assert cert["format"] == FAMILY_FORMAT and set(result.certificates) == {"lower_bound", "audit"}
+    report = check_certificate(json.loads(json.dumps(cert)))
+    assert report.accepted and "for every N ≥ 1" in report.theorem
+    assert check_certificate(json.loads(json.dumps(result.certificates["lower_bound"]))).accepted
+
+
+def test_without_links_1_or_2_a_large_u_n_leaves_link_3_skipped_or_unknown() -> None:
+    """U_N past the budget is not built; link 3 by composition needs both links proved."""
+    circuit = load_circuit(str(C17), "threshold")
+    result = round_trip(circuit, "gate-edge", prove_unrolling=False)
+    assert result.lower_bound == PROVED and result.audit == SKIPPED and result.identity == SKIPPED
+    assert result.method == "composition" and f"{BUILD_GATES:,}" in result.reason and result.status == UNKNOWN
+    result = round_trip(circuit, "gate-edge", certify_lower_bound=False)
+    assert result.audit == PROVED and result.identity == SKIPPED and result.status == UNKNOWN
+
+
+@pytest.mark.parametrize("defect", ["gt-as-ge", "missing-reciprocal"])
+def test_a_broken_unroller_past_the_caps_and_the_budget_is_never_proved(defect: str) -> None:
+    """c17 via gate-edge with a broken unroller: the per-N link 2 is past the cap, U_N is not built, and link 3
+    cannot be composed: unknown, not proved (the all-N certificate is about the honest unrolling only)."""
+    circuit = load_circuit(str(C17), "threshold")
+    result = round_trip(circuit, "gate-edge", unroller=defective_unroller(defect))
+    assert result.lower_bound == PROVED and result.audit == UNKNOWN and result.audit_method == "per-N"
+    assert result.identity == UNKNOWN and result.method == "composition" and not result.unrolled_built
+    assert result.status == UNKNOWN and "cap of N <= 32" in result.audit_reason
+
+
+def test_a_built_u_n_that_is_not_the_kernels_unrolling_does_not_compose_with_the_all_n_link(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("verified_aat.audit.round_trip")  # the package re-exports the function
+    monkeypatch.setattr(module, "is_kernel_unrolling", lambda T, u: False)
+    result = round_trip(load_circuit(str(SPECS / "abs_via_sign.circ")), "gate-edge", certify_lower_bound=False)
+    assert result.identity == PROVED and result.audit == UNKNOWN and result.status == UNKNOWN
+    assert "not the kernel's unrolling" in result.audit_reason
+
+
+def test_the_budget_decides_partial_evaluation_or_composition(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("verified_aat.audit.round_trip")  # the package re-exports the function
+    circuit = load_circuit(str(SPECS / "inner_product_3.circ"))
+    monkeypatch.setattr(module, "BUILD_GATES", 10)
+    result = round_trip(circuit, "gate-edge")
+    assert result.status == PROVED and result.method == "composition" and not result.unrolled_built
+    assert result.symbolic_gates == 0
+    # a broken unroller within the per-N caps is built whatever the budget (its certificate hashes U_N)
+    result = round_trip(circuit, "gate-edge", certify_lower_bound=False, unroller=defective_unroller("gt-as-ge"))
+    assert result.unrolled_built and result.identity == REFUTED and result.audit == REFUTED
 
 
 def test_links_about_different_transformers_do_not_compose(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -122,8 +122,6 @@ def _certify_rows(result: Any) -> tuple[str, Rows]:
                   ("seconds", f"{result.seconds.get('total', 0.0):.3f}")]
     if getattr(result, "kernel", None) is not None:
         rows.append(("kernel", str(result.kernel)))
-    if getattr(result, "theorem", ""):
-        rows.append(("theorem", result.theorem))
     return f"{result.status} for {result.circuit.name!r}", rows
 
 
@@ -135,6 +133,8 @@ def certify_repr(result: Any) -> str:
 def certify_html(result: Any) -> str:
     title, rows = _certify_rows(result)
     rows = [("circuit", circuit_repr(result.circuit)), *rows, ("problems", _listed(result.problems))]
+    if getattr(result, "theorem", ""):
+        rows.append(("theorem (the kernel's)", result.theorem))
     if result.counterexample is not None:
         rows += counterexample_rows(result.counterexample)
     return html_table("CertifyResult", title, rows, status=result.status)

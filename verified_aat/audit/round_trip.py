@@ -5,13 +5,24 @@ the round trip is *proved* only when all three are:
 
 1. *Lower bound*: compile C with a construction into T_K and certify that T_K
    simulates C (:func:`verified_aat.symbolic.certify.certify`, kernel-checked).
-2. *Upper bound*: unroll T_K at N = length of enc(C, x) into the FSAC⁰[sign]
-   circuit U_N (:func:`.unroll.unroll`) and prove U_N = T_K on *every* sequence
-   of length N with an audit certificate (:func:`.prove.prove_audit`,
-   kernel-checked).  Past the kernel's caps (N ≤ 32, ~2·10⁷ gates) this link is
-   *unknown*, never proved, and the constructions with a small enough N are named.
-3. *Closing the loop*: prove that U_N on enc(C, x), with the structural
-   coordinates concrete and only x symbolic, has C(x) at the read-out positions.
+2. *Upper bound*: U_N = T_K on *every* sequence of length N = |enc(C, x)|.  With
+   the honest unroller (:func:`.unroll.unroll`) this is the all-N audit
+   certificate (:func:`.prove_all_n.prove_all_n`, kernel-checked): U_N = T_K for
+   every N ≥ 1, instantiated at N — nothing is unrolled at N for it and no cap on
+   N applies.  With a deliberately broken unroller (``--defect``) it is the per-N
+   certificate of that U_N (:func:`.prove.prove_audit`, kernel-checked): past the
+   kernel's caps (N ≤ 32, ~2·10⁷ gates) *unknown*, never proved, and the
+   constructions with a small enough N are named.
+3. *Closing the loop*: U_N(enc(C, x)) = C(x) for every x.  When U_N has at most
+   :data:`BUILD_GATES` gates (:func:`.unroll.size_formula`, known from T_K alone)
+   it is built and partially evaluated, as below: an independent check.  Past
+   that, U_N is not built: link 3 is proved *by composition* when links 1 and 2
+   are (T_K(enc(C, x)) = C(x) for every x by link 1, U_N = T_K on every sequence
+   of length N by link 2, about the same T_K), else it is unknown (skipped when
+   link 1 or 2 was).  When U_N is built and link 2 is the all-N certificate, the
+   built U_N must have the structure hash of the kernel's unrolling at N (the
+   circuit the all-N theorem is about), else the links do not compose (link 2
+   unknown).
 
 Step 3 partially evaluates U_N.  A gate is *structural* when no input slot of
 x reaches it; the scores and the whole argmax gadget are structural in every
@@ -33,6 +44,7 @@ the flat evaluator, C by the circuit evaluator) and differs; anything else is
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -48,11 +60,12 @@ from ..constructions.registry import get_construction
 from ..symbolic import polynomial as poly
 from .flat import ADD, MUL, SIGN, FlatCircuit, _csr
 from .prove import Witness as AuditWitness
-from .prove import kernel_limit, prove_audit
-from .unroll import Unroller, flatten, unroll
+from .prove import kernel_limit, prove_audit, structure_hash
+from .unroll import Unroller, flatten, size_formula, unroll
 
 Value = int | Fraction | dict  # concrete, or a sparse polynomial (poly.Poly)
-PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
+PROVED, REFUTED, UNKNOWN, SKIPPED = "proved", "refuted", "unknown", "skipped"
+BUILD_GATES = 2_000_000   # the largest U_N the round trip builds for link 3 (~100 MB, ~10 s); past it: composition
 
 
 @dataclass(frozen=True)
@@ -64,11 +77,11 @@ class RoundTrip:
     mode: str                    # the circuit's domain: rationals, or boolean ({0,1} inputs)
     n_positions: int             # N = length of enc(C, x)
     layers: int
-    unrolled_gates: int
-    symbolic_gates: int          # gates of U_N that an input slot reaches
+    unrolled_gates: int          # U_N's gates (with the constants): built, or by the size formula when not built
+    symbolic_gates: int          # gates of U_N that an input slot reaches (0 when U_N is not built)
     lower_bound: str             # link 1, T_K simulates C: proved / refuted / unknown / skipped
-    identity: str                # link 3, U_N(enc(C, x)) = C(x): proved / refuted / unknown
-    method: str                  # normal-form or z3
+    identity: str                # link 3, U_N(enc(C, x)) = C(x): proved / refuted / unknown / skipped
+    method: str                  # normal-form or z3 (U_N built), composition (links 1 and 2; U_N not built)
     witness: tuple[Fraction, ...] | None = None
     reason: str = ""
     seconds: dict[str, tuple[float, float]] = field(default_factory=dict)  # phase → (wall, CPU)
@@ -76,6 +89,8 @@ class RoundTrip:
     audit_reason: str = ""
     audit_witness: AuditWitness | None = None   # a length-N sequence where U_N and T_K differ, replayed
     audit_lemmas: int = 0
+    audit_method: str = ""       # all-N (the family certificate, every N) or per-N (at N only); "" when skipped
+    unrolled_built: bool = True  # whether U_N was built (at most BUILD_GATES gates, or a per-N link 2 needs it)
     certificates: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -270,24 +285,62 @@ def smaller_constructions(circuit: Circuit, fits: Any) -> list[tuple[str, int]]:
     return sorted(found, key=lambda item: (item[1], item[0]))
 
 
-def _audit_link(circuit: Circuit, T: Any, unrolled: Any, prove: bool, solvers: tuple[str, ...],
-                timeout_s: float, jobs: int) -> dict[str, Any]:
-    """Link 2: U_N = T_K on every sequence of length N, by a kernel-checked audit certificate."""
+def builds_unrolling(T: Any, n: int, unroller: Unroller = unroll, prove_unrolling: bool = True) -> bool:
+    """Whether :func:`round_trip` builds U_N: when it has at most :data:`BUILD_GATES` gates, or when link 2
+    is the per-N certificate of a broken unroller within the kernel's caps (that certificate hashes it)."""
+    if size_formula(T, n).size_bound <= BUILD_GATES:
+        return True
+    return unroller is not unroll and prove_unrolling and kernel_limit(T, [n]) is None
+
+
+def _audit_link(circuit: Circuit, T: Any, n: int, unrolled: Any, unroller: Unroller, prove: bool,
+                solvers: tuple[str, ...], timeout_s: float, jobs: int) -> dict[str, Any]:
+    """Link 2: U_N = T_K on every sequence of length N, by a kernel-checked audit certificate (all-N with
+    the honest unroller, per-N with another)."""
     if not prove:
-        return {"audit": "skipped"}
-    n = unrolled.n_positions
-    limit = kernel_limit(T, [n])
-    if limit is not None:
-        others = smaller_constructions(circuit, lambda t, m: kernel_limit(t, [m]) is None)
-        hint = ("; within the caps: " + ", ".join(f"{name} (N = {m})" for name, m in others)) if others else \
-            "; no construction gives a small enough N for this circuit"
-        return {"audit": UNKNOWN, "audit_reason": limit + hint}
-    result = prove_audit(T, [n], unroller=lambda _T, _n: unrolled, solvers=solvers, timeout_s=timeout_s, jobs=jobs)
-    out: dict[str, Any] = {"audit": result.status, "audit_lemmas": result.lemmas,
+        return {"audit": SKIPPED}
+    if unroller is unroll:
+        from .prove_all_n import prove_all_n
+        result = prove_all_n(T, solvers=solvers, timeout_s=timeout_s, jobs=jobs)
+        method = "all-N"
+    else:
+        limit = kernel_limit(T, [n])
+        if limit is not None:
+            others = smaller_constructions(circuit, lambda t, m: kernel_limit(t, [m]) is None)
+            hint = ("; within the caps: " + ", ".join(f"{name} (N = {m})" for name, m in others)) if others else \
+                "; no construction gives a small enough N for this circuit"
+            return {"audit": UNKNOWN, "audit_reason": limit + hint, "audit_method": "per-N"}
+        assert unrolled is not None  # builds_unrolling: a per-N link 2 within the caps builds U_N
+        result = prove_audit(T, [n], unroller=lambda _T, _n: unrolled, solvers=solvers, timeout_s=timeout_s,
+                             jobs=jobs)
+        method = "per-N"
+    out: dict[str, Any] = {"audit": result.status, "audit_lemmas": result.lemmas, "audit_method": method,
                            "audit_reason": "; ".join(result.reasons), "audit_witness": result.witness}
     if result.certificate is not None:
         out["audit_certificate"] = result.certificate
     return out
+
+
+def is_kernel_unrolling(T: Any, unrolled: Any) -> bool:
+    """Whether the built U_N has the structure hash of the kernel's own unrolling of T at its N: the
+    circuit an all-N certificate's theorem is about (kernel/unroll.py)."""
+    from ..certificates.kernel_form import sha256_json, transformer_form
+    from ..kernel.data import load_transformer
+    from ..kernel.unroll import structure
+    from ..kernel.unroll import unroll as kernel_unroll
+    kernel_T = load_transformer(json.loads(json.dumps(transformer_form(T))))
+    return sha256_json(structure(kernel_unroll(kernel_T, unrolled.n_positions))) == structure_hash(unrolled)
+
+
+def _composition(lower: str, audit: str, gates: int) -> dict[str, Any]:
+    """Link 3 when U_N is not built: proved from links 1 and 2 when both are, else unknown (or skipped)."""
+    out: dict[str, Any] = {"symbolic_gates": 0, "method": "composition"}
+    if lower == PROVED and audit == PROVED:
+        return out | {"identity": PROVED}
+    status = SKIPPED if SKIPPED in (lower, audit) else UNKNOWN
+    return out | {"identity": status, "reason": (
+        f"U_N has {gates:,} gates, past the {BUILD_GATES:,} the round trip builds: link 3 then follows only by "
+        f"composition of links 1 and 2, and link 1 is {lower}, link 2 {audit}")}
 
 
 def _same_transformer(a: Any, b: Any) -> bool:
@@ -302,15 +355,17 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
                keep_certificates: bool = False, on_lap: Callable[[str, float], None] | None = None) -> RoundTrip:
     """Run the three links of the module docstring on ``circuit``; see :class:`RoundTrip`.
 
-    ``unroller``: how U_N is built (a deliberately broken one of :mod:`.mutants` must not be proved).
+    ``unroller``: how U_N is built (a deliberately broken one of :mod:`.mutants` must not be proved; link 2
+    is then the per-N certificate, with the honest :func:`.unroll.unroll` the all-N one).
     ``keep_certificates``: put the kernel-checkable certificates of links 1 and 2 (when proved) in
-    ``certificates`` as ``lower_bound`` and ``audit``.  ``on_lap(phase, seconds)``: called as each phase ends.
+    ``certificates`` as ``lower_bound`` and ``audit`` (the all-N certificate, or the per-N one).
+    ``on_lap(phase, seconds)``: called as each phase ends.
     """
     clock = _Clock(on_lap)
     con = get_construction(construction)
     compiled = con.compile(circuit)
     T = compiled.transformer
-    lower, certificates, certified = "skipped", {}, None
+    lower, certificates, certified = SKIPPED, {}, None
     if certify_lower_bound:
         from ..symbolic.certify import certify
         certified = certify(circuit, con, timeout_ms=timeout_ms)
@@ -322,18 +377,31 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
                 certified, netlist=netlist_section(carry_link(circuit, certified.circuit)))
     clock.lap("lower bound")
     n = compiled.encoding.length
-    unrolled = unroller(T, n)
-    clock.lap("unroll")
-    identity = _identity(circuit, compiled, unrolled, timeout_ms, clock)
-    audit = _audit_link(circuit, T, unrolled, prove_unrolling, solvers, audit_timeout_s, jobs)
+    gates = size_formula(T, n).size_bound
+    unrolled, identity = None, {}
+    if builds_unrolling(T, n, unroller, prove_unrolling):
+        unrolled = unroller(T, n)
+        gates = unrolled.flat.size
+        clock.lap("unroll")
+        identity = _identity(circuit, compiled, unrolled, timeout_ms, clock)
+    audit = _audit_link(circuit, T, n, unrolled, unroller, prove_unrolling, solvers, audit_timeout_s, jobs)
     clock.lap("audit proof")
     if certified is not None and lower == PROVED and audit["audit"] == PROVED and not _same_transformer(
             certified.transformer, T):
-        audit = {"audit": UNKNOWN, "audit_lemmas": audit["audit_lemmas"],
+        audit = {"audit": UNKNOWN, "audit_lemmas": audit["audit_lemmas"], "audit_method": audit["audit_method"],
                  "audit_reason": "links 1 and 2 certify different transformers (sha256 differs): they do not compose"}
+    if unrolled is not None and audit["audit"] == PROVED and audit["audit_method"] == "all-N":
+        same = is_kernel_unrolling(T, unrolled)
+        clock.lap("kernel unrolling")
+        if not same:
+            audit = {"audit": UNKNOWN, "audit_lemmas": audit["audit_lemmas"], "audit_method": "all-N",
+                     "audit_reason": "the built U_N is not the kernel's unrolling at N (structure sha256 differs): "
+                                     "the all-N theorem is not about it, links 2 and 3 do not compose"}
+    if unrolled is None:
+        identity = _composition(lower, audit["audit"], gates)
     if keep_certificates and "audit_certificate" in audit:
         certificates["audit"] = audit["audit_certificate"]
     audit.pop("audit_certificate", None)
     return RoundTrip(circuit=circuit.name, construction=construction, mode=circuit.domain.value, n_positions=n,
-                     layers=T.n_layers, unrolled_gates=unrolled.flat.size, lower_bound=lower,
+                     layers=T.n_layers, unrolled_gates=gates, lower_bound=lower, unrolled_built=unrolled is not None,
                      seconds=clock.seconds, certificates=certificates, **identity, **audit)

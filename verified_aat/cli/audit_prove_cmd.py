@@ -70,7 +70,7 @@ def run_prove_all_n(args: argparse.Namespace, transformer: Any) -> int:
 
     solvers = _check_prove_options(args)
     from .round_trip_cmd import family_option
-    family = family_option(args)
+    family = family_option(args)  # with --defect only, the demo module
     try:
         with progress_reporter(getattr(args, "progress", False) or sys.stderr.isatty()) as progress, \
                 progress.stage("audit proof, every N"):

@@ -1,7 +1,9 @@
 """``verified-aat audit -c NAME CIRCUIT --round-trip [-o DIR]``: C → T_K → U_N, three links proved.
 
 Links: (1) T_K simulates C (per-circuit certificate), (2) U_N = T_K on every
-sequence of length N (audit certificate), (3) U_N(enc(C, x)) = C(x) for all x.
+sequence of length N (the all-N audit certificate; per-N with ``--defect``),
+(3) U_N(enc(C, x)) = C(x) for all x (partial evaluation of U_N when it has at
+most ``audit.round_trip.BUILD_GATES`` gates, else by composition of 1 and 2).
 Exit 0 when all three are proved, 1 when one is refuted (only with an exactly
 replayed x or sequence), 3 otherwise (unknown or skipped), 2 on bad input.
 ``-o DIR`` writes DIR/lower-bound.cert.json and DIR/audit.cert.json (each when
@@ -59,38 +61,40 @@ def unroller_option(args: argparse.Namespace) -> Any:
     return defective_unroller(args.defect)
 
 
-def unrolled_gates_lower_bound(n_positions: int) -> int:
-    """Gates U_N has at least, for every construction: T_K has a layer with a head, whose argmax test
-    alone is 5·N²·(N−1) gates (``audit.unroll.size_formula``)."""
-    return 5 * n_positions * n_positions * max(n_positions - 1, 0)
+def family_option(args: argparse.Namespace) -> Any:
+    """The uniform family ``audit --prove`` (all N) certifies: None (the kernel's), or with ``--defect NAME``
+    a deliberately changed one of :mod:`verified_aat.audit.mutants` (imported only then)."""
+    if args.defect is None:
+        return None
+    from ..audit.mutants import defective_family
+    return defective_family(args.defect)
 
 
-def family_positions_lower_bound(args: argparse.Namespace) -> int | None:
-    """A lower bound on N = |enc(C, x)| for ``--family NAME --n N``, from the family's input count alone:
-    every input of a family member is read by a gate or is an output, so it has a position (an edge, or
-    a sink) in every construction (tests/test_limits_first.py checks this for every family).  None when
-    the family or n is not valid (the builder says why)."""
+def family_edges_lower_bound(args: argparse.Namespace) -> int | None:
+    """A lower bound on C's edges for ``--family NAME --n N`` (n ≥ 2), from the family's input count alone:
+    every input of such a member is read by a gate (at n = 1 a tree's one input may be its output; the bound
+    is then 0).  tests/test_limits_first.py checks this for every family.  None when the family or n is not
+    valid (the builder says why)."""
     from ..circuits.families import FAMILIES
     family = FAMILIES.get(args.family) if args.family is not None else None
     if family is None or args.n is None or not family.min_n <= args.n <= family.max_n:
         return None
-    return family.n_inputs(args.n)
+    return family.n_inputs(args.n) if args.n >= 2 else 0
 
 
-def circuit_positions_lower_bound(circuit) -> int:
-    """A lower bound on N = |enc(C, x)| for every construction: one position per edge of C."""
-    return circuit.n_edges
-
-
-def _refuse_early(positions: int | None, args: argparse.Namespace) -> None:
-    """Refuse (exit 3, before compiling or certifying) when even the smallest U_N cannot fit in memory."""
+def _refuse_early(edges: int | None, args: argparse.Namespace) -> None:
+    """Refuse (exit 3, before building the family member or compiling) when certifying link 1 cannot fit
+    in memory (``certify``'s lower bound per circuit edge).  U_N is built only when it is small
+    (:func:`~verified_aat.audit.round_trip.builds_unrolling`), so it needs no early refusal."""
     from .resources import require_memory
-    if positions is not None:
-        require_memory("audit", unrolled_gates_lower_bound(positions), args)
+    if edges is not None and not args.no_lower_bound:
+        require_memory("certify", edges, args)
 
 
 def _require_memory(circuit, args: argparse.Namespace) -> None:
-    """Refuse up front when U_N for N = |enc(C, x)| cannot fit (the size is known from T_K alone)."""
+    """Refuse up front when U_N for N = |enc(C, x)| will be built and cannot fit (its size is known from
+    T_K alone); not built (link 3 by composition), it needs no memory."""
+    from ..audit.round_trip import builds_unrolling
     from ..audit.unroll import size_formula
     from ..constructions.registry import get_construction
     from .resources import require_memory
@@ -98,7 +102,9 @@ def _require_memory(circuit, args: argparse.Namespace) -> None:
         compiled = get_construction(args.construction).compile(circuit)
     except InputError:
         return  # outside the construction's class: round_trip says so itself
-    require_memory("audit", size_formula(compiled.transformer, compiled.encoding.length).size_bound, args)
+    T, n = compiled.transformer, compiled.encoding.length
+    if builds_unrolling(T, n, unroller_option(args), not args.no_audit_proof):
+        require_memory("audit", size_formula(T, n).size_bound, args)
 
 
 def run_round_trip(args: argparse.Namespace) -> int:
@@ -112,9 +118,9 @@ def run_round_trip(args: argparse.Namespace) -> int:
         raise InputError(f"--round-trip-timeout must be > 0, got {args.round_trip_timeout}", ARGUMENTS)
     circuit_args = argparse.Namespace(**vars(args))
     circuit_args.circuit = args.circuit if args.circuit is not None else args.model
-    _refuse_early(family_positions_lower_bound(circuit_args), args)
+    _refuse_early(family_edges_lower_bound(circuit_args), args)
     circuit = circuit_from_args(circuit_args)
-    _refuse_early(circuit_positions_lower_bound(circuit), args)
+    _refuse_early(circuit.n_edges, args)
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
     if args.jobs < 1:
@@ -176,18 +182,28 @@ def _emit_json(result: Any, written: dict[str, str]) -> None:
 
 
 def _print(result: Any, written: dict[str, str]) -> None:
+    from ..audit.round_trip import BUILD_GATES
     domain = " (x in {0,1}^n)" if result.mode == "boolean" else ""
+    if result.unrolled_built:
+        built = f"U_N has {result.unrolled_gates} gates, {result.symbolic_gates} reached by x"
+    else:
+        built = f"U_N has {result.unrolled_gates:,} gates (size formula; not built, past {BUILD_GATES:,})"
     print(f"round trip {result.circuit} via {result.construction}: T_K has {result.layers} layers; "
-          f"N = {result.n_positions}; U_N has {result.unrolled_gates} gates, {result.symbolic_gates} reached by x")
+          f"N = {result.n_positions}; {built}")
     print(f"link 1, T_K simulates C (per-circuit certificate): {result.lower_bound}")
     lemmas = f", {result.audit_lemmas} lemmas" if result.audit_lemmas else ""
-    print(f"link 2, U_N = T_K on every sequence of length {result.n_positions} (audit certificate{lemmas}): "
-          f"{result.audit}")
+    if result.audit_method == "all-N":
+        print(f"link 2, U_N = T_K on every sequence of length N, for every N >= 1, here N = {result.n_positions} "
+              f"(all-N audit certificate{lemmas}): {result.audit}")
+    else:
+        print(f"link 2, U_N = T_K on every sequence of length {result.n_positions} (audit certificate{lemmas}): "
+              f"{result.audit}")
     if result.audit_witness is not None:
         print(f"  witness {result.audit_witness.describe()} (replayed exactly)")
     if result.audit_reason:
         print(f"  reason: {result.audit_reason}")
-    print(f"link 3, U_N(enc(C, x)) = C(x) for all x{domain}: {result.identity} ({result.method})")
+    method = "composition of links 1 and 2, U_N not built" if result.method == "composition" else result.method
+    print(f"link 3, U_N(enc(C, x)) = C(x) for all x{domain}: {result.identity} ({method})")
     if result.witness is not None:
         print(f"  witness x = ({', '.join(map(str, result.witness))}), replayed exactly: {result.reason}")
     elif result.reason:
