@@ -21,6 +21,8 @@ from .circuits.ir import Circuit
 from .errors import InputError
 
 if TYPE_CHECKING:
+    import os
+
     from .audit import AuditReport
     from .constructions.base import Construction
     from .constructions.base import CompiledConstruction
@@ -48,12 +50,12 @@ def parse_circuit(text: str, *, name: str | None = None) -> Circuit:
     return parse_circuit_text(text, name=name)
 
 
-def construction(name_or_path: str | Any) -> Construction:
+def construction(name_or_path: str | os.PathLike[str] | Construction) -> Construction:
     """A construction: a built-in by name (``"gate-edge"``), a construction document file
     (``"mine.json"``, docs/construction-format.md), or a Construction as it is.  Every function
     below that takes ``construction`` takes any of the three."""
     if not isinstance(name_or_path, (str, bytes)) and not hasattr(name_or_path, "__fspath__"):
-        return name_or_path  # type: ignore[no-any-return]
+        return name_or_path
     import os
 
     from .constructions.registry import resolve_construction
@@ -200,7 +202,7 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, 
     """
     import os
 
-    from .circuits.json_format import circuit_sha256
+    from .circuits.ir import circuit_sha256
     from .kernel import Options, load_certificate
     from .results import kernel_check
     chosen = solver_options(solver, solver_trust)

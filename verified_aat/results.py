@@ -10,7 +10,7 @@ function taking a document accept it) that prints as one line instead of megabyt
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .kernel import Options, Report, check_certificate
 from .status import Verdict
@@ -19,6 +19,9 @@ from .status import Verdict
 @dataclass(repr=False)
 class CheckReport(Report):
     """The trusted kernel's report; ``outcome`` is a :class:`Verdict` (equal to its string)."""
+
+    if TYPE_CHECKING:  # for type checkers only: the field stays the kernel's, from_kernel sets a Verdict
+        outcome: Verdict = Verdict.REJECTED
 
     @classmethod
     def from_kernel(cls, report: Report) -> "CheckReport":
