@@ -39,7 +39,7 @@ ALLOWED: dict[str, set[str]] = {
     "schematic": {"certificates", "circuits", "constructions", "kernel", "refutation", "transformer"},  # any-C proofs
     "audit": {"certificates", "circuits", "constructions", "kernel", "schematic", "symbolic", "transformer"},
     # unroll T, audit; schematic: the proof-object search both provers share
-    "pipeline": {"certificates", "circuits", "constructions", "kernel", "refutation", "symbolic", "transformer"},
+    "pipeline": {"certificates", "circuits", "constructions", "kernel", "symbolic", "transformer"},
     # certify end to end: the engine's stages, then the kernel's verdict
     "results": {"kernel"},      # typed wrappers of the kernel's report for the API
     "report": {"certificates", "circuits", "constructions", "refutation", "results", "symbolic",

@@ -14,15 +14,14 @@ from typing import Any, Callable
 
 from .circuits.ir import Circuit
 from .constructions.base import Construction
-from .gc_pause import gc_paused
 from .status import Status
-from .symbolic.certify import CertifyResult, decide, derive, prepare
+from .symbolic.certify import CertifyResult
+from .symbolic.certify import certify as engine_certify
 from .transformer.model import Transformer
 
 Progress = Callable[[str, int, int], None]
 
 
-@gc_paused
 def certify(circuit: Circuit, construction: Construction, depth_bound: int | None = None,
             transformer: Transformer | None = None, *, timeout_ms: int = 10_000, jobs: int = 1,
             refute: bool = True, kernel: bool = True, progress: Progress | None = None,
@@ -34,18 +33,9 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     import time
 
     from .certificates.document import build_certificate, certificate_bytes
-    from .refutation.search import refute as refute_stage
 
-    clock = time.perf_counter()
-    if progress:
-        progress("compile", 0, 1)
-    prepared = prepare(circuit, construction, depth_bound, transformer)                 # compile (untrusted)
-    if progress:
-        progress("compile", 1, 1)
-    result = decide(prepared, derive(prepared, timeout_ms, jobs, progress), timeout_ms, jobs, progress)
-    if result.status != Status.PROVED and refute:
-        refute_stage(result, timeout_ms)                                                 # replayed, or unknown
-    result.seconds["total"] = time.perf_counter() - clock
+    result = engine_certify(circuit, construction, depth_bound, transformer, timeout_ms, jobs, refute=refute,
+                            progress=progress)                                  # untrusted: a proposal
     if result.status != Status.PROVED:
         return result
     doc = build_certificate(result, include_timings=include_timings, **(sections(result) if sections else {}))

@@ -26,16 +26,23 @@ WITNESS_GATES = 3_000_000   # the largest U_N the witness search builds (a chang
 MIN_SEARCH_LENGTH = 8       # a changed family is tried at N = 1 … at least this (and past its integer literals)
 
 
-def build_family_certificate(transformer: Transformer, family: Family | None = None,
-                             proof_seconds: float | None = None) -> dict[str, Any]:
-    """The all-N certificate (status *proved*, still to be checked by the kernel)."""
-    from ..kernel.audit_family import FAMILY_FORMAT, FAMILY_VERSION, derive_family_lemmas, derive_measures
+def _kernel_form(transformer: Transformer) -> tuple[dict[str, Any], Any]:
+    """T's kernel form (what the certificate embeds) and the kernel's reading of it; softmax refused."""
     from ..kernel.data import load_transformer as kernel_transformer
-    from ..schematic.proof_objects import attach_proof_objects
 
     _refuse_softmax(transformer)
     form = transformer_form(transformer)
-    kernel_T = kernel_transformer(json.loads(json.dumps(form)))
+    return form, kernel_transformer(json.loads(json.dumps(form)))
+
+
+def build_family_certificate(transformer: Transformer, family: Family | None = None,
+                             proof_seconds: float | None = None, kernel_form: Any = None) -> dict[str, Any]:
+    """The all-N certificate (status *proved*, still to be checked by the kernel); ``kernel_form``: the
+    result of :func:`_kernel_form` when the caller already has it."""
+    from ..kernel.audit_family import FAMILY_FORMAT, FAMILY_VERSION, derive_family_lemmas, derive_measures
+    from ..schematic.proof_objects import attach_proof_objects
+
+    form, kernel_T = kernel_form or _kernel_form(transformer)
     doc = {"format": FAMILY_FORMAT, "version": FAMILY_VERSION,
            "claim": f"U_N = {transformer.name} on every sequence of length N, for every N >= 1",
            "info": {"transformer": transformer.name, "dimension": transformer.dimension,
@@ -49,13 +56,11 @@ def build_family_certificate(transformer: Transformer, family: Family | None = N
     return doc
 
 
-def kernel_limit_all_n(transformer: Transformer) -> str | None:
+def kernel_limit_all_n(transformer: Transformer, kernel_form: Any = None) -> str | None:
     """The kernel's own size cap on the kernel form of T (so the answer agrees with ``check``), or None."""
     from ..kernel.audit_family import too_large
-    from ..kernel.data import load_transformer as kernel_transformer
 
-    _refuse_softmax(transformer)
-    problem = too_large(kernel_transformer(json.loads(json.dumps(transformer_form(transformer)))))
+    problem = too_large((kernel_form or _kernel_form(transformer))[1])
     return None if problem is None else f"past the kernel's cap: {problem}; nothing built, U_N = T not proved"
 
 
@@ -74,11 +79,12 @@ def prove_all_n(transformer: Transformer, family: Family | None = None, *, name:
     from ..kernel.audit_family import check_audit_family
     from ..kernel.report import Options
 
-    limit = kernel_limit_all_n(transformer)
+    forms = _kernel_form(transformer)
+    limit = kernel_limit_all_n(transformer, forms)
     if limit is not None:  # the kernel would refuse: say so before building anything
         return ProofResult(UNKNOWN, None, (limit,))
     t0 = time.perf_counter()
-    doc = build_family_certificate(transformer, family)
+    doc = build_family_certificate(transformer, family, kernel_form=forms)
     t1 = time.perf_counter()
     report = check_audit_family(json.loads(json.dumps(doc)),
                                 Options(solvers=solvers, timeout_ms=int(timeout_s * 1000), jobs=jobs))

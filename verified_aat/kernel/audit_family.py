@@ -30,12 +30,14 @@ from .audit_proof import (
     _pooling,
     _solvers,
     _text,
+    match_lemmas,
+    read_header,
     bilinear_lemma,
     copy_lemma,
     gt_lemma,
 )
 from .rules import Check, judge, sha256_json
-from .data import Bilinear, Circuit, Transformer, as_dict, as_list, load_transformer, need
+from .data import Bilinear, Circuit, Transformer, load_transformer, need
 from .report import Options, Report
 from .unroll import Builder, depth, none, recip_term, select, unroll
 
@@ -214,13 +216,7 @@ def constants_at(measures: dict[str, Any], n: int) -> int:
 # -- the checks --------------------------------------------------------------------------------
 
 def _document(ctx: AuditContext) -> list[str]:
-    doc = as_dict(ctx.doc, "$", TOP, {"timings"})
-    need(doc["format"] == FAMILY_FORMAT, "$.format", f"must be {FAMILY_FORMAT!r}")
-    need(type(doc["version"]) is int and doc["version"] == FAMILY_VERSION, "$.version",
-         f"this kernel checks all-N audit certificates of version {FAMILY_VERSION}")
-    need(type(doc["claim"]) is str and type(doc["info"]) is dict, "$", "claim must be a string, info an object")
-    result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
-    need(result["status"] == "proved", "$.result.status", f"the certificate claims {result['status']!r}"[:80])
+    read_header(ctx, TOP, FAMILY_FORMAT, FAMILY_VERSION, "all-N audit")
     return []
 
 
@@ -279,23 +275,11 @@ def _measures(ctx: AuditContext) -> list[str]:
 
 def _lemmas(ctx: AuditContext) -> list[str]:
     ctx.lemmas = derive_family_lemmas(ctx.transformer)  # type: ignore[arg-type]
-    listed: dict[str, dict[str, Any]] = {}
-    for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
-        entry = dict(as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "smt2"}, {"proof"}))
-        need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct")
-        if "proof" in entry:
-            ctx.proofs[entry["id"]] = entry.pop("proof")  # checked with the lemma (S12c), never believed
-        listed[entry["id"]] = entry
-    problems = []
-    for lemma in ctx.lemmas:
-        entry = listed.pop(lemma.id, None)
-        if entry is None:
-            problems.append(f"the kernel's {lemma.kind} lemma {lemma.id[:12]} is missing (dropped or edited)")
-        elif entry != {"id": lemma.id, "kind": lemma.kind, "smt2": lemma.text}:
-            problems.append(f"lemma {lemma.id[:12]}: the certificate's kind {str(entry['kind'])[:20]!r} is not "
-                            f"the kernel's {lemma.kind!r}, or its text is not the one hashed")
-    problems += [f"lemma {d[:12]} ({str(e['kind'])[:20]}) is not a lemma the kernel derives" for d, e in listed.items()]
-    return problems[:4]
+    return match_lemmas(
+        ctx, {"id", "kind", "smt2"}, lambda x: {"id": x.id, "kind": x.kind, "smt2": x.text},
+        lambda x: f"the kernel's {x.kind} lemma {x.id[:12]} is missing (dropped or edited)",
+        lambda entry, x: (f"lemma {x.id[:12]}: the certificate's kind {str(entry['kind'])[:20]!r} is not "
+                          f"the kernel's {x.kind!r}, or its text is not the one hashed"))
 
 
 FAMILY_CHECKS: tuple[Check, ...] = (

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from . import smt
 from .rules import Check, judge, sha256_json
@@ -217,14 +217,20 @@ def derive_lemmas(T: Transformer, uses: dict[int, Any]) -> list[Lemma]:
 
 # -- the checks --------------------------------------------------------------------------------
 
-def _document(ctx: AuditContext) -> list[str]:
-    doc = as_dict(ctx.doc, "$", TOP, {"timings"})
-    need(doc["format"] == AUDIT_FORMAT, "$.format", f"must be {AUDIT_FORMAT!r}")
-    need(type(doc["version"]) is int and doc["version"] == AUDIT_VERSION, "$.version",
-         f"this kernel checks audit certificates of version {AUDIT_VERSION}")
+def read_header(ctx: AuditContext, top: set[str], fmt: str, version: int, kind: str) -> dict[str, Any]:
+    """U1 / V1: the document's keys, format, version, claim and info, and a result that claims a proof."""
+    doc = as_dict(ctx.doc, "$", top, {"timings"})
+    need(doc["format"] == fmt, "$.format", f"must be {fmt!r}")
+    need(type(doc["version"]) is int and doc["version"] == version, "$.version",
+         f"this kernel checks {kind} certificates of version {version}")
     need(type(doc["claim"]) is str and type(doc["info"]) is dict, "$", "claim must be a string, info an object")
     result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
     need(result["status"] == "proved", "$.result.status", f"the certificate claims {result['status']!r}"[:80])
+    return doc
+
+
+def _document(ctx: AuditContext) -> list[str]:
+    doc = read_header(ctx, TOP, AUDIT_FORMAT, AUDIT_VERSION, "audit")
     raw = as_list(doc["lengths"], "$.lengths", 64)
     ctx.lengths = [as_int(n, f"$.lengths[{k}]", 1, MAX_LENGTH) for k, n in enumerate(raw)]
     need(bool(ctx.lengths) and ctx.lengths == sorted(set(ctx.lengths)), "$.lengths",
@@ -281,29 +287,38 @@ def _unrolled(ctx: AuditContext) -> list[str]:
     return problems[:3]
 
 
-def _lemmas(ctx: AuditContext) -> list[str]:
-    ctx.lemmas = derive_lemmas(ctx.transformer, ctx.uses)  # type: ignore[arg-type]
+def match_lemmas(ctx: AuditContext, keys: set[str], entry_of: Callable[[Lemma], dict[str, Any]],
+                 missing: Callable[[Lemma], str], differs: Callable[[dict[str, Any], Lemma], str]) -> list[str]:
+    """U4 / V4: the certificate's lemma entries (``keys``, and an optional proof object each) must be exactly
+    ``entry_of`` of the kernel's ``ctx.lemmas``; the proof objects go to ``ctx.proofs``, checked with their
+    lemmas (S12c), never believed."""
     listed: dict[str, dict[str, Any]] = {}
     for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
-        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "scope", "uses", "smt2"}, {"proof"})
+        entry = dict(as_dict(raw, f"$.lemmas[{k}]", keys, {"proof"}))
         need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct")
-        entry = dict(entry)
         if "proof" in entry:
-            ctx.proofs[entry["id"]] = entry.pop("proof")  # checked with the lemma (S12c), never believed
+            ctx.proofs[entry["id"]] = entry.pop("proof")
         listed[entry["id"]] = entry
     problems = []
     for lemma in ctx.lemmas:
         entry = listed.pop(lemma.id, None)
-        mine = {"id": lemma.id, "kind": lemma.kind, "scope": lemma.scope, "uses": lemma.uses, "smt2": lemma.text}
         if entry is None:
-            problems.append(f"the kernel's {lemma.kind} lemma ({lemma.scope}) {lemma.id[:12]} is missing "
-                            f"(dropped or edited)")
-        elif json.dumps(entry, sort_keys=True) != json.dumps(mine, sort_keys=True):
-            problems.append(f"lemma {lemma.id[:12]}: the certificate's kind, scope or use count differs from the "
-                            f"kernel's ({str(entry['kind'])[:20]!r}, {str(entry['scope'])[:20]!r}, "
-                            f"{str(entry['uses'])[:12]} uses vs {lemma.kind!r}, {lemma.scope!r}, {lemma.uses})")
+            problems.append(missing(lemma))
+        elif json.dumps(entry, sort_keys=True) != json.dumps(entry_of(lemma), sort_keys=True):  # true != 1
+            problems.append(differs(entry, lemma))
     problems += [f"lemma {d[:12]} ({str(e['kind'])[:20]}) is not a lemma the kernel derives" for d, e in listed.items()]
     return problems[:4]
+
+
+def _lemmas(ctx: AuditContext) -> list[str]:
+    ctx.lemmas = derive_lemmas(ctx.transformer, ctx.uses)  # type: ignore[arg-type]
+    return match_lemmas(
+        ctx, {"id", "kind", "scope", "uses", "smt2"},
+        lambda x: {"id": x.id, "kind": x.kind, "scope": x.scope, "uses": x.uses, "smt2": x.text},
+        lambda x: f"the kernel's {x.kind} lemma ({x.scope}) {x.id[:12]} is missing (dropped or edited)",
+        lambda entry, x: (f"lemma {x.id[:12]}: the certificate's kind, scope or use count differs from the "
+                          f"kernel's ({str(entry['kind'])[:20]!r}, {str(entry['scope'])[:20]!r}, "
+                          f"{str(entry['uses'])[:12]} uses vs {x.kind!r}, {x.scope!r}, {x.uses})"))
 
 
 def _solvers(ctx: AuditContext) -> list[str]:
