@@ -25,7 +25,8 @@ HELD_OUT = ROOT / "tests" / "data" / "constructions" / "held-out"
 DOCUMENTS = [("add fan-in ≥ 65", "gate-edge-cap64"), ("add fan-in ≥ 65", "edge-k-cap64"),
              ("add fan-in ≥ 65", "edge-only-cap64"), ("source id ≥ 100", "gate-edge-src100"),
              ("mul id ≥ 100", "edge-only-src100"), ("mean above 10³⁰", "gate-edge-clip-1e30"),
-             ("sign arg in (−10⁻⁴¹, 0)", "gate-edge-tiny-sign"), ("mean exactly 7/3", "gate-edge-at-7-3")]
+             ("sign arg in (−10⁻⁴¹, 0)", "gate-edge-tiny-sign"), ("mean exactly 7/3", "gate-edge-at-7-3"),
+             ("source id 2²⁰ + 1", "gate-edge-src-2p20")]
 EDITS = [("T's add reads min(k, 64)", "gate-edge", edits.cap_add_fan_in),
          ("T's add reads min(k, 64)", "edge-k", edits.cap_add_fan_in),
          ("unused head (harmless)", "gate-edge", edits.with_unused_head),
@@ -48,7 +49,7 @@ def _row(label: str, name: str, run) -> tuple[str, ...]:  # type: ignore[no-unty
 
 def main() -> int:
     rows = [_row(label, name, lambda n=name: prove_construction(DocumentConstruction.load(HELD_OUT / f"{n}.json"),
-                                                                  witness_budget=30.0))
+                                                                  witness_budget=60.0))
             for label, name in DOCUMENTS]
     for label, name, edit in EDITS:
         construction = get_construction(name)

@@ -36,7 +36,8 @@ ALLOWED: dict[str, set[str]] = {
     "refutation": {"circuits", "constructions", "transformer"},  # counterexample search on T_K
     "certificates": {"circuits", "constructions", "transformer"},  # certificate documents a certify run writes
     "symbolic": {"certificates", "circuits", "constructions", "refutation", "transformer"},  # obligations, certify
-    "schematic": {"certificates", "circuits", "constructions", "kernel", "refutation", "transformer"},  # any-C proofs
+    "schematic": {"certificates", "circuits", "constructions", "kernel", "refutation", "symbolic", "transformer"},
+    # any-C proofs; symbolic: the engine's key-lemma prover for the witness replay
     "audit": {"certificates", "circuits", "constructions", "kernel", "schematic", "symbolic", "transformer"},
     # unroll T, audit; schematic: the proof-object search both provers share
     "pipeline": {"certificates", "circuits", "constructions", "kernel", "symbolic", "transformer"},

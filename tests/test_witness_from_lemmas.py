@@ -17,6 +17,7 @@ from verified_aat.circuits.evaluate import evaluate
 from verified_aat.constructions.interpreted import DocumentConstruction
 from verified_aat.schematic import prove_construction
 from verified_aat.schematic.witness import candidates, lemma_model
+from verified_aat.symbolic.attention import engine_keys
 from verified_aat.transformer.exact_engine import run_exact
 
 HELD_OUT = Path(__file__).resolve().parent / "data" / "constructions" / "held-out"
@@ -140,9 +141,8 @@ def test_an_edge_layout_wrong_only_for_a_mul_id_of_100_is_refuted_by_a_padded_ci
 
 
 def test_a_witness_too_large_to_replay_in_the_budget_is_not_built():
-    """An edit wrong only for an edge out of gate 2²⁰ + 1: its witness needs ~10⁶ padding gates, whose exact
-    replay takes minutes.  Within a small budget no such candidate is built, and the answer is never proved
-    (unknown; refuting it needs issue 22's run of the read-out's cone only)."""
+    """An edit wrong only for an edge out of gate 2²⁰ + 1: its witness needs ~10⁶ padding gates, whose replay
+    takes about 25 s.  Within a small budget no such candidate is built, and the answer is never proved."""
     model = {"i_u": Fraction(2 ** 20 + 1), "y": Fraction(1)}
     assert not any("-at-id-" in c.name for c, _ in candidates(model, max_gates=10 ** 5))
     near = {"i_u": Fraction(5_000), "y": Fraction(1)}  # within the cut: built, with the id the model names
@@ -150,3 +150,21 @@ def test_a_witness_too_large_to_replay_in_the_budget_is_not_built():
     construction = DocumentConstruction.load(HELD_OUT / "gate-edge-src-2p20.json")
     result = prove_construction(construction, witness_budget=10.0)
     assert result.status == "unknown"
+
+
+def test_an_edge_layout_wrong_only_past_id_2_to_the_20_is_refuted_by_a_padded_circuit():
+    """The same edit with the default budget: the witness is 2²⁰ + 2 input gates and one add reading gate
+    2²⁰ + 1, replayed by a settled run with the key join (only settled values are built); the full run
+    (with the key join, no forgetting) confirms the mismatch on its own."""
+    construction = DocumentConstruction.load(HELD_OUT / "gate-edge-src-2p20.json")
+    result = prove_construction(construction, witness_budget=120.0)
+    assert result.status == "refuted", result.problems
+    circuit, cx = result.refutation.circuit, result.refutation.counterexample
+    ops = [gate for gate in circuit.gates if gate.kind.value != "input"]
+    assert len(ops) == 1 and 2 ** 20 + 1 in ops[0].args and circuit.size <= 2 ** 20 + 8
+    assert "the other" in cx.report() and len(cx.report().splitlines()) < 20  # a short report of 10⁶ inputs
+    T = construction.transformer(1)
+    encoding = construction.encode(circuit)
+    xs = [int(x) for x in cx.inputs]
+    full = run_exact(T, encoding.instantiate(xs), keys=engine_keys(construction.score_hints()))
+    assert not full.stats.settled and encoding.read(full.outputs) != evaluate(circuit, xs)

@@ -78,12 +78,15 @@ def compile(circuit: Circuit, construction: str | Construction = "gate-edge", *,
 def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str | Construction = "gate-edge", *,
              depth_bound: int | None = None) -> tuple[Fraction | int, ...]:
     """Run the compiled transformer exactly on enc(C, x) and read the outputs (argmax sets by the
-    key join, each decomposition used only after its lemma is proved); ``depth_bound`` as for compile."""
+    key join, each decomposition used only after its lemma is proved; a settled run, which skips the
+    values of positions that have not settled yet); ``depth_bound`` as for compile."""
     from .symbolic.attention import engine_keys
     from .transformer.exact_engine import run_exact
     compiled = compile(circuit, construction, depth_bound=depth_bound)
     keys = engine_keys(_resolve(construction).score_hints())
-    result = run_exact(compiled.transformer, compiled.encoding.instantiate(list(x)), keys=keys)
+    encoding = compiled.encoding
+    result = run_exact(compiled.transformer, encoding.instantiate(list(x)), keys=keys, forget=encoding.settle,
+                       needed=encoding.readout)
     return tuple(compiled.encoding.read(result.outputs))
 
 

@@ -4,7 +4,10 @@ With ``--sequence FILE`` it prints the output vectors; with ``--encoding ENC
 --input 1,2,-3/4`` it builds enc(C, x), runs the model and prints the
 read-out values (the circuit outputs as the transformer computes them);
 ``--inputs FILE`` does that for every vector of a file (one a line) in one
-start.  ``--engine float64|float32`` uses the floating-point engine instead of
+start.  With an encoding from ``compile`` (which carries each position's settle layers) the
+exact run is a settled run: values at positions that have not settled are not computed (⊥),
+so netlists whose unsettled values grow doubly exponentially run too; the read-out is the same
+as a full run's, and ``--full`` computes every value.  ``--engine float64|float32`` uses the floating-point engine instead of
 exact rationals (softmax pooling needs it).
 
 The exact engine computes argmax sets by the key join wherever a key
@@ -61,6 +64,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--key-timeout", type=int, default=10_000, metavar="MS",
                         help="solver time limit per key-decomposition lemma (default 10000 ms; a timeout "
                              "means all pairs for that head)")
+    parser.add_argument("--full", action="store_true",
+                        help="exact engine: compute every value, also at positions that have not settled yet "
+                             "(default with an encoding from compile: a settled run, which computes only what "
+                             "can reach a settled value and shows the rest as ⊥; the read-out is the same)")
     parser.add_argument("--trace", action="store_true", help="print the vectors (and argmax sets) after every layer")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--softmax-temperature", type=float, default=1.0, metavar="T",
@@ -79,6 +86,13 @@ def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositi
 
     construction = _construction(args, encoding)
     return engine_keys(construction.score_hints() if construction else None, args.key_timeout)
+
+
+def _runner(args: argparse.Namespace, model: Transformer, encoding: Encoding | None) -> ExactRunner:
+    """The exact engine: a settled run when the encoding carries settle layers (unless --full, or the
+    float comparison, which needs every value)."""
+    settled = encoding is not None and encoding.settle is not None and not args.full and args.engine == "exact"
+    return ExactRunner(model, _keys(args, encoding), forget=encoding.settle if settled else None)  # type: ignore[union-attr]
 
 
 def _construction(args: argparse.Namespace, encoding: Encoding | None) -> Any:
@@ -120,10 +134,10 @@ def run(args: argparse.Namespace) -> int:
     _warn_precision(args, model, encoding)
     start = time.perf_counter()
     result: RunResult | FloatRunResult
-    runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" or args.compare_exact else None
+    runner = _runner(args, model, encoding) if args.engine == "exact" or args.compare_exact else None
     try:
         if runner is not None and args.engine == "exact":
-            result = runner.run(sequence, trace=args.trace)
+            result = runner.run(sequence, trace=args.trace, needed=encoding.readout if encoding else ())
             outputs: Sequence[Sequence[Any]] = result.outputs
         else:
             result = run_float(model, sequence, args.engine, args.softmax_temperature, trace=args.trace)
@@ -176,7 +190,7 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     vectors = read_input_vectors(args.inputs, args.max_inputs, vector_line_parser(encoding.n_inputs))
     require_memory("run", encoding.length, args)
     start = time.perf_counter()
-    runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" else None
+    runner = _runner(args, model, encoding) if args.engine == "exact" else None
     results: list[dict[str, Any]] = []
     totals: dict[str, int] = {}
     methods: dict[tuple[str, str], None] = {}
@@ -185,7 +199,7 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
         sequence = encoding.instantiate(values)
         try:
             if runner is not None:
-                result = runner.run(sequence)
+                result = runner.run(sequence, needed=encoding.readout)
                 outputs: Sequence[Sequence[Any]] = result.outputs
                 for name in ("score_evaluations", "argmax_computed", "argmax_reused", "argmax_join"):
                     totals[name] = totals.get(name, 0) + getattr(result.stats, name)
@@ -238,7 +252,8 @@ def _as_json(args: argparse.Namespace, model: Transformer, result: RunResult | F
                         "argmax_computed": result.stats.argmax_computed,
                         "argmax_reused": result.stats.argmax_reused,
                         "argmax_join": result.stats.argmax_join,
-                        "head_methods": [list(m) for m in result.stats.head_methods]}
+                        "head_methods": [list(m) for m in result.stats.head_methods],
+                        "settled": result.stats.settled}
         if result.trace is not None:
             doc["trace"] = [{"layer": lt.layer, "vectors": [[str(v) for v in row] for row in lt.vectors],
                              "argmax": {h.head: [list(s) for s in h.argmax] for h in lt.heads}}
@@ -281,5 +296,6 @@ def _print_text(args: argparse.Namespace, model: Transformer, result: RunResult 
         summary += (f"  score evaluations: {result.stats.score_evaluations}"
                     f"  argmax reused: {result.stats.argmax_reused}/"
                     f"{result.stats.argmax_reused + result.stats.argmax_computed}"
-                    f"  {_methods_text(result.stats.head_methods)}")
+                    f"  {_methods_text(result.stats.head_methods)}"
+                    f"{'  settled run (--full: every value)' if result.stats.settled else ''}")
     print(summary)

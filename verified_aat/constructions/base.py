@@ -104,6 +104,10 @@ class Schedule:
     claims: tuple[PositionClaim | None, ...]
     layers_needed: int
 
+    def settle_layers(self) -> list[tuple[tuple[int, int], ...]]:
+        """Per position, its claims' (settle layer, coordinate) pairs: what a settled run forgets before then."""
+        return [() if claim is None else claim.pattern.settle_pattern for claim in self.claims]
+
 
 @dataclass(frozen=True)
 class ScoreHint:
@@ -146,6 +150,7 @@ class CompiledConstruction:
     transformer: Transformer
     encoding: Encoding
     depth_bound: int
+    schedule: Schedule | None = None  # the intended invariant (its settle layers are also in ``encoding.settle``)
 
 
 class Construction(abc.ABC):
@@ -244,4 +249,7 @@ class Construction(abc.ABC):
         k = depth if depth_bound is None else depth_bound
         if k < depth:
             raise InputError(f"depth bound {k} is below the circuit's depth {depth}", "--depth-bound (-K)")
-        return CompiledConstruction(self.name, self.transformer(max(k, 1)), self.encode(circuit), max(k, 1))
+        encoding = self.encode(circuit)
+        schedule = self.schedule(circuit, encoding)
+        return CompiledConstruction(self.name, self.transformer(max(k, 1)),
+                                    encoding.with_settle(schedule.settle_layers()), max(k, 1), schedule)

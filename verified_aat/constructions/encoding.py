@@ -10,7 +10,7 @@ smuggle in the answer: the checker relies on that.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -39,6 +39,9 @@ class Encoding:
     readout: tuple[tuple[int, int], ...]           # (position, coordinate) per circuit output
     roles: tuple[Role, ...]
     n_inputs: int
+    #: per position, the (settle layer, coordinate) pairs of its schedule (optional; lets ``run`` do a
+    #: settled run, exact_engine's module docstring); not part of what a certificate hashes
+    settle: tuple[tuple[tuple[int, int], ...], ...] | None = field(default=None, compare=False)
 
     @property
     def length(self) -> int:
@@ -52,7 +55,8 @@ class Encoding:
         """The sequence enc(C, x) for concrete (or symbolic) input values ``x``."""
         if len(x) != self.n_inputs:
             raise InputError(f"the encoded circuit takes {self.n_inputs} inputs, got {len(x)}")
-        seq: list[list[Any]] = [[_exact(v) for v in row] for row in self.rows]
+        seq: list[list[Any]] = [list(row) if all(type(v) is int for v in row) else [_exact(v) for v in row]
+                                for row in self.rows]
         for position, coordinate, index in self.input_slots:
             seq[position][coordinate] = x[index]
         return seq
@@ -73,7 +77,14 @@ class Encoding:
             "input_slots": [list(s) for s in self.input_slots],
             "readout": [list(r) for r in self.readout],
             "roles": [[r.kind, r.gate, r.source, r.slot] for r in self.roles],
+            **({} if self.settle is None else {"settle": _settle_json(self.settle)}),
         }
+
+    def with_settle(self, settle: Sequence[tuple[tuple[int, int], ...]]) -> "Encoding":
+        """This encoding with the schedule's settle layers of every position (see ``settle``)."""
+        if len(settle) != self.length:
+            raise ValueError(f"settle layers for {len(settle)} positions, the encoding has {self.length}")
+        return replace(self, settle=tuple(settle))
 
     @staticmethod
     def from_json(data: Any, file: str | None = None) -> "Encoding":
@@ -91,6 +102,7 @@ class Encoding:
             roles = tuple(Role(str(k), int(g), None if s is None else int(s), None if t is None else int(t))
                           for k, g, s, t in data["roles"])
             n_inputs = int(data["n_inputs"])
+            settle = _settle_from_json(data["settle"], len(rows), len(coordinates), file) if "settle" in data else None
         except InputError:
             raise
         except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
@@ -98,10 +110,27 @@ class Encoding:
         for p, c, _ in slots + tuple((p, c, 0) for p, c in readout):
             if not (0 <= p < len(rows) and 0 <= c < len(coordinates)):
                 raise InputError(f"position {p}, coordinate {c} is outside the sequence", file)
-        return Encoding(str(data["construction"]), coordinates, rows, slots, readout, roles, n_inputs)
+        return Encoding(str(data["construction"]), coordinates, rows, slots, readout, roles, n_inputs, settle)
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=1)
+
+
+def _settle_json(settle: tuple[tuple[tuple[int, int], ...], ...]) -> dict[str, Any]:
+    """Distinct patterns once, then one pattern number per position."""
+    index: dict[tuple[tuple[int, int], ...], int] = {}
+    of_position = [index.setdefault(pattern, len(index)) for pattern in settle]
+    return {"patterns": [[list(e) for e in pattern] for pattern in index], "of_position": of_position}
+
+
+def _settle_from_json(data: Any, n: int, d: int, file: str | None) -> tuple[tuple[tuple[int, int], ...], ...]:
+    patterns = tuple(tuple(sorted((int(s), int(c)) for s, c in pattern)) for pattern in data["patterns"])
+    if any(s < 0 or not 0 <= c < d for pattern in patterns for s, c in pattern):
+        raise InputError("settle: every entry is [layer ≥ 0, coordinate index]", file)
+    of_position = [int(k) for k in data["of_position"]]
+    if len(of_position) != n or any(not 0 <= k < len(patterns) for k in of_position):
+        raise InputError(f"settle: of_position needs one pattern number (< {len(patterns)}) per position ({n})", file)
+    return tuple(patterns[k] for k in of_position)
 
 
 def _rational(text: str) -> Fraction | int:

@@ -21,7 +21,9 @@ from ..circuits.evaluate import evaluate, evaluate_gates
 from ..circuits.ir import Circuit
 from ..constructions.base import Schedule
 from ..constructions.encoding import Encoding
-from ..transformer.exact_engine import run_exact
+from ..transformer.exact_engine import RunResult, run_exact
+from ..transformer.key_join import KeyDecompositions
+from ..transformer.unknown import is_symbolic
 from ..transformer.model import Transformer
 
 
@@ -54,7 +56,15 @@ class Counterexample:
     def report(self) -> str:
         lines = ["counterexample (rational, replayed exactly; it refutes the claim over every ring Q ⊆ R ⊆ ℝ):",
                  "  inputs:"]
-        lines += [f"    {n} = {v}" for n, v in zip(self.input_names, self.inputs)]
+        shown = [(n, v) for n, v in zip(self.input_names, self.inputs)]
+        if len(shown) > MANY_INPUTS:  # e.g. a witness padded to a large id: its non-zero inputs, then a count
+            nonzero = [(n, v) for n, v in shown if v != 0]
+            lines += [f"    {n} = {v}" for n, v in nonzero[:MANY_INPUTS]]
+            if len(nonzero) > MANY_INPUTS:
+                lines.append(f"    … {len(nonzero) - MANY_INPUTS} more non-zero inputs (all of them: --json)")
+            lines.append(f"    the other {len(shown) - len(nonzero)} inputs = 0")
+        else:
+            lines += [f"    {n} = {v}" for n, v in shown]
         if self.steps:
             lines.append("  gate by gate (circuit vs transformer at the scheduled layer):")
             for s in self.steps:
@@ -66,6 +76,9 @@ class Counterexample:
             mark = "" if e == a else "   <-- differs"
             lines.append(f"    {n}: circuit {e}, transformer {a}{mark}")
         return "\n".join(lines)
+
+
+MANY_INPUTS = 32  # a report lists at most this many inputs one by one
 
 
 def _candidates(n: int, model_values: list[Fraction], seed: int = 0) -> Iterator[list[Fraction]]:
@@ -96,11 +109,26 @@ def _model_values(models: Sequence[dict[str, str] | None]) -> list[Fraction]:
     return sorted(set(values))[:16]
 
 
+def _replay(transformer: Transformer, encoding: Encoding, schedule: Schedule, xs: Sequence[Fraction],
+            keys: KeyDecompositions | None = None, trace: bool = False) -> RunResult:
+    """T on enc(C, xs), exactly: a settled run by the schedule's settle layers (the read-out is the full
+    run's; the schedule is not trusted for it, see exact_engine), the key join where ``keys`` prove it."""
+    return run_exact(transformer, encoding.instantiate(_integral(xs)), trace=trace, keys=keys,
+                     forget=schedule.settle_layers(), needed=encoding.readout)
+
+
+def _integral(xs: Sequence[Any]) -> list[Any]:
+    """Inputs as ints where integral: the exact engine's fast path (and cheap hashing for 10⁶ inputs)."""
+    return [int(v.numerator) if type(v) is Fraction and v.denominator == 1 else v for v in xs]
+
+
 def search_counterexample(circuit: Circuit, transformer: Transformer, encoding: Encoding, schedule: Schedule,
                           hints_models: Sequence[dict[str, str] | None] = (), budget_seconds: float = 20.0,
-                          max_runs: int = 300, first: Sequence[Sequence[Fraction]] = ()) -> Counterexample | None:
+                          max_runs: int = 300, first: Sequence[Sequence[Fraction]] = (),
+                          keys: KeyDecompositions | None = None) -> Counterexample | None:
     """A replayed counterexample, or None when the budget runs out; ``first``: inputs to try before the
-    standard candidates (e.g. a false lemma's model, :mod:`verified_aat.schematic.witness`)."""
+    standard candidates (e.g. a false lemma's model, :mod:`verified_aat.schematic.witness`); ``keys``:
+    key decompositions the replay may use once their lemmas are proved."""
     import itertools
 
     deadline = time.perf_counter() + budget_seconds
@@ -109,15 +137,15 @@ def search_counterexample(circuit: Circuit, transformer: Transformer, encoding: 
     for runs, xs in enumerate(itertools.chain(given, _candidates(circuit.n_inputs, _model_values(hints_models)))):
         if runs >= max_runs or time.perf_counter() > deadline:
             return None
+        xs = _integral(xs)
         key = tuple(xs)
         if key in seen:
             continue
         seen.add(key)
-        result = run_exact(transformer, encoding.instantiate(xs))
-        actual = encoding.read(result.outputs)
+        actual = encoding.read(_replay(transformer, encoding, schedule, xs, keys).outputs)
         expected = evaluate(circuit, xs)
         if tuple(actual) != tuple(expected):
-            return _report(circuit, transformer, encoding, schedule, xs, tuple(expected), tuple(actual))
+            return _report(circuit, transformer, encoding, schedule, xs, tuple(expected), tuple(actual), keys)
     return None
 
 
@@ -138,7 +166,7 @@ def z3_search(circuit: Circuit, transformer: Transformer, encoding: Encoding, sc
     if witness.rational is None:
         return None, witness.irrational
     xs = list(witness.rational)
-    actual = encoding.read(run_exact(transformer, encoding.instantiate(xs)).outputs)
+    actual = encoding.read(_replay(transformer, encoding, schedule, xs).outputs)
     expected = evaluate(circuit, xs)
     if tuple(actual) == tuple(expected):  # the symbolic run and the engine disagree: report nothing
         return None, None
@@ -146,10 +174,11 @@ def z3_search(circuit: Circuit, transformer: Transformer, encoding: Encoding, sc
 
 
 def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, schedule: Schedule,
-            xs: list[Fraction], expected: tuple, actual: tuple) -> Counterexample:
+            xs: list[Fraction], expected: tuple, actual: tuple, keys: KeyDecompositions | None = None
+            ) -> Counterexample:
     steps: list[Step] = []
     if encoding.length <= 5000:
-        traced = run_exact(transformer, encoding.instantiate(xs), trace=True)
+        traced = _replay(transformer, encoding, schedule, xs, keys, trace=True)
         assert traced.trace is not None
         values = evaluate_gates(circuit, xs)
         initial = encoding.instantiate(xs)
@@ -166,6 +195,8 @@ def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, sche
             else:
                 vectors = initial if layer == 0 else traced.trace[layer - 1].vectors
                 got = vectors[p][c]
+                if is_symbolic(got):  # a settled run did not compute it: it depends on unsettled values
+                    got = None
             step = Step(circuit.gate_name(g), circuit.gates[g].kind.value, layer, p, Fraction(values[g]),
                         None if got is None else Fraction(got))
             steps.append(step)

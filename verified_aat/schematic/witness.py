@@ -23,11 +23,13 @@ from ..constructions.base import Construction
 from ..errors import InputError
 from ..refutation.refute import Refutation
 from ..refutation.search import Counterexample, search_counterexample
+from ..symbolic.attention import engine_keys
+from ..transformer.key_join import KeyDecompositions
 from ..transformer.model import Transformer
 
 MAX_FAN_IN = 4096       # a model's fan-in beyond this is not built
 MAX_PADDING = 1 << 21   # ids up to about 2·10⁶ are reached by padding with input gates
-SECONDS_PER_GATE = 2e-4  # what encoding and exactly replaying one gate costs, measured (10⁶ gates: ~100 s):
+SECONDS_PER_GATE = 2e-5  # what building, encoding and replaying one gate costs (a settled run), measured: 10⁶ gates ~17 s
                          # a candidate whose replay would not fit the witness budget is not built
 
 
@@ -91,8 +93,8 @@ def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
             gate = b.sign(xs[-1]) if op == "sign" else getattr(b, op)(xs[-2], xs[-1])
             b.output(gate)
             c = b.build()
-            tails = [[Fraction(0)] * g + values[:2]] if len(values) >= 2 else []
-            yield c, [[v] * c.n_inputs for v in values] + tails
+            tails = [[Fraction(0)] * g + values[:2]] if len(values) >= 2 else []  # the model's operands: first
+            yield c, tails + [[v] * c.n_inputs for v in values]
     for op in ("add", "mul", "sign"):  # the model's values on each small gate
         b = CircuitBuilder(f"{op}-of-model-values")
         xs = [b.input(f"x{i}") for i in range(1 if op == "sign" else 2)]
@@ -117,7 +119,7 @@ def witness_from_models(transformer: Transformer, construction: Construction, mo
                 continue
             seen.add(circuit.name)
             tried += 1
-            found = _replay(transformer, construction, circuit, inputs)
+            found = _replay(transformer, construction, circuit, inputs, start + budget_seconds)
             if found is not None:
                 circuit, found, more = _smaller(transformer, construction, circuit, inputs, found,
                                                 start + budget_seconds)
@@ -126,15 +128,29 @@ def witness_from_models(transformer: Transformer, construction: Construction, mo
 
 
 def _replay(transformer: Transformer, construction: Construction, circuit: Circuit,
-            inputs: list[list[Fraction]]) -> Counterexample | None:
+            inputs: list[list[Fraction]], deadline: float | None = None) -> Counterexample | None:
+    """The exact engine's replay (a settled run, with the key join where the construction's hints are proved
+    for T's own scores): a counterexample only where it disagrees with the circuit."""
     try:
         construction.check_class(circuit)
     except InputError:
         return None
     encoding = construction.encode(circuit)
     schedule = construction.schedule(circuit, encoding)
-    return search_counterexample(circuit, transformer, encoding, schedule, budget_seconds=10.0,
-                                 max_runs=len(inputs) + 20, first=inputs)
+    budget = 10.0 if deadline is None else max(deadline - time.perf_counter(), 0.0)
+    return search_counterexample(circuit, transformer, encoding, schedule, budget_seconds=budget,
+                                 max_runs=len(inputs) + 20, first=inputs, keys=_keys(construction))
+
+
+def _keys(construction: Construction) -> KeyDecompositions:
+    """One set of key decompositions per construction, so that each lemma is proved once per process."""
+    cached = _KEYS.get(id(construction))
+    if cached is None or cached[0] is not construction:
+        cached = _KEYS[id(construction)] = (construction, engine_keys(construction.score_hints()))
+    return cached[1]
+
+
+_KEYS: dict[int, tuple[Construction, KeyDecompositions]] = {}
 
 
 def _smaller(transformer: Transformer, construction: Construction, circuit: Circuit, inputs: list[list[Fraction]],
@@ -155,7 +171,7 @@ def _smaller(transformer: Transformer, construction: Construction, circuit: Circ
         b.output(b.add(*[x] * middle))
         smaller = b.build()
         tried += 1
-        again = _replay(transformer, construction, smaller, value)
+        again = _replay(transformer, construction, smaller, value, deadline)
         if again is not None:
             high, best = middle, (smaller, again)
         else:

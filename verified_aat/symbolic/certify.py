@@ -125,7 +125,8 @@ def prepare(circuit: Circuit, construction: Construction, depth_bound: int | Non
         raise InputError(f"the transformer's coordinates {T.coordinates} are not {construction.name}'s "
                          f"{encoding.coordinates}")
     hints = {name: _normalised_hint(hint, T.coordinates) for name, hint in construction.score_hints().items()}
-    return Prepared(circuit, construction, compiled, T, encoding, construction.schedule(circuit, encoding), hints,
+    schedule = compiled.schedule or construction.schedule(circuit, encoding)
+    return Prepared(circuit, construction, compiled, T, encoding, schedule, hints,
                     tuple(construction.structural), transformer is None)
 
 

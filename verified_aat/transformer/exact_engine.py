@@ -38,15 +38,26 @@ earlier outputs (a memo).  Inside the engine non-integral values are GMP rationa
 runs of one transformer on many sequences (``run --inputs``);
 :func:`run_exact_reference` is the plain N² interpreter, kept for differential
 tests.
+
+**The settled run** (``forget``: per position, (settle layer s, coordinate c) pairs, a
+construction's schedule) computes only what can reach a settled value: a row that a layer
+before s writes gets an atom (:mod:`.unknown`) for coordinate c; the input rows stay, since
+they are exact and small already.  ⊥ is the sound abstraction "some rational": ``0·⊥ = 0``, anything else with ⊥ is
+⊥, so every number the settled run computes is exactly the one the full run computes, and
+forgetting can only turn values into ⊥.  The schedule is not trusted for this: a wrong one
+gives ⊥, never a wrong number.  What it buys: positions that have not settled hold values
+that may grow doubly exponentially (netlists in exact arithmetization), and none of those
+is built.  A score or key that would read ⊥, or a ⊥ where the caller needs a value (the
+read-out), makes the engine run again in full.
 """
 
 from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
-from ..circuits.ir import Circuit
+from ..circuits.ir import Circuit, Kind
 from ..errors import InputError
 from . import exact_kernels
 from .exact_kernels import ActivationKernel, inner, outer_row
@@ -55,8 +66,9 @@ from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _S
 from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
 from .exact_results import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats,  # noqa: F401
                             check_sequence)
-from .key_join import KeyDecompositions, facts_hold, join_argmax
-from .model import Head, Pooling, Score, Transformer
+from .key_join import KeyDecompositions, KeyHint, facts_hold, join_argmax
+from .model import CircuitScore, Head, Pooling, Score, Transformer
+from .unknown import Form, collapse, is_symbolic
 
 Number = int | Fraction
 JOIN, ALL_PAIRS = "join", "all-pairs"
@@ -75,9 +87,12 @@ class ExactRunner:
     set is computed on all pairs.  ``join=False`` turns the join off even with keys.
     """
 
-    def __init__(self, transformer: Transformer, keys: KeyDecompositions | None = None, join: bool = True):
+    def __init__(self, transformer: Transformer, keys: KeyDecompositions | None = None, join: bool = True,
+                 forget: Sequence[Sequence[tuple[int, int]]] | None = None):
         self.transformer = transformer
         self.keys = keys if join else None
+        #: the settled run (module docstring): position p's coordinate c is ⊥ before layer s, for (s, c) in forget[p]
+        self.forget = forget
         self.d = transformer.dimension
         self._scores: dict[int, tuple[Score, _ScoreFn]] = {}
         self._score_states: dict[int, _ScoreState] = {}
@@ -152,6 +167,9 @@ class ExactRunner:
                 return state.sets
         self._count("argmax_computed")
         hint = state.hint
+        if self.forget is not None:
+            _require_known(rows, _score_cols(head.score, self.d)
+                           + (() if hint is None else _hint_cols(hint, self.transformer.coordinates)))
         if hint is not None and n and facts_hold(rows, hint, self.transformer.coordinates):
             joined = join_argmax(rows, hint)
             sets = _Sets(list(joined.set_ids), joined.distinct, JOIN)
@@ -188,9 +206,10 @@ class ExactRunner:
         return _Sets([of_group[g] for g in i_group_of], sets, ALL_PAIRS)
 
     # -- one layer ---------------------------------------------------------------
-    def _apply(self, state: _LayerState, heads: Sequence[Head], head_sets: list[_Sets], rows: list[Vector]
-               ) -> list[int]:
-        """Pool and apply the activation in place; the positions whose row changed."""
+    def _apply(self, state: _LayerState, heads: Sequence[Head], head_sets: list[_Sets], rows: list[Vector],
+               boundary: Callable[[int, Vector], Vector] | None = None) -> list[int]:
+        """Pool and apply the activation in place; the positions whose row changed (after ``boundary``,
+        a settled run's layer boundary, maps each new row)."""
         act, n, d = state.act, len(rows), self.d
         changed = state.pending.take()
         if state.new_run:
@@ -225,8 +244,16 @@ class ExactRunner:
         self._count("activation_applications", len(candidates))
         apply = act.apply
         out: list[int] = []
-        if len(pools) == 1:
-            per_set, set_of = pools[0].per_set, pools[0].sets.set_of
+        tables = [(pool.per_set, pool.sets.set_of) for pool in pools]
+        if boundary is not None:
+            for p in candidates:
+                row = rows[p]
+                new = apply(row, tuple([per_set[set_of[p]] for per_set, set_of in tables]))
+                if new is not row and (new := boundary(p, new)) != row:
+                    rows[p] = new
+                    out.append(p)
+        elif len(pools) == 1:
+            per_set, set_of = tables[0]
             for p in candidates:
                 row = rows[p]
                 new = apply(row, (per_set[set_of[p]],))
@@ -234,7 +261,6 @@ class ExactRunner:
                     rows[p] = new
                     out.append(p)
         else:
-            tables = [(pool.per_set, pool.sets.set_of) for pool in pools]
             for p in candidates:
                 row = rows[p]
                 new = apply(row, tuple([per_set[set_of[p]] for per_set, set_of in tables]))
@@ -244,8 +270,30 @@ class ExactRunner:
         return out
 
     # -- a run -------------------------------------------------------------------
-    def run(self, sequence: Sequence[Sequence[Any]], trace: bool = False) -> RunResult:
-        """Run on ``sequence`` with exact rationals; see the module docstring."""
+    def run(self, sequence: Sequence[Sequence[Any]], trace: bool = False,
+            needed: Sequence[tuple[int, int]] = ()) -> RunResult:
+        """Run on ``sequence`` with exact rationals; see the module docstring.
+
+        With ``forget``, a settled run; it is run again in full should a score read ⊥ or an output
+        coordinate in ``needed`` (position, coordinate) — e.g. the read-out — be ⊥ at the end
+        (``stats.settled`` says which run the result is from).
+        """
+        if self.forget is not None:
+            if len(self.forget) != len(sequence):
+                raise InputError(f"the settled run has settle layers for {len(self.forget)} positions, "
+                                 f"the sequence has {len(sequence)}")
+            try:
+                result = self._run(sequence, trace, self.forget)
+                if not any(is_symbolic(result.outputs[p][c]) for p, c in needed):
+                    return result
+            except _Undetermined:
+                pass
+            self._layer_states.clear()  # their rows held ⊥: start afresh
+            self._score_states.clear()
+        return self._run(sequence, trace, None)
+
+    def _run(self, sequence: Sequence[Sequence[Any]], trace: bool,
+             forget: Sequence[Sequence[tuple[int, int]]] | None) -> RunResult:
         start = time.perf_counter()
         rows = [row if all(type(v) is int for v in row) else tuple([inner(v) for v in row])
                 for row in check_sequence(self.transformer, sequence)]
@@ -260,6 +308,7 @@ class ExactRunner:
             layer_state.new_run = True
         evaluations_before = sum(kernel.evaluations for _, _, kernel in self._kernels.values())
         limit = max(n // 4, 16)
+        due: dict[int, list[int]] = {}  # settled run: layer → positions whose row holds atoms that settle then
         layers: list[LayerTrace] = []
         for number, layer in enumerate(self.transformer.layers, start=1):
             act = self._kernel(layer.activation, len(layer.heads))
@@ -276,7 +325,11 @@ class ExactRunner:
             layer_state = self._layer_states.get(state_key)
             if layer_state is None or layer_state.act is not act:
                 layer_state = self._layer_states[state_key] = _LayerState(act, self._pending())
-            changed = self._apply(layer_state, layer.heads, head_sets, rows)
+            boundary = None
+            if forget is not None:  # rows forgotten earlier whose value settles now: apply the layer to them again
+                layer_state.pending.note(due.pop(number, []), limit)
+                boundary = _boundary(forget, number, due)
+            changed = self._apply(layer_state, layer.heads, head_sets, rows, boundary)
             for pending in self._pendings:
                 pending.note(changed, limit)
             if trace:
@@ -287,16 +340,68 @@ class ExactRunner:
         c = self._counts.get
         stats = RunStats(n, self.transformer.n_layers, c("score_evaluations", 0), c("argmax_computed", 0),
                          c("argmax_reused", 0), evaluations, time.perf_counter() - start, c("argmax_int64", 0),
-                         c("argmax_join", 0), tuple(self._methods), c("activation_applications", 0))
+                         c("argmax_join", 0), tuple(self._methods), c("activation_applications", 0),
+                         forget is not None)
         return RunResult(tuple(map(outer_row, rows)), tuple(layers) if trace else None, stats)
 
 
+class _Undetermined(Exception):
+    """A settled run reached a score or key that reads ⊥: it must run in full."""
+
+
+def _boundary(forget: Sequence[Sequence[tuple[int, int]]], layer: int,
+              due: dict[int, list[int]]) -> Callable[[int, Vector], Vector]:
+    """The layer boundary of a settled run after ``layer``: in position p's row every coordinate whose settle
+    layer is later becomes its own atom, and any other form becomes ⊥ (:mod:`.unknown`).  The row is then no
+    longer the activation's output, which the incremental engine assumes of every row it does not apply the
+    layer to again: so p is ``due`` at the next settle layer, where the layer is applied to it whatever changed."""
+    def boundary(p: int, row: Vector) -> Vector:
+        pattern = forget[p]
+        if pattern and pattern[-1][0] > layer:
+            new = [collapse(v) for v in row]
+            d = len(row)
+            for s, c in pattern:
+                if s > layer:
+                    new[c] = Form.atom(p * d + c)
+            due.setdefault(min(s for s, _ in pattern if s > layer), []).append(p)
+            return tuple(new)
+        if any(is_symbolic(v) for v in row):
+            return tuple([collapse(v) for v in row])
+        return row
+    return boundary
+
+
+def _require_known(rows: list[Vector], cols: Iterable[int]) -> None:
+    for c in set(cols):
+        for row in rows:
+            if is_symbolic(row[c]):
+                raise _Undetermined
+
+
+def _score_cols(score: Score, d: int) -> tuple[int, ...]:
+    """Every coordinate a score's evaluation touches (its compiled form also runs dead gates)."""
+    if not isinstance(score, CircuitScore):
+        return tuple({r for r, _, _ in score.entries()} | {c for _, c, _ in score.entries()})
+    gates = score.circuit.gates
+    touched = {a for g in gates for a in g.args} | set(score.circuit.outputs)
+    return tuple({gates[k].index % d for k in touched if gates[k].kind is Kind.INPUT})  # type: ignore[operator]
+
+
+def _hint_cols(hint: KeyHint, coordinates: Sequence[str]) -> tuple[int, ...]:
+    cols = {coordinates.index(name) for name, _ in hint.facts}
+    for circuit in (hint.row_key, hint.col_key, hint.col_penalty):
+        cols |= read_inputs(circuit)
+    return tuple(cols)
+
+
 def run_exact(transformer: Transformer, sequence: Sequence[Sequence[Any]], trace: bool = False,
-              keys: KeyDecompositions | None = None) -> RunResult:
+              keys: KeyDecompositions | None = None, forget: Sequence[Sequence[tuple[int, int]]] | None = None,
+              needed: Sequence[tuple[int, int]] = ()) -> RunResult:
     """Run ``transformer`` on ``sequence`` with exact rationals; see the module docstring.
 
-    With ``keys``, argmax sets come from the key join wherever a decomposition is proved.
+    With ``keys``, argmax sets come from the key join wherever a decomposition is proved; with
+    ``forget`` (settle layers per position) a settled run, in full again if a ``needed`` value is ⊥.
     """
-    return ExactRunner(transformer, keys).run(sequence, trace)
+    return ExactRunner(transformer, keys, forget=forget).run(sequence, trace, needed)
 
 

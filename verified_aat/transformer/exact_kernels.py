@@ -43,6 +43,7 @@ import numpy as np
 
 from ..circuits.evaluate import straight_line
 from ..circuits.ir import Circuit, Kind
+from .unknown import UNKNOWN, collapse, is_symbolic
 
 USE_INT64 = True
 LIMIT = 2 ** 62          # every intermediate value of the int64 kernels stays strictly below this
@@ -304,9 +305,12 @@ def inner(v: Any) -> Any:
 
 
 def outer(v: Any) -> Any:
-    """The engine's number as the rest of the code base has it: an int, else a Fraction."""
+    """The engine's number as the rest of the code base has it: an int, else a Fraction (a settled run's
+    forms and ⊥ are ⊥)."""
     if type(v) is int:
         return v
+    if is_symbolic(v):
+        return collapse(v)
     if v.denominator == 1:
         return int(v.numerator)
     return v if type(v) is Fraction else Fraction(int(v.numerator), int(v.denominator))
@@ -320,7 +324,9 @@ def outer_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def ratio(total: Any, size: int) -> Any:
-    """total / size exactly, in the engine's number type (an int when integral)."""
+    """total / size exactly, in the engine's number type (an int when integral; a form or ⊥ stays one)."""
+    if is_symbolic(total):
+        return total / size
     if type(total) is int:
         q, r = divmod(total, size)
         if not r:
@@ -330,8 +336,8 @@ def ratio(total: Any, size: int) -> Any:
 
 
 def normal(v: Any) -> Any:
-    """An int when the rational is integral (Fraction or GMP rational), else the value itself."""
-    if type(v) is int:
+    """An int when the rational is integral (Fraction or GMP rational), else the value itself (forms, ⊥ too)."""
+    if type(v) is int or is_symbolic(v):
         return v
     return int(v.numerator) if v.denominator == 1 else v
 
@@ -339,8 +345,8 @@ def normal(v: Any) -> Any:
 _normal = normal
 
 
-def _sign(v: Any) -> int:
-    return (v > 0) - (v < 0)
+def _sign(v: Any) -> Any:
+    return UNKNOWN if is_symbolic(v) else (v > 0) - (v < 0)
 
 
 class ActivationKernel:

@@ -41,7 +41,8 @@ class RunStats:
     computed by the key join; ``head_methods`` the (head, ``"join"``/``"all-pairs"``) pairs
     that occurred, in order of first use; ``activation_evaluations`` the activations
     actually evaluated (the reference evaluates one per position and layer) and
-    ``activation_applications`` the (position, layer) pairs the engine looked at.
+    ``activation_applications`` the (position, layer) pairs the engine looked at; ``settled``
+    whether the run was a settled one (outputs may hold ``UNKNOWN``, ⊥, where nothing settled).
     """
 
     positions: int
@@ -55,6 +56,7 @@ class RunStats:
     argmax_join: int = 0
     head_methods: tuple[tuple[str, str], ...] = ()
     activation_applications: int = 0
+    settled: bool = False  # a settled run: coordinates not yet settled were ⊥ (UNKNOWN in outputs)
 
     def method_of(self, head: str) -> set[str]:
         """The paths that computed ``head``'s argmax sets in this run."""

@@ -12,6 +12,7 @@ from ..circuits.ir import Circuit
 from .exact_kernels import ActivationKernel, BilinearKernel, CircuitKernel, normal, ratio
 from .key_join import KeyHint
 from .model import CircuitScore, Pooling, Score
+from .unknown import UNKNOWN
 
 Number = int | Fraction
 Vector = tuple[Number, ...]
@@ -213,6 +214,7 @@ class _HeadPool:
         containing = self.sets.containing()
         sets, per_set = self.sets.sets, self.per_set
         touched: set[int] = set()
+        summed_again: set[int] = set()  # sets summed from the current rows: no member's change is added again
         average = self.pooling is Pooling.AVERAGE
         out: list[int] = []
         for p in changed:
@@ -225,9 +227,16 @@ class _HeadPool:
             for k in ((ks,) if type(ks) is int else ks):
                 members = sets[k]
                 if average and len(members) > 1:
+                    if k in summed_again:
+                        continue
                     sums = self.sums[k]
                     for i, c in enumerate(self.cols):
                         if old[c] != new[c]:
+                            if old[c] is UNKNOWN or new[c] is UNKNOWN:  # ⊥ cannot be taken out of a sum
+                                sums[:] = [sum(rows[q][c] for q in members) for c in self.cols]
+                                summed_again.add(k)
+                                touched.add(k)
+                                break
                             sums[i] += new[c] - old[c]
                             touched.add(k)
                 elif len(members) == 1 or p == (members[0] if self.pooling is Pooling.LEFTMOST else members[-1]):

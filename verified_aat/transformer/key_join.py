@@ -199,9 +199,9 @@ def _reads(circuit: Circuit) -> set[int]:
 def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
     """The join on int64 arrays (exact: the limits keep every cost below 2**61).
 
-    Column keys are grouped with their least penalty; for each distinct row key the nearest
-    column keys below and above it are candidates, and they settle the minimum when the next
-    keys out cannot reach it even with the least penalty of all.  Row keys they do not settle
+    Column keys are grouped with their least penalty; for each distinct row key the two nearest
+    column keys below and the two above it are candidates, and they settle the minimum when the
+    next keys out cannot reach it even with the least penalty of all.  Row keys they do not settle
     are walked in Python, as :func:`_argmin_for` does.
     """
     n = len(rk)
@@ -216,24 +216,26 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
     floor = int(least.min())
     row_keys, row_of = np.unique(rk, return_inverse=True)
     start = np.searchsorted(keys, row_keys)           # bisect_left
-    left, right = start - 1, start
     big = np.int64(2 ** 62)
-
-    def cost(k: Any) -> Any:
+    # candidates: the two nearest column keys on each side (indices start − 2 … start + 1); they settle the
+    # minimum when the next keys out cannot reach it even with the least penalty of all
+    costs = []
+    for offset in range(-2, 2):
+        k = start + offset
         inside = (k >= 0) & (k < n_keys)
         kk = np.clip(k, 0, n_keys - 1)
-        return np.where(inside, (row_keys - keys[kk]) ** 2 + least[kk], big), inside
-
-    cost_l, _ = cost(left)
-    cost_r, _ = cost(right)
-    best = np.minimum(cost_l, cost_r)
-    far_l = np.clip(left - 1, 0, n_keys - 1)
-    far_r = np.clip(right + 1, 0, n_keys - 1)
-    settled = (((left - 1 < 0) | ((row_keys - keys[far_l]) ** 2 + floor > best))
-               & ((right + 1 >= n_keys) | ((keys[far_r] - row_keys) ** 2 + floor > best)))
-    # the set of each row key as a label: key k alone → k, keys k and k + 1 → n_keys + k
-    take_l, take_r = cost_l == best, cost_r == best
-    label = np.where(take_l & take_r, n_keys + left, np.where(take_l, left, right))
+        costs.append(np.where(inside, (row_keys - keys[kk]) ** 2 + least[kk], big))
+    best = np.minimum.reduce(costs)
+    far_l, far_r = start - 3, start + 2
+    settled = (((far_l < 0) | ((row_keys - keys[np.clip(far_l, 0, n_keys - 1)]) ** 2 + floor > best))
+               & ((far_r >= n_keys) | ((keys[np.clip(far_r, 0, n_keys - 1)] - row_keys) ** 2 + floor > best)))
+    # the set of each row key as a label: lowest chosen key index lo + n_keys · (mask of chosen keys lo … lo + 3)
+    taken = [c == best for c in costs]
+    mask = sum(t.astype(np.int64) << i for i, t in enumerate(taken))
+    low = np.zeros(len(row_keys), dtype=np.int64)
+    for i in (3, 2, 1, 0):                            # the lowest taken offset
+        low = np.where(taken[i], i, low)
+    label = (start - 2 + low) + n_keys * (mask >> low)
     chosen_of: dict[int, tuple[int, ...]] = {}
     if not settled.all():
         sorted_keys = keys.tolist()
@@ -242,12 +244,10 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
         by_chosen: dict[tuple[int, ...], int] = {}
         for u in np.flatnonzero(~settled).tolist():
             chosen = tuple(index_of[k] for k in _argmin_keys(int(row_keys[u]), sorted_keys, least_of, floor))
-            if len(chosen) == 1:
-                label[u] = chosen[0]
-            elif len(chosen) == 2 and chosen[1] == chosen[0] + 1:
-                label[u] = n_keys + chosen[0]
+            if chosen[-1] - chosen[0] < 4:
+                label[u] = chosen[0] + n_keys * sum(1 << (k - chosen[0]) for k in chosen)
             else:
-                label[u] = by_chosen.setdefault(chosen, 2 * n_keys + len(by_chosen))
+                label[u] = by_chosen.setdefault(chosen, 16 * n_keys + len(by_chosen))
                 chosen_of[int(label[u])] = chosen
     labels = label[row_of]
     distinct_labels, first_at, inverse = np.unique(labels, return_index=True, return_inverse=True)
@@ -263,12 +263,13 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
 
     distinct: list[tuple[int, ...]] = []
     for value in distinct_labels[by_appearance].tolist():
-        if value < n_keys:
-            distinct.append(tuple(members(value)))
-        elif value < 2 * n_keys:
-            distinct.append(tuple(sorted(members(value - n_keys) + members(value - n_keys + 1))))
+        if value < 16 * n_keys:
+            lo, bits = value % n_keys, value // n_keys
+            chosen = [lo + i for i in range(4) if bits >> i & 1]
         else:
-            distinct.append(tuple(sorted(p for k in chosen_of[value] for p in members(k))))
+            chosen = list(chosen_of[value])
+        distinct.append(tuple(members(chosen[0])) if len(chosen) == 1
+                        else tuple(sorted(p for k in chosen for p in members(k))))
     ids = set_ids.tolist()
     return ArgmaxSets(tuple([distinct[i] for i in ids]), tuple(ids), tuple(distinct))
 
