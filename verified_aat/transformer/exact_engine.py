@@ -242,7 +242,7 @@ class ExactRunner:
             for p in changed:
                 seen[p] = rows[p]
         self._count("activation_applications", len(candidates))
-        apply = act.apply
+        apply = act.apply if boundary is None else act.apply_settled
         out: list[int] = []
         tables = [(pool.per_set, pool.sets.set_of) for pool in pools]
         if boundary is not None:

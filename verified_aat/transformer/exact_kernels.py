@@ -43,7 +43,7 @@ import numpy as np
 
 from ..circuits.evaluate import straight_line
 from ..circuits.ir import Circuit, Kind
-from .unknown import UNKNOWN, collapse, is_symbolic
+from .unknown import UNKNOWN, Form, collapse, is_symbolic
 
 USE_INT64 = True
 LIMIT = 2 ** 62          # every intermediate value of the int64 kernels stays strictly below this
@@ -416,6 +416,32 @@ class ActivationKernel:
         if vals is None:
             vals = self.memo[key] = self.compute(*key)
             self.evaluations += 1
+        return self.assemble(row, *pooled, vals)
+
+    def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+        """:meth:`apply` for a settled run: a key holding forms is memoised with its atoms renamed in order
+        of appearance (−1, −2, …), so positions that differ only in which atoms they hold share one
+        evaluation; the outputs are renamed back."""
+        key = self.key(row, *pooled)
+        vals = self.memo.get(key)
+        if vals is None:
+            names: dict[int, int] = {}
+            for v in key:
+                if type(v) is Form:
+                    for atom in v.terms:
+                        if atom not in names:
+                            names[atom] = -1 - len(names)
+            if names:
+                canonical = tuple([v.renamed(names) if type(v) is Form else v for v in key])
+                found = self.memo.get(canonical)
+                if found is None:
+                    found = self.memo[canonical] = self.compute(*canonical)
+                    self.evaluations += 1
+                back = {i: atom for atom, i in names.items()}
+                vals = tuple([v.renamed(back) if type(v) is Form else v for v in found])
+            else:
+                vals = self.memo[key] = self.compute(*key)
+                self.evaluations += 1
         return self.assemble(row, *pooled, vals)
 
     def trim_memo(self, limit: int = 1 << 20) -> None:

@@ -115,6 +115,10 @@ class Form(_Symbolic):
             return UNKNOWN
         return self * (Fraction(1, other) if type(other) is int else 1 / other)
 
+    def renamed(self, names: dict[int, int]) -> "Form":
+        """The same form over renamed atoms (``names`` maps every atom it holds)."""
+        return Form(self.const, {names[k]: q for k, q in self.terms.items()})
+
     def __eq__(self, other: object) -> bool:
         return type(other) is Form and self.const == other.const and self.terms == other.terms
 
