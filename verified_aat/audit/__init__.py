@@ -5,7 +5,7 @@ from .depth import DepthFormula, depth_formula
 from .flat import FlatCircuit
 from .reference import ReferenceRun, reference_run
 from .round_trip import RoundTrip, round_trip
-from .size_formula import SizeFormula, size_formula
+from .size import SizeFormula, size_formula
 from .unroll import (
            UnrolledCircuit,
            flatten,

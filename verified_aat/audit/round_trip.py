@@ -14,7 +14,7 @@ the round trip is *proved* only when all three are:
    kernel's caps (N ≤ 32, ~2·10⁷ gates) *unknown*, never proved, and the
    constructions with a small enough N are named.
 3. *Closing the loop*: U_N(enc(C, x)) = C(x) for every x.  When U_N has at most
-   :data:`BUILD_GATES` gates (:func:`.size_formula.size_formula`, known from T_K alone)
+   :data:`BUILD_GATES` gates (:func:`.size.size_formula`, known from T_K alone)
    it is built and partially evaluated, as below: an independent check.  Past
    that, U_N is not built: link 3 is proved *by composition* when links 1 and 2
    are (T_K(enc(C, x)) = C(x) for every x by link 1, U_N = T_K on every sequence
@@ -60,7 +60,7 @@ from .prove import Witness as AuditWitness
 from .prove import kernel_limit, prove_audit, structure_hash
 from .residual import (PROVED, UNKNOWN, circuit_polynomials, reached,  # noqa: F401 - reached: its old home
                        residual_outputs, z3_identity)
-from .size_formula import size_formula
+from .size import size_formula
 from .unroll import Unroller, flatten, unroll
 
 REFUTED, SKIPPED = "refuted", "skipped"

@@ -26,7 +26,7 @@ and finally a copy of the activation circuit on (x_i, a_i⁽¹⁾, …, a_i⁽�
 gives the next x_i.  Copies keep additions as they are (any fan-in) and
 split a multiplication of fan-in k into k − 1 binary ones, so every
 multiplication of the result has fan-in exactly 2.  Constants are shared
-(one gate per value).  :func:`.size_formula.size_formula` states the exact gate count.
+(one gate per value).  :func:`.size.size_formula` states the exact gate count.
 
 :func:`unroll` builds into flat arrays (:class:`~.flat.FlatBuilder`), the
 Θ(L·H·N³) argmax gadget as one numpy block per head (:func:`_argmax_block`);
@@ -93,7 +93,7 @@ class UnrolledCircuit:
         return tuple(end - start for start, end in self.layer_ranges)
 
     def layer_operations(self) -> tuple[int, ...]:
-        """Non-constant gates per layer (what :func:`.size_formula.size_formula` counts exactly)."""
+        """Non-constant gates per layer (what :func:`.size.size_formula` counts exactly)."""
         return tuple(self.flat.operations(start, end) for start, end in self.layer_ranges)
 
     def gate_of(self, layer: int, position: int, coordinate: int | str) -> int:
