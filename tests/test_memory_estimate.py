@@ -83,7 +83,7 @@ def test_the_estimate_is_a_lower_bound_on_real_runs(tmp_path):
 
 
 def test_audit_past_the_estimate_is_refused_before_unrolling(tmp_path):
-    """The unrolled size is known from T alone (audit/unroll.size_formula): N = 60 needs ~14·10⁶ gates."""
+    """The unrolled size is known from T alone (audit/size.py): N = 60 needs ~14·10⁶ gates."""
     spec = Path(__file__).resolve().parent.parent / "specs" / "circuits" / "mixed_depth6.circ"
     refused = _cli("audit", "-c", "gate-edge", str(spec), "--lengths", "3,60", "--max-memory", "500")
     assert refused.returncode == 3 and "refused before starting" in refused.stderr

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import circuits
 
 from verified_aat.audit import unroll
-from verified_aat.audit.unroll import size_formula
+from verified_aat.audit.size import size_formula
 from verified_aat.audit.mutants import defective_unroller, unroll_defective
 from verified_aat.audit.prove import kernel_limit
 from verified_aat.audit.reference import reference_run

@@ -50,6 +50,23 @@ def kernel_check(doc: dict[str, Any], options: Options | None = None) -> CheckRe
     return CheckReport.from_kernel(check_certificate(dict(doc), options or Options()))
 
 
+def transformer_is_own(doc: dict[str, Any]) -> bool | None:
+    """Whether a certificate's transformer is its construction's own T_K for some K, judged by the kernel's
+    readers alone (its construction document and its term comparison, ``kernel/document_transformer.own_depth``),
+    so ``check`` needs no engine for its ``transformer`` line.  Informational: the verdict never rests on it
+    (a certificate that *claims* ``info.transformer: own`` has the claim checked by the kernel, S2).  None:
+    the kernel cannot read the construction or the transformer."""
+    from .kernel.data import Malformed, NotChecked, load_transformer
+    from .kernel.document_transformer import own_depth
+    from .kernel.layouts import construction_of
+    try:
+        construction = construction_of(doc.get("construction"), doc.get("construction_document"))
+        transformer = load_transformer(doc.get("transformer"))
+    except (Malformed, NotChecked, RecursionError, MemoryError):
+        return None
+    return own_depth(construction.data, transformer) is not None
+
+
 class Certificate(dict[str, Any]):
     """A certificate document (format ``verified-aat-certificate``) with a one-line ``repr``."""
 

@@ -5,12 +5,11 @@ from .depth import DepthFormula, depth_formula
 from .flat import FlatCircuit
 from .reference import ReferenceRun, reference_run
 from .round_trip import RoundTrip, round_trip
+from .size import SizeFormula, size_formula
 from .unroll import (
-           SizeFormula,
            UnrolledCircuit,
            flatten,
            input_names,
-           size_formula,
            unroll,
            unroll_reference,
 )

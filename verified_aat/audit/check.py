@@ -5,7 +5,7 @@ and the circuit is checked against
 
 * the class: every multiplication has fan-in exactly 2, so the circuit is in
   FSAC⁰[sign] (or smaller) by the rule of :func:`~verified_aat.circuits.measures.classify`;
-* the size: the non-constant gates equal :func:`.unroll.size_formula` exactly,
+* the size: the non-constant gates equal :func:`.size.size_formula` exactly,
   layer by layer, and the whole size is at most its bound;
 * the depth: the same for every audited N ≥ 2;
 * the depth: equal to :func:`.depth.depth_formula`, computed from T alone, for every N ≥ 2;
@@ -38,7 +38,8 @@ from ..transformer.exact_engine import run_exact
 from ..transformer.model import Transformer
 from .depth import depth_formula
 from .reference import reference_run
-from .unroll import FORMULA_TEXT, UnrolledCircuit, Unroller, flatten, size_formula, unroll
+from .size import FORMULA_TEXT, size_formula
+from .unroll import UnrolledCircuit, Unroller, flatten, unroll
 
 VALUES = [Fraction(v) for v in ("0", "1", "-1", "2", "-2", "3", "1/2", "-3/4", "5/3")]
 SAMPLE_KINDS = ("repeats", "random", "binary", "integers")

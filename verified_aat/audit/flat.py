@@ -20,6 +20,9 @@ straightforward builder gives) in flat arrays:
   numerator and a positive denominator, reduced by their gcd after every
   operation that involves a non-integer.  It is exact (no float anywhere);
   gates whose arguments are all integers take an integer-only path.
+
+The module is long because the three share one private array layout (CSR arguments, ``_csr``) and
+:class:`FlatCircuit` builds its evaluator lazily; split apart they would import each other.
 """
 
 from __future__ import annotations

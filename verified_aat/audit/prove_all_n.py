@@ -20,7 +20,8 @@ from ..errors import InputError
 from ..transformer.model import Pooling, Transformer
 from .family import Family, differs_at, gadgets_of, kernel_family, literals, same_family
 from .prove import PROVED, REFUTED, UNKNOWN, ProofResult, find_witness, structure_hash
-from .unroll import size_formula, unroll
+from .size import size_formula
+from .unroll import unroll
 
 WITNESS_GATES = 3_000_000   # the largest U_N the witness search builds (a changed family is tried up to there)
 MIN_SEARCH_LENGTH = 8       # a changed family is tried at N = 1 … at least this (and past its integer literals)

@@ -14,7 +14,7 @@ the round trip is *proved* only when all three are:
    kernel's caps (N ≤ 32, ~2·10⁷ gates) *unknown*, never proved, and the
    constructions with a small enough N are named.
 3. *Closing the loop*: U_N(enc(C, x)) = C(x) for every x.  When U_N has at most
-   :data:`BUILD_GATES` gates (:func:`.unroll.size_formula`, known from T_K alone)
+   :data:`BUILD_GATES` gates (:func:`.size.size_formula`, known from T_K alone)
    it is built and partially evaluated, as below: an independent check.  Past
    that, U_N is not built: link 3 is proved *by composition* when links 1 and 2
    are (T_K(enc(C, x)) = C(x) for every x by link 1, U_N = T_K on every sequence
@@ -47,24 +47,23 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
-from ..circuits.evaluate import evaluate, fold_circuit
+from ..circuits.evaluate import evaluate
 from ..circuits.ir import Circuit, Domain
 from ..constructions.registry import get_construction
 from ..symbolic import polynomial as poly
-from .flat import ADD, MUL, SIGN, FlatCircuit, _csr
 from .prove import Witness as AuditWitness
 from .prove import kernel_limit, prove_audit, structure_hash
-from .unroll import Unroller, flatten, size_formula, unroll
+from .residual import (PROVED, UNKNOWN, circuit_polynomials, reached,  # noqa: F401 - reached: its old home
+                       residual_outputs, z3_identity)
+from .size import size_formula
+from .unroll import Unroller, flatten, unroll
 
-Value = int | Fraction | dict  # concrete, or a sparse polynomial (poly.Poly)
-PROVED, REFUTED, UNKNOWN, SKIPPED = "proved", "refuted", "unknown", "skipped"
+REFUTED, SKIPPED = "refuted", "skipped"
 BUILD_GATES = 2_000_000   # the largest U_N the round trip builds for link 3 (~100 MB, ~10 s); past it: composition
 
 
@@ -126,112 +125,6 @@ class _Clock:
         self._mark = now
         if self.on_lap is not None:
             self.on_lap(phase, self.seconds[phase][0])
-
-
-def reached(flat: FlatCircuit, sources: Sequence[int]) -> np.ndarray:
-    """Boolean mask of the gates that depend on one of the gates ``sources`` (level by level, vectorised)."""
-    mask = np.zeros(flat.size, dtype=bool)
-    mask[list(sources)] = True
-    order = np.argsort(flat.depths, kind="stable")
-    order = order[(flat.depths[order] > 0) & (flat.fanins[order] > 0)]
-    levels = np.split(order, np.flatnonzero(np.diff(flat.depths[order])) + 1) if len(order) else []
-    for outs in levels:
-        idx, starts, _ = _csr(flat, outs)
-        mask[outs] = np.logical_or.reduceat(mask[idx], starts)
-    return mask
-
-
-def _as_poly(v: Value) -> dict:
-    return v if isinstance(v, dict) else poly.constant(Fraction(v))
-
-
-def _product(values: list[Value]) -> Value:
-    if any(not isinstance(v, dict) and v == 0 for v in values):
-        return 0
-    out = poly.constant(Fraction(1))
-    for v in values:
-        out = poly.mul(out, _as_poly(v))
-    return out
-
-
-def residual_outputs(flat: FlatCircuit, sequence: Sequence[Sequence[Any]], symbolic_inputs: dict[int, int],
-                     outputs: Sequence[int], atoms: poly.SignAtoms) -> tuple[list[dict], int]:
-    """The gates ``outputs`` of ``flat`` as polynomials in the variables of ``symbolic_inputs``.
-
-    ``symbolic_inputs`` maps an input number of ``flat`` to a variable index;
-    the other inputs take their values from ``sequence``.  Also returns the
-    number of gates evaluated symbolically.
-    """
-    gates = [flat.input_gates[k] for k in symbolic_inputs]
-    mask = reached(flat, gates)
-    concrete = flat.evaluator.run(flatten(sequence))   # exact; right on every gate outside ``mask``
-    kinds, offsets, argv = flat.kinds, flat.offsets, flat.argv
-    values: dict[int, Value] = {g: poly.variable(v) for g, v in zip(gates, symbolic_inputs.values())}
-    walked = np.flatnonzero(mask)
-    for g in walked.tolist():
-        if g in values:
-            continue
-        args = [values[a] if mask[a] else concrete[a] for a in argv[offsets[g]:offsets[g + 1]].tolist()]
-        kind = kinds[g]
-        if kind == ADD:
-            value: Value = poly.add(*(_as_poly(v) for v in args))
-        elif kind == MUL:
-            value = _product(args)
-        else:
-            assert kind == SIGN
-            value = atoms.sign(_as_poly(args[0]))
-        values[g] = value
-    return [_as_poly(values[g]) if mask[g] else poly.constant(Fraction(concrete[g])) for g in outputs], len(walked)
-
-
-def circuit_polynomials(circuit: Circuit, atoms: poly.SignAtoms) -> list[dict]:
-    """C's outputs as polynomials in x_0 … x_{n−1} (variable k = x_k), with the same sign atoms."""
-    def product(args: list[dict]) -> dict:
-        return _as_poly(_product(list(args)))
-
-    return fold_circuit(circuit, [poly.variable(k) for k in range(circuit.n_inputs)],
-                        lambda v: poly.constant(Fraction(v)), lambda args: poly.add(*args) if args else {},
-                        product, lambda p: atoms.sign(p))
-
-
-def _z3_term(p: dict, xs: list[Any], atom_vars: dict[int, Any]) -> Any:
-    import z3
-    terms = []
-    for mono, coef in p.items():
-        factors = [z3.RealVal(str(coef))]
-        for var, exp in mono:
-            factors.extend([atom_vars[var] if var in atom_vars else xs[var]] * exp)
-        terms.append(z3.Product(*factors) if len(factors) > 1 else factors[0])
-    return z3.Sum(*terms) if len(terms) > 1 else (terms[0] if terms else z3.RealVal(0))
-
-
-def z3_identity(diffs: list[dict], n_inputs: int, atoms: poly.SignAtoms, boolean: bool,
-                timeout_ms: int) -> tuple[str, list[Fraction] | None, str]:
-    """Whether every polynomial in ``diffs`` is 0 for all x (atoms defined as signs): proved / sat / unknown."""
-    import z3
-    xs = [z3.Real(f"x{k}") for k in range(n_inputs)]
-    atom_vars = {index: z3.Real(f"sgn{index}") for index in atoms.atoms.values()}
-    solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
-    for key, index in sorted(atoms.atoms.items(), key=lambda item: item[1]):
-        arg = _z3_term(dict(key), xs, atom_vars)
-        solver.add(atom_vars[index] == z3.If(arg > 0, 1, z3.If(arg < 0, -1, 0)))
-    if boolean:
-        solver.add(*[z3.Or(x == 0, x == 1) for x in xs])
-    solver.add(z3.Or(*[_z3_term(d, xs, atom_vars) != 0 for d in diffs]))
-    result = solver.check()
-    if result == z3.unsat:
-        return PROVED, None, ""
-    if result != z3.sat:
-        return UNKNOWN, None, f"z3: {solver.reason_unknown()}"
-    model = solver.model()
-    witness = []
-    for x in xs:
-        value = model.eval(x, model_completion=True)
-        if not z3.is_rational_value(value):
-            return UNKNOWN, None, f"z3 found an irrational x ({value}); no rational witness"
-        witness.append(Fraction(value.numerator_as_long(), value.denominator_as_long()))
-    return "sat", witness, ""
 
 
 def _identity(circuit: Circuit, compiled: Any, unrolled: Any, timeout_ms: int, clock: _Clock) -> dict[str, Any]:

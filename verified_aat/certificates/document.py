@@ -46,6 +46,7 @@ def original_section(original: Any, roots: tuple[int, ...]) -> dict[str, Any]:
 
 
 @gc_paused
+# long because the certificate document is one dict literal, section by section, and reads best whole.
 def build_certificate(result: Any, include_timings: bool = True, netlist: dict[str, Any] | None = None,
                       original: dict[str, Any] | None = None) -> dict[str, Any]:
     """The certificate document for a proved :class:`~verified_aat.symbolic.certify.CertifyResult`;

@@ -84,6 +84,8 @@ def _check_digits(token: str | bytes, file: str, line: int) -> None:
                          "(limits.MAX_AIGER_DIGITS)", file, line)
 
 
+# long because one reader for both AIGER encodings: the header, then inputs, outputs, ANDs (ASCII or
+# delta-coded binary) and the symbol table share the position and line counters of the closure below.
 def parse_aiger_bytes(data: bytes, file: str = "<aiger>") -> Aig:
     """Parse an ASCII or binary AIGER file; every problem is an :class:`InputError` at ``file:line``."""
     kind, (m, n_in, _, n_out, n_and), pos = _header(data, file)

@@ -64,6 +64,8 @@ def _cycle_text(cycle: Sequence[str], limit: int = 8) -> str:
     return ", ".join(steps)
 
 
+# long because the topological order is one explicit-stack walk (no recursion on deep circuits) whose
+# cycle report needs the stack it walks; splitting it would pass that state around.
 def assemble(definitions: Sequence[Definition], outputs: Sequence[OutputRef], *, name: str,
              domain: Domain, provenance: Provenance | None, file: str | None,
              describe: Callable[[Definition], str] = lambda d: f"gate '{d.name}'") -> Circuit:

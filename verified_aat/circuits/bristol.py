@@ -62,6 +62,8 @@ def _widths(tokens: list[str], file: str, number: int, what: str) -> list[int]:
     return values[1:]
 
 
+# long because it is one pass over the format: three header lines, then the gate lines, each way a line
+# can be malformed with its own file:line message.
 def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
     """Parse a Bristol Fashion circuit (module docstring)."""
     check_text(text, file)

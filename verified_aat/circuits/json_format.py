@@ -115,6 +115,7 @@ def _type_name(types: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(t, t.__name__) for t in _tuple(types))
 
 
+# long because it is one field check after another, each with its own message.
 def circuit_from_json(data: Any, file: str | None = None) -> Circuit:
     """The circuit described by a decoded JSON document; :class:`InputError` if malformed."""
     doc = _Doc(file)

@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     if args.prove:
         check_kernel_caps(lengths)
     transformer, extra = _model(args)
-    from ..audit.unroll import size_formula
+    from ..audit.size import size_formula
     from .resources import require_memory
     if args.prove:
         check_kernel_caps(lengths, transformer)

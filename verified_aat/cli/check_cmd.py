@@ -14,7 +14,6 @@ from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .resources import add_resource_options, require_memory
 
 
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="re-check a certificate with the trusted kernel",
                        description="Re-derive every obligation of CERT with the trusted kernel "
@@ -55,35 +54,10 @@ def run(args: argparse.Namespace) -> int:
     from .common import read_certificate_argument
     from ..kernel import Options, check_certificate
 
-    if not args.timeout > 0:
-        raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
-    if args.jobs < 1:
-        raise InputError(f"must be ≥ 1, got {args.jobs}", "--jobs")
-    if args.defence_budget is not None and args.defence_budget < 0:
-        raise InputError(f"must be >= 0, got {args.defence_budget}", "--defence-budget")
+    _require_options(args)
     doc = read_certificate_argument(args.certificate)  # a CertificateFileError is main()'s: one line, exit 2
     require_memory("check", _edges_in(doc), args)
-    if args.circuit and doc.get("format") != "verified-aat/certificate":
-        raise InputError("--circuit links a per-circuit certificate to a circuit file; this one "
-                         f"({str(doc.get('format'))[:60]}) is about every circuit of a class or about a transformer, "
-                         "so no file can be linked to it (certify the circuit for a per-circuit certificate)",
-                         "--circuit")
-    circuit_sha, netlist, binarized = None, None, ()
-    if args.circuit:
-        from ..circuits.io import NETLIST_FORMATS, file_format, load_circuit
-        fmt = file_format(args.circuit, args.circuit_format)
-        if fmt in NETLIST_FORMATS:
-            from ..files import read_input
-            netlist = (os.path.basename(args.circuit), read_input(args.circuit, "netlist"))
-            _require_well_formed(netlist[1], fmt, doc, args.circuit)
-            if "netlist" not in doc:  # perhaps certified with --binarize before certificates recorded the link
-                binarized = _binarized_netlist_hashes(args, fmt)
-        else:
-            from ..circuits.json_format import circuit_sha256
-            circuit = load_circuit(args.circuit, "exact", fmt)
-            circuit_sha = circuit_sha256(circuit)
-            if circuit_sha not in _stated_hashes(doc):  # else no need to binarize (a large file costs seconds)
-                binarized = _binarized_hashes(circuit)
+    circuit_sha, netlist, binarized = _given_circuit(args, doc)
     from ..api import solver_options
     chosen = solver_options(args.solver, not args.no_solver_trust)
     solvers = chosen["solvers"]
@@ -98,6 +72,50 @@ def run(args: argparse.Namespace) -> int:
         report = check_certificate(doc, options)
     if getattr(args, "json", False):
         return _report_json(report, doc, args, solvers)
+    return _print_report(report, doc, args, solvers)
+
+
+def _require_options(args: argparse.Namespace) -> None:
+    if not args.timeout > 0:
+        raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
+    if args.jobs < 1:
+        raise InputError(f"must be ≥ 1, got {args.jobs}", "--jobs")
+    if args.defence_budget is not None and args.defence_budget < 0:
+        raise InputError(f"must be >= 0, got {args.defence_budget}", "--defence-budget")
+
+
+def _given_circuit(args: argparse.Namespace, doc: dict) -> tuple[str | None, tuple[str, bytes] | None,
+                                                                 tuple[str, ...]]:
+    """What ``--circuit FILE`` hands the kernel: a circuit file's structure hash, or a netlist's bytes (the
+    kernel parses those itself), and the hashes of the file binarized (only ever turn a rejection into
+    *not checked*)."""
+    circuit_sha, netlist, binarized = None, None, ()
+    if not args.circuit:
+        return circuit_sha, netlist, binarized
+    if doc.get("format") != "verified-aat/certificate":
+        raise InputError("--circuit links a per-circuit certificate to a circuit file; this one "
+                         f"({str(doc.get('format'))[:60]}) is about every circuit of a class or about a transformer, "
+                         "so no file can be linked to it (certify the circuit for a per-circuit certificate)",
+                         "--circuit")
+    from ..circuits.io import NETLIST_FORMATS, file_format, load_circuit
+    fmt = file_format(args.circuit, args.circuit_format)
+    if fmt in NETLIST_FORMATS:
+        from ..files import read_input
+        netlist = (os.path.basename(args.circuit), read_input(args.circuit, "netlist"))
+        _require_well_formed(netlist[1], fmt, doc, args.circuit)
+        if "netlist" not in doc:  # perhaps certified with --binarize before certificates recorded the link
+            binarized = _binarized_netlist_hashes(args, fmt)
+    else:  # the text and JSON formats are read by the engine's parser (docs/ARCHITECTURE.md, "check --circuit")
+        from ..circuits.json_format import circuit_sha256
+        circuit = load_circuit(args.circuit, "exact", fmt)
+        circuit_sha = circuit_sha256(circuit)
+        if circuit_sha not in _stated_hashes(doc):  # else no need to binarize (a large file costs seconds)
+            binarized = _binarized_hashes(circuit)
+    return circuit_sha, netlist, binarized
+
+
+def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[str, ...]) -> int:
+    """The human verdict: every line comes from the kernel's report or the kernel's own readers."""
     print(f"certificate  {args.certificate}")
     if args.verbose:
         for name, result, seconds in report.checks:
@@ -106,8 +124,8 @@ def run(args: argparse.Namespace) -> int:
           f"kernel itself, {report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
     if report.defence:
         print(f"defence      {report.defence}")
-    from ..certificates.document import is_constructions_own
-    own = is_constructions_own(doc)
+    from ..results import transformer_is_own
+    own = transformer_is_own(doc)
     if own is not None:
         print("transformer  " + ("the construction's own T_K" if own else "an edited transformer (not the "
                                                                       "construction's T_K)"))
@@ -178,7 +196,7 @@ def _edges_in(doc: dict) -> int:
 
 def _report_json(report, doc, args: argparse.Namespace, solvers: tuple[str, ...]) -> int:
     """``--json``: the schema of docs/cli.md, command ``check``."""
-    from ..certificates.document import is_constructions_own
+    from ..results import transformer_is_own
     from .json_output import emit, envelope
 
     if report.accepted:
@@ -187,7 +205,7 @@ def _report_json(report, doc, args: argparse.Namespace, solvers: tuple[str, ...]
         status = "rejected"
     else:
         status = "not-checked"
-    own = is_constructions_own(doc)
+    own = transformer_is_own(doc)
     return emit(envelope(
         "check", status, reasons=report.reasons,
         counts={"obligations": report.obligations, "lemmas": report.lemmas, "solver_runs": report.solver_runs,

@@ -95,7 +95,7 @@ def _require_memory(circuit, args: argparse.Namespace) -> None:
     """Refuse up front when U_N for N = |enc(C, x)| will be built and cannot fit (its size is known from
     T_K alone); not built (link 3 by composition), it needs no memory."""
     from ..audit.round_trip import builds_unrolling
-    from ..audit.unroll import size_formula
+    from ..audit.size import size_formula
     from ..constructions.registry import get_construction
     from .resources import require_memory
     try:

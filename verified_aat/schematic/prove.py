@@ -213,6 +213,8 @@ def _other_sets(ctx: SchematicContext, T: Transformer) -> list[dict[str, str]]:
     return [{head: s} for head in heads for s in SETS if s != defaults.get(head, "in-edges")]
 
 
+# long because one driver whose stages (derive, discharge, retry other intended sets, proof objects,
+# witness search) share the timings and the `finish` closure; each stage is a call.
 def prove_construction(construction: Construction | str, depth_bound: int | None = None,
                        transformer: Transformer | None = None, timeout_ms: int = 20_000,
                        witness_budget: float = 60.0) -> SchematicResult:

@@ -148,6 +148,8 @@ class ObligationDeriver(StructureView):
         """The lemma text for position p under ``fn`` at ``layer`` (the coordinates settled by then)."""
         return self.render(self.shape(fn, p, layer))
 
+    # long because it runs once per position and layer function, so the naming helpers are closures over
+    # its local tables, written inline rather than as methods (fewer calls and attribute lookups).
     def shape(self, fn: LayerFunction, p: int, layer: int) -> tuple:
         """Everything the lemma text depends on, as a hashable key: the template (function, claimed
         coordinates, known structure) and the argument and claim tokens with canonical names.
