@@ -55,9 +55,9 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
-from ..circuits.ir import Circuit, Kind
+from ..circuits.ir import Circuit
 from ..errors import InputError
 from . import exact_kernels
 from .exact_kernels import ActivationKernel, inner, outer_row
@@ -66,9 +66,11 @@ from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _S
 from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
 from .exact_results import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats,  # noqa: F401
                             check_sequence)
-from .key_join import KeyDecompositions, KeyHint, facts_hold, join_argmax
-from .model import CircuitScore, Head, Pooling, Score, Transformer
-from .unknown import Form, collapse, is_symbolic
+from .key_join import KeyDecompositions, facts_hold, join_argmax
+from .model import Head, Pooling, Score, Transformer
+from .settled import Undetermined as _Undetermined, boundary as _boundary, require_known as _require_known
+from .settled import hint_cols as _hint_cols, score_cols as _score_cols
+from .unknown import is_symbolic
 
 Number = int | Fraction
 JOIN, ALL_PAIRS = "join", "all-pairs"
@@ -245,14 +247,7 @@ class ExactRunner:
         apply = act.apply if boundary is None else act.apply_settled
         out: list[int] = []
         tables = [(pool.per_set, pool.sets.set_of) for pool in pools]
-        if boundary is not None:
-            for p in candidates:
-                row = rows[p]
-                new = apply(row, tuple([per_set[set_of[p]] for per_set, set_of in tables]))
-                if new is not row and (new := boundary(p, new)) != row:
-                    rows[p] = new
-                    out.append(p)
-        elif len(pools) == 1:
+        if boundary is None and len(pools) == 1:  # the common case, without the tuple of tables
             per_set, set_of = tables[0]
             for p in candidates:
                 row = rows[p]
@@ -260,13 +255,13 @@ class ExactRunner:
                 if new is not row:
                     rows[p] = new
                     out.append(p)
-        else:
-            for p in candidates:
-                row = rows[p]
-                new = apply(row, tuple([per_set[set_of[p]] for per_set, set_of in tables]))
-                if new is not row:
-                    rows[p] = new
-                    out.append(p)
+            return out
+        for p in candidates:
+            row = rows[p]
+            new = apply(row, tuple([per_set[set_of[p]] for per_set, set_of in tables]))
+            if new is not row and (boundary is None or (new := boundary(p, new)) != row):
+                rows[p] = new
+                out.append(p)
         return out
 
     # -- a run -------------------------------------------------------------------
@@ -343,55 +338,6 @@ class ExactRunner:
                          c("argmax_join", 0), tuple(self._methods), c("activation_applications", 0),
                          forget is not None)
         return RunResult(tuple(map(outer_row, rows)), tuple(layers) if trace else None, stats)
-
-
-class _Undetermined(Exception):
-    """A settled run reached a score or key that reads ⊥: it must run in full."""
-
-
-def _boundary(forget: Sequence[Sequence[tuple[int, int]]], layer: int,
-              due: dict[int, list[int]]) -> Callable[[int, Vector], Vector]:
-    """The layer boundary of a settled run after ``layer``: in position p's row every coordinate whose settle
-    layer is later becomes its own atom, and any other form becomes ⊥ (:mod:`.unknown`).  The row is then no
-    longer the activation's output, which the incremental engine assumes of every row it does not apply the
-    layer to again: so p is ``due`` at the next settle layer, where the layer is applied to it whatever changed."""
-    def boundary(p: int, row: Vector) -> Vector:
-        pattern = forget[p]
-        if pattern and pattern[-1][0] > layer:
-            new = [collapse(v) for v in row]
-            d = len(row)
-            for s, c in pattern:
-                if s > layer:
-                    new[c] = Form.atom(p * d + c)
-            due.setdefault(min(s for s, _ in pattern if s > layer), []).append(p)
-            return tuple(new)
-        if any(is_symbolic(v) for v in row):
-            return tuple([collapse(v) for v in row])
-        return row
-    return boundary
-
-
-def _require_known(rows: list[Vector], cols: Iterable[int]) -> None:
-    for c in set(cols):
-        for row in rows:
-            if is_symbolic(row[c]):
-                raise _Undetermined
-
-
-def _score_cols(score: Score, d: int) -> tuple[int, ...]:
-    """Every coordinate a score's evaluation touches (its compiled form also runs dead gates)."""
-    if not isinstance(score, CircuitScore):
-        return tuple({r for r, _, _ in score.entries()} | {c for _, c, _ in score.entries()})
-    gates = score.circuit.gates
-    touched = {a for g in gates for a in g.args} | set(score.circuit.outputs)
-    return tuple({gates[k].index % d for k in touched if gates[k].kind is Kind.INPUT})  # type: ignore[operator]
-
-
-def _hint_cols(hint: KeyHint, coordinates: Sequence[str]) -> tuple[int, ...]:
-    cols = {coordinates.index(name) for name, _ in hint.facts}
-    for circuit in (hint.row_key, hint.col_key, hint.col_penalty):
-        cols |= read_inputs(circuit)
-    return tuple(cols)
 
 
 def run_exact(transformer: Transformer, sequence: Sequence[Sequence[Any]], trace: bool = False,
