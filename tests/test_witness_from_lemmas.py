@@ -168,3 +168,12 @@ def test_an_edge_layout_wrong_only_past_id_2_to_the_20_is_refuted_by_a_padded_ci
     xs = [int(x) for x in cx.inputs]
     full = run_exact(T, encoding.instantiate(xs), keys=engine_keys(construction.score_hints()))
     assert not full.stats.settled and encoding.read(full.outputs) != evaluate(circuit, xs)
+
+
+def test_prove_construction_refutes_the_2_to_the_20_edit_from_the_command_line(capsys):
+    """Exit 1 with the default budget, and a report of a few lines although the witness has 10⁶ inputs."""
+    from verified_aat.cli.main import main
+    assert main(["prove-construction", str(HELD_OUT / "gate-edge-src-2p20.json")]) == 1
+    out = capsys.readouterr().out
+    assert "result       REFUTED" in out and "g1048579 = add x1048577 x1048578" in out
+    assert "the other 1048577 inputs = 0" in out and len(out.splitlines()) < 40

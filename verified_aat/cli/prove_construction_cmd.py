@@ -69,9 +69,9 @@ def run(args: argparse.Namespace) -> int:
         print("result       PROVED")
         return EXIT_OK
     if result.status == "refuted":
-        from ..circuits.text_format import print_circuit
+        from .common import witness_text
         print("witness circuit:")
-        print(print_circuit(result.refutation.circuit).rstrip())  # type: ignore[union-attr,arg-type]
+        print(witness_text(result.refutation.circuit))  # type: ignore[union-attr]
         print(result.refutation.counterexample.report())  # type: ignore[union-attr]
         print("result       REFUTED")
         return EXIT_REFUTED

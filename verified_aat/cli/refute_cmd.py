@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..circuits.text_format import print_circuit
+    from .common import witness_text
 
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
               f"use `verified-aat certify` to prove a construction correct")
         return EXIT_UNKNOWN
     print(f"refuted after {result.circuits_tried} circuit(s), {result.seconds:.1f}s; the circuit:")
-    print(print_circuit(result.circuit).rstrip())  # type: ignore[arg-type]
+    print(witness_text(result.circuit))
     print(result.counterexample.report())
     return EXIT_REFUTED
 
