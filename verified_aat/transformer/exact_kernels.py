@@ -419,30 +419,32 @@ class ActivationKernel:
         return self.assemble(row, *pooled, vals)
 
     def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
-        """:meth:`apply` for a settled run: a key holding forms is memoised with its atoms renamed in order
-        of appearance (−1, −2, …), so positions that differ only in which atoms they hold share one
-        evaluation; the outputs are renamed back."""
+        """:meth:`apply` for a settled run: a key holding forms is memoised by its signature, the forms with
+        their atoms renamed in order of appearance (−1, −2, …), so positions that differ only in which
+        atoms they hold share one evaluation; the outputs are renamed back."""
         key = self.key(row, *pooled)
-        vals = self.memo.get(key)
-        if vals is None:
-            names: dict[int, int] = {}
-            for v in key:
-                if type(v) is Form:
-                    for atom in v.terms:
-                        if atom not in names:
-                            names[atom] = -1 - len(names)
-            if names:
-                canonical = tuple([v.renamed(names) if type(v) is Form else v for v in key])
-                found = self.memo.get(canonical)
-                if found is None:
-                    found = self.memo[canonical] = self.compute(*canonical)
-                    self.evaluations += 1
-                back = {i: atom for atom, i in names.items()}
-                vals = tuple([v.renamed(back) if type(v) is Form else v for v in found])
+        if not any(type(v) is Form for v in key):
+            return self.apply(row, pooled)
+        names: dict[int, int] = {}
+        signature = []
+        for v in key:
+            if type(v) is Form:
+                terms = []
+                for atom, q in v.terms.items():
+                    i = names.get(atom)
+                    if i is None:
+                        i = names[atom] = -1 - len(names)
+                    terms.append((i, q))
+                signature.append((v.const, tuple(terms)))  # a tuple: no number is one
             else:
-                vals = self.memo[key] = self.compute(*key)
-                self.evaluations += 1
-        return self.assemble(row, *pooled, vals)
+                signature.append(v)
+        found = self.memo.get(sig := tuple(signature))
+        if found is None:
+            canonical = [Form(v[0], dict(v[1])) if type(v) is tuple else v for v in sig]
+            found = self.memo[sig] = self.compute(*canonical)
+            self.evaluations += 1
+        back = {i: atom for atom, i in names.items()}
+        return self.assemble(row, *pooled, tuple([v.renamed(back) if type(v) is Form else v for v in found]))
 
     def trim_memo(self, limit: int = 1 << 20) -> None:
         """Forget the memo when it has grown past ``limit`` entries (it only saves time)."""

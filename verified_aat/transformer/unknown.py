@@ -113,7 +113,7 @@ class Form(_Symbolic):
     def __truediv__(self, other: Any) -> Any:
         if isinstance(other, _Symbolic):
             return UNKNOWN
-        return self * (Fraction(1, other) if type(other) is int else 1 / other)
+        return self * (_reciprocal(other) if type(other) is int else 1 / other)
 
     def renamed(self, names: dict[int, int]) -> "Form":
         """The same form over renamed atoms (``names`` maps every atom it holds)."""
@@ -129,6 +129,16 @@ class Form(_Symbolic):
 
     def __repr__(self) -> str:
         return f"Form({self.const} + {self.terms})"
+
+
+try:  # the engine's rationals (exact_kernels): GMP where available
+    from gmpy2 import mpq as _mpq
+
+    def _reciprocal(n: int) -> Any:
+        return _mpq(1, n)
+except ImportError:  # pragma: no cover
+    def _reciprocal(n: int) -> Any:
+        return Fraction(1, n)
 
 
 def is_symbolic(v: Any) -> bool:
