@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from verified_aat.kernel import check_certificate
-from verified_aat.kernel.schematic import schematic_builtins
+from verified_aat.schematic.prove import schematic_builtins
 from verified_aat.schematic import prove_construction
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from verified_aat.certificates.document import write_certificate
-from verified_aat.kernel.schematic import schematic_builtins
+from verified_aat.schematic.prove import schematic_builtins
 from verified_aat.schematic import prove_construction
 
 FOLDER = Path(__file__).resolve().parent / "constructions"

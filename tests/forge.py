@@ -23,7 +23,9 @@ from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.attention import brute_force, join, key_lemma, summary
 from verified_aat.kernel.circuits import depths
 from verified_aat.kernel.data import as_rational, load_circuit, load_transformer
-from verified_aat.kernel.layouts import LAYOUTS, Encoding, encoding_digest
+from verified_aat.kernel.encoding import Encoding, encoding_digest
+from verified_aat.kernel.encoding import build as build_encoding
+from verified_aat.kernel.layouts import LAYOUTS
 from verified_aat.kernel.obligations import Derivation, Deriver, layer_functions
 from verified_aat.transformer.model import Transformer
 
@@ -102,9 +104,9 @@ def forge(f: Forgery) -> dict[str, Any]:
         E = f.encoding
     elif f.document is not None:
         from verified_aat.kernel.layouts import read_construction
-        E = read_construction(f.document, "forged").build(kC)
+        E = build_encoding(read_construction(f.document, "forged"), kC)
     else:
-        E = LAYOUTS[f.construction].build(kC)
+        E = build_encoding(LAYOUTS[f.construction], kC)
     rows = list(E.rows)
     coords = E.coordinates
     structural_names = f.structural if f.structural is not None else list(construction.structural)

@@ -15,7 +15,8 @@ from forge import Forgery, forge, verdict
 from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.data import Malformed, load_circuit
-from verified_aat.kernel.layouts import LAYOUTS, encoding_digest, read_construction, shipped
+from verified_aat.kernel.encoding import build as build_encoding, encoding_digest
+from verified_aat.kernel.layouts import LAYOUTS, read_construction, shipped
 from verified_aat.schematic.prove import schematic_document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,7 +130,7 @@ def test_positions_in_another_order_are_another_encoding():
     from verified_aat.circuits.json_format import canonical_circuit_bytes
 
     kC = load_circuit(json.loads(canonical_circuit_bytes(square_sum())), "$", extra_keys={"format", "version", "domain"})
-    honest = read_construction(HONEST, "$").build(kC)
+    honest = build_encoding(read_construction(HONEST, "$"), kC)
     n_gates = len(kC.gates)
     flipped = replace(honest, rows=honest.rows[:n_gates] + honest.rows[n_gates:][::-1],
                       roles=honest.roles[:n_gates] + honest.roles[n_gates:][::-1])
@@ -231,7 +232,7 @@ def test_the_kernels_reading_of_every_built_in_is_the_engines_encoding(name, dat
     except InputError:
         return
     kC = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$", extra_keys={"format", "version", "domain"})
-    assert encoding_digest(LAYOUTS[name].build(kC)) == engine_digest(construction.encode(circuit))
+    assert encoding_digest(build_encoding(LAYOUTS[name], kC)) == engine_digest(construction.encode(circuit))
 
 
 def test_the_kernels_formula_reader_refuses_what_is_not_a_formula():

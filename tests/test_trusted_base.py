@@ -2,7 +2,10 @@
 
 A false ACCEPTED of a kind must fool the code on that kind's import path (module-level and
 function-level relative imports, ``if TYPE_CHECKING`` blocks left out); code that can only reject
-(the defence interpreter) is counted apart.  The README states each number; this test keeps them true.
+(the defence interpreter) is counted apart.  A per-circuit certificate without a netlist section,
+checked without a netlist file, never enters the netlist link (``checks._netlist`` returns before it),
+so "per-circuit" leaves out what only ``netlist_link`` imports and "per-circuit with a netlist link"
+counts it.  The README states each number; this test keeps them true.
 """
 
 from __future__ import annotations
@@ -12,9 +15,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "verified_aat" / "kernel"
-KINDS = {"per-circuit": "checks", "schematic": "schematic", "audit (listed N)": "audit_proof",
-         "audit (every N)": "audit_family"}
+KINDS = {"per-circuit": ("checks", {"netlist_link"}), "per-circuit with a netlist link": ("checks", set()),
+         "schematic": ("schematic", set()), "audit (listed N)": ("audit_proof", set()),
+         "audit (every N)": ("audit_family", set())}  # kind: (root, modules its checker does not enter)
 REJECT_ONLY = {"defence"}
+TARGET = 3_000  # issue 19
+OVER_TARGET = {"per-circuit": 3_439, "per-circuit with a netlist link": 4_496}  # not there yet: no growth
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:
@@ -38,11 +44,11 @@ def trusted_base() -> dict[str, tuple[int, list[str]]]:
     edges = {m: _imports(m, modules) for m in modules}
     lines = {m: len((KERNEL / f"{m}.py").read_text().splitlines()) for m in modules}
     out = {}
-    for kind, root in KINDS.items():
+    for kind, (root, skipped) in KINDS.items():
         seen, stack = set(), [root]
         while stack:
             m = stack.pop()
-            if m not in seen:
+            if m not in seen and m not in skipped:
                 seen.add(m)
                 stack += edges[m]
         counted = sorted(seen - REJECT_ONLY)
@@ -61,4 +67,13 @@ def test_the_audit_kinds_do_not_run_the_per_circuit_derivation() -> None:
     for kind in ("audit (listed N)", "audit (every N)"):
         lines, modules = base[kind]
         assert not {"checks", "obligations", "layouts", "netlist_link", "schedule"} & set(modules), modules
-        assert lines <= 3_000, (kind, lines)
+
+
+def test_the_schematic_kind_does_not_run_the_per_circuit_derivation() -> None:
+    lines, modules = trusted_base()["schematic"]
+    assert not {"checks", "obligations", "encoding", "schedule", "attention", "circuits", "netlist_link"} & set(modules)
+
+
+def test_each_kinds_trusted_base_is_within_the_target() -> None:
+    for kind, (lines, _) in trusted_base().items():
+        assert lines <= OVER_TARGET.get(kind, TARGET), (kind, lines)

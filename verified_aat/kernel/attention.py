@@ -20,7 +20,7 @@ import bisect
 import hashlib
 from typing import Any, Sequence
 
-from .circuits import compiled, reads
+from .circuits import compiled
 from .data import Bilinear, Circuit, Number
 from .smt import LOGIC, SGN, bilinear_term, numeral, term
 
@@ -28,13 +28,6 @@ BRUTE_FORCE_LIMIT = 1500
 """Longest sequence on which brute-force attention is evaluated (N² score evaluations)."""
 
 Sets = list[tuple[int, ...]]
-
-
-def score_reads(score: Circuit | Bilinear, d: int) -> set[int]:
-    """Coordinates (of either vector) the score may read."""
-    if isinstance(score, Bilinear):
-        return {r for r, _, _ in score.entries} | {c for _, c, _ in score.entries}
-    return {k % d for k in reads(score, list(score.outputs))}
 
 
 def key_lemma(score: Circuit | Bilinear, keys: dict[str, Circuit], facts: Sequence[tuple[int, Number]],

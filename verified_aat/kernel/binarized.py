@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable
 
-from .circuits import depths
+from .structure import depths
 from .data import Circuit, as_dict, as_int, as_list, load_circuit, need
 from .context import Context
 

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
 from .data import Circuit, Number, exact, too_big
+from .structure import cone, depths, reads, score_reads  # noqa: F401 - re-exported
 
 
 def sign(v: Number) -> int:
@@ -68,34 +69,6 @@ def constant_values(circuit: Circuit) -> list[Number | None]:
             value = None if any(v is None for v in args) else apply(gate.op, args)  # type: ignore[arg-type]
             values.append(None if value is not None and too_big(value) else value)  # too big: not used as known
     return values
-
-
-def depths(circuit: Circuit) -> list[int]:
-    """depth(input) = depth(const) = 0, depth(g) = 1 + max depth(args) (an empty add: 1)."""
-    out: list[int] = []
-    for gate in circuit.gates:
-        if gate.op in ("input", "const"):
-            out.append(0)
-        else:
-            out.append(1 + max((out[a] for a in gate.args), default=0))
-    return out
-
-
-def cone(circuit: Circuit, roots: Sequence[int]) -> list[int]:
-    """The gates the roots depend on, in increasing (topological) order."""
-    seen: set[int] = set()
-    stack = list(roots)
-    while stack:
-        g = stack.pop()
-        if g not in seen:
-            seen.add(g)
-            stack.extend(circuit.gates[g].args)
-    return sorted(seen)
-
-
-def reads(circuit: Circuit, roots: Sequence[int]) -> set[int]:
-    """The input indices in the cone of the roots (a sound over-approximation of what they read)."""
-    return {circuit.gates[g].index for g in cone(circuit, roots) if circuit.gates[g].op == "input"}  # type: ignore[misc]
 
 
 def partial(circuit: Circuit, outputs: Sequence[int], known: Mapping[int, Number]

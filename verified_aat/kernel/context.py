@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .data import Circuit, Transformer
-from .layouts import Construction, Encoding
-from .obligations import Derivation, Function
+from .encoding import Encoding
+from .layouts import Construction
+from .derivation import Derivation, Function
 from .report import Options
 from .schedule import Claims
 

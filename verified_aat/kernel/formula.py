@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from .data import Malformed, exact
 from .smt import numeral
@@ -81,31 +81,6 @@ def evaluate(node: Node, env: Mapping[str, Any]) -> Any:
     args = [evaluate(a, env) for a in node[1:]]
     value = _apply(tag, *args)
     return value if isinstance(value, Sym) else exact(value)
-
-
-def compile_formula(node: Node, slots: Mapping[str, int]) -> Callable[[tuple[Any, ...]], Any]:
-    """A closure computing ``evaluate(node, env)`` on exact numbers, with the parameters at the positions
-    ``slots`` of a tuple (the per-circuit hot path)."""
-    tag = node[0]
-    if tag == "num":
-        value = node[1]
-        return lambda env: value
-    if tag == "name":
-        index = slots[node[1]]
-        return lambda env: env[index]
-    parts = [compile_formula(a, slots) for a in node[1:]]
-    if tag == "neg":
-        (f,) = parts
-        return lambda env: -f(env)
-    left, right = parts
-    if tag == "+":
-        return lambda env: exact(left(env) + right(env))
-    if tag == "-":
-        return lambda env: exact(left(env) - right(env))
-    if tag == "*":
-        return lambda env: exact(left(env) * right(env))
-    pick = min if tag == "min" else max
-    return lambda env: pick(left(env), right(env))
 
 
 def names(node: Node) -> set[str]:

@@ -20,11 +20,11 @@ import hashlib
 import os
 import pickle
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .circuits import cone, mean, partial, reads
 from .data import Circuit, Layer, Number, Transformer
+from .derivation import Derivation, Function, Lemma, layer_functions  # noqa: F401 - re-exported
 from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 
@@ -35,46 +35,6 @@ STRIPE = 4096  # positions per block
 def stripe(n: int, which: int) -> list[range]:
     """Stripe 0 or 1 of range(n) as alternate blocks of STRIPE positions (both get every region's share)."""
     return [range(start, min(start + STRIPE, n)) for start in range(which * STRIPE, n, 2 * STRIPE)]
-
-
-@dataclass
-class Lemma:
-    kind: str
-    text: str
-    uses: int = 0
-    where: str = ""  # its first use, for messages
-
-
-@dataclass
-class Derivation:
-    lemmas: dict[str, Lemma] = field(default_factory=dict)  # sha256 of the text → lemma
-    counts: Counter = field(default_factory=Counter)        # obligation kind → number of uses
-
-    def use(self, text: str, kind: str, count: bool = True, where: str = "") -> str:
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        lemma = self.lemmas.get(digest)
-        if lemma is None:
-            lemma = self.lemmas[digest] = Lemma(kind, text, where=where)
-        lemma.uses += 1
-        if count:
-            self.counts[kind] += 1
-        return digest
-
-
-@dataclass(frozen=True)
-class Function:
-    """A distinct layer and the (1-based) layers that use it."""
-
-    number: int
-    layer: Layer
-    layers: tuple[int, ...]
-
-
-def layer_functions(transformer: Transformer) -> list[Function]:
-    found: dict[Any, tuple[Layer, list[int]]] = {}
-    for number, layer in enumerate(transformer.layers, start=1):
-        found.setdefault(layer.key, (layer, []))[1].append(number)
-    return [Function(k, layer, tuple(used)) for k, (layer, used) in enumerate(found.values())]
 
 
 def pooled(pooling: str, members: tuple[int, ...], rows: Sequence[Sequence[Number]], c: int) -> Number:

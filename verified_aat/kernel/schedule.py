@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 from .circuits import constant_values, depths
 from .data import MAX_SCHEDULE_INT, Circuit, as_dict, as_int, as_list, need
-from .layouts import Encoding
+from .encoding import Encoding
 
 Claims = list[dict[int, tuple[int, int, int]]]  # per position: coordinate → (gate, power, settle)
 POWERS = (1, 2)

@@ -16,10 +16,10 @@ from typing import Any
 
 from .discharge import discharge_derivation as solvers_check
 from .document_transformer import own_transformer_problems
-from .rules import Check, judge, run_checks, sha256_json
+from .rules import Check, judge, sha256_json
 from .data import Transformer, as_dict, as_int, as_list, load_transformer, need
-from .layouts import SHIPPED, Construction, construction_of, read_construction, shipped
-from .obligations import Derivation, Function, layer_functions
+from .layouts import Construction, construction_of
+from .derivation import Derivation, Function, layer_functions
 from .report import Options, Report
 from .schematic_derive import derive
 from .schematic_edges import EdgeScheme, derive_edges
@@ -123,7 +123,7 @@ def _layers(ctx: SchematicContext) -> list[str]:
     period = len(ctx.scheme.phases)
     functions = layer_functions(T)
     by_layer = {n: fn for fn in functions for n in fn.layers}
-    wanted = period * (ctx.depth_bound or 0) + _extra(ctx.scheme)
+    wanted = period * (ctx.depth_bound or 0) + ctx.scheme.extra_layers
     if ctx.depth_bound is not None and isinstance(ctx.scheme, Scheme) and len(T.layers) > wanted:
         ctx.trailing = len(T.layers) - wanted
     for number in sorted(by_layer):
@@ -131,7 +131,7 @@ def _layers(ctx: SchematicContext) -> list[str]:
         if by_layer[number] not in ctx.phases.setdefault(phase, []):
             ctx.phases[phase].append(by_layer[number])
     if ctx.depth_bound is None:
-        if len(T.layers) < period + _extra(ctx.scheme) or len(T.layers) % period or any(
+        if len(T.layers) < period + ctx.scheme.extra_layers or len(T.layers) % period or any(
                 len(f) != 1 for f in ctx.phases.values()):
             return [f"a proof for every K needs T to repeat one layer per phase; it has {len(T.layers)} layers and "
                     f"{ {p: len(f) for p, f in ctx.phases.items()} } functions per phase"]
@@ -141,11 +141,7 @@ def _layers(ctx: SchematicContext) -> list[str]:
     return []
 
 
-def _extra(scheme: Scheme | EdgeScheme) -> int:
-    return scheme.extra_layers if isinstance(scheme, EdgeScheme) else 0
-
-
-def _derive(ctx: SchematicContext) -> Derivation:
+def derive_lemmas(ctx: SchematicContext) -> Derivation:
     assert ctx.transformer is not None and ctx.construction is not None and ctx.scheme is not None
     functions = list({fn.number: fn for fns in ctx.phases.values() for fn in fns}.values())
     needed = needs(ctx.transformer, functions, ctx.construction.readout[1], ctx.trailing, ctx.depth_bound is None)
@@ -155,7 +151,7 @@ def _derive(ctx: SchematicContext) -> Derivation:
 
 
 def _lemmas(ctx: SchematicContext) -> list[str]:
-    ctx.derivation = _derive(ctx)
+    ctx.derivation = derive_lemmas(ctx)
     listed: dict[str, dict] = {}
     for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
         entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "uses", "smt2"}, {"proof"})
@@ -191,17 +187,6 @@ SCHEMATIC_CHECKS: tuple[Check, ...] = (
 )
 
 
-def prepare(doc: dict[str, Any], derive: bool = True) -> tuple[SchematicContext, Report]:
-    """Every check up to and including the kernel's own derivation of the lemmas (for the prover: it
-    then discharges the lemmas itself, with models for its witnesses); ``derive`` False: the checks only."""
-    ctx = SchematicContext(doc, Options())
-    report = Report()
-    run_checks(ctx, SCHEMATIC_CHECKS[:5], report)
-    if derive and not report.rejections:
-        ctx.derivation = _derive(ctx)
-    return ctx, report
-
-
 def check_schematic(doc: dict[str, Any], options: Options | None = None) -> Report:
     """Run the schematic checks in order; the first failing one ends the run."""
     return judge(SchematicContext(doc, options or Options()), SCHEMATIC_CHECKS,
@@ -219,7 +204,7 @@ def schematic_theorem(ctx: SchematicContext) -> str:
         where += f"; enc_{name} as its embedded construction document (sha256 {ctx.construction.digest[:12]}) states it"
     if ctx.depth_bound is None:
         period = len(scheme.phases)
-        extra = f" + {_extra(scheme)}" if _extra(scheme) else ""
+        extra = f" + {scheme.extra_layers}" if scheme.extra_layers else ""
         layers = "the layer of T" if period == 1 else f"the first {period} layers of T"
         own = f", {name}'s own T_K" if ctx.own_depth is not None else ""
         return (f"for every K ≥ 1, every {scheme.circuit_class} circuit C of depth ≤ K and every x ∈ R^n ({where}): "
@@ -227,15 +212,3 @@ def schematic_theorem(ctx: SchematicContext) -> str:
                 f"enc_{name}(C, x), reads out C(x)")
     return (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
             f"T (sha256 {ctx.transformer_hash[:12]}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")
-
-
-def schematic_builtins() -> tuple[str, ...]:
-    """The shipped constructions that have an every-K induction (for tools and benchmarks)."""
-    found = []
-    for path in sorted(SHIPPED.glob("*.json")):
-        try:
-            scheme_of(read_construction(shipped(path.stem), f"shipped:{path.stem}"))
-        except Exception:  # noqa: BLE001 - a built-in without an induction is simply not listed
-            continue
-        found.append(path.stem)
-    return tuple(found)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .obligations import Derivation, Function
+from .derivation import Derivation, Function
 from .schematic_relevance import Needs
 from .schematic_lemmas import (Lemma, Scheme, Shape, Templates, claimed, gate_value, output, pooled_in_edges,
                                pooled_over, score)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .data import Head
 from .formula import Sym, smt
 from .layouts import Construction
-from .obligations import Derivation, Function
+from .derivation import Derivation, Function
 from .schematic_lemmas import Lemma, Shape, claimed, gate_value, output, pooled_in_edges, score
 from .schematic_relevance import Needs
 

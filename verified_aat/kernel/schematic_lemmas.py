@@ -55,6 +55,7 @@ class Scheme:
     values: tuple[str, ...]          # value coordinates: val (gates: V(g); edges u → v: V(u)) and maybe sq (V(u)²)
     phases: tuple[str, ...] = ("fetch", "gather")
     slots: tuple[int, ...] | None = None      # an edge's possible slots (fan-in ≤ 2: 0, 1); None: a symbolic slot
+    extra_layers: int = 0                     # T_K has 2K layers, none beside them
 
     def edge_slots(self) -> tuple[int | None, ...]:
         """The slots to enumerate for an edge of unknown slot (None: one symbolic slot)."""

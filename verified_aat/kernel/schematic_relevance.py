@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .attention import score_reads
-from .circuits import reads
+from .structure import reads, score_reads
 from .data import Layer, Transformer
-from .obligations import Function
+from .derivation import Function
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from .data import NotChecked, need
 from .formula import Sym, names
-from .layouts import KINDS, Construction
+from .layouts import Construction
 from .schematic_edges import EdgeScheme
 from .schematic_lemmas import FNC_SHAPES, FSAC_SHAPES, Scheme, Shape
 
@@ -130,6 +130,3 @@ def encoding_problems(scheme: Scheme | EdgeScheme) -> list[str]:
     if c.readout != (holders[-1], val):
         problems.append(f"outputs are not read at val of their {holders[-1]} positions")
     return problems
-
-
-__all__ = ["KINDS", "EarlySchedule", "encoding_problems", "scheme_of"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from .circuits import cone
+from .structure import cone
 from .data import Circuit, Number
 
 LOGIC = "(set-logic QF_NRA)"
@@ -85,6 +85,3 @@ def bilinear_term(entries: Sequence[tuple[int, int, Number]], row: Sequence[str]
         return "0.0"
     return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"
 
-
-def sum_or_single(parts: Sequence[str]) -> str:
-    return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"

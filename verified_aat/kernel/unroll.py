@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
-from .circuits import depths
+from .structure import depths
 from .data import Bilinear, Circuit, Gate, Number, Transformer, exact
 
 HALF = Fraction(1, 2)

@@ -2,7 +2,7 @@
 
 Steps: (1) the construction's own encoder must agree with the kernel's statement of its layout on
 sample circuits (the schematic lemmas are about that layout); (2) the kernel's derivation of the
-lemmas from the transformer's circuits (``kernel.schematic.prepare``); (3) Z3 on each lemma.
+lemmas from the transformer's circuits (``prepare``, on the kernel's own checks); (3) Z3 on each lemma.
 Everything proved: a certificate.  A structural failure or a false lemma: the refutation search
 (``refutation.refute``) looks for the smallest circuit and input where T_K fails, replayed exactly;
 found, *refuted*, else *unknown*.  Undecided lemmas: *unknown*.
@@ -19,12 +19,13 @@ from ..circuits.json_format import circuit_structure
 from ..constructions.base import Construction
 from ..constructions.registry import document_data, embedded_document, get_construction
 from ..errors import InputError
-from ..kernel.report import Report
+from ..kernel.report import Options, Report
+from ..kernel.rules import run_checks
 from ..kernel.schematic_edges import EdgeScheme
 from ..kernel.data import Malformed, NotChecked
-from ..kernel.layouts import read_construction
-from ..kernel.schematic import (SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, intended_sets, prepare,
-                                schematic_theorem)
+from ..kernel.layouts import SHIPPED, read_construction, shipped
+from ..kernel.schematic import (SCHEMATIC_CHECKS, SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, derive_lemmas,
+                                intended_sets, schematic_theorem)
 from ..kernel.schematic_scheme import EarlySchedule, scheme_of
 from ..kernel.schematic_lemmas import SETS
 from ..kernel.solvers import z3_answer
@@ -35,6 +36,29 @@ from ..transformer.model import Transformer
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 PROOF_OBJECT_SECONDS = 5.0  # search for an edited T's proof objects (the rest rest on the solvers, named)
 MODELS = 6  # false lemmas whose models are turned into witness circuits (each names a fan-in, ids, values)
+
+
+def prepare(doc: dict[str, Any], derive: bool = True) -> tuple[SchematicContext, Report]:
+    """The kernel's schematic checks up to and including its own derivation of the lemmas (the prover then
+    discharges the lemmas itself, with models for its witnesses); ``derive`` False: the checks only."""
+    ctx = SchematicContext(doc, Options())
+    report = Report()
+    run_checks(ctx, SCHEMATIC_CHECKS[:5], report)
+    if derive and not report.rejections:
+        ctx.derivation = derive_lemmas(ctx)
+    return ctx, report
+
+
+def schematic_builtins() -> tuple[str, ...]:
+    """The shipped constructions that have an every-K induction (for tools and benchmarks)."""
+    found = []
+    for path in sorted(SHIPPED.glob("*.json")):
+        try:
+            scheme_of(read_construction(shipped(path.stem), f"shipped:{path.stem}"))
+        except Exception:  # noqa: BLE001 - a built-in without an induction is simply not listed
+            continue
+        found.append(path.stem)
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -56,14 +80,14 @@ def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | N
     """The first sample circuit on which the construction's encoder differs from the kernel's reading of
     its document (the schematic lemmas are about the latter)."""
     from ..kernel.data import load_circuit as kernel_circuit
-    from ..kernel.layouts import Illegitimate, OutsideLayout, read_construction
-    from ..kernel.layouts import encoding_digest as kernel_digest
+    from ..kernel.encoding import Illegitimate, OutsideLayout, build
+    from ..kernel.encoding import encoding_digest as kernel_digest
 
     layout = read_construction(document_data(construction), "$.construction_document")
     for n, circuit in enumerate(candidate_circuits(circuits)):
         try:
             construction.check_class(circuit)
-            mine = kernel_digest(layout.build(kernel_circuit(circuit_structure(circuit), "$")))
+            mine = kernel_digest(build(layout, kernel_circuit(circuit_structure(circuit), "$")))
         except (InputError, OutsideLayout):
             continue
         except Illegitimate as exc:

@@ -1,0 +1,176 @@
+"""enc(C) built from a construction document by one generic loop, and its hash (docs/soundness.md S2).
+
+Only the per-circuit checker builds an encoding; the schematic one reads the same document
+(:mod:`.layouts`) but reasons about symbolic positions.  Legitimacy: see :mod:`.layouts`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any, Callable, Mapping
+
+from . import formula as fm
+from .data import Circuit, Gate, Number, exact
+from .layouts import KINDS, PARAMETERS, Construction, Group
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a position stands for: ("gate", g) / ("edge", target v, source u, slot s) / ("sink", g, g)."""
+
+    kind: str
+    gate: int
+    source: int | None = None
+    slot: int | None = None
+
+
+@dataclass(frozen=True)
+class Encoding:
+    coordinates: tuple[str, ...]
+    rows: tuple[tuple[Number, ...], ...]
+    roles: tuple[Role, ...]
+    input_slots: tuple[tuple[int, int, int], ...]  # (position, coordinate, input index)
+    readout: tuple[tuple[int, int], ...]           # (position, coordinate) per output
+    role_kinds: tuple[str, ...]                    # which role kinds this layout has
+
+
+class OutsideLayout(Exception):
+    """The circuit is not in the domain of the construction (e.g. a mul of fan-in 3)."""
+
+
+class Illegitimate(Exception):
+    """The document's rows put something beside x_i in an input slot: not a legitimate encoding."""
+
+
+def check_class(construction: Construction, circuit: Circuit) -> None:
+    ranges = {kind: construction.fan_in_range(kind) for kind in KINDS}
+    for g, gate in enumerate(circuit.gates):
+        low, high = ranges[gate.op]
+        n = len(gate.args)
+        if n < low or (high is not None and n > high):
+            raise OutsideLayout(f"gate {g} is a {gate.op} of fan-in {n}; {construction.name}'s class allows "
+                                f"{low}..{'' if high is None else high}")
+
+
+def build(construction: Construction, circuit: Circuit) -> Encoding:
+    """enc(C) with every input slot at 0, by one loop for every construction."""
+    check_class(construction, circuit)
+    rows: list[tuple[Number, ...]] = []
+    roles: list[Role] = []
+    slots: list[tuple[int, int, int]] = []
+    where: dict[int, int] = {}
+    for group in construction.groups:
+        rules = {kind: _row_builder(group.role, formulas) for kind, formulas in group.rows}
+        first = len(rows)
+        for role, gate, params in _positions(group, circuit):
+            rows.append(rules[gate.op](params))
+            roles.append(role)
+        if group.input is not None:
+            for p in range(first, len(rows)):
+                source = circuit.gates[roles[p].source if roles[p].kind != "gate" else roles[p].gate]
+                if source.op != "input":
+                    continue
+                if rows[p][group.input] != 0:
+                    raise Illegitimate(f"the row of {roles[p].kind} position {p} holds {rows[p][group.input]} "
+                                       f"in its input slot {construction.coordinates[group.input]}: x_i must be "
+                                       "alone there")
+                slots.append((p, group.input, source.index))  # type: ignore[arg-type]
+        if group.role == construction.readout[0]:
+            for p in range(len(rows) - 1, first - 1, -1):  # the first position of each gate
+                where[roles[p].gate] = p
+    readout_at = tuple((where[o], construction.readout[1]) for o in circuit.outputs)
+    return Encoding(construction.coordinates, tuple(rows), tuple(roles), tuple(slots), readout_at, construction.role_kinds)
+
+
+def _row_builder(role: str, formulas: tuple[fm.Node, ...]) -> Callable[[tuple[Number, ...]], tuple[Number, ...]]:
+    """The row of one group and kind from the position's parameter tuple (PARAMETERS order): a bare
+    parameter or number is picked by index (one ``itemgetter``), anything else computed."""
+    names = PARAMETERS[role]
+    slots = {name: n for n, name in enumerate(names)}
+    extra: list[Number] = []
+    computed: list[Callable[[tuple[Number, ...]], Number]] = []
+    picks: list[int] = []
+    for node in formulas:
+        if node[0] == "name":
+            picks.append(slots[node[1]])
+        elif node[0] == "num":
+            extra.append(node[1])
+            picks.append(len(names) + len(extra) - 1)
+        else:
+            computed.append(compile_formula(node, slots))
+            picks.append(-len(computed))  # fixed below, once the constants are counted
+    width = len(names) + len(extra)
+    picks = [p if p >= 0 else width + (-p - 1) for p in picks]
+    constants = tuple(extra)
+    pick = itemgetter(*picks) if len(picks) > 1 else (lambda t, p=picks[0]: (t[p],))
+    if not computed:
+        return lambda params: pick(params + constants)
+    return lambda params: pick(params + constants + tuple(f(params) for f in computed))
+
+
+def compile_formula(node: fm.Node, slots: Mapping[str, int]) -> Callable[[tuple[Any, ...]], Any]:
+    """A closure computing ``evaluate(node, env)`` on exact numbers, with the parameters at the positions
+    ``slots`` of a tuple (the per-circuit hot path)."""
+    tag = node[0]
+    if tag == "num":
+        value = node[1]
+        return lambda env: value
+    if tag == "name":
+        index = slots[node[1]]
+        return lambda env: env[index]
+    parts = [compile_formula(a, slots) for a in node[1:]]
+    if tag == "neg":
+        (f,) = parts
+        return lambda env: -f(env)
+    left, right = parts
+    if tag == "+":
+        return lambda env: exact(left(env) + right(env))
+    if tag == "-":
+        return lambda env: exact(left(env) - right(env))
+    if tag == "*":
+        return lambda env: exact(left(env) * right(env))
+    pick = min if tag == "min" else max
+    return lambda env: pick(left(env), right(env))
+
+
+def _positions(group: Group, circuit: Circuit) -> list[tuple[Role, Gate, tuple[Number, ...]]]:
+    """(role, source gate, parameters in PARAMETERS order) of every position of the group, in the role's
+    fixed order (ORDERS)."""
+    gates = circuit.gates
+    constants = [gate.value if gate.op == "const" else 0 for gate in gates]
+    if group.role == "gate":
+        return [(Role("gate", g), gate, (g, len(gate.args), constants[g], gate.index if gate.op == "input" else 0))
+                for g, gate in enumerate(gates)]
+    if group.role == "edge":
+        fan_in = [len(gate.args) for gate in gates]
+        return [(Role("edge", v, u, s), gates[u], (u, v, s, fan_in[u], constants[u]))
+                for v, gate in enumerate(gates) for s, u in enumerate(gate.args)]
+    seen: dict[int, None] = dict.fromkeys(circuit.outputs)
+    return [(Role("sink", g, g), gates[g], (g, group.target, 0, len(gates[g].args), constants[g])) for g in seen]
+
+
+def encoding_digest(encoding: Encoding) -> str:
+    """sha256 of the encoding's canonical lines (docs/certificates.md, "Encoding hash")::
+
+        coordinates c1 c2 …
+        role|kind gate source slot|v1 v2 …     (one line per position; None as '-')
+        slot|p c i                              (input slots)
+        read|p c                                (read-out)
+    """
+    h = hashlib.sha256()
+    h.update(("coordinates " + " ".join(encoding.coordinates) + "\n").encode())
+    lines = []
+    for role, row in zip(encoding.roles, encoding.rows):
+        source = "-" if role.source is None else role.source
+        slot = "-" if role.slot is None else role.slot
+        lines.append(f"role|{role.kind} {role.gate} {source} {slot}|{' '.join(map(str, row))}\n")
+        if len(lines) >= 4096:
+            h.update("".join(lines).encode())
+            lines = []
+    lines += [f"slot|{p} {c} {i}\n" for p, c, i in encoding.input_slots]
+    lines += [f"read|{p} {c}\n" for p, c in encoding.readout]
+    h.update("".join(lines).encode())
+    return h.hexdigest()
+
