@@ -7,10 +7,12 @@ read-out values (the circuit outputs as the transformer computes them);
 start.  ``--engine float64|float32`` uses the floating-point engine instead of
 exact rationals (softmax pooling needs it).
 
-The exact engine computes argmax sets by the key join wherever a key
-decomposition is proved for the head's own score (the construction named by
-the encoding or ``--construction``, or one read off the score), and on all
-pairs elsewhere (``--no-join``: everywhere).
+Both engines compute argmax sets by the key join wherever a key decomposition
+is proved for the head's own score (the construction named by the encoding or
+``--construction``, or one read off the score), and on all pairs elsewhere
+(``--no-join``: everywhere).  The float engine joins only where its float scores
+are provably the exact ones (``transformer/float_engine.py``), so the join gives
+the sets its all-pairs scores would.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..constructions.registry import CONSTRUCTIONS, construction_choice, resolve
 from ..errors import EXIT_OK, InputError
 from ..transformer.exact_engine import SOFTMAX_MESSAGE, ExactRunner, RunResult
 from ..transformer.key_join import KeyDecompositions
-from ..transformer.float_engine import FloatRunResult, run_float
+from ..transformer.float_engine import FloatRunner, FloatRunResult
 from ..transformer.jsonfile import read_json_file
 from ..transformer.model import Transformer
 from ..transformer.sequence import load_sequence
@@ -57,7 +59,7 @@ def register(subparsers: Any) -> None:
                         help="take key decompositions from this construction (default: the one the encoding "
                              "names); each is used only after its lemma is proved for the model's own score")
     parser.add_argument("--no-join", action="store_true",
-                        help="exact engine: score all pairs of positions even where a key decomposition is proved")
+                        help="score all pairs of positions even where a key decomposition is proved (either engine)")
     parser.add_argument("--key-timeout", type=int, default=10_000, metavar="MS",
                         help="solver time limit per key-decomposition lemma (default 10000 ms; a timeout "
                              "means all pairs for that head)")
@@ -72,8 +74,8 @@ def register(subparsers: Any) -> None:
 
 
 def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositions | None:
-    """The key decompositions the exact engine may use once proved (None with --no-join)."""
-    if args.no_join or (args.engine != "exact" and not getattr(args, "compare_exact", False)):
+    """The key decompositions the engines may use once proved (None with --no-join)."""
+    if args.no_join:
         return None
     from ..symbolic.attention import engine_keys
 
@@ -120,13 +122,14 @@ def run(args: argparse.Namespace) -> int:
     _warn_precision(args, model, encoding)
     start = time.perf_counter()
     result: RunResult | FloatRunResult
-    runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" or args.compare_exact else None
+    keys = _keys(args, encoding)
+    runner = ExactRunner(model, keys) if args.engine == "exact" or args.compare_exact else None
     try:
         if runner is not None and args.engine == "exact":
             result = runner.run(sequence, trace=args.trace)
             outputs: Sequence[Sequence[Any]] = result.outputs
         else:
-            result = run_float(model, sequence, args.engine, args.softmax_temperature, trace=args.trace)
+            result = FloatRunner(model, keys).run(sequence, args.engine, args.softmax_temperature, trace=args.trace)
             outputs = result.outputs.tolist()
     except InputError as exc:
         raise _located(exc, args) from None
@@ -161,7 +164,12 @@ def _warn_precision(args: argparse.Namespace, model: Transformer, encoding: Enco
     construction = _construction(args, encoding)
     if construction is None:
         return
-    warning = precision(model, encoding.rows, construction.structural).warning(args.engine)
+    # the bound reads only the largest magnitude of each structural coordinate: one row of those
+    columns = [c for c, name in enumerate(model.coordinates) if name in construction.structural]
+    largest = [0] * model.dimension
+    for c in columns:
+        largest[c] = max((abs(row[c]) for row in encoding.rows), default=0)
+    warning = precision(model, [largest], construction.structural).warning(args.engine)
     if warning:
         print(f"verified-aat: warning: {warning}", file=sys.stderr)
 
@@ -176,7 +184,9 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     vectors = read_input_vectors(args.inputs, args.max_inputs, vector_line_parser(encoding.n_inputs))
     require_memory("run", encoding.length, args)
     start = time.perf_counter()
-    runner = ExactRunner(model, _keys(args, encoding)) if args.engine == "exact" else None
+    keys = _keys(args, encoding)
+    runner = ExactRunner(model, keys) if args.engine == "exact" else None
+    floats = FloatRunner(model, keys) if runner is None else None
     results: list[dict[str, Any]] = []
     totals: dict[str, int] = {}
     methods: dict[tuple[str, str], None] = {}
@@ -191,7 +201,13 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
                     totals[name] = totals.get(name, 0) + getattr(result.stats, name)
                 methods.update(dict.fromkeys(result.stats.head_methods))
             else:
-                outputs = run_float(model, sequence, args.engine, args.softmax_temperature).outputs.tolist()
+                assert floats is not None
+                float_result = floats.run(sequence, args.engine, args.softmax_temperature)
+                outputs = float_result.outputs.tolist()
+                assert float_result.stats is not None
+                for name in ("argmax_join", "argmax_reused", "argmax_all_pairs", "score_cells"):
+                    totals[name] = totals.get(name, 0) + getattr(float_result.stats, name)
+                methods.update(dict.fromkeys(float_result.stats.head_methods))
         except InputError as exc:
             raise _located(exc, args) from None
         readout = [show(v) for v in encoding.read(outputs)]
@@ -204,14 +220,12 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
         doc: dict[str, Any] = {"model": os.fspath(args.model), "engine": args.engine, "inputs_file": args.inputs,
                                "vectors": len(vectors), "positions": encoding.length, "layers": model.n_layers,
                                "seconds": round(seconds, 6), "results": results}
-        if runner is not None:
-            doc["stats"] = {**totals, "head_methods": [list(m) for m in methods]}
+        doc["stats"] = {**totals, "head_methods": [list(m) for m in methods]}
         print(json.dumps(doc, indent=1))
     else:
         summary = (f"vectors: {len(vectors)}  positions: {encoding.length}  layers: {model.n_layers}  "
                    f"engine: {args.engine}  time: {seconds:.3f} s")
-        if runner is not None:
-            summary += "  " + _methods_text(tuple(methods))
+        summary += "  " + _methods_text(tuple(methods))
         print(summary, file=sys.stderr)
     return EXIT_OK
 
@@ -243,7 +257,11 @@ def _as_json(args: argparse.Namespace, model: Transformer, result: RunResult | F
             doc["trace"] = [{"layer": lt.layer, "vectors": [[str(v) for v in row] for row in lt.vectors],
                              "argmax": {h.head: [list(s) for s in h.argmax] for h in lt.heads}}
                             for lt in result.trace]
-    elif result.layers is not None:
+    elif result.stats is not None:
+        doc["stats"] = {"argmax_join": result.stats.argmax_join, "argmax_reused": result.stats.argmax_reused,
+                        "argmax_all_pairs": result.stats.argmax_all_pairs, "score_cells": result.stats.score_cells,
+                        "head_methods": [list(m) for m in result.stats.head_methods]}
+    if isinstance(result, FloatRunResult) and result.layers is not None:
         doc["trace"] = [{"layer": layer.name or f"layer {k + 1}", "vectors": [[float(v) for v in row]
                                                                              for row in arr.tolist()]}
                         for k, (layer, arr) in enumerate(zip(model.layers, result.layers))]
@@ -282,4 +300,6 @@ def _print_text(args: argparse.Namespace, model: Transformer, result: RunResult 
                     f"  argmax reused: {result.stats.argmax_reused}/"
                     f"{result.stats.argmax_reused + result.stats.argmax_computed}"
                     f"  {_methods_text(result.stats.head_methods)}")
+    elif result.stats is not None:
+        summary += f"  {_methods_text(result.stats.head_methods)}"
     print(summary)

@@ -83,7 +83,7 @@ class Encoding:
             if data.get("version") != VERSION:
                 raise InputError(f"unsupported encoding version {data.get('version')!r}", file)
             coordinates = tuple(str(c) for c in data["coordinates"])
-            rows = tuple(tuple(_rational(v) for v in row) for row in data["rows"])
+            rows = tuple(_row(row) for row in data["rows"])
             if any(len(r) != len(coordinates) for r in rows):
                 raise InputError("every row must have one value per coordinate", file)
             slots = tuple((int(p), int(c), int(i)) for p, c, i in data["input_slots"])
@@ -102,6 +102,14 @@ class Encoding:
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=1)
+
+
+def _row(texts: Any) -> tuple[Fraction | int, ...]:
+    """A row of rationals: all ints at once when every value is one (the fast path), else each by :func:`_rational`."""
+    try:
+        return tuple(map(int, texts))
+    except (ValueError, TypeError):
+        return tuple(_rational(v) for v in texts)
 
 
 def _rational(text: str) -> Fraction | int:

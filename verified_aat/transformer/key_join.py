@@ -196,7 +196,36 @@ def _reads(circuit: Circuit) -> set[int]:
     return {g.index for k, g in enumerate(circuit.gates) if live[k] and g.kind is Kind.INPUT}  # type: ignore[misc]
 
 
-def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
+@dataclass(frozen=True)
+class JoinLabels:
+    """The join's answer as arrays (:func:`join_labels`), before any Python tuple is built.
+
+    ``order`` sorts the positions by (column key, penalty, position); key group ``k`` (the
+    k-th distinct column key, ascending) has its least-penalty positions at
+    ``order[first[k]:first[k] + count[k]]``, in increasing order.  ``row_of[p]`` is the index of
+    position p's row key among the distinct row keys, and ``label[u]`` names that row key's
+    argmax set: ``k`` is key group k alone, ``n_keys + k`` groups k and k + 1, and a larger
+    label the groups ``chosen_of[label]``.
+    """
+
+    order: Any
+    first: Any
+    count: Any
+    n_keys: int
+    row_of: Any
+    label: Any
+    chosen_of: dict[int, tuple[int, ...]]
+
+    def groups(self, label: int) -> tuple[int, ...]:
+        """The key groups whose least-penalty positions make up the set named ``label``."""
+        if label < self.n_keys:
+            return (label,)
+        if label < 2 * self.n_keys:
+            return (label - self.n_keys, label - self.n_keys + 1)
+        return self.chosen_of[label]
+
+
+def join_labels(rk: Any, ck: Any, pen: Any) -> JoinLabels:
     """The join on int64 arrays (exact: the limits keep every cost below 2**61).
 
     Column keys are grouped with their least penalty; for each distinct row key the nearest
@@ -249,7 +278,14 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
             else:
                 label[u] = by_chosen.setdefault(chosen, 2 * n_keys + len(by_chosen))
                 chosen_of[int(label[u])] = chosen
-    labels = label[row_of]
+    return JoinLabels(order, first, count, n_keys, row_of, label, chosen_of)
+
+
+def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
+    """:func:`join_labels`, as shared tuples."""
+    joined = join_labels(rk, ck, pen)
+    order, first, count, n_keys = joined.order, joined.first, joined.count, joined.n_keys
+    labels = joined.label[joined.row_of]
     distinct_labels, first_at, inverse = np.unique(labels, return_index=True, return_inverse=True)
     rank = np.empty(len(distinct_labels), dtype=np.int64)
     by_appearance = np.argsort(first_at, kind="stable")
@@ -263,14 +299,16 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
 
     distinct: list[tuple[int, ...]] = []
     for value in distinct_labels[by_appearance].tolist():
-        if value < n_keys:
-            distinct.append(tuple(members(value)))
-        elif value < 2 * n_keys:
-            distinct.append(tuple(sorted(members(value - n_keys) + members(value - n_keys + 1))))
-        else:
-            distinct.append(tuple(sorted(p for k in chosen_of[value] for p in members(k))))
+        distinct.append(tuple(sorted(p for k in joined.groups(value) for p in members(k))))
     ids = set_ids.tolist()
     return ArgmaxSets(tuple([distinct[i] for i in ids]), tuple(ids), tuple(distinct))
+
+
+def hint_columns(hint: KeyHint, coordinates: Sequence[str]) -> set[int]:
+    """The coordinates a decomposition reads: its three circuits' inputs and its facts."""
+    d = list(coordinates)
+    return set().union(*(_reads(c) for c in (hint.row_key, hint.col_key, hint.col_penalty))) | {
+        d.index(name) for name, _ in hint.facts}
 
 
 def _argmin_keys(a: Number, keys: list[Number], best_pen: dict[Number, Number], global_min: Number) -> list[Number]:
@@ -358,5 +396,6 @@ class KeyDecompositions:
         return found
 
 
-__all__ = ["ArgmaxSets", "FoundHint", "KeyDecompositions", "KeyHint", "discover_hint", "facts_hold", "hint_fits",
-           "hint_lemma", "join_argmax", "lemma_digest", "score_term", "share_sets"]
+__all__ = ["ArgmaxSets", "FoundHint", "JoinLabels", "KeyDecompositions", "KeyHint", "discover_hint", "facts_hold",
+           "hint_columns", "hint_fits", "hint_lemma", "join_argmax", "join_labels", "lemma_digest",
+           "score_term", "share_sets"]
