@@ -25,7 +25,7 @@ from rich.console import Console  # noqa: E402
 
 from tables import Column, Table, render_markdown, render_rich  # noqa: E402
 
-SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit", "schematic", "audit-prove", "audit-all-n")
+SECTIONS = ("certify", "shared", "baseline", "run", "float", "scale", "audit", "schematic", "audit-prove", "audit-all-n")
 SCALING_FAMILIES = ("inner-product", "sum-of-products", "random-fsac", "relu")
 SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "circuits"
 C880_TARGETS = {"certify_s": 5.0, "check_s": 2.0}
@@ -287,6 +287,39 @@ def section_run(report: Report, args: argparse.Namespace) -> None:
     report.show("run", table)
 
 
+# -- 4b. float engine at scale (issue 22) ---------------------------------------------------------
+
+def section_float(report: Report, args: argparse.Namespace) -> None:
+    """``verified-aat run --engine float64`` in fresh processes (float_scale.py): CPU beside wall, peak RSS."""
+    from float_scale import float_specs, goal_text, measure
+
+    table = Table("4b. Float engine: verified-aat run --engine float64 in a fresh process (compile not timed; "
+                  "CPU = user + sys)",
+                  [Column("label", "circuit", right=False), Column("gates", "gates"),
+                   Column("positions", "positions"), Column("layers", "layers"),
+                   Column("cpu_s", "CPU s", ".2f"), Column("wall_s", "wall s", ".2f"),
+                   Column("engine_s", "engine s", ".2f"), Column("rss_mb", "peak MB", ".0f"),
+                   Column("argmax", "argmax sets", right=False), Column("max_rel_err", "max rel err vs C(x)", ".1e"),
+                   Column("exact_cpu_s", "exact run CPU s", ".2f"), Column("exact_equals_c", "exact = C(x)"),
+                   Column("goal", "goal (issue 22)", right=False)])
+    for label, spec in float_specs(args.quick):
+        err.print(f"[dim]float: {label} …[/]")
+        try:
+            row = {"label": label, **measure(spec)}
+        except Exception as exc:  # noqa: BLE001
+            row = {"label": label, "error": f"{type(exc).__name__}: {exc}"}
+        row["goal"] = goal_text(spec, row)
+        bad = "error" in row or not row.get("within") or row["goal"].startswith("missed")
+        if bad:
+            report.fail(f"float {label}: {row.get('error') or row['goal']}")
+        table.add(row, bad=bad)
+    table.notes.append("the whole `verified-aat run MODEL --encoding ENC --input=@FILE --engine float64` process "
+                       "(loading, key lemmas, the run); engine s = the run itself. argmax sets: `join` = key join, "
+                       "taken only where the float scores are provably exact. Goal: 10^6 gates ≤ 30 s CPU, read-outs "
+                       "within 1e-9 relative error of C(x) (= the exact run's read-out).")
+    report.show("float", table)
+
+
 # -- 5. scale (issue 8 goals) ------------------------------------------------------------------
 
 SCALE_GOALS = {"certify_s": 60.0, "check_s": 60.0, "certify_rss_mb": 2048.0, "cert_bytes_per_gate": 40.0,
@@ -435,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
     info = machine_info()
     report.show("machine", machine_table(info))
     runners = {"certify": section_certify, "shared": section_shared, "baseline": section_baseline,
-               "run": section_run, "scale": section_scale, "audit": section_audit,
+               "run": section_run, "float": section_float, "scale": section_scale, "audit": section_audit,
                "schematic": section_schematic, "audit-prove": section_audit_prove,
                "audit-all-n": section_audit_all_n}
     started = time.perf_counter()
