@@ -16,14 +16,11 @@ Goal: 10^6 gates in ≤ 30 s CPU, every read-out within 1e-9 relative error of C
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import random
 import subprocess
 import sys
 import tempfile
-import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -50,20 +47,11 @@ def float_specs(quick: bool) -> list[tuple[str, dict[str, Any]]]:
 
 def worker(job: dict[str, Any]) -> dict[str, Any]:
     """One ``verified-aat run`` in this process, timed from before the command starts."""
-    from run_scale import _cpu, peak_rss_mb
+    from run_scale import timed_cli
 
-    from verified_aat.cli.main import main
-
-    argv = ["run", job["model"], "--encoding", job["encoding"], f"--input=@{job['input']}", "--engine",
-            job["engine"], "--json"]
-    w0, c0 = time.perf_counter(), _cpu()
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(argv)
-    wall, cpu = time.perf_counter() - w0, _cpu() - c0
-    doc = json.loads(out.getvalue()) if code == 0 else {}
-    return {"code": code, "wall_s": wall, "cpu_s": cpu, "rss_mb": peak_rss_mb(), "engine_s": doc.get("seconds"),
-            "outputs": doc.get("outputs"), "stats": doc.get("stats", {})}
+    row, doc = timed_cli(["run", job["model"], "--encoding", job["encoding"], f"--input=@{job['input']}",
+                          "--engine", job["engine"], "--json"])
+    return {**row, "outputs": doc.get("outputs")}
 
 
 def _fresh(job: dict[str, Any], timeout: float) -> dict[str, Any]:

@@ -255,6 +255,19 @@ def section_baseline(report: Report, args: argparse.Namespace) -> None:
 
 # -- 4. exact engine ------------------------------------------------------------------------
 
+def measured_rows(section: str, specs: list[tuple[str, dict[str, Any]]], measure: Callable[[dict[str, Any]], Any],
+                  goal_text: Callable[[dict[str, Any], dict[str, Any]], str]) -> Any:
+    """Each spec measured (an exception becomes the row's ``error``), labelled, with its goal text."""
+    for label, spec in specs:
+        err.print(f"[dim]{section}: {label} …[/]")
+        try:
+            row = {"label": label, **measure(spec)}
+        except Exception as exc:  # noqa: BLE001
+            row = {"label": label, "error": f"{type(exc).__name__}: {exc}"}
+        row["goal"] = goal_text(spec, row)
+        yield row
+
+
 def section_run(report: Report, args: argparse.Namespace) -> None:
     """``verified-aat run --inputs`` in fresh processes (run_scale.py): CPU, wall, peak RSS, goals of issue 8."""
     from run_scale import goal_text, measure, run_specs
@@ -266,13 +279,7 @@ def section_run(report: Report, args: argparse.Namespace) -> None:
                    Column("per_vector_s", "s/vector", ".2f"), Column("rss_mb", "peak MB", ".0f"),
                    Column("argmax", "argmax sets", right=False), Column("matches", "read-out = C(x)"),
                    Column("goal", "goal (issue 8)", right=False)])
-    for label, spec in run_specs(args.quick):
-        err.print(f"[dim]run: {label} …[/]")
-        try:
-            row = {"label": label, **measure(spec)}
-        except Exception as exc:  # noqa: BLE001
-            row = {"label": label, "error": f"{type(exc).__name__}: {exc}"}
-        row["goal"] = goal_text(spec, row)
+    for row in measured_rows("run", run_specs(args.quick), measure, goal_text):
         if "error" in row:
             report.fail(f"run {label}: {row['error']}")
         elif not row["matches"]:
@@ -302,13 +309,7 @@ def section_float(report: Report, args: argparse.Namespace) -> None:
                    Column("argmax", "argmax sets", right=False), Column("max_rel_err", "max rel err vs C(x)", ".1e"),
                    Column("exact_cpu_s", "exact run CPU s", ".2f"), Column("exact_equals_c", "exact = C(x)"),
                    Column("goal", "goal (issue 22)", right=False)])
-    for label, spec in float_specs(args.quick):
-        err.print(f"[dim]float: {label} …[/]")
-        try:
-            row = {"label": label, **measure(spec)}
-        except Exception as exc:  # noqa: BLE001
-            row = {"label": label, "error": f"{type(exc).__name__}: {exc}"}
-        row["goal"] = goal_text(spec, row)
+    for row in measured_rows("float", float_specs(args.quick), measure, goal_text):
         bad = "error" in row or not row.get("within") or row["goal"].startswith("missed")
         if bad:
             report.fail(f"float {label}: {row.get('error') or row['goal']}")
