@@ -286,3 +286,43 @@ def test_blocks_of_all_pairs_equal_one_block(monkeypatch: pytest.MonkeyPatch) ->
     whole = run_float(_key_layer(Pooling.AVERAGE), seq).outputs
     monkeypatch.setattr(float_engine, "BLOCK_CELLS", 7 * 40)
     assert run_float(_key_layer(Pooling.AVERAGE), seq).outputs.tolist() == whole.tolist()
+
+
+def _penalised_layer(pooling: Pooling) -> Transformer:
+    """s = −(i.k − j.k)² − j.p; activation: v ← pooled v (k, p stay).  Ties between column keys that
+    are not neighbours (keys 0 and 2 with 1 penalised) give sets of several key groups."""
+    coords = ("k", "p", "v")
+    b = CircuitBuilder("penalised")
+    ins = dict(zip(score_input_names(coords), b.inputs(score_input_names(coords))))
+    diff = b.sub(ins["i.k"], ins["j.k"])
+    b.output(b.sub(b.scale(-1, b.square(diff)), ins["j.p"]))
+    score = CircuitScore(b.build())
+    b = CircuitBuilder("take")
+    names = activation_input_names(coords, ["h"])
+    ins = dict(zip(names, b.inputs(names)))
+    for name in ("x.k", "x.p", "h.v"):
+        b.output(ins[name])
+    return Transformer(coords, (Layer((Head("h", score, pooling),), b.build()),))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(-4, 4), st.integers(0, 6), st.integers(-9, 9)), min_size=1, max_size=14),
+       pooling=st.sampled_from([Pooling.AVERAGE, Pooling.LEFTMOST, Pooling.RIGHTMOST]))
+def test_join_with_penalties_equals_all_pairs(rows, pooling) -> None:  # type: ignore[no-untyped-def]
+    t = _penalised_layer(pooling)
+    seq = [list(r) for r in rows]
+    keys = engine_keys(None)
+    joined = FloatRunner(t, keys).run(seq)
+    assert joined.stats is not None and dict(joined.stats.head_methods) == {"h": "join"}
+    pairs = FloatRunner(t, keys, join=False).run(seq).outputs
+    assert np.allclose(joined.outputs, pairs, rtol=1e-15, atol=0)
+    assert np.allclose(joined.outputs, np.array([[float(v) for v in r] for r in run_exact(t, seq).outputs]),
+                       rtol=1e-15, atol=0)
+
+
+def test_a_set_of_key_groups_that_are_not_neighbours() -> None:
+    seq = [[0, 0, 1], [1, 2, 10], [2, 0, 100], [5, 0, 7]]   # row key 1: keys 0 and 2 cost 1, key 1 costs 2
+    for pooling, expected in [(Pooling.AVERAGE, 50.5), (Pooling.LEFTMOST, 1), (Pooling.RIGHTMOST, 100)]:
+        result = FloatRunner(_penalised_layer(pooling), engine_keys(None)).run(seq)
+        assert result.outputs[1, 2] == expected and result.outputs[3, 2] == 7
+        assert result.stats is not None and dict(result.stats.head_methods) == {"h": "join"}

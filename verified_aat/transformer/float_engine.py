@@ -230,7 +230,8 @@ class _Joined:
 
     Key group k's least-penalty positions are ``members[starts[k]:starts[k] + count[k]]`` (increasing);
     ``first_of``/``second_of`` name each row key's groups (``second_of`` −1 for one group), and
-    ``general`` lists the row keys whose set spans other groups.
+    ``general`` lists the row keys whose set spans other groups, ``general_groups[general_starts[g]:…]``
+    those of the g-th.
     """
 
     cols: tuple[int, ...]
@@ -240,7 +241,9 @@ class _Joined:
     starts: np.ndarray = field(init=False)
     first_of: np.ndarray = field(init=False)
     second_of: np.ndarray = field(init=False)
-    general: list[int] = field(init=False)
+    general: np.ndarray = field(init=False)
+    general_groups: np.ndarray = field(init=False)
+    general_starts: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         j = self.labels
@@ -253,8 +256,11 @@ class _Joined:
         pair = (label >= j.n_keys) & (label < 2 * j.n_keys)
         self.first_of = np.where(label < j.n_keys, label, label - j.n_keys)
         self.second_of = np.where(pair, label - j.n_keys + 1, -1)
-        self.general = np.flatnonzero(label >= 2 * j.n_keys).tolist()
+        self.general = np.flatnonzero(label >= 2 * j.n_keys)
         self.first_of[self.general] = 0
+        spans = [j.groups(int(label[u])) for u in self.general.tolist()]
+        self.general_groups = np.array([k for ks in spans for k in ks], dtype=np.int64)
+        self.general_starts = np.r_[0, np.cumsum([len(ks) for ks in spans])[:-1]].astype(np.int64)
 
     def pool(self, pooling: Pooling, x: np.ndarray) -> np.ndarray:
         """The pooled vector of every position: means over the set, or its first / last member."""
@@ -262,26 +268,23 @@ class _Joined:
         a, b = self.first_of, self.second_of
         pair = b >= 0
         bb = np.where(pair, b, 0)
-        groups = self.labels.groups
+        spans = self.general.size > 0
         if pooling is Pooling.AVERAGE:
             sums = np.add.reduceat(x[self.members], self.starts, axis=0)
             total = np.where(pair[:, None], sums[a] + sums[bb], sums[a])
             size = np.where(pair, count[a] + count[bb], count[a])
-            per_key = total / size.astype(x.dtype)[:, None]
-            for u in self.general:
-                ks = groups(int(self.labels.label[u]))
-                per_key[u] = sum(sums[k] for k in ks) / x.dtype.type(sum(int(count[k]) for k in ks))
-            return per_key.astype(x.dtype)[self.labels.row_of]
+            if spans:
+                total[self.general] = np.add.reduceat(sums[self.general_groups], self.general_starts, axis=0)
+                size[self.general] = np.add.reduceat(count[self.general_groups], self.general_starts)
+            per_key = (total / size.astype(x.dtype)[:, None]).astype(x.dtype)
+            return per_key[self.labels.row_of]
         if pooling is Pooling.LEFTMOST:
-            ends = self.members[self.starts]
-            chosen = np.where(pair, np.minimum(ends[a], ends[bb]), ends[a])
-            pick = min
+            ends, pick = self.members[self.starts], np.minimum
         else:
-            ends = self.members[self.starts + count - 1]
-            chosen = np.where(pair, np.maximum(ends[a], ends[bb]), ends[a])
-            pick = max
-        for u in self.general:
-            chosen[u] = pick(int(ends[k]) for k in groups(int(self.labels.label[u])))
+            ends, pick = self.members[self.starts + count - 1], np.maximum
+        chosen = np.where(pair, pick(ends[a], ends[bb]), ends[a])
+        if spans:
+            chosen[self.general] = pick.reduceat(ends[self.general_groups], self.general_starts)
         return x[chosen[self.labels.row_of]]
 
 
@@ -373,7 +376,7 @@ class FloatRunner:
             raise InputError(f"softmax temperature must be positive, got {softmax_temperature}")
         start = time.perf_counter()
         kind = DTYPES[dtype]
-        x = to_array(sequence, self.transformer.dimension, kind)
+        x = np.asfortranarray(to_array(sequence, self.transformer.dimension, kind))
         n, d = x.shape
         counts = dict.fromkeys(("argmax_join", "argmax_reused", "argmax_all_pairs", "score_cells"), 0)
         methods: dict[tuple[str, str], None] = {}
@@ -384,7 +387,9 @@ class FloatRunner:
                 pooled = self._pooled(head, x, dtype, softmax_temperature, counts, methods)
                 inputs.extend(pooled[:, c] for c in range(d))
             outs = evaluate_array(layer.activation, inputs, kind)
-            x = np.stack([np.broadcast_to(o, (n,)) for o in outs], axis=1).astype(kind)
+            x = np.empty((n, d), dtype=kind, order="F")   # columns contiguous: the circuits read columns
+            for c, o in enumerate(outs):
+                x[:, c] = o
             if trace:
                 layers.append(x.copy())
         stats = FloatRunStats(n, self.transformer.n_layers, head_methods=tuple(methods), **counts)
