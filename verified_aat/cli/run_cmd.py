@@ -22,6 +22,7 @@ import json
 import os
 import sys
 import time
+from fractions import Fraction
 from typing import Any, Sequence
 
 from ..circuits.io import parse_input_vector
@@ -166,9 +167,9 @@ def _warn_precision(args: argparse.Namespace, model: Transformer, encoding: Enco
         return
     # the bound reads only the largest magnitude of each structural coordinate: one row of those
     columns = [c for c, name in enumerate(model.coordinates) if name in construction.structural]
-    largest = [0] * model.dimension
+    largest: list[Fraction | int] = [0] * model.dimension
     for c in columns:
-        largest[c] = max((abs(row[c]) for row in encoding.rows), default=0)
+        largest[c] = max((abs(row[c]) for row in encoding.rows), default=0)  # type: ignore[type-var, call-overload]
     warning = precision(model, [largest], construction.structural).warning(args.engine)
     if warning:
         print(f"verified-aat: warning: {warning}", file=sys.stderr)

@@ -122,7 +122,8 @@ def score_rows(score: Score, x: np.ndarray, lo: int, hi: int) -> np.ndarray:
     dtype = x.dtype.type
     if isinstance(score, BilinearScore):
         q = np.array([[dtype(v.numerator) / dtype(v.denominator) for v in row] for row in score.matrix], dtype=dtype)
-        return (x[lo:hi] @ q) @ x.T
+        scores: np.ndarray = (x[lo:hi] @ q) @ x.T
+        return scores
     cols_i = [x[lo:hi, c].reshape(hi - lo, 1) for c in range(d)]
     cols_j = [x[:, c].reshape(1, n) for c in range(d)]
     (s,) = evaluate_array(score.circuit, cols_i + cols_j, dtype)
@@ -276,16 +277,16 @@ class _Joined:
             if spans:
                 total[self.general] = np.add.reduceat(sums[self.general_groups], self.general_starts, axis=0)
                 size[self.general] = np.add.reduceat(count[self.general_groups], self.general_starts)
-            per_key = (total / size.astype(x.dtype)[:, None]).astype(x.dtype)
-            return per_key[self.labels.row_of]
-        if pooling is Pooling.LEFTMOST:
-            ends, pick = self.members[self.starts], np.minimum
-        else:
-            ends, pick = self.members[self.starts + count - 1], np.maximum
+            per_key: np.ndarray = (total / size.astype(x.dtype)[:, None]).astype(x.dtype)
+            averages: np.ndarray = per_key[self.labels.row_of]
+            return averages
+        pick: Any = np.minimum if pooling is Pooling.LEFTMOST else np.maximum
+        ends = self.members[self.starts] if pooling is Pooling.LEFTMOST else self.members[self.starts + count - 1]
         chosen = np.where(pair, pick(ends[a], ends[bb]), ends[a])
         if spans:
             chosen[self.general] = pick.reduceat(ends[self.general_groups], self.general_starts)
-        return x[chosen[self.labels.row_of]]
+        pooled: np.ndarray = x[chosen[self.labels.row_of]]
+        return pooled
 
 
 def _content_key(score: Score, hint: KeyHint) -> Any:
