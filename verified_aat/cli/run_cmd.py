@@ -31,7 +31,7 @@ from ..constructions.registry import CONSTRUCTIONS, construction_choice, resolve
 from ..errors import EXIT_OK, InputError
 from ..transformer.exact_engine import SOFTMAX_MESSAGE, ExactRunner, RunResult
 from ..transformer.key_join import KeyDecompositions
-from ..transformer.float_engine import FloatRunner, FloatRunResult
+from ..transformer.float_engine import FloatRunner, FloatRunResult, encoded_array
 from ..transformer.jsonfile import read_json_file
 from ..transformer.model import Transformer
 from ..transformer.sequence import load_sequence
@@ -114,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
     if args.encoding is not None:
         encoding = _load_encoding(args.encoding, model)
         values = parse_input_vector(args.input or "", encoding.n_inputs, file="--input")  # as eval: @FILE too
-        sequence: Sequence[Sequence[Any]] = encoding.instantiate(values)
+        sequence: Any = (encoded_array(encoding.rows, encoding.input_slots, values)
+                         if args.engine != "exact" and not args.compare_exact else encoding.instantiate(values))
     else:
         if args.input is not None:
             raise InputError("--input goes with --encoding, not with --sequence")
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             outputs: Sequence[Sequence[Any]] = result.outputs
         else:
             result = FloatRunner(model, keys).run(sequence, args.engine, args.softmax_temperature, trace=args.trace)
-            outputs = result.outputs.tolist()
+            outputs = result.outputs  # rows of numpy floats: only the read-out, or the printed vectors, are read
     except InputError as exc:
         raise _located(exc, args) from None
     seconds = time.perf_counter() - start
@@ -188,23 +189,24 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     keys = _keys(args, encoding)
     runner = ExactRunner(model, keys) if args.engine == "exact" else None
     floats = FloatRunner(model, keys) if runner is None else None
+    base = encoded_array(encoding.rows, (), ()) if floats is not None else None   # enc(C, ·) once, x set per line
     results: list[dict[str, Any]] = []
     totals: dict[str, int] = {}
     methods: dict[tuple[str, str], None] = {}
     show = (lambda v: str(v)) if args.engine == "exact" else (lambda v: repr(float(v)))
     for line, values in vectors:
-        sequence = encoding.instantiate(values)
         try:
             if runner is not None:
-                result = runner.run(sequence)
+                result = runner.run(encoding.instantiate(values))
                 outputs: Sequence[Sequence[Any]] = result.outputs
                 for name in ("score_evaluations", "argmax_computed", "argmax_reused", "argmax_join"):
                     totals[name] = totals.get(name, 0) + getattr(result.stats, name)
                 methods.update(dict.fromkeys(result.stats.head_methods))
             else:
                 assert floats is not None
-                float_result = floats.run(sequence, args.engine, args.softmax_temperature)
-                outputs = float_result.outputs.tolist()
+                float_result = floats.run(encoded_array(base, encoding.input_slots, values), args.engine,
+                                          args.softmax_temperature)
+                outputs = float_result.outputs
                 assert float_result.stats is not None
                 for name in ("argmax_join", "argmax_reused", "argmax_all_pairs", "score_cells"):
                     totals[name] = totals.get(name, 0) + getattr(float_result.stats, name)

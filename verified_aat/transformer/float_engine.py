@@ -163,12 +163,24 @@ def _weighted_sum(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
 def to_array(sequence: Sequence[Sequence[Any]], d: int, dtype: type) -> np.ndarray:
     """A sequence of rational (or float) vectors as an N×d array, rounded once to ``dtype``
     (each value to the nearest float64 first, as ``float()`` does, then to ``dtype``)."""
+    if isinstance(sequence, np.ndarray) and sequence.ndim == 2 and sequence.shape[1] == d:
+        return sequence.astype(np.float64).astype(dtype)
     for position, vector in enumerate(sequence):
         if len(vector) != d:
             raise InputError(f"position {position}: expected a vector of {d} values, got {len(vector)}")
     if not len(sequence):
         return np.zeros((0, d), dtype=dtype)
     return np.array(sequence, dtype=np.float64).reshape(len(sequence), d).astype(dtype)
+
+
+def encoded_array(rows: Sequence[Sequence[Any]], input_slots: Sequence[tuple[int, int, int]],
+                  values: Sequence[Any]) -> np.ndarray:
+    """enc(C, x) as a float64 array (an encoding's ``rows`` with x_i at its input slots): the array
+    :func:`to_array` makes of the instantiated sequence, without building that sequence."""
+    out = np.array(rows, dtype=np.float64).reshape(len(rows), len(rows[0]) if len(rows) else 0)
+    for position, coordinate, index in input_slots:
+        out[position, coordinate] = float(values[index])
+    return out
 
 
 def run_float(transformer: Transformer, sequence: Sequence[Sequence[Any]], dtype: str = "float64",
