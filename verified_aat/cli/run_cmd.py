@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if runner is not None and args.engine == "exact":
             result = runner.run(sequence, trace=args.trace)
-            outputs: Sequence[Sequence[Any]] = result.outputs
+            outputs: Any = result.outputs
         else:
             result = FloatRunner(model, keys).run(sequence, args.engine, args.softmax_temperature, trace=args.trace)
             outputs = result.outputs  # rows of numpy floats: only the read-out, or the printed vectors, are read
@@ -198,12 +198,13 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
         try:
             if runner is not None:
                 result = runner.run(encoding.instantiate(values))
-                outputs: Sequence[Sequence[Any]] = result.outputs
+                outputs: Any = result.outputs
                 for name in ("score_evaluations", "argmax_computed", "argmax_reused", "argmax_join"):
                     totals[name] = totals.get(name, 0) + getattr(result.stats, name)
                 methods.update(dict.fromkeys(result.stats.head_methods))
             else:
                 assert floats is not None
+                assert base is not None
                 float_result = floats.run(encoded_array(base, encoding.input_slots, values), args.engine,
                                           args.softmax_temperature)
                 outputs = float_result.outputs

@@ -160,7 +160,10 @@ def _weighted_sum(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
     return terms.sum(axis=1).astype(x.dtype)
 
 
-def to_array(sequence: Sequence[Sequence[Any]], d: int, dtype: type) -> np.ndarray:
+Rows = Sequence[Sequence[Any]] | np.ndarray
+
+
+def to_array(sequence: Rows, d: int, dtype: type) -> np.ndarray:
     """A sequence of rational (or float) vectors as an N×d array, rounded once to ``dtype``
     (each value to the nearest float64 first, as ``float()`` does, then to ``dtype``)."""
     if isinstance(sequence, np.ndarray) and sequence.ndim == 2 and sequence.shape[1] == d:
@@ -173,7 +176,7 @@ def to_array(sequence: Sequence[Sequence[Any]], d: int, dtype: type) -> np.ndarr
     return np.array(sequence, dtype=np.float64).reshape(len(sequence), d).astype(dtype)
 
 
-def encoded_array(rows: Sequence[Sequence[Any]], input_slots: Sequence[tuple[int, int, int]],
+def encoded_array(rows: Rows, input_slots: Sequence[tuple[int, int, int]],
                   values: Sequence[Any]) -> np.ndarray:
     """enc(C, x) as a float64 array (an encoding's ``rows`` with x_i at its input slots): the array
     :func:`to_array` makes of the instantiated sequence, without building that sequence."""
@@ -380,7 +383,7 @@ class FloatRunner:
         counts["score_cells"] += x.shape[0] ** 2
         return pool_all_pairs(head, x, temperature)
 
-    def run(self, sequence: Sequence[Sequence[Any]], dtype: str = "float64", softmax_temperature: float = 1.0,
+    def run(self, sequence: Rows, dtype: str = "float64", softmax_temperature: float = 1.0,
             trace: bool = False) -> FloatRunResult:
         """Run on ``sequence`` in ``dtype``; see the module docstring for the tie rule and the join."""
         if dtype not in DTYPES:
