@@ -257,16 +257,20 @@ def test_gate_edge_takes_the_join_and_reuses_it() -> None:
     assert runner.run(seq).stats.argmax_join == 0  # type: ignore[union-attr]  # a second run keeps the join
 
 
-def test_inexact_scores_fall_back_to_all_pairs() -> None:
+def test_inexact_scores_fall_back_to_all_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
     """float32 cannot hold every score of gate-edge-dot (about 2·id²) past a few thousand ids: there
-    the join would not give float32's own argmax sets, so the engine scores all pairs."""
+    the join would not give float32's own argmax sets, so the engine scores all pairs, and says why."""
     circuit = build_family("sum", 3000)
     construction = get_construction("gate-edge-dot")
     compiled = construction.compile(circuit)
     seq = compiled.encoding.instantiate([1] * circuit.n_inputs)
-    runner = FloatRunner(compiled.transformer, engine_keys(construction.score_hints()))
+    notices: list[str] = []
+    monkeypatch.setattr(float_engine, "NOTICE_POSITIONS", 1000)
+    runner = FloatRunner(compiled.transformer, engine_keys(construction.score_hints()), notice=notices.append)
     assert {m for _, m in runner.run(seq, "float64").stats.head_methods} == {"join"}  # type: ignore[union-attr]
+    assert not notices
     assert {m for _, m in runner.run(seq, "float32").stats.head_methods} == {"all-pairs"}  # type: ignore[union-attr]
+    assert len(notices) == 2 and all("reach 25 bits, more than float32's 24" in m for m in notices)
 
 
 def test_keys_that_are_not_exact_integers_mean_all_pairs() -> None:

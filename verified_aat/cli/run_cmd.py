@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             result = runner.run(sequence, trace=args.trace)
             outputs: Any = result.outputs
         else:
-            result = FloatRunner(model, keys).run(sequence, args.engine, args.softmax_temperature, trace=args.trace)
+            result = FloatRunner(model, keys, notice=_notice).run(sequence, args.engine, args.softmax_temperature, trace=args.trace)
             outputs = result.outputs  # rows of numpy floats: only the read-out, or the printed vectors, are read
     except InputError as exc:
         raise _located(exc, args) from None
@@ -150,6 +150,10 @@ def run(args: argparse.Namespace) -> int:
             raise _located(exc, args) from None
         print(compare_to_exact(exact, result.outputs, model.coordinates).format())  # type: ignore[union-attr]
     return EXIT_OK
+
+
+def _notice(message: str) -> None:
+    print(f"verified-aat: note: {message}", file=sys.stderr, flush=True)
 
 
 def _located(exc: InputError, args: argparse.Namespace) -> InputError:
@@ -188,7 +192,7 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     start = time.perf_counter()
     keys = _keys(args, encoding)
     runner = ExactRunner(model, keys) if args.engine == "exact" else None
-    floats = FloatRunner(model, keys) if runner is None else None
+    floats = FloatRunner(model, keys, notice=_notice) if runner is None else None
     base = encoded_array(encoding.rows, (), ()) if floats is not None else None   # enc(C, ·) once, x set per line
     results: list[dict[str, Any]] = []
     totals: dict[str, int] = {}

@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -49,6 +49,7 @@ DTYPES = {"float64": np.float64, "float32": np.float32}
 JOIN, ALL_PAIRS = "join", "all-pairs"
 BLOCK_CELLS = 1 << 21        # scores per block of rows on the all-pairs path (16 MB in float64)
 EXACT_INTEGER = 2.0 ** 53    # a float64 of smaller magnitude that is integral is exactly that integer
+NOTICE_POSITIONS = 10_000    # from this length on, all pairs is worth a notice
 
 
 @dataclass(frozen=True)
@@ -320,9 +321,12 @@ class FloatRunner:
     and the join's sets are kept across runs (``run --inputs``).
     """
 
-    def __init__(self, transformer: Transformer, keys: KeyDecompositions | None = None, join: bool = True):
+    def __init__(self, transformer: Transformer, keys: KeyDecompositions | None = None, join: bool = True,
+                 notice: Callable[[str], None] | None = None):
         self.transformer = transformer
         self.keys = keys if join else None
+        self.notice = notice          # told once per head why a long sequence is scored on all pairs
+        self._noticed: set[str] = set()
         self._joined: dict[Any, _Joined] = {}
         self._reads: dict[int, tuple[Score, tuple[int, ...]]] = {}
 
@@ -337,8 +341,8 @@ class FloatRunner:
             cached = self._reads[id(score)] = (score, tuple(sorted(cols)))
         return cached[1]
 
-    def _join(self, head: Head, hint: KeyHint, x: np.ndarray, dtype: str, counts: dict[str, int]) -> _Joined | None:
-        """The join's sets for ``head`` on ``x``, or None where the join would not give the float sets."""
+    def _join(self, head: Head, hint: KeyHint, x: np.ndarray, dtype: str, counts: dict[str, int]) -> _Joined | str:
+        """The join's sets for ``head`` on ``x``, or why the join would not give the float sets."""
         coords = self.transformer.coordinates
         n, d = x.shape
         cols = tuple(sorted(hint_columns(hint, coords) | set(self._score_reads(head.score))))
@@ -350,34 +354,41 @@ class FloatRunner:
             return cached
         ints = _exact_integers(snapshot)
         if ints is None:
-            return None
+            return "the columns its keys and score read are not exact integers"
         column = {c: ints[:, k] for k, c in enumerate(cols)}
         for name, value in hint.facts:
             if Fraction(value).denominator != 1 or not np.all(column[coords.index(name)] == int(value)):
-                return None
+                return f"the decomposition's fact {name} = {value} does not hold"
         largest = [0] * d
         for c in cols:
             largest[c] = int(np.abs(column[c]).max())
         bits = exact_score_bits(head.score, largest, d)
         if bits is None or bits > MANTISSA_BITS[dtype]:
-            return None
+            return (f"its scores reach {bits} bits, more than {dtype}'s {MANTISSA_BITS[dtype]}, so rounding may change "
+                    "the argmax sets" if bits is not None else "its score has a constant that is not a binary fraction")
         floats = np.zeros((n, d))
         floats[:, cols] = ints
         arrays = join_keys(hint, floats, largest, d)
         if arrays is None:
-            return None
+            return "its keys are outside the join's exact range"
         joined = self._joined[key] = _Joined(cols, snapshot, join_labels(*arrays))
         counts["argmax_join"] += 1
         return joined
 
     def _pooled(self, head: Head, x: np.ndarray, dtype: str, temperature: float, counts: dict[str, int],
                 methods: dict[tuple[str, str], None]) -> np.ndarray:
+        why = "the join is off (--no-join)" if self.keys is None else "softmax weighs every pair"
         if head.pooling is not Pooling.SOFTMAX and self.keys is not None:
             hint = self.keys.proved(head, self.transformer.coordinates)
-            joined = self._join(head, hint, x, dtype, counts) if hint is not None else None
-            if joined is not None:
+            joined = self._join(head, hint, x, dtype, counts) if hint is not None else "no decomposition is proved"
+            if isinstance(joined, _Joined):
                 methods[(head.name, JOIN)] = None
                 return joined.pool(head.pooling, x)
+            why = joined
+        n = x.shape[0]
+        if self.notice is not None and n >= NOTICE_POSITIONS and head.name not in self._noticed:
+            self._noticed.add(head.name)
+            self.notice(f"head {head.name!r} scores all {n:,}² pairs in {dtype} ({why}); this may take long")
         methods[(head.name, ALL_PAIRS)] = None
         counts["argmax_all_pairs"] += 1
         counts["score_cells"] += x.shape[0] ** 2
