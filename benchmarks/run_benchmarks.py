@@ -25,7 +25,7 @@ from rich.console import Console  # noqa: E402
 
 from tables import Column, Table, render_markdown, render_rich  # noqa: E402
 
-SECTIONS = ("certify", "shared", "baseline", "run", "scale", "audit", "schematic", "audit-prove", "audit-all-n")
+SECTIONS = ("certify", "shared", "baseline", "run", "float", "scale", "audit", "schematic", "audit-prove", "audit-all-n")
 SCALING_FAMILIES = ("inner-product", "sum-of-products", "random-fsac", "relu")
 SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "circuits"
 C880_TARGETS = {"certify_s": 5.0, "check_s": 2.0}
@@ -255,6 +255,19 @@ def section_baseline(report: Report, args: argparse.Namespace) -> None:
 
 # -- 4. exact engine ------------------------------------------------------------------------
 
+def measured_rows(section: str, specs: list[tuple[str, dict[str, Any]]], measure: Callable[[dict[str, Any]], Any],
+                  goal_text: Callable[[dict[str, Any], dict[str, Any]], str]) -> Any:
+    """Each spec measured (an exception becomes the row's ``error``), labelled, with its goal text."""
+    for label, spec in specs:
+        err.print(f"[dim]{section}: {label} …[/]")
+        try:
+            row = {"label": label, **measure(spec)}
+        except Exception as exc:  # noqa: BLE001
+            row = {"label": label, "error": f"{type(exc).__name__}: {exc}"}
+        row["goal"] = goal_text(spec, row)
+        yield row
+
+
 def section_run(report: Report, args: argparse.Namespace) -> None:
     """``verified-aat run --inputs`` in fresh processes (run_scale.py): CPU, wall, peak RSS, goals of issue 8."""
     from run_scale import goal_text, measure, run_specs
@@ -266,25 +279,48 @@ def section_run(report: Report, args: argparse.Namespace) -> None:
                    Column("per_vector_s", "s/vector", ".2f"), Column("rss_mb", "peak MB", ".0f"),
                    Column("argmax", "argmax sets", right=False), Column("matches", "read-out = C(x)"),
                    Column("goal", "goal (issue 8)", right=False)])
-    for label, spec in run_specs(args.quick):
-        err.print(f"[dim]run: {label} …[/]")
-        try:
-            row = {"label": label, **measure(spec)}
-        except Exception as exc:  # noqa: BLE001
-            row = {"label": label, "error": f"{type(exc).__name__}: {exc}"}
-        row["goal"] = goal_text(spec, row)
+    for row in measured_rows("run", run_specs(args.quick), measure, goal_text):
         if "error" in row:
-            report.fail(f"run {label}: {row['error']}")
+            report.fail(f"run {row['label']}: {row['error']}")
         elif not row["matches"]:
-            report.fail(f"run {label}: a read-out differs from evaluate(C, x)")
+            report.fail(f"run {row['label']}: a read-out differs from evaluate(C, x)")
         elif row["goal"].startswith("missed"):
-            report.fail(f"run {label}: goal {row['goal']}")
+            report.fail(f"run {row['label']}: goal {row['goal']}")
         table.add(row, bad="error" in row or not row.get("matches") or row["goal"].startswith("missed"))
     table.notes.append("wall/CPU/peak MB: the whole `verified-aat run MODEL --encoding ENC --inputs FILE` process "
                        "(loading the model and encoding, proving the key lemmas, the exact runs); s/vector = wall / "
                        "vectors. argmax sets: `join` = key join on proved decompositions, `all-pairs` = every pair "
                        "scored. Goals: 10^5 gates ≤ 10 s per vector; c6288-like ≤ 5 s at ≤ 1 GB.")
     report.show("run", table)
+
+
+# -- 4b. float engine at scale (issue 22) ---------------------------------------------------------
+
+def section_float(report: Report, args: argparse.Namespace) -> None:
+    """``verified-aat run --engine float64`` in fresh processes (float_scale.py): CPU beside wall, peak RSS."""
+    from float_scale import float_specs, goal_text, measure
+
+    table = Table("4b. Float engine: verified-aat run --engine float64 in a fresh process (compile not timed; "
+                  "CPU = user + sys)",
+                  [Column("label", "circuit", right=False), Column("gates", "gates"),
+                   Column("positions", "positions"), Column("layers", "layers"),
+                   Column("cpu_s", "CPU s", ".2f"), Column("wall_s", "wall s", ".2f"),
+                   Column("engine_s", "engine s", ".2f"), Column("rss_mb", "peak MB", ".0f"),
+                   Column("argmax", "argmax sets", right=False), Column("max_rel_err", "max rel err vs C(x)", ".1e"),
+                   Column("value_bits", "value bits needed"), Column("exact_cpu_s", "exact run CPU s", ".2f"), Column("exact_equals_c", "exact = C(x)"),
+                   Column("goal", "goal (issue 22)", right=False)])
+    for row in measured_rows("float", float_specs(args.quick), measure, goal_text):
+        bad = "error" in row or (row.get("bounded") and not row.get("within")) or row["goal"].startswith("missed")
+        if bad:
+            report.fail(f"float {row['label']}: {row.get('error') or row['goal']}")
+        table.add(row, bad=bad)
+    table.notes.append("the whole `verified-aat run MODEL --encoding ENC --input=@FILE --engine float64` process "
+                       "(loading, key lemmas, the run); engine s = the run itself. argmax sets: `join` = key join, "
+                       "taken only where the float scores are provably exact. Goal: 10^6 gates ≤ 30 s CPU, read-outs "
+                       "within 1e-9 relative error of C(x) (= the exact run's read-out) where the values' precision "
+                       "bound (value bits needed, |x| ≤ 9) fits float64's 53 bits; past it the error is shown, "
+                       "not judged.")
+    report.show("float", table)
 
 
 # -- 5. scale (issue 8 goals) ------------------------------------------------------------------
@@ -435,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     info = machine_info()
     report.show("machine", machine_table(info))
     runners = {"certify": section_certify, "shared": section_shared, "baseline": section_baseline,
-               "run": section_run, "scale": section_scale, "audit": section_audit,
+               "run": section_run, "float": section_float, "scale": section_scale, "audit": section_audit,
                "schematic": section_schematic, "audit-prove": section_audit_prove,
                "audit-all-n": section_audit_all_n}
     started = time.perf_counter()

@@ -72,22 +72,28 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def worker(spec: dict[str, Any]) -> dict[str, Any]:
-    """One ``verified-aat run --inputs`` in this process, timed from before the command starts."""
+def timed_cli(argv: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One ``verified-aat ARGV --json`` in this process, timed from before the command starts: (exit code,
+    wall and CPU seconds, peak RSS, the engine's own seconds and stats; the JSON document, {} on failure)."""
     from verified_aat.cli.main import main
 
-    argv = ["run", spec["model"], "--encoding", spec["encoding"], "--inputs", spec["inputs"], "--json"]
-    if spec.get("no_join"):
-        argv.append("--no-join")
     w0, c0 = time.perf_counter(), _cpu()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = main(argv)
     wall, cpu = time.perf_counter() - w0, _cpu() - c0
     doc = json.loads(out.getvalue()) if code == 0 else {}
-    return {"code": code, "wall_s": wall, "cpu_s": cpu, "rss_mb": peak_rss_mb(),
-            "engine_s": doc.get("seconds"), "outputs": [r["outputs"] for r in doc.get("results", [])],
-            "stats": doc.get("stats", {})}
+    return {"code": code, "wall_s": wall, "cpu_s": cpu, "rss_mb": peak_rss_mb(), "engine_s": doc.get("seconds"),
+            "stats": doc.get("stats", {})}, doc
+
+
+def worker(spec: dict[str, Any]) -> dict[str, Any]:
+    """One ``verified-aat run --inputs`` in this process, timed from before the command starts."""
+    argv = ["run", spec["model"], "--encoding", spec["encoding"], "--inputs", spec["inputs"], "--json"]
+    if spec.get("no_join"):
+        argv.append("--no-join")
+    row, doc = timed_cli(argv)
+    return {**row, "outputs": [r["outputs"] for r in doc.get("results", [])]}
 
 
 def measure(spec: dict[str, Any]) -> dict[str, Any]:

@@ -199,3 +199,28 @@ def test_float_run_compares_with_exact(tmp_path, capsys):
     val_line = next(line for line in text.splitlines() if line.startswith("val"))
     abs_err = float(val_line.split()[1])
     assert 0 < abs_err < 1e-6  # float32 cannot hold 1/7 or 1/3 exactly, but is close
+
+
+def test_float64_run_of_ten_thousand_gates_takes_the_join(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``run --engine float64`` of a 10^4-gate inner-product (about 2·10^4 positions): both heads take
+    the key join (no score on pairs, which would be 4·10^8 of them), and the read-out equals the
+    exact run's within 1e-12."""
+    out = tmp_path / "ip"
+    assert main(["compile", "--family", "inner-product", "--n", "3333", "-c", "gate-edge", "-o", str(out)]) == 0
+    capsys.readouterr()
+    xs = [Fraction(k % 7 - 3, 1 + k % 3) for k in range(6666)]
+    (tmp_path / "x.txt").write_text(",".join(map(str, xs)) + "\n")
+    argv = [str(out / "transformer.json"), "--encoding", str(out / "encoding.json"), f"--input=@{tmp_path / 'x.txt'}",
+            "--json"]
+    code, text, _ = _run(capsys, *argv, "--engine", "float64")
+    assert code == 0
+    doc = json.loads(text)
+    assert dict(map(tuple, doc["stats"]["head_methods"])) == {"fetch": "join", "gather": "join"}
+    assert doc["stats"]["argmax_all_pairs"] == 0 and doc["stats"]["score_cells"] == 0
+    code, text, _ = _run(capsys, *argv)
+    assert code == 0
+    (exact,) = json.loads(text)["outputs"]
+    assert Fraction(exact) == sum(xs[k] * xs[k + 3333] for k in range(3333))
+    assert doc["outputs"][0] == pytest.approx(float(Fraction(exact)), rel=1e-12)
+    code, text, _ = _run(capsys, *argv[:-1], "--engine", "float64")
+    assert code == 0 and "key join: fetch, gather  all pairs: -" in text

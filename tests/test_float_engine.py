@@ -1,5 +1,5 @@
 """The floating-point engine: agreement with the exact engine where floats are exact,
-softmax at low temperature, float32, and the error table."""
+softmax at low temperature, float32, the error table, and the key join (on and off)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,18 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import synthetic_gate_edge as synthetic
+from strategies import circuits
 from transformer_strategies import INTEGERS, sequences, transformers
 from verified_aat.circuits.builder import CircuitBuilder
-from verified_aat.circuits.evaluate import evaluate_gates
+from verified_aat.circuits.evaluate import evaluate, evaluate_gates
+from verified_aat.circuits.families import build_family
+from verified_aat.constructions.binarize import binarize
+from verified_aat.constructions.registry import get_construction
 from verified_aat.errors import InputError
+from verified_aat.symbolic.attention import engine_keys
+from verified_aat.transformer import float_engine
 from verified_aat.transformer.exact_engine import LayerTrace, run_exact
-from verified_aat.transformer.float_engine import compare_to_exact, evaluate_array, run_float
+from verified_aat.transformer.float_engine import FloatRunner, compare_to_exact, evaluate_array, run_float
 from verified_aat.transformer.model import (CircuitScore, Head, Layer, Pooling, Transformer,
                                             activation_input_names, score_input_names)
 
@@ -177,3 +183,150 @@ def test_bad_dtype_and_empty_sequence() -> None:
     with pytest.raises(InputError, match="expected a vector of 2 values"):
         run_float(_key_layer(Pooling.AVERAGE), [[0, 1, 2]])
     assert run_float(_key_layer(Pooling.AVERAGE), []).outputs.shape == (0, 2)
+
+
+# -- the key join in the float engine ------------------------------------------------------------
+
+JOIN_NAMES = ["gate-edge", "gate-edge-dot", "unique-hard", "unique-hard-left", "edge-only", "edge-k"]
+
+
+def _compiled(circuit, name):  # type: ignore[no-untyped-def]
+    construction = get_construction(name)
+    circuit = binarize(circuit, sums=construction.bounded_fan_in).circuit
+    return construction, circuit, construction.compile(circuit)
+
+
+@settings(max_examples=60, deadline=None)
+@given(circuit=circuits(max_gates=7, max_inputs=3), name=st.sampled_from(JOIN_NAMES), data=st.data())
+def test_float_join_and_all_pairs_agree_with_exact(circuit, name, data) -> None:  # type: ignore[no-untyped-def]
+    """Float vs exact on compiled circuits, with the join on and off: both within 1e-9 of the exact
+    run (small integer inputs, so every argmax set is exact in float64), and with the join every
+    head took it (its scores are exact in float64 at these sizes)."""
+    construction, circuit, compiled = _compiled(circuit, name)
+    xs = data.draw(st.lists(st.integers(-3, 3), min_size=circuit.n_inputs, max_size=circuit.n_inputs))
+    seq = compiled.encoding.instantiate(xs)
+    t = compiled.transformer
+    exact = run_exact(t, seq).outputs
+    assume(_fits(exact, 2**20))
+    keys = engine_keys(construction.score_hints())
+    joined = FloatRunner(t, keys).run(seq, "float64")
+    pairs = FloatRunner(t, keys, join=False).run(seq, "float64")
+    scale = max([1] + [abs(v) for row in exact for v in row])
+    for result in (joined, pairs):
+        assert compare_to_exact(exact, result.outputs, t.coordinates).worst_abs <= 1e-9 * scale
+    assert joined.stats is not None and pairs.stats is not None
+    assert {m for _, m in joined.stats.head_methods} == {"join"} and joined.stats.argmax_all_pairs == 0
+    assert {m for _, m in pairs.stats.head_methods} == {"all-pairs"} and pairs.stats.argmax_join == 0
+    assert np.allclose(joined.outputs, pairs.outputs, rtol=1e-12, atol=1e-12)
+    read = compiled.encoding.read(joined.outputs.tolist())
+    assert np.allclose(read, [float(v) for v in evaluate(circuit, xs)], rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_float_join_on_random_transformers_equals_all_pairs(data: st.DataObject) -> None:
+    """Random transformers (decompositions read off their scores, where any): the join path and
+    the all-pairs path give the same outputs on integer runs, where floats are exact."""
+    t = data.draw(transformers(poolings=[Pooling.LEFTMOST, Pooling.RIGHTMOST], constants=INTEGERS))
+    seq = data.draw(sequences(t.dimension, INTEGERS))
+    exact = run_exact(t, seq, trace=True)
+    assume(_all_gates_small(t, seq, exact.trace))
+    keys = engine_keys(None)
+    joined = FloatRunner(t, keys).run(seq, "float64").outputs
+    assert joined.tolist() == [[float(v) for v in row] for row in exact.outputs]
+    assert joined.tolist() == FloatRunner(t, keys, join=False).run(seq, "float64").outputs.tolist()
+
+
+def test_gate_edge_takes_the_join_and_reuses_it() -> None:
+    """A gate-edge circuit of ~2,000 positions: every head joins once per score and keeps its sets
+    (the structural columns never change), and no score is evaluated on pairs."""
+    circuit = build_family("relu", 200)
+    construction = get_construction("gate-edge")
+    compiled = construction.compile(circuit)
+    seq = compiled.encoding.instantiate([F(k % 7 - 3, 2) for k in range(circuit.n_inputs)])
+    runner = FloatRunner(compiled.transformer, engine_keys(construction.score_hints()))
+    for dtype in ("float64", "float32"):
+        result = runner.run(seq, dtype)
+        assert result.stats is not None
+        assert dict(result.stats.head_methods) == {"fetch": "join", "gather": "join"}
+        assert result.stats.argmax_all_pairs == 0 and result.stats.score_cells == 0
+        assert result.stats.argmax_join + result.stats.argmax_reused == compiled.transformer.n_layers
+        want = [float(v) for v in evaluate(circuit, [F(k % 7 - 3, 2) for k in range(circuit.n_inputs)])]
+        rtol = 1e-12 if dtype == "float64" else 1e-5
+        assert np.allclose(compiled.encoding.read(result.outputs.tolist()), want, rtol=rtol, atol=rtol)
+    assert runner.run(seq).stats.argmax_join == 0  # type: ignore[union-attr]  # a second run keeps the join
+
+
+def test_inexact_scores_fall_back_to_all_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """float32 cannot hold every score of gate-edge-dot (about 2·id²) past a few thousand ids: there
+    the join would not give float32's own argmax sets, so the engine scores all pairs, and says why."""
+    circuit = build_family("sum", 3000)
+    construction = get_construction("gate-edge-dot")
+    compiled = construction.compile(circuit)
+    seq = compiled.encoding.instantiate([1] * circuit.n_inputs)
+    notices: list[str] = []
+    monkeypatch.setattr(float_engine, "NOTICE_POSITIONS", 1000)
+    runner = FloatRunner(compiled.transformer, engine_keys(construction.score_hints()), notice=notices.append)
+    assert {m for _, m in runner.run(seq, "float64").stats.head_methods} == {"join"}  # type: ignore[union-attr]
+    assert not notices
+    assert {m for _, m in runner.run(seq, "float32").stats.head_methods} == {"all-pairs"}  # type: ignore[union-attr]
+    assert len(notices) == 2 and all("reach 25 bits, more than float32's 24" in m for m in notices)
+
+
+def test_keys_that_are_not_exact_integers_mean_all_pairs() -> None:
+    """A key column holding 1/2 is not an integer: the float engine does not join on it."""
+    t = _key_layer(Pooling.AVERAGE)
+    keys = engine_keys(None)
+    seq = [[0, 1], [F(1, 2), 2], [0, 4]]
+    result = FloatRunner(t, keys).run(seq)
+    assert result.stats is not None and dict(result.stats.head_methods) == {"h": "all-pairs"}
+    integral = FloatRunner(t, keys).run([[0, 1], [1, 2], [0, 4]])
+    assert integral.stats is not None and dict(integral.stats.head_methods) == {"h": "join"}
+    assert integral.outputs[:, 1].tolist() == [2.5, 2, 2.5]
+
+
+def test_blocks_of_all_pairs_equal_one_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    seq = [[k % 3, k] for k in range(40)]
+    whole = run_float(_key_layer(Pooling.AVERAGE), seq).outputs
+    monkeypatch.setattr(float_engine, "BLOCK_CELLS", 7 * 40)
+    assert run_float(_key_layer(Pooling.AVERAGE), seq).outputs.tolist() == whole.tolist()
+
+
+def _penalised_layer(pooling: Pooling) -> Transformer:
+    """s = −(i.k − j.k)² − j.p; activation: v ← pooled v (k, p stay).  Ties between column keys that
+    are not neighbours (keys 0 and 2 with 1 penalised) give sets of several key groups."""
+    coords = ("k", "p", "v")
+    b = CircuitBuilder("penalised")
+    ins = dict(zip(score_input_names(coords), b.inputs(score_input_names(coords))))
+    diff = b.sub(ins["i.k"], ins["j.k"])
+    b.output(b.sub(b.scale(-1, b.square(diff)), ins["j.p"]))
+    score = CircuitScore(b.build())
+    b = CircuitBuilder("take")
+    names = activation_input_names(coords, ["h"])
+    ins = dict(zip(names, b.inputs(names)))
+    for name in ("x.k", "x.p", "h.v"):
+        b.output(ins[name])
+    return Transformer(coords, (Layer((Head("h", score, pooling),), b.build()),))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(-4, 4), st.integers(0, 6), st.integers(-9, 9)), min_size=1, max_size=14),
+       pooling=st.sampled_from([Pooling.AVERAGE, Pooling.LEFTMOST, Pooling.RIGHTMOST]))
+def test_join_with_penalties_equals_all_pairs(rows, pooling) -> None:  # type: ignore[no-untyped-def]
+    t = _penalised_layer(pooling)
+    seq = [list(r) for r in rows]
+    keys = engine_keys(None)
+    joined = FloatRunner(t, keys).run(seq)
+    assert joined.stats is not None and dict(joined.stats.head_methods) == {"h": "join"}
+    pairs = FloatRunner(t, keys, join=False).run(seq).outputs
+    assert np.allclose(joined.outputs, pairs, rtol=1e-15, atol=0)
+    assert np.allclose(joined.outputs, np.array([[float(v) for v in r] for r in run_exact(t, seq).outputs]),
+                       rtol=1e-15, atol=0)
+
+
+def test_a_set_of_key_groups_that_are_not_neighbours() -> None:
+    seq = [[0, 0, 1], [1, 2, 10], [2, 0, 100], [5, 0, 7]]   # row key 1: keys 0 and 2 cost 1, key 1 costs 2
+    for pooling, expected in [(Pooling.AVERAGE, 50.5), (Pooling.LEFTMOST, 1), (Pooling.RIGHTMOST, 100)]:
+        result = FloatRunner(_penalised_layer(pooling), engine_keys(None)).run(seq)
+        assert result.outputs[1, 2] == expected and result.outputs[3, 2] == 7
+        assert result.stats is not None and dict(result.stats.head_methods) == {"h": "join"}

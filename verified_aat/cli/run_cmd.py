@@ -10,10 +10,12 @@ so netlists whose unsettled values grow doubly exponentially run too; the read-o
 as a full run's, and ``--full`` computes every value.  ``--engine float64|float32`` uses the floating-point engine instead of
 exact rationals (softmax pooling needs it).
 
-The exact engine computes argmax sets by the key join wherever a key
-decomposition is proved for the head's own score (the construction named by
-the encoding or ``--construction``, or one read off the score), and on all
-pairs elsewhere (``--no-join``: everywhere).
+Both engines compute argmax sets by the key join wherever a key decomposition
+is proved for the head's own score (the construction named by the encoding or
+``--construction``, or one read off the score), and on all pairs elsewhere
+(``--no-join``: everywhere).  The float engine joins only where its float scores
+are provably the exact ones (``transformer/float_engine.py``), so the join gives
+the sets its all-pairs scores would.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import json
 import os
 import sys
 import time
+from fractions import Fraction
 from typing import Any, Sequence
 
 from ..circuits.io import parse_input_vector
@@ -31,7 +34,7 @@ from ..constructions.registry import CONSTRUCTIONS, construction_choice, resolve
 from ..errors import EXIT_OK, InputError
 from ..transformer.exact_engine import SOFTMAX_MESSAGE, ExactRunner, RunResult
 from ..transformer.key_join import KeyDecompositions
-from ..transformer.float_engine import FloatRunResult, run_float
+from ..transformer.float_engine import FloatRunner, FloatRunResult, encoded_array
 from ..transformer.jsonfile import read_json_file
 from ..transformer.model import Transformer
 from ..transformer.sequence import load_sequence
@@ -60,7 +63,7 @@ def register(subparsers: Any) -> None:
                         help="take key decompositions from this construction (default: the one the encoding "
                              "names); each is used only after its lemma is proved for the model's own score")
     parser.add_argument("--no-join", action="store_true",
-                        help="exact engine: score all pairs of positions even where a key decomposition is proved")
+                        help="score all pairs of positions even where a key decomposition is proved (either engine)")
     parser.add_argument("--key-timeout", type=int, default=10_000, metavar="MS",
                         help="solver time limit per key-decomposition lemma (default 10000 ms; a timeout "
                              "means all pairs for that head)")
@@ -79,8 +82,8 @@ def register(subparsers: Any) -> None:
 
 
 def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositions | None:
-    """The key decompositions the exact engine may use once proved (None with --no-join)."""
-    if args.no_join or (args.engine != "exact" and not getattr(args, "compare_exact", False)):
+    """The key decompositions the engines may use once proved (None with --no-join)."""
+    if args.no_join:
         return None
     from ..symbolic.attention import engine_keys
 
@@ -88,11 +91,12 @@ def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositi
     return engine_keys(construction.score_hints() if construction else None, args.key_timeout)
 
 
-def _runner(args: argparse.Namespace, model: Transformer, encoding: Encoding | None) -> ExactRunner:
+def _runner(args: argparse.Namespace, model: Transformer, encoding: Encoding | None,
+            keys: KeyDecompositions | None) -> ExactRunner:
     """The exact engine: a settled run when the encoding carries settle layers (unless --full, or the
     float comparison, which needs every value)."""
     settled = encoding is not None and encoding.settle is not None and not args.full and args.engine == "exact"
-    return ExactRunner(model, _keys(args, encoding), forget=encoding.settle if settled else None)  # type: ignore[union-attr]
+    return ExactRunner(model, keys, forget=encoding.settle if settled else None)  # type: ignore[union-attr]
 
 
 def _construction(args: argparse.Namespace, encoding: Encoding | None) -> Any:
@@ -125,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
     if args.encoding is not None:
         encoding = _load_encoding(args.encoding, model)
         values = parse_input_vector(args.input or "", encoding.n_inputs, file="--input")  # as eval: @FILE too
-        sequence: Sequence[Sequence[Any]] = encoding.instantiate(values)
+        sequence: Any = (encoded_array(encoding.rows, encoding.input_slots, values)
+                         if args.engine != "exact" and not args.compare_exact else encoding.instantiate(values))
     else:
         if args.input is not None:
             raise InputError("--input goes with --encoding, not with --sequence")
@@ -134,14 +139,15 @@ def run(args: argparse.Namespace) -> int:
     _warn_precision(args, model, encoding)
     start = time.perf_counter()
     result: RunResult | FloatRunResult
-    runner = _runner(args, model, encoding) if args.engine == "exact" or args.compare_exact else None
+    keys = _keys(args, encoding)
+    runner = _runner(args, model, encoding, keys) if args.engine == "exact" or args.compare_exact else None
     try:
         if runner is not None and args.engine == "exact":
             result = runner.run(sequence, trace=args.trace, needed=encoding.readout if encoding else ())
-            outputs: Sequence[Sequence[Any]] = result.outputs
+            outputs: Any = result.outputs
         else:
-            result = run_float(model, sequence, args.engine, args.softmax_temperature, trace=args.trace)
-            outputs = result.outputs.tolist()
+            result = FloatRunner(model, keys, notice=_notice).run(sequence, args.engine, args.softmax_temperature, trace=args.trace)
+            outputs = result.outputs  # rows of numpy floats: only the read-out, or the printed vectors, are read
     except InputError as exc:
         raise _located(exc, args) from None
     seconds = time.perf_counter() - start
@@ -161,6 +167,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _notice(message: str) -> None:
+    print(f"verified-aat: note: {message}", file=sys.stderr, flush=True)
+
+
 def _located(exc: InputError, args: argparse.Namespace) -> InputError:
     if exc.message == SOFTMAX_MESSAGE:
         return InputError(f"{SOFTMAX_MESSAGE} (--engine float64)", args.model)
@@ -175,7 +185,12 @@ def _warn_precision(args: argparse.Namespace, model: Transformer, encoding: Enco
     construction = _construction(args, encoding)
     if construction is None:
         return
-    warning = precision(model, encoding.rows, construction.structural).warning(args.engine)
+    # the bound reads only the largest magnitude of each structural coordinate: one row of those
+    columns = [c for c, name in enumerate(model.coordinates) if name in construction.structural]
+    largest: list[Fraction | int] = [0] * model.dimension
+    for c in columns:
+        largest[c] = max((abs(row[c]) for row in encoding.rows), default=0)  # type: ignore[type-var, call-overload]
+    warning = precision(model, [largest], construction.structural).warning(args.engine)
     if warning:
         print(f"verified-aat: warning: {warning}", file=sys.stderr)
 
@@ -190,22 +205,32 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     vectors = read_input_vectors(args.inputs, args.max_inputs, vector_line_parser(encoding.n_inputs))
     require_memory("run", encoding.length, args)
     start = time.perf_counter()
-    runner = _runner(args, model, encoding) if args.engine == "exact" else None
+    keys = _keys(args, encoding)
+    runner = _runner(args, model, encoding, keys) if args.engine == "exact" else None
+    floats = FloatRunner(model, keys, notice=_notice) if runner is None else None
+    base = encoded_array(encoding.rows, (), ()) if floats is not None else None   # enc(C, ·) once, x set per line
     results: list[dict[str, Any]] = []
     totals: dict[str, int] = {}
     methods: dict[tuple[str, str], None] = {}
     show = (lambda v: str(v)) if args.engine == "exact" else (lambda v: repr(float(v)))
     for line, values in vectors:
-        sequence = encoding.instantiate(values)
         try:
             if runner is not None:
-                result = runner.run(sequence, needed=encoding.readout)
-                outputs: Sequence[Sequence[Any]] = result.outputs
+                result = runner.run(encoding.instantiate(values), needed=encoding.readout)
+                outputs: Any = result.outputs
                 for name in ("score_evaluations", "argmax_computed", "argmax_reused", "argmax_join"):
                     totals[name] = totals.get(name, 0) + getattr(result.stats, name)
                 methods.update(dict.fromkeys(result.stats.head_methods))
             else:
-                outputs = run_float(model, sequence, args.engine, args.softmax_temperature).outputs.tolist()
+                assert floats is not None
+                assert base is not None
+                float_result = floats.run(encoded_array(base, encoding.input_slots, values), args.engine,
+                                          args.softmax_temperature)
+                outputs = float_result.outputs
+                assert float_result.stats is not None
+                for name in ("argmax_join", "argmax_reused", "argmax_all_pairs", "score_cells"):
+                    totals[name] = totals.get(name, 0) + getattr(float_result.stats, name)
+                methods.update(dict.fromkeys(float_result.stats.head_methods))
         except InputError as exc:
             raise _located(exc, args) from None
         readout = [show(v) for v in encoding.read(outputs)]
@@ -218,14 +243,12 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
         doc: dict[str, Any] = {"model": os.fspath(args.model), "engine": args.engine, "inputs_file": args.inputs,
                                "vectors": len(vectors), "positions": encoding.length, "layers": model.n_layers,
                                "seconds": round(seconds, 6), "results": results}
-        if runner is not None:
-            doc["stats"] = {**totals, "head_methods": [list(m) for m in methods]}
+        doc["stats"] = {**totals, "head_methods": [list(m) for m in methods]}
         print(json.dumps(doc, indent=1))
     else:
         summary = (f"vectors: {len(vectors)}  positions: {encoding.length}  layers: {model.n_layers}  "
                    f"engine: {args.engine}  time: {seconds:.3f} s")
-        if runner is not None:
-            summary += "  " + _methods_text(tuple(methods))
+        summary += "  " + _methods_text(tuple(methods))
         print(summary, file=sys.stderr)
     return EXIT_OK
 
@@ -258,7 +281,11 @@ def _as_json(args: argparse.Namespace, model: Transformer, result: RunResult | F
             doc["trace"] = [{"layer": lt.layer, "vectors": [[str(v) for v in row] for row in lt.vectors],
                              "argmax": {h.head: [list(s) for s in h.argmax] for h in lt.heads}}
                             for lt in result.trace]
-    elif result.layers is not None:
+    elif result.stats is not None:
+        doc["stats"] = {"argmax_join": result.stats.argmax_join, "argmax_reused": result.stats.argmax_reused,
+                        "argmax_all_pairs": result.stats.argmax_all_pairs, "score_cells": result.stats.score_cells,
+                        "head_methods": [list(m) for m in result.stats.head_methods]}
+    if isinstance(result, FloatRunResult) and result.layers is not None:
         doc["trace"] = [{"layer": layer.name or f"layer {k + 1}", "vectors": [[float(v) for v in row]
                                                                              for row in arr.tolist()]}
                         for k, (layer, arr) in enumerate(zip(model.layers, result.layers))]
@@ -298,4 +325,6 @@ def _print_text(args: argparse.Namespace, model: Transformer, result: RunResult 
                     f"{result.stats.argmax_reused + result.stats.argmax_computed}"
                     f"  {_methods_text(result.stats.head_methods)}"
                     f"{'  settled run (--full: every value)' if result.stats.settled else ''}")
+    elif result.stats is not None:
+        summary += f"  {_methods_text(result.stats.head_methods)}"
     print(summary)

@@ -94,7 +94,7 @@ class Encoding:
             if data.get("version") != VERSION:
                 raise InputError(f"unsupported encoding version {data.get('version')!r}", file)
             coordinates = tuple(str(c) for c in data["coordinates"])
-            rows = tuple(tuple(_rational(v) for v in row) for row in data["rows"])
+            rows = tuple(_row(row) for row in data["rows"])
             if any(len(r) != len(coordinates) for r in rows):
                 raise InputError("every row must have one value per coordinate", file)
             slots = tuple((int(p), int(c), int(i)) for p, c, i in data["input_slots"])
@@ -131,6 +131,14 @@ def _settle_from_json(data: Any, n: int, d: int, file: str | None) -> tuple[tupl
     if len(of_position) != n or any(not 0 <= k < len(patterns) for k in of_position):
         raise InputError(f"settle: of_position needs one pattern number (< {len(patterns)}) per position ({n})", file)
     return tuple(patterns[k] for k in of_position)
+
+
+def _row(texts: Any) -> tuple[Fraction | int, ...]:
+    """A row of rationals: all ints at once when every value is one (the fast path), else each by :func:`_rational`."""
+    try:
+        return tuple(map(int, texts))
+    except (ValueError, TypeError):
+        return tuple(_rational(v) for v in texts)
 
 
 def _rational(text: str) -> Fraction | int:

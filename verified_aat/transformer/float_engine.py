@@ -7,24 +7,62 @@ creates) change the argmax set, which is exactly where precision matters.
 A row whose scores contain NaN has an empty argmax set and a NaN pooled value.
 Softmax pooling weighs x_j by softmax(s_ij / temperature) over j.
 
-Circuits are evaluated on whole arrays: score circuits on an N×N grid
-(i-inputs as a column, j-inputs as a row), activations on columns of length N.
+Circuits are evaluated on whole arrays: activations on columns of length N, score
+circuits on blocks of rows of the N×N grid (i-inputs as a column, j-inputs as a row;
+at most ``BLOCK_CELLS`` scores at a time, so memory stays linear in N).
+
+Argmax sets come from the **key join** (:mod:`.key_join`), as in the exact engine, when
+all of these hold for a hard-attention head (:class:`FloatRunner` with ``keys``):
+
+* a key decomposition of the head's own score is *proved* (:class:`~.key_join.KeyDecompositions`);
+* every coordinate the decomposition or the score reads holds exact integers in the float
+  array (|v| < 2^53 and integral, so the float *is* that integer), and the decomposition's
+  facts hold on them exactly;
+* every operation of the score is exact in the dtype on these integers
+  (:func:`~.precision.exact_score_bits` fits the mantissa).
+
+Then every float score is the exact score of these rows, the float argmax set (ties by float
+equality) is the exact argmax set, and the proved lemma says the join finds it: the join
+gives exactly the sets all pairs would.  Otherwise the head is scored on all pairs, in
+blocks.  The join's sets are kept while the columns it read are unchanged (structural
+columns never change), and pooling over them is vectorised: sums per key group, then per
+row key.  Softmax heads always weigh all pairs.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..circuits.ir import Circuit, Kind
 from ..errors import InputError
-from .model import BilinearScore, Pooling, Score, Transformer
+from .exact_state import read_inputs
+from .key_join import KEY_LIMIT, PENALTY_LIMIT, JoinLabels, KeyDecompositions, KeyHint, hint_columns, join_labels
+from .model import BilinearScore, CircuitScore, Head, Pooling, Score, Transformer
+from .precision import MANTISSA_BITS, exact_score_bits
 
 DTYPES = {"float64": np.float64, "float32": np.float32}
+JOIN, ALL_PAIRS = "join", "all-pairs"
+BLOCK_CELLS = 1 << 21        # scores per block of rows on the all-pairs path (16 MB in float64)
+EXACT_INTEGER = 2.0 ** 53    # a float64 of smaller magnitude that is integral is exactly that integer
+NOTICE_POSITIONS = 10_000    # from this length on, all pairs is worth a notice
+
+
+@dataclass(frozen=True)
+class FloatRunStats:
+    """How a float run found its argmax sets (per head and layer)."""
+
+    positions: int
+    layers: int
+    argmax_join: int = 0        # computed by the key join
+    argmax_reused: int = 0      # the join's sets kept: the columns it read did not change
+    argmax_all_pairs: int = 0   # scored on all pairs (softmax heads included)
+    score_cells: int = 0        # scores computed on the all-pairs path
+    head_methods: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -35,6 +73,7 @@ class FloatRunResult:
     dtype: str
     layers: tuple[np.ndarray, ...] | None
     seconds: float
+    stats: FloatRunStats | None = None
 
 
 def evaluate_array(circuit: Circuit, inputs: Sequence[Any], dtype: type = np.float64) -> list[np.ndarray]:
@@ -75,19 +114,25 @@ def evaluate_array(circuit: Circuit, inputs: Sequence[Any], dtype: type = np.flo
 
 def score_matrix(score: Score, x: np.ndarray) -> np.ndarray:
     """s(x_i, x_j) for all pairs, as an N×N array in x's dtype."""
+    return score_rows(score, x, 0, x.shape[0])
+
+
+def score_rows(score: Score, x: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """s(x_i, x_j) for lo ≤ i < hi and every j, as a (hi − lo)×N array in x's dtype."""
     n, d = x.shape
     dtype = x.dtype.type
     if isinstance(score, BilinearScore):
         q = np.array([[dtype(v.numerator) / dtype(v.denominator) for v in row] for row in score.matrix], dtype=dtype)
-        return (x @ q) @ x.T
-    cols_i = [x[:, c].reshape(n, 1) for c in range(d)]
+        scores: np.ndarray = (x[lo:hi] @ q) @ x.T
+        return scores
+    cols_i = [x[lo:hi, c].reshape(hi - lo, 1) for c in range(d)]
     cols_j = [x[:, c].reshape(1, n) for c in range(d)]
     (s,) = evaluate_array(score.circuit, cols_i + cols_j, dtype)
-    return np.broadcast_to(s, (n, n))
+    return np.broadcast_to(s, (hi - lo, n))
 
 
 def pool(pooling: Pooling, s: np.ndarray, x: np.ndarray, temperature: float) -> np.ndarray:
-    """The pooled vector of every position (N×d) for one head."""
+    """The pooled vector of every position (one per row of ``s``, ×d) for one head."""
     n = x.shape[0]
     with np.errstate(all="ignore"):
         top = s.max(axis=1, keepdims=True)
@@ -116,38 +161,266 @@ def _weighted_sum(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
     return terms.sum(axis=1).astype(x.dtype)
 
 
-def to_array(sequence: Sequence[Sequence[Any]], d: int, dtype: type) -> np.ndarray:
-    """A sequence of rational (or float) vectors as an N×d array, rounded once to ``dtype``."""
-    rows = []
+Rows = Sequence[Sequence[Any]] | np.ndarray
+
+
+def to_array(sequence: Rows, d: int, dtype: type) -> np.ndarray:
+    """A sequence of rational (or float) vectors as an N×d array, rounded once to ``dtype``
+    (each value to the nearest float64 first, as ``float()`` does, then to ``dtype``)."""
+    if isinstance(sequence, np.ndarray) and sequence.ndim == 2 and sequence.shape[1] == d:
+        return sequence.astype(np.float64).astype(dtype)
     for position, vector in enumerate(sequence):
         if len(vector) != d:
             raise InputError(f"position {position}: expected a vector of {d} values, got {len(vector)}")
-        rows.append([float(Fraction(v)) if isinstance(v, (int, Fraction)) else float(v) for v in vector])
-    return np.array(rows, dtype=dtype).reshape(len(rows), d)
+    if not len(sequence):
+        return np.zeros((0, d), dtype=dtype)
+    return np.array(sequence, dtype=np.float64).reshape(len(sequence), d).astype(dtype)
+
+
+def encoded_array(rows: Rows, input_slots: Sequence[tuple[int, int, int]],
+                  values: Sequence[Any]) -> np.ndarray:
+    """enc(C, x) as a float64 array (an encoding's ``rows`` with x_i at its input slots): the array
+    :func:`to_array` makes of the instantiated sequence, without building that sequence."""
+    out = np.array(rows, dtype=np.float64).reshape(len(rows), len(rows[0]) if len(rows) else 0)
+    for position, coordinate, index in input_slots:
+        out[position, coordinate] = float(values[index])
+    return out
 
 
 def run_float(transformer: Transformer, sequence: Sequence[Sequence[Any]], dtype: str = "float64",
-              softmax_temperature: float = 1.0, trace: bool = False) -> FloatRunResult:
-    """Run ``transformer`` in floating point; see the module docstring for the tie rule."""
-    if dtype not in DTYPES:
-        raise InputError(f"unknown dtype {dtype!r} (expected float64 or float32)")
-    if not softmax_temperature > 0:
-        raise InputError(f"softmax temperature must be positive, got {softmax_temperature}")
-    start = time.perf_counter()
-    kind = DTYPES[dtype]
-    x = to_array(sequence, transformer.dimension, kind)
-    n, d = x.shape
-    layers: list[np.ndarray] = []
-    for layer in transformer.layers if n else ():
-        inputs = [x[:, c] for c in range(d)]
-        for head in layer.heads:
-            pooled = pool(head.pooling, score_matrix(head.score, x), x, softmax_temperature)
-            inputs.extend(pooled[:, c] for c in range(d))
-        outs = evaluate_array(layer.activation, inputs, kind)
-        x = np.stack([np.broadcast_to(o, (n,)) for o in outs], axis=1).astype(kind)
-        if trace:
-            layers.append(x.copy())
-    return FloatRunResult(x, dtype, tuple(layers) if trace else None, time.perf_counter() - start)
+              softmax_temperature: float = 1.0, trace: bool = False,
+              keys: KeyDecompositions | None = None) -> FloatRunResult:
+    """Run ``transformer`` in floating point; see the module docstring for the tie rule and the join."""
+    return FloatRunner(transformer, keys).run(sequence, dtype, softmax_temperature, trace)
+
+
+def pool_all_pairs(head: Head, x: np.ndarray, temperature: float) -> np.ndarray:
+    """One head's pooled vectors from its scores on all pairs, ``BLOCK_CELLS`` scores at a time."""
+    n = x.shape[0]
+    step = max(1, BLOCK_CELLS // max(n, 1))
+    out = np.empty_like(x)
+    for lo in range(0, n, step):
+        hi = min(lo + step, n)
+        out[lo:hi] = pool(head.pooling, score_rows(head.score, x, lo, hi), x, temperature)
+    return out
+
+
+def join_keys(hint: KeyHint, columns: np.ndarray, largest: Sequence[int], d: int) -> tuple[Any, Any, Any] | None:
+    """rk, ck, pen of every row as int64 arrays with the same argmin, from ``columns`` (N×d float64
+    whose read coordinates hold exact integers of magnitude ≤ ``largest``); None where that is not exact.
+
+    Each key circuit is evaluated in float64 only when :func:`~.precision.exact_score_bits` shows
+    that none of its operations rounds, so its values are exact multiples of 2^-e.  Then
+    2^k·rk, 2^k·ck and 4^k·pen are integers for k large enough, and their costs are 4^k times the
+    exact ones: the same argmin.  They must stay within the join's int64 limits.
+    """
+    values: list[np.ndarray] = []
+    for circuit in (hint.row_key, hint.col_key, hint.col_penalty):
+        bits = exact_score_bits(CircuitScore(circuit), largest, d)
+        if bits is None or bits > MANTISSA_BITS["float64"]:
+            return None
+        (v,) = evaluate_array(circuit, [columns[:, c] for c in range(d)], np.float64)
+        values.append(np.broadcast_to(v, (columns.shape[0],)))
+    k = 0
+    while not all(np.all(v * 2.0 ** (k * m) == np.floor(v * 2.0 ** (k * m))) for v, m in zip(values, (1, 1, 2))):
+        k += 1
+        if k > 8:
+            return None
+    scaled = [v * 2.0 ** (k * m) for v, m in zip(values, (1, 1, 2))]
+    if any(s.size and np.abs(s).max() >= limit for s, limit in zip(scaled, (KEY_LIMIT, KEY_LIMIT, PENALTY_LIMIT))):
+        return None
+    rk, ck, pen = (s.astype(np.int64) for s in scaled)
+    return rk, ck, pen
+
+
+def _exact_integers(block: np.ndarray) -> np.ndarray | None:
+    """``block`` as int64 when every entry is an integral float below 2^53 (then exactly that integer)."""
+    with np.errstate(invalid="ignore"):
+        if block.size and not (np.all(np.abs(block) < EXACT_INTEGER) and np.all(block == np.floor(block))):
+            return None
+    return block.astype(np.int64)
+
+
+@dataclass
+class _Joined:
+    """The join's sets for one score on one value of the columns it reads, ready for pooling.
+
+    Key group k's least-penalty positions are ``members[starts[k]:starts[k] + count[k]]`` (increasing);
+    ``first_of``/``second_of`` name each row key's groups (``second_of`` −1 for one group), and
+    ``general`` lists the row keys whose set spans other groups, ``general_groups[general_starts[g]:…]``
+    those of the g-th.
+    """
+
+    cols: tuple[int, ...]
+    snapshot: np.ndarray
+    labels: JoinLabels
+    members: np.ndarray = field(init=False)
+    starts: np.ndarray = field(init=False)
+    first_of: np.ndarray = field(init=False)
+    second_of: np.ndarray = field(init=False)
+    general: np.ndarray = field(init=False)
+    general_groups: np.ndarray = field(init=False)
+    general_starts: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        j = self.labels
+        n = len(j.order)
+        group = np.repeat(np.arange(j.n_keys), np.diff(np.r_[j.first, n]))
+        least = (np.arange(n) - j.first[group]) < j.count[group]
+        self.members = j.order[least]
+        self.starts = np.r_[0, np.cumsum(j.count)[:-1]].astype(np.int64)
+        label = j.label
+        pair = (label >= j.n_keys) & (label < 2 * j.n_keys)
+        self.first_of = np.where(label < j.n_keys, label, label - j.n_keys)
+        self.second_of = np.where(pair, label - j.n_keys + 1, -1)
+        self.general = np.flatnonzero(label >= 2 * j.n_keys)
+        self.first_of[self.general] = 0
+        spans = [j.groups(int(label[u])) for u in self.general.tolist()]
+        self.general_groups = np.array([k for ks in spans for k in ks], dtype=np.int64)
+        self.general_starts = np.r_[0, np.cumsum([len(ks) for ks in spans])[:-1]].astype(np.int64)
+
+    def pool(self, pooling: Pooling, x: np.ndarray) -> np.ndarray:
+        """The pooled vector of every position: means over the set, or its first / last member."""
+        count = self.labels.count
+        a, b = self.first_of, self.second_of
+        pair = b >= 0
+        bb = np.where(pair, b, 0)
+        spans = self.general.size > 0
+        if pooling is Pooling.AVERAGE:
+            sums = np.add.reduceat(x[self.members], self.starts, axis=0)
+            total = np.where(pair[:, None], sums[a] + sums[bb], sums[a])
+            size = np.where(pair, count[a] + count[bb], count[a])
+            if spans:
+                total[self.general] = np.add.reduceat(sums[self.general_groups], self.general_starts, axis=0)
+                size[self.general] = np.add.reduceat(count[self.general_groups], self.general_starts)
+            per_key: np.ndarray = (total / size.astype(x.dtype)[:, None]).astype(x.dtype)
+            averages: np.ndarray = per_key[self.labels.row_of]
+            return averages
+        pick: Any = np.minimum if pooling is Pooling.LEFTMOST else np.maximum
+        ends = self.members[self.starts] if pooling is Pooling.LEFTMOST else self.members[self.starts + count - 1]
+        chosen = np.where(pair, pick(ends[a], ends[bb]), ends[a])
+        if spans:
+            chosen[self.general] = pick.reduceat(ends[self.general_groups], self.general_starts)
+        pooled: np.ndarray = x[chosen[self.labels.row_of]]
+        return pooled
+
+
+def _content_key(score: Score, hint: KeyHint) -> Any:
+    """Equal scores and hints (one function shared by several layers, loaded as separate objects) share a join."""
+    try:
+        return hash((score, hint)), score, hint
+    except TypeError:
+        return id(score), id(hint)
+
+
+class FloatRunner:
+    """Runs one transformer in floating point on any number of sequences.
+
+    With ``keys``, hard-attention heads take the key join where the module docstring says it
+    gives exactly the sets all pairs would; ``join=False`` scores all pairs everywhere.  Proofs
+    and the join's sets are kept across runs (``run --inputs``).
+    """
+
+    def __init__(self, transformer: Transformer, keys: KeyDecompositions | None = None, join: bool = True,
+                 notice: Callable[[str], None] | None = None):
+        self.transformer = transformer
+        self.keys = keys if join else None
+        self.notice = notice          # told once per head why a long sequence is scored on all pairs
+        self._noticed: set[str] = set()
+        self._joined: dict[Any, _Joined] = {}
+        self._reads: dict[int, tuple[Score, tuple[int, ...]]] = {}
+
+    def _score_reads(self, score: Score) -> tuple[int, ...]:
+        cached = self._reads.get(id(score))
+        if cached is None or cached[0] is not score:
+            d = self.transformer.dimension
+            if isinstance(score, CircuitScore):
+                cols = {k % d for k in read_inputs(score.circuit)}
+            else:
+                cols = {r for r, _, _ in score.entries()} | {c for _, c, _ in score.entries()}
+            cached = self._reads[id(score)] = (score, tuple(sorted(cols)))
+        return cached[1]
+
+    def _join(self, head: Head, hint: KeyHint, x: np.ndarray, dtype: str, counts: dict[str, int]) -> _Joined | str:
+        """The join's sets for ``head`` on ``x``, or why the join would not give the float sets."""
+        coords = self.transformer.coordinates
+        n, d = x.shape
+        cols = tuple(sorted(hint_columns(hint, coords) | set(self._score_reads(head.score))))
+        snapshot = x[:, cols]
+        key = (dtype, _content_key(head.score, hint))  # whether the scores are exact depends on the dtype
+        cached = self._joined.get(key)
+        if cached is not None and cached.cols == cols and np.array_equal(cached.snapshot, snapshot):
+            counts["argmax_reused"] += 1
+            return cached
+        ints = _exact_integers(snapshot)
+        if ints is None:
+            return "the columns its keys and score read are not exact integers"
+        column = {c: ints[:, k] for k, c in enumerate(cols)}
+        for name, value in hint.facts:
+            if Fraction(value).denominator != 1 or not np.all(column[coords.index(name)] == int(value)):
+                return f"the decomposition's fact {name} = {value} does not hold"
+        largest = [0] * d
+        for c in cols:
+            largest[c] = int(np.abs(column[c]).max())
+        bits = exact_score_bits(head.score, largest, d)
+        if bits is None or bits > MANTISSA_BITS[dtype]:
+            return (f"its scores reach {bits} bits, more than {dtype}'s {MANTISSA_BITS[dtype]}, so rounding may change "
+                    "the argmax sets" if bits is not None else "its score has a constant that is not a binary fraction")
+        floats = np.zeros((n, d))
+        floats[:, cols] = ints
+        arrays = join_keys(hint, floats, largest, d)
+        if arrays is None:
+            return "its keys are outside the join's exact range"
+        joined = self._joined[key] = _Joined(cols, snapshot, join_labels(*arrays))
+        counts["argmax_join"] += 1
+        return joined
+
+    def _pooled(self, head: Head, x: np.ndarray, dtype: str, temperature: float, counts: dict[str, int],
+                methods: dict[tuple[str, str], None]) -> np.ndarray:
+        why = "the join is off (--no-join)" if self.keys is None else "softmax weighs every pair"
+        if head.pooling is not Pooling.SOFTMAX and self.keys is not None:
+            hint = self.keys.proved(head, self.transformer.coordinates)
+            joined = self._join(head, hint, x, dtype, counts) if hint is not None else "no decomposition is proved"
+            if isinstance(joined, _Joined):
+                methods[(head.name, JOIN)] = None
+                return joined.pool(head.pooling, x)
+            why = joined
+        n = x.shape[0]
+        if self.notice is not None and n >= NOTICE_POSITIONS and head.name not in self._noticed:
+            self._noticed.add(head.name)
+            self.notice(f"head {head.name!r} scores all {n:,}² pairs in {dtype} ({why}); this may take long")
+        methods[(head.name, ALL_PAIRS)] = None
+        counts["argmax_all_pairs"] += 1
+        counts["score_cells"] += x.shape[0] ** 2
+        return pool_all_pairs(head, x, temperature)
+
+    def run(self, sequence: Rows, dtype: str = "float64", softmax_temperature: float = 1.0,
+            trace: bool = False) -> FloatRunResult:
+        """Run on ``sequence`` in ``dtype``; see the module docstring for the tie rule and the join."""
+        if dtype not in DTYPES:
+            raise InputError(f"unknown dtype {dtype!r} (expected float64 or float32)")
+        if not softmax_temperature > 0:
+            raise InputError(f"softmax temperature must be positive, got {softmax_temperature}")
+        start = time.perf_counter()
+        kind = DTYPES[dtype]
+        x = np.asfortranarray(to_array(sequence, self.transformer.dimension, kind))
+        n, d = x.shape
+        counts = dict.fromkeys(("argmax_join", "argmax_reused", "argmax_all_pairs", "score_cells"), 0)
+        methods: dict[tuple[str, str], None] = {}
+        layers: list[np.ndarray] = []
+        for layer in self.transformer.layers if n else ():
+            inputs = [x[:, c] for c in range(d)]
+            for head in layer.heads:
+                pooled = self._pooled(head, x, dtype, softmax_temperature, counts, methods)
+                inputs.extend(pooled[:, c] for c in range(d))
+            outs = evaluate_array(layer.activation, inputs, kind)
+            x = np.empty((n, d), dtype=kind, order="F")   # columns contiguous: the circuits read columns
+            for c, o in enumerate(outs):
+                x[:, c] = o
+            if trace:
+                layers.append(x.copy())
+        stats = FloatRunStats(n, self.transformer.n_layers, head_methods=tuple(methods), **counts)
+        return FloatRunResult(x, dtype, tuple(layers) if trace else None, time.perf_counter() - start, stats)
 
 
 @dataclass(frozen=True)

@@ -196,7 +196,36 @@ def _reads(circuit: Circuit) -> set[int]:
     return {g.index for k, g in enumerate(circuit.gates) if live[k] and g.kind is Kind.INPUT}  # type: ignore[misc]
 
 
-def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
+@dataclass(frozen=True)
+class JoinLabels:
+    """The join's answer as arrays (:func:`join_labels`), before any Python tuple is built.
+
+    ``order`` sorts the positions by (column key, penalty, position); key group ``k`` (the
+    k-th distinct column key, ascending) has its least-penalty positions at
+    ``order[first[k]:first[k] + count[k]]``, in increasing order.  ``row_of[p]`` is the index of
+    position p's row key among the distinct row keys, and ``label[u]`` names that row key's
+    argmax set: ``k`` is key group k alone, ``n_keys + k`` groups k and k + 1, and a larger
+    label the groups ``chosen_of[label]``.
+    """
+
+    order: Any
+    first: Any
+    count: Any
+    n_keys: int
+    row_of: Any
+    label: Any
+    chosen_of: dict[int, tuple[int, ...]]
+
+    def groups(self, label: int) -> tuple[int, ...]:
+        """The key groups whose least-penalty positions make up the set named ``label``."""
+        if label < self.n_keys:
+            return (label,)
+        if label < 2 * self.n_keys:
+            return (label - self.n_keys, label - self.n_keys + 1)
+        return self.chosen_of[label]
+
+
+def join_labels(rk: Any, ck: Any, pen: Any) -> JoinLabels:
     """The join on int64 arrays (exact: the limits keep every cost below 2**61).
 
     Column keys are grouped with their least penalty; for each distinct row key the two nearest
@@ -249,7 +278,33 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
             else:
                 label[u] = by_chosen.setdefault(chosen, 16 * n_keys + len(by_chosen))
                 chosen_of[int(label[u])] = chosen
-    labels = label[row_of]
+    return JoinLabels(order, first, count, n_keys, row_of, *_labels_as_groups(label, chosen_of, n_keys))
+
+
+def _labels_as_groups(label: Any, chosen_of: dict[int, tuple[int, ...]], n_keys: int
+                      ) -> tuple[Any, dict[int, tuple[int, ...]]]:
+    """From the join's window labels (lowest key group + n_keys · mask of the groups taken among the next
+    four; walked sets from 16 · n_keys on) to :class:`JoinLabels`' labels: one group k, two adjacent
+    groups n_keys + k, any other set 2 · n_keys and up."""
+    window = label < 16 * n_keys
+    low, bits = label % n_keys, label // n_keys
+    out = np.where(window & (bits == 1), low, np.where(window & (bits == 3), n_keys + low, -1))
+    general: dict[tuple[int, ...], int] = {}
+    groups_of: dict[int, tuple[int, ...]] = {}
+    for u in np.flatnonzero(out < 0).tolist():
+        value = int(label[u])
+        chosen = chosen_of[value] if value >= 16 * n_keys else tuple(
+            value % n_keys + i for i in range(4) if value // n_keys >> i & 1)
+        out[u] = general.setdefault(chosen, 2 * n_keys + len(general))
+        groups_of[int(out[u])] = chosen
+    return out, groups_of
+
+
+def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
+    """:func:`join_labels`, as shared tuples."""
+    joined = join_labels(rk, ck, pen)
+    order, first, count = joined.order, joined.first, joined.count
+    labels = joined.label[joined.row_of]
     distinct_labels, first_at, inverse = np.unique(labels, return_index=True, return_inverse=True)
     rank = np.empty(len(distinct_labels), dtype=np.int64)
     by_appearance = np.argsort(first_at, kind="stable")
@@ -263,15 +318,16 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
 
     distinct: list[tuple[int, ...]] = []
     for value in distinct_labels[by_appearance].tolist():
-        if value < 16 * n_keys:
-            lo, bits = value % n_keys, value // n_keys
-            chosen = [lo + i for i in range(4) if bits >> i & 1]
-        else:
-            chosen = list(chosen_of[value])
-        distinct.append(tuple(members(chosen[0])) if len(chosen) == 1
-                        else tuple(sorted(p for k in chosen for p in members(k))))
+        distinct.append(tuple(sorted(p for k in joined.groups(value) for p in members(k))))
     ids = set_ids.tolist()
     return ArgmaxSets(tuple([distinct[i] for i in ids]), tuple(ids), tuple(distinct))
+
+
+def hint_columns(hint: KeyHint, coordinates: Sequence[str]) -> set[int]:
+    """The coordinates a decomposition reads: its three circuits' inputs and its facts."""
+    d = list(coordinates)
+    return set().union(*(_reads(c) for c in (hint.row_key, hint.col_key, hint.col_penalty))) | {
+        d.index(name) for name, _ in hint.facts}
 
 
 def _argmin_keys(a: Number, keys: list[Number], best_pen: dict[Number, Number], global_min: Number) -> list[Number]:
@@ -359,5 +415,6 @@ class KeyDecompositions:
         return found
 
 
-__all__ = ["ArgmaxSets", "FoundHint", "KeyDecompositions", "KeyHint", "discover_hint", "facts_hold", "hint_fits",
-           "hint_lemma", "join_argmax", "lemma_digest", "score_term", "share_sets"]
+__all__ = ["ArgmaxSets", "FoundHint", "JoinLabels", "KeyDecompositions", "KeyHint", "discover_hint", "facts_hold",
+           "hint_columns", "hint_fits", "hint_lemma", "join_argmax", "join_labels", "lemma_digest",
+           "score_term", "share_sets"]

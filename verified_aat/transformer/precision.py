@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..circuits.ir import Circuit, Kind
-from .model import BilinearScore, Transformer
+from .model import BilinearScore, Score, Transformer
 
 MANTISSA_BITS = {"float64": 53, "float32": 24}
 
@@ -157,4 +157,48 @@ def _values(circuit: Circuit, bound: Fraction) -> tuple[int, tuple[str, ...]]:
     return max(size, default=0), odd
 
 
-__all__ = ["MANTISSA_BITS", "HeadPrecision", "Precision", "precision"]
+def exact_score_bits(score: Score, largest: Sequence[int], d: int) -> int | None:
+    """Mantissa bits that make every float operation of ``score`` exact on integer vectors with
+    |x[c]| ≤ ``largest[c]`` (None when a constant is not a binary fraction).
+
+    Every value the evaluation forms (each gate, each partial sum or product, in any order) is
+    a multiple of 2^-e with |value| ≤ b, tracked per gate: inputs (largest[c], 0), constants
+    (|q|, log₂ of the denominator), sums (Σ b, max e), products (Π max(b, 1), Σ e), signs (1, 0).
+    When every b·2^e fits the mantissa (b·2^e ≤ 2^p) each value is an integer multiple of 2^-e of
+    at most p bits, so it is a float and no operation rounds: the float scores are the exact ones,
+    and so are their argmax sets.  A bilinear score x_iᵀ Q x_j is bounded as Σ |q_rc|·M_r·M_c
+    (every partial sum of either product order is below it).
+    """
+    worst = Fraction(0)
+    if isinstance(score, BilinearScore):
+        entries = score.entries()
+        if not all(_dyadic(q) for _, _, q in entries):
+            return None
+        scale = max((Fraction(q).denominator for _, _, q in entries), default=1)
+        bound = sum((abs(q) * largest[r] * largest[c] for r, c, q in entries), Fraction(0))
+        worst = max([bound * scale] + [abs(q) * scale for _, _, q in entries])
+        return _bits(worst)
+    magnitude: list[tuple[Fraction, int]] = []
+    for gate in score.circuit.gates:
+        args = [magnitude[a] for a in gate.args]
+        if gate.kind is Kind.INPUT:
+            b, e = Fraction(largest[gate.index % d]), 0  # type: ignore[operator]
+        elif gate.kind is Kind.CONST:
+            q = Fraction(gate.value)  # type: ignore[arg-type]
+            if not _dyadic(q):
+                return None
+            b, e = abs(q), q.denominator.bit_length() - 1
+        elif gate.kind is Kind.ADD:
+            b, e = sum((a for a, _ in args), Fraction(0)), max((x for _, x in args), default=0)
+        elif gate.kind is Kind.MUL:
+            b, e = Fraction(1), 0
+            for a, x in args:
+                b, e = b * max(a, Fraction(1)), e + x
+        else:
+            b, e = Fraction(1), 0
+        magnitude.append((b, e))
+        worst = max(worst, b * 2 ** e)
+    return _bits(worst)
+
+
+__all__ = ["MANTISSA_BITS", "HeadPrecision", "Precision", "exact_score_bits", "precision"]
