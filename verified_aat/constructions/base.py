@@ -150,7 +150,8 @@ class CompiledConstruction:
     transformer: Transformer
     encoding: Encoding
     depth_bound: int
-    schedule: Schedule | None = None  # the intended invariant (its settle layers are also in ``encoding.settle``)
+    schedule: Schedule | None = field(default=None, repr=False, compare=False)  # the intended invariant (its
+    # settle layers are also in ``encoding.settle``)
 
 
 class Construction(abc.ABC):
