@@ -38,7 +38,6 @@ PENDING: set[tuple[str, str]] = {
     ("kernel/netlist_parse.py", "load_link"),
     ("kernel/obligations.py", "Deriver._use"),
     ("transformer/exact_kernels.py", ""),
-    ("transformer/key_join.py", "_join_int64"),
 }
 
 

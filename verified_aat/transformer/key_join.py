@@ -1,5 +1,8 @@
 """Key decompositions of attention scores and the sorted-key join (shared by ``certify`` and ``run``).
 
+(This module is long because the lemma, the int64 join it licenses and the join's labels, which both
+engines read, are one piece: splitting them would put the join's exactness argument in two places.)
+
 A *key decomposition* of a score s (a construction's :class:`~verified_aat.constructions.base.ScoreHint`,
 or one found by :func:`discover_hint`) claims: for all real vectors x, y satisfying its facts,
 
