@@ -66,10 +66,10 @@ from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _S
 from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
 from .exact_results import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats,  # noqa: F401
                             check_sequence)
-from .key_join import KeyDecompositions, facts_hold, join_argmax
+from .key_join import KeyDecompositions, facts_hold, hint_columns, join_argmax
 from .model import Head, Pooling, Score, Transformer
 from .settled import Undetermined as _Undetermined, boundary as _boundary, require_known as _require_known
-from .settled import hint_cols as _hint_cols, score_cols as _score_cols
+from .settled import score_cols as _score_cols
 from .unknown import is_symbolic
 
 Number = int | Fraction
@@ -171,7 +171,7 @@ class ExactRunner:
         hint = state.hint
         if self.forget is not None:
             _require_known(rows, _score_cols(head.score, self.d)
-                           + (() if hint is None else _hint_cols(hint, self.transformer.coordinates)))
+                           + (() if hint is None else tuple(hint_columns(hint, self.transformer.coordinates))))
         if hint is not None and n and facts_hold(rows, hint, self.transformer.coordinates):
             joined = join_argmax(rows, hint)
             sets = _Sets(list(joined.set_ids), joined.distinct, JOIN)

@@ -411,12 +411,14 @@ class ActivationKernel:
         The computed outputs come from the memo when the values they read were
         seen before, else from one evaluation.
         """
-        key = self.key(row, *pooled)
+        return self.assemble(row, *pooled, self._outputs(self.key(row, *pooled)))
+
+    def _outputs(self, key: tuple[Any, ...]) -> tuple[Any, ...]:
         vals = self.memo.get(key)
         if vals is None:
             vals = self.memo[key] = self.compute(*key)
             self.evaluations += 1
-        return self.assemble(row, *pooled, vals)
+        return vals
 
     def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
         """:meth:`apply` for a settled run: a key holding forms is memoised by its signature, the forms with
@@ -424,7 +426,7 @@ class ActivationKernel:
         atoms they hold share one evaluation; the outputs are renamed back."""
         key = self.key(row, *pooled)
         if not any(type(v) is Form for v in key):
-            return self.apply(row, pooled)
+            return self.assemble(row, *pooled, self._outputs(key))
         names: dict[int, int] = {}
         signature = []
         for v in key:
@@ -438,10 +440,10 @@ class ActivationKernel:
                 signature.append((v.const, tuple(terms)))  # a tuple: no number is one
             else:
                 signature.append(v)
-        found = self.memo.get(sig := tuple(signature))
-        if found is None:
-            canonical = [Form(v[0], dict(v[1])) if type(v) is tuple else v for v in sig]
-            found = self.memo[sig] = self.compute(*canonical)
+        sig = tuple(signature)
+        found = self.memo.get(sig)
+        if found is None:  # evaluated on the canonical forms, memoised under their signature
+            found = self.memo[sig] = self.compute(*[Form(v[0], dict(v[1])) if type(v) is tuple else v for v in sig])
             self.evaluations += 1
         back = {i: atom for atom, i in names.items()}
         return self.assemble(row, *pooled, tuple([v.renamed(back) if type(v) is Form else v for v in found]))

@@ -197,8 +197,7 @@ class _HeadPool:
                 if len(members) == 1:
                     per_set.append(rows[members[0]])
                     continue
-                sums = [sum(rows[p][c] for p in members) for c in cols]
-                self.sums[k] = sums
+                sums = self.sums[k] = _column_sums(rows, members, cols)
                 per_set.append(self._mean(sums, len(members)))
         self.per_set = per_set
 
@@ -233,7 +232,7 @@ class _HeadPool:
                     for i, c in enumerate(self.cols):
                         if old[c] != new[c]:
                             if old[c] is UNKNOWN or new[c] is UNKNOWN:  # ⊥ cannot be taken out of a sum
-                                sums[:] = [sum(rows[q][c] for q in members) for c in self.cols]
+                                sums[:] = _column_sums(rows, members, self.cols)
                                 summed_again.add(k)
                                 touched.add(k)
                                 break
@@ -249,6 +248,11 @@ class _HeadPool:
                 per_set[k] = mean
                 out.append(k)
         return out
+
+
+def _column_sums(rows: list[Vector], members: Sequence[int], cols: Sequence[int]) -> list[Number]:
+    """Σ rows[p][c] over the set's members, per pooled column c."""
+    return [sum(rows[p][c] for p in members) for c in cols]
 
 
 @dataclass

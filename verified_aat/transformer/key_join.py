@@ -261,46 +261,43 @@ def join_labels(rk: Any, ck: Any, pen: Any) -> JoinLabels:
     far_l, far_r = start - 3, start + 2
     settled = (((far_l < 0) | ((row_keys - keys[np.clip(far_l, 0, n_keys - 1)]) ** 2 + floor > best))
                & ((far_r >= n_keys) | ((keys[np.clip(far_r, 0, n_keys - 1)] - row_keys) ** 2 + floor > best)))
-    # the set of each row key as a label: lowest chosen key index lo + n_keys · (mask of chosen keys lo … lo + 3)
-    taken = [c == best for c in costs]
+    label, chosen_of = _set_labels([c == best for c in costs], settled, start, keys, least, row_keys, floor)
+    return JoinLabels(order, first, count, n_keys, row_of, label, chosen_of)
+
+
+def _set_labels(taken: list[Any], settled: Any, start: Any, keys: Any, least: Any, row_keys: Any, floor: int
+                ) -> tuple[Any, dict[int, tuple[int, ...]]]:
+    """Each row key's set as a :class:`JoinLabels` label, from which of its four candidate key groups
+    (``taken[i]``: the group at start − 2 + i) attain the minimum; row keys not ``settled`` are walked."""
+    n_keys = len(keys)
+    # one key group k → k, groups k and k + 1 → n_keys + k, any other set (a wider window, or a row key
+    # walked in Python) → 2 · n_keys and up, numbered as it comes
     mask = sum(t.astype(np.int64) << i for i, t in enumerate(taken))
     low = np.zeros(len(row_keys), dtype=np.int64)
     for i in (3, 2, 1, 0):                            # the lowest taken offset
         low = np.where(taken[i], i, low)
-    label = (start - 2 + low) + n_keys * (mask >> low)
+    lo, bits = start - 2 + low, mask >> low           # the lowest taken group, and the taken ones from it
+    label = np.where(settled & (bits == 1), lo, np.where(settled & (bits == 3), n_keys + lo, -1))
     chosen_of: dict[int, tuple[int, ...]] = {}
-    if not settled.all():
+    others = np.flatnonzero(label < 0).tolist()
+    if others:
         sorted_keys = keys.tolist()
         least_of = dict(zip(sorted_keys, least.tolist()))
         index_of = {k: i for i, k in enumerate(sorted_keys)}
         by_chosen: dict[tuple[int, ...], int] = {}
-        for u in np.flatnonzero(~settled).tolist():
-            chosen = tuple(index_of[k] for k in _argmin_keys(int(row_keys[u]), sorted_keys, least_of, floor))
-            if chosen[-1] - chosen[0] < 4:
-                label[u] = chosen[0] + n_keys * sum(1 << (k - chosen[0]) for k in chosen)
+        for u in others:
+            if settled[u]:
+                chosen = tuple(int(lo[u]) + i for i in range(4) if int(bits[u]) >> i & 1)
             else:
-                label[u] = by_chosen.setdefault(chosen, 16 * n_keys + len(by_chosen))
+                chosen = tuple(index_of[k] for k in _argmin_keys(int(row_keys[u]), sorted_keys, least_of, floor))
+            if len(chosen) == 1:
+                label[u] = chosen[0]
+            elif len(chosen) == 2 and chosen[1] == chosen[0] + 1:
+                label[u] = n_keys + chosen[0]
+            else:
+                label[u] = by_chosen.setdefault(chosen, 2 * n_keys + len(by_chosen))
                 chosen_of[int(label[u])] = chosen
-    return JoinLabels(order, first, count, n_keys, row_of, *_labels_as_groups(label, chosen_of, n_keys))
-
-
-def _labels_as_groups(label: Any, chosen_of: dict[int, tuple[int, ...]], n_keys: int
-                      ) -> tuple[Any, dict[int, tuple[int, ...]]]:
-    """From the join's window labels (lowest key group + n_keys · mask of the groups taken among the next
-    four; walked sets from 16 · n_keys on) to :class:`JoinLabels`' labels: one group k, two adjacent
-    groups n_keys + k, any other set 2 · n_keys and up."""
-    window = label < 16 * n_keys
-    low, bits = label % n_keys, label // n_keys
-    out = np.where(window & (bits == 1), low, np.where(window & (bits == 3), n_keys + low, -1))
-    general: dict[tuple[int, ...], int] = {}
-    groups_of: dict[int, tuple[int, ...]] = {}
-    for u in np.flatnonzero(out < 0).tolist():
-        value = int(label[u])
-        chosen = chosen_of[value] if value >= 16 * n_keys else tuple(
-            value % n_keys + i for i in range(4) if value // n_keys >> i & 1)
-        out[u] = general.setdefault(chosen, 2 * n_keys + len(general))
-        groups_of[int(out[u])] = chosen
-    return out, groups_of
+    return label, chosen_of
 
 
 def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:

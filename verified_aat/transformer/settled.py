@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 from ..circuits.ir import Kind
-from .exact_state import Vector, read_inputs
-from .key_join import KeyHint
+from .exact_state import Vector
 from .model import CircuitScore, Score
 from .unknown import Form, collapse, is_symbolic
 
@@ -51,10 +50,3 @@ def score_cols(score: Score, d: int) -> tuple[int, ...]:
     gates = score.circuit.gates
     touched = {a for g in gates for a in g.args} | set(score.circuit.outputs)
     return tuple({gates[k].index % d for k in touched if gates[k].kind is Kind.INPUT})  # type: ignore[operator]
-
-
-def hint_cols(hint: KeyHint, coordinates: Sequence[str]) -> tuple[int, ...]:
-    cols = {coordinates.index(name) for name, _ in hint.facts}
-    for circuit in (hint.row_key, hint.col_key, hint.col_penalty):
-        cols |= read_inputs(circuit)
-    return tuple(cols)
