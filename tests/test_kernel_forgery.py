@@ -455,8 +455,8 @@ def test_hashes_and_document_fields_are_checked():
 
 
 def test_a_certificate_about_another_circuit_is_refused_against_the_given_one():
-    other = hashlib.sha256(canonical_circuit_bytes(three_sum())).hexdigest()
-    rejected_by(forge(Forgery(product())), "given-circuit", circuit_sha256=other)
+    other = ("three_sum", canonical_circuit_bytes(three_sum()), "structure")
+    rejected_by(forge(Forgery(product())), "given-circuit", circuit_file=other)
 
 
 # -- wrong transformers with perfectly consistent certificates ------------------------------------------

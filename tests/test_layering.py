@@ -42,10 +42,11 @@ ALLOWED: dict[str, set[str]] = {
     # unroll T, audit; schematic: the proof-object search both provers share
     "pipeline": {"certificates", "circuits", "constructions", "kernel", "symbolic", "transformer"},
     # certify end to end: the engine's stages, then the kernel's verdict
-    "results": {"kernel"},      # typed wrappers of the kernel's report for the API
+    "results": {"kernel"},
+    "given_circuit": {"circuits", "constructions", "kernel"},  # check --circuit: bad input, then the kernel's readers      # typed wrappers of the kernel's report for the API
     "report": {"certificates", "circuits", "constructions", "refutation", "results", "symbolic",
                "transformer"},  # HTML report pages of results and certificates (below api and cli)
-    "api": {"audit", "certificates", "circuits", "constructions", "kernel", "pipeline", "refutation", "results",
+    "api": {"audit", "certificates", "circuits", "constructions", "given_circuit", "kernel", "pipeline", "refutation", "results",
             "schematic", "symbolic", "transformer"},  # the Python API: the top, with the CLI
     "cli": {"api", "audit", "certificates", "circuits", "constructions", "export", "kernel", "pipeline", "report",
             "results", "schematic", "symbolic", "transformer"},  # the command line: the top; results: check's

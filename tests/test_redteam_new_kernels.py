@@ -458,19 +458,19 @@ def test_no_solver_means_not_accepted() -> None:
 
 @pytest.mark.parametrize("given", ["circuit", "netlist"])
 def test_schematic_check_against_a_given_circuit(gate_edge_every_k: dict[str, Any], given: str) -> None:
-    """``check CERT --circuit FILE`` sets Options.circuit_sha256 (or .netlist); the per-circuit checks
+    """``check CERT --circuit FILE`` sets Options.circuit_file (or .netlist); the per-circuit checks
     reject a circuit that is not the certified one (check given-circuit), but check_schematic never
     reads either option, so any circuit, of any depth or class, is 'accepted' alongside the theorem.
     Fix: check_schematic (and check_audit) should load the given circuit and require it in the class
     with depth ≤ K, or refuse the option as bad input."""
-    options = Options(jobs=1, circuit_sha256="0" * 64) if given == "circuit" else \
+    options = Options(jobs=1, circuit_file=("c.circ", b"input x\noutput x\n", "text")) if given == "circuit" else \
         Options(jobs=1, netlist=("x.blif", b".model m\n.inputs a\n.outputs y\n.names a y\n0 1\n.end\n"))
     report = check_certificate(copy.deepcopy(gate_edge_every_k), options)
     assert report.outcome != "accepted", report.theorem[:80]
 
 
 def test_audit_check_against_a_given_circuit(audit_doc: dict[str, Any]) -> None:
-    report = check_certificate(copy.deepcopy(audit_doc), Options(jobs=1, circuit_sha256="0" * 64))
+    report = check_certificate(copy.deepcopy(audit_doc), Options(jobs=1, circuit_file=("c.circ", b"input x\noutput x\n", "text")))
     assert report.outcome != "accepted", report.theorem[:80]
 
 

@@ -188,36 +188,38 @@ def solver_options(solver: str | None = None, solver_trust: bool = True) -> dict
     return {"solvers": solvers, "second_opinion": solver is not None, "solver_trust": solver_trust}
 
 
-def check(certificate: dict[str, Any] | str, circuit: Circuit | None = None, *, solver: str | None = None,
-          solver_trust: bool = True, netlist: str | None = None, timeout: float | None = 20.0, jobs: int = 1,
-          defence_budget: int | None = None) -> CheckReport:
+def check(certificate: dict[str, Any] | str, circuit: Circuit | str | os.PathLike[str] | None = None, *,
+          solver: str | None = None, solver_trust: bool = True, netlist: str | None = None,
+          circuit_format: str | None = None, netlist_mode: str | None = None, timeout: float | None = 20.0,
+          jobs: int = 1, defence_budget: int | None = None,
+          progress: Callable[[str, int, int], None] | None = None) -> CheckReport:
     """The trusted kernel's verdict on a certificate (a dict or a path): a CheckReport
     (``.outcome``, a Verdict: accepted / rejected / not-checked; ``.theorem``, ``.rejections``;
     ``.trust``: what it rests on — the kernel's own normal form, or which lemmas a solver alone decided).
 
-    ``circuit``: must be the certified circuit; ``solver``: None (Z3 only for the lemmas the kernel's
-    normal form does not decide), or ``"z3"``, ``"cvc5"``, ``"yices"``, ``"both"`` or ``"all"`` as a second
-    opinion on every lemma;
+    ``circuit``: must be the certified circuit — a Circuit, or a circuit file or netlist's path, read by
+    the kernel's own readers (``circuit_format`` overrides the extension; ``netlist_mode`` names the
+    arithmetization a binarized netlist was certified in); ``netlist``: a netlist file the certificate
+    must be linked to (the same as giving it as ``circuit``);
+    ``solver``: None (Z3 only for the lemmas the kernel's normal form does not decide), or ``"z3"``,
+    ``"cvc5"``, ``"yices"``, ``"both"`` or ``"all"`` as a second opinion on every lemma;
     ``solver_trust``: False makes a lemma that only a solver decides *not checked*;
-    ``netlist``: a netlist file the certificate must be linked to; ``timeout``: seconds per lemma
-    and solver (None: no limit); ``jobs``: processes deriving the obligations of large
-    certificates; ``defence_budget``: activation evaluations of the defence interpreter.
+    ``timeout``: seconds per lemma and solver (None: no limit); ``jobs``: processes deriving the
+    obligations of large certificates; ``defence_budget``: activation evaluations of the defence
+    interpreter; ``progress``: called with each check's name, number and count (display only).
     """
-    import os
-
-    from .circuits.ir import circuit_sha256
+    from .given_circuit import given
     from .kernel import Options, load_certificate
     from .results import kernel_check
     chosen = solver_options(solver, solver_trust)
     doc = load_certificate(certificate) if isinstance(certificate, str) else dict(certificate)
-    digest = circuit_sha256(circuit) if circuit is not None else None
-    link = None
-    if netlist is not None:
-        from .files import read_input
-        link = (os.path.basename(netlist), read_input(netlist, "netlist"))
-    options = Options(**chosen, circuit_sha256=digest, netlist=link, jobs=_at_least_one("jobs", jobs),
+    if netlist is not None and circuit is not None:
+        raise InputError("give the circuit or the netlist, not both")
+    link = given(netlist if netlist is not None else circuit, doc, circuit_format, netlist_mode)
+    options = Options(**chosen, circuit_file=link.circuit_file, netlist=link.netlist,
+                      binarized_sha256=link.binarized, jobs=_at_least_one("jobs", jobs),
                       timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
-                      defence_budget=defence_budget)
+                      defence_budget=defence_budget, progress=progress)
     return kernel_check(doc, options)
 
 

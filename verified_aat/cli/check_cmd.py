@@ -7,7 +7,6 @@ bad option), 3 not checked (a solver answered *unknown* or timed out).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
@@ -52,24 +51,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .common import read_certificate_argument
-    from ..kernel import Options, check_certificate
+    from ..api import check, solver_options
 
     _require_options(args)
     doc = read_certificate_argument(args.certificate)  # a CertificateFileError is main()'s: one line, exit 2
     require_memory("check", _edges_in(doc), args)
-    circuit_sha, netlist, binarized = _given_circuit(args, doc)
-    from ..api import solver_options
-    chosen = solver_options(args.solver, not args.no_solver_trust)
-    solvers = chosen["solvers"]
+    solvers = solver_options(args.solver, not args.no_solver_trust)["solvers"]
     from .progress import progress_reporter
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
         def show(name: str, number: int, total: int) -> None:
             progress("check", 1, total)
-        options = Options(**chosen, timeout_ms=int(args.timeout * 1000), circuit_sha256=circuit_sha,
-                          jobs=args.jobs,
-                          netlist=netlist, binarized_sha256=binarized, defence_budget=args.defence_budget,
-                          progress=show)
-        report = check_certificate(doc, options)
+        report = check(doc, args.circuit or None, solver=args.solver, solver_trust=not args.no_solver_trust,
+                       circuit_format=args.circuit_format, netlist_mode=args.mode, timeout=args.timeout,
+                       jobs=args.jobs, defence_budget=args.defence_budget, progress=show)
     if getattr(args, "json", False):
         return _report_json(report, doc, args, solvers)
     return _print_report(report, doc, args, solvers)
@@ -82,36 +76,6 @@ def _require_options(args: argparse.Namespace) -> None:
         raise InputError(f"must be ≥ 1, got {args.jobs}", "--jobs")
     if args.defence_budget is not None and args.defence_budget < 0:
         raise InputError(f"must be >= 0, got {args.defence_budget}", "--defence-budget")
-
-
-def _given_circuit(args: argparse.Namespace, doc: dict) -> tuple[str | None, tuple[str, bytes] | None,
-                                                                 tuple[str, ...]]:
-    """What ``--circuit FILE`` hands the kernel: a circuit file's structure hash, or a netlist's bytes (the
-    kernel parses those itself), and the hashes of the file binarized (only ever turn a rejection into
-    *not checked*)."""
-    circuit_sha, netlist, binarized = None, None, ()
-    if not args.circuit:
-        return circuit_sha, netlist, binarized
-    if doc.get("format") != "verified-aat/certificate":
-        raise InputError("--circuit links a per-circuit certificate to a circuit file; this one "
-                         f"({str(doc.get('format'))[:60]}) is about every circuit of a class or about a transformer, "
-                         "so no file can be linked to it (certify the circuit for a per-circuit certificate)",
-                         "--circuit")
-    from ..circuits.io import NETLIST_FORMATS, file_format, load_circuit
-    fmt = file_format(args.circuit, args.circuit_format)
-    if fmt in NETLIST_FORMATS:
-        from ..files import read_input
-        netlist = (os.path.basename(args.circuit), read_input(args.circuit, "netlist"))
-        _require_well_formed(netlist[1], fmt, doc, args.circuit)
-        if "netlist" not in doc:  # perhaps certified with --binarize before certificates recorded the link
-            binarized = _binarized_netlist_hashes(args, fmt)
-    else:  # the text and JSON formats are read by the engine's parser (docs/ARCHITECTURE.md, "check --circuit")
-        from ..circuits.json_format import circuit_sha256
-        circuit = load_circuit(args.circuit, "exact", fmt)
-        circuit_sha = circuit_sha256(circuit)
-        if circuit_sha not in _stated_hashes(doc):  # else no need to binarize (a large file costs seconds)
-            binarized = _binarized_hashes(circuit)
-    return circuit_sha, netlist, binarized
 
 
 def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[str, ...]) -> int:
@@ -143,46 +107,6 @@ def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[st
         return EXIT_REFUTED
     print("result       NOT CHECKED (neither a rejection nor a proof: see 'not checked' above)")
     return EXIT_UNKNOWN
-
-
-def _stated_hashes(doc: dict) -> set[str]:
-    """The circuit hashes the certificate states (unverified: only used to skip work the kernel does not need)."""
-    hashes, original = doc.get("hashes"), doc.get("original")
-    stated = [hashes.get("circuit") if isinstance(hashes, dict) else None,
-              original.get("sha256") if isinstance(original, dict) else None]
-    return {h for h in stated if isinstance(h, str)}
-
-
-def _binarized_hashes(circuit) -> tuple[str, ...]:
-    """Structure hashes of ``circuit`` binarized as ``certify --binarize`` does (products; products and
-    sums).  The kernel only uses them to answer *not checked* instead of *rejected* (never to accept)."""
-    from ..circuits.json_format import circuit_sha256
-    from ..constructions.binarize import binarize
-    return tuple(circuit_sha256(binarize(circuit, sums=sums).circuit) for sums in (False, True))
-
-
-def _binarized_netlist_hashes(args: argparse.Namespace, fmt: str) -> tuple[str, ...]:
-    """As :func:`_binarized_hashes` for the netlist's arithmetizations (``--mode``, else both)."""
-    from ..circuits.io import load_circuit
-    hashes: tuple[str, ...] = ()
-    for mode in [args.mode] if args.mode else ["exact", "threshold"]:
-        try:
-            hashes += _binarized_hashes(load_circuit(args.circuit, mode, fmt))
-        except InputError:  # the kernel parses the netlist itself and says what is wrong with it
-            pass
-    return hashes
-
-
-def _require_well_formed(data: bytes, fmt: str, doc: dict, path: str) -> None:
-    """A netlist given with ``--circuit`` that the kernel's own parser cannot read is bad input (exit 2,
-    ``file:line``), not a rejected certificate: the kernel tells the two apart (MalformedNetlist)."""
-    from ..kernel.netlist_parse import MalformedNetlist, read_given
-    section = doc.get("netlist")
-    drop_dead = isinstance(section, dict) and section.get("drop_dead") is True
-    try:
-        read_given(data, fmt, drop_dead)
-    except MalformedNetlist as exc:
-        raise InputError(f"{exc.message} (the kernel's {fmt} reader)", path, exc.line) from None
 
 
 def _edges_in(doc: dict) -> int:

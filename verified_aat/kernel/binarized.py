@@ -143,8 +143,11 @@ def output_failures(ctx: Context) -> list[str]:
 def given_circuit(ctx: Context) -> list[str]:
     """S1: ``--circuit FILE`` is the certified circuit B or the recorded C; a file that merely binarizes to B
     (a hash the command computed) is *not checked*, never accepted; any other file is rejected."""
-    wanted = ctx.options.circuit_sha256
-    if wanted is None or wanted in (ctx.hashes["circuit"], ctx.hashes.get("original")):
+    if ctx.options.circuit_file is None:
+        return []
+    from .circuit_file import structure, sha256_json  # only with --circuit FILE: its own trusted-base kind (README)
+    wanted = sha256_json(structure(*ctx.options.circuit_file[1:]))
+    if wanted in (ctx.hashes["circuit"], ctx.hashes.get("original")):
         return []
     if ctx.hashes["circuit"] in ctx.options.binarized_sha256:
         ctx.unchecked.append(no_link(ctx))

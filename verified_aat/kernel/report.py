@@ -32,7 +32,7 @@ class Options:
     second_opinion: bool = False          # the solvers also on the lemmas the normal form proves
     solver_trust: bool = True             # False: a lemma only a solver decides is *not checked*
     timeout_ms: int | None = 20_000       # per lemma and solver; None: no limit
-    circuit_sha256: str | None = None     # --circuit FILE (a circuit file): must be the certified circuit
+    circuit_file: tuple[str, bytes, str] | None = None  # --circuit FILE (name, bytes, text|json|structure): read by circuit_file.py
     netlist: tuple[str, bytes] | None = None  # --circuit FILE (a netlist): (file name, bytes)
     binarized_sha256: tuple[str, ...] = ()  # hashes of --circuit FILE binarized: a match is *not checked*, never accepted
     defence_budget: int | None = None     # activation evaluations the interpreter may spend (None: automatic)
