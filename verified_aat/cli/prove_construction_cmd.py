@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..schematic import prove_construction
+    from ..api import prove_construction
 
     if not args.timeout > 0:
         raise InputError(f"must be > 0 seconds, got {args.timeout}", "--timeout")
@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if args.transformer:
         from .transformer_arg import load_for_construction
         model = load_for_construction(args.transformer, construction)
-    result = prove_construction(construction, args.depth_bound, model, int(args.timeout * 1000), args.budget)
+    result = prove_construction(construction, depth_bound=args.depth_bound, transformer=model, timeout=args.timeout,
+                                witness_budget=args.budget)
     if result.status == "proved" and args.output:
         from ..certificates.document import write_certificate
         write_certificate(result.certificate, args.output)  # type: ignore[arg-type]

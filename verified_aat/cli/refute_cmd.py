@@ -42,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     if args.circuit or args.family:
         from .common import circuit_from_args
         circuits = [circuit_from_args(args)]
-    from ..schematic.prove import refute_by_lemmas_then_search  # a false lemma's witness first, then the search
-    result = refute_by_lemmas_then_search(transformer, construction, circuits, budget_seconds=args.budget,
-                                          depth_bound=args.depth_bound)
+    from ..api import refute  # a false lemma's witness first, then the search
+    result = refute(transformer, construction, None if circuits is None else circuits[0], budget=args.budget,
+                    depth_bound=args.depth_bound)
     if getattr(args, "report", None) and result.counterexample is not None:
         from .report_cmd import write
         write(result, args.report, quiet=getattr(args, "json", False), layout=args.layout, model_path=args.model,
