@@ -75,7 +75,7 @@ class _Normaliser:
                 q = Fraction(t)
             except ValueError:
                 raise Undecided(f"unknown symbol {t[:40]}") from None
-            return {(): q} if q else {}
+            return {(): q.numerator if q.denominator == 1 else q} if q else {}  # ints: faster, equally exact
         if not t or not isinstance(t[0], str):
             raise Undecided("application")
         if t[0] == "ite" and len(t) == 4:  # decided only where the condition's truth is known
