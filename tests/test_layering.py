@@ -40,16 +40,17 @@ ALLOWED: dict[str, set[str]] = {
     # any-C proofs; symbolic: the engine's key-lemma prover for the witness replay
     "audit": {"certificates", "circuits", "constructions", "kernel", "schematic", "symbolic", "transformer"},
     # unroll T, audit; schematic: the proof-object search both provers share
-    "pipeline": {"certificates", "circuits", "constructions", "kernel", "symbolic", "transformer"},
+    "pipeline": {"certificates", "circuits", "constructions", "kernel", "shards", "symbolic", "transformer"},
     # certify end to end: the engine's stages, then the kernel's verdict
     "results": {"kernel"},
-    "given_circuit": {"circuits", "constructions", "kernel"},  # check --circuit: bad input, then the kernel's readers      # typed wrappers of the kernel's report for the API
+    "given_circuit": {"circuits", "constructions", "kernel"},
+    "shards": set(),            # a Dask client that runs a derivation's stripes on workers (the callers' code)  # check --circuit: bad input, then the kernel's readers      # typed wrappers of the kernel's report for the API
     "report": {"certificates", "circuits", "constructions", "refutation", "results", "symbolic",
                "transformer"},  # HTML report pages of results and certificates (below api and cli)
-    "api": {"audit", "certificates", "circuits", "constructions", "given_circuit", "kernel", "pipeline", "refutation", "results",
+    "api": {"audit", "certificates", "circuits", "constructions", "given_circuit", "kernel", "pipeline", "refutation", "results", "shards",
             "schematic", "symbolic", "transformer"},  # the Python API: the top, with the CLI
-    "cli": {"api", "audit", "certificates", "circuits", "constructions", "export", "kernel", "pipeline", "report",
-            "results", "schematic", "symbolic", "transformer"},  # the command line: the top; results: check's
+    "cli": {"api", "audit", "certificates", "circuits", "constructions", "export", "kernel", "pipeline", "report", "shards",
+            "results", "symbolic", "transformer"},  # the command line: the top; results: check's
     # transformer line from the kernel's readers alone
     "__init__": {"api", "circuits", "results"},  # `import verified_aat as va`: re-exports the API
 }

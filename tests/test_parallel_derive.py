@@ -1,4 +1,5 @@
-"""The two-process derivation gives exactly the sequential result, so certificates do not depend on --jobs."""
+"""The sharded derivation (a Dask LocalCluster, verified_aat/shards.py) gives exactly the sequential result,
+so certificates and verdicts do not depend on the number of workers."""
 
 from __future__ import annotations
 
@@ -7,63 +8,75 @@ import pytest
 from verified_aat.certificates.document import build_certificate, dumps_certificate
 from verified_aat.circuits.families import build_family
 from verified_aat.constructions.registry import get_construction
+from verified_aat.shards import Shards, parse_cluster, sharding
 from verified_aat.symbolic import derive
 from verified_aat.symbolic.certify import certify
 
 from checking import check
 
 
-def _certify(circuit, construction, jobs):
-    result = certify(circuit, get_construction(construction), jobs=jobs, refute=False)
+class Counting:
+    """A cluster's shards, counting the maps (so a test knows the derivation really was sharded)."""
+
+    def __init__(self, shards: Shards):
+        self.shards, self.maps = shards, 0
+
+    @property
+    def workers(self) -> int:
+        return self.shards.workers
+
+    def map(self, fn, shared, parts):
+        self.maps += 1
+        return self.shards.map(fn, shared, parts)
+
+
+@pytest.fixture(scope="module")
+def two_workers():
+    with sharding("local:2") as shards:
+        yield shards
+
+
+@pytest.fixture(scope="module")
+def three_workers():
+    with sharding("local:3") as shards:
+        yield shards
+
+
+def _certify(circuit, construction, shards=None):
+    result = certify(circuit, get_construction(construction), refute=False, shards=shards)
     return result, dumps_certificate(build_certificate(result, include_timings=False))
 
 
 @pytest.mark.parametrize("family, n, construction", [("relu", 40, "gate-edge"), ("random-fsac", 60, "gate-edge"),
                                                      ("inner-product", 30, "gate-edge-dot"),
                                                      ("random-fsac", 40, "edge-only")])
-def test_two_processes_give_the_sequential_certificate(family, n, construction, monkeypatch):
+def test_sharded_derivation_gives_the_sequential_certificate(family, n, construction, monkeypatch, two_workers,
+                                                            three_workers):
     circuit = build_family(family, n)
-    sequential, text = _certify(circuit, construction, jobs=1)
+    sequential, text = _certify(circuit, construction)
     monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
     monkeypatch.setattr(derive, "STRIPE", 3)
-    forked = {"count": 0}
-    real_split = derive._in_two_processes
-
-    def counting_split(*args, **kwargs):
-        forked["count"] += 1
-        return real_split(*args, **kwargs)
-
-    monkeypatch.setattr(derive, "_in_two_processes", counting_split)
-    parallel, parallel_text = _certify(circuit, construction, jobs=2)
-    assert forked["count"] == 1
-    assert sequential.status == parallel.status == "proved"
-    assert parallel_text == text
-    assert {k: (l.kind, l.uses, l.first_use) for k, l in parallel.derivation.lemmas.items()} == \
-        {k: (l.kind, l.uses, l.first_use) for k, l in sequential.derivation.lemmas.items()}
-    assert list(parallel.derivation.lemmas) == list(sequential.derivation.lemmas)  # same first-use order
-    assert parallel.derivation.kinds == sequential.derivation.kinds
+    for shards in (two_workers, three_workers):
+        counting = Counting(shards)
+        parallel, parallel_text = _certify(circuit, construction, counting)
+        assert counting.maps == 1
+        assert sequential.status == parallel.status == "proved"
+        assert parallel_text == text  # byte for byte, for any number of workers
+        assert {k: (l.kind, l.uses, l.first_use) for k, l in parallel.derivation.lemmas.items()} == \
+            {k: (l.kind, l.uses, l.first_use) for k, l in sequential.derivation.lemmas.items()}
+        assert list(parallel.derivation.lemmas) == list(sequential.derivation.lemmas)  # same first-use order
+        assert parallel.derivation.kinds == sequential.derivation.kinds
 
 
-def test_a_failing_child_is_replaced_by_deriving_its_half_here(monkeypatch):
-    circuit = build_family("relu", 20)
-    _, text = _certify(circuit, "gate-edge", jobs=1)
-    monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
-    monkeypatch.setattr(derive, "STRIPE", 3)
-    real = derive._derive_range
-    parent = derive.os.getpid()
-
-    def child_dies(*args, **kwargs):
-        if derive.os.getpid() != parent:
-            derive.os._exit(3)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(derive, "_derive_range", child_dies)
-    result, parallel_text = _certify(circuit, "gate-edge", jobs=2)
-    assert parallel_text == text
-    assert check(build_certificate(result, include_timings=False)).accepted
+def test_cluster_specs_are_checked() -> None:
+    from verified_aat.errors import InputError
+    assert parse_cluster("local:4") == "local:4" and parse_cluster("tcp://10.0.0.1:8786") == "tcp://10.0.0.1:8786"
+    for bad in ("local:0", "local:65", "local:x", "tcp://host", "udp://h:1", "local:2 ; rm"):
+        with pytest.raises(InputError):
+            parse_cluster(bad)
 
 
-def test_a_wrong_transformer_fails_the_same_way_in_both_modes(monkeypatch):
+def test_a_wrong_transformer_fails_the_same_way_in_both_modes(monkeypatch, two_workers):
     circuit = build_family("relu", 12)
     construction = get_construction("gate-edge")
     compiled = construction.compile(circuit)
@@ -74,59 +87,91 @@ def test_a_wrong_transformer_fails_the_same_way_in_both_modes(monkeypatch):
     one = certify(circuit, construction, transformer=wrong, refute=False)
     monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
     monkeypatch.setattr(derive, "STRIPE", 3)
-    two = certify(circuit, construction, transformer=wrong, refute=False, jobs=2)
+    two = certify(circuit, construction, transformer=wrong, refute=False, shards=two_workers)
     assert one.status != "proved" and two.status == one.status
     assert two.problems == one.problems
 
 
-# -- the kernel's two-process derivation ---------------------------------------------------------
+# -- the kernel's sharded derivation ---------------------------------------------------------------
 
 def test_stripes_partition_the_positions():
-    for n in (0, 1, 5, 4096, 10_000):
-        a, b = [p for r in derive.stripes(n, 0, 7) for p in r], [p for r in derive.stripes(n, 1, 7) for p in r]
-        assert sorted(a + b) == list(range(n)) and a == sorted(a) and b == sorted(b)
-        assert abs(len(a) - len(b)) <= 7
+    from verified_aat.kernel.obligations import stripe
+    for n in (0, 1, 5, 4096, 10_000, 50_000):
+        for k in (2, 3, 5):
+            engine = [[p for r in derive.stripes(n, i, 7, count=k) for p in r] for i in range(k)]
+            kernel = [[p for r in stripe(n, i, k) for p in r] for i in range(k)]
+            for parts in (engine, kernel):
+                assert sorted(p for part in parts for p in part) == list(range(n))
+                assert all(part == sorted(part) for part in parts)
 
 
-def _kernel_split(monkeypatch):
+def _kernel_sharded(monkeypatch):
     from verified_aat.kernel import obligations as kernel_obligations
-
-    calls = {"forks": 0}
-    real_fork = kernel_obligations.os.fork
-
-    def counting_fork():
-        calls["forks"] += 1
-        return real_fork()
-
     monkeypatch.setattr(kernel_obligations, "PARALLEL_MIN_POSITIONS", 2)
     monkeypatch.setattr(kernel_obligations, "STRIPE", 3)
-    monkeypatch.setattr(kernel_obligations.os, "fork", counting_fork)
-    return calls
 
 
 @pytest.mark.parametrize("family, n, construction", [("relu", 30, "gate-edge"), ("inner-product", 20, "gate-edge-dot"),
                                                      ("random-fsac", 30, "edge-only")])
-def test_the_kernel_accepts_the_same_in_two_processes(family, n, construction, monkeypatch):
-    result, _ = _certify(build_family(family, n), construction, jobs=1)
+def test_the_kernel_accepts_the_same_on_shards(family, n, construction, monkeypatch, two_workers, three_workers):
+    result, _ = _certify(build_family(family, n), construction)
     doc = build_certificate(result, include_timings=False)
     sequential = check(doc)
-    calls = _kernel_split(monkeypatch)
-    parallel = check(doc, jobs=2)
-    assert calls["forks"] == 1
-    assert sequential.accepted and parallel.accepted
-    assert (parallel.lemmas, parallel.obligations) == (sequential.lemmas, sequential.obligations)
+    _kernel_sharded(monkeypatch)
+    for shards in (two_workers, three_workers):
+        counting = Counting(shards)
+        parallel = check(doc, shards=counting)
+        assert counting.maps == 1
+        assert sequential.accepted and parallel.accepted
+        assert (parallel.lemmas, parallel.obligations) == (sequential.lemmas, sequential.obligations)
 
 
-def test_a_forged_use_count_is_rejected_in_two_processes_too(monkeypatch):
+def test_a_forged_use_count_is_rejected_on_shards_too(monkeypatch, two_workers):
     import copy
 
-    result, _ = _certify(build_family("relu", 30), "gate-edge", jobs=1)
+    result, _ = _certify(build_family("relu", 30), "gate-edge")
     doc = build_certificate(result, include_timings=False)
     forged = copy.deepcopy(doc)
     forged["lemmas"][-1]["uses"] += 1
     sequential = check(forged)
-    _kernel_split(monkeypatch)
-    parallel = check(forged, jobs=2)
+    _kernel_sharded(monkeypatch)
+    parallel = check(forged, shards=two_workers)
     assert not sequential.accepted and not parallel.accepted
     assert [str(r) for r in parallel.rejections] == [str(r) for r in sequential.rejections]
     assert parallel.rejections[0].check == "lemmas"
+
+
+def test_certify_and_check_on_a_local_cluster_through_the_command_line(tmp_path, monkeypatch, capsys) -> None:
+    """The CI test of issue 22: certify and check with --cluster local:2 give the single-process certificate."""
+    from verified_aat.cli.main import main
+    from verified_aat.kernel import obligations as kernel_obligations
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    args = ["certify", "--family", "relu", "--n", "30", "-c", "gate-edge", "--no-timings", "--jobs", "1"]
+    assert main([*args, "-o", str(one)]) == 0
+    monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    monkeypatch.setattr(kernel_obligations, "PARALLEL_MIN_POSITIONS", 2)
+    assert main([*args, "--cluster", "local:2", "-o", str(two)]) == 0
+    assert one.read_bytes() == two.read_bytes()
+    assert main(["check", str(two), "--cluster", "local:2"]) == 0
+    assert "ACCEPTED" in capsys.readouterr().out
+
+
+class Broken:
+    """A cluster whose workers all die."""
+
+    workers = 2
+
+    def map(self, fn, shared, parts):
+        raise RuntimeError("KilledWorker: the worker died")
+
+
+def test_a_failing_cluster_is_replaced_by_deriving_here(monkeypatch) -> None:
+    from verified_aat.kernel import obligations as kernel_obligations
+    circuit = build_family("relu", 20)
+    _, text = _certify(circuit, "gate-edge")
+    monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    monkeypatch.setattr(kernel_obligations, "PARALLEL_MIN_POSITIONS", 2)
+    result, broken_text = _certify(circuit, "gate-edge", Broken())
+    assert broken_text == text
+    report = check(build_certificate(result, include_timings=False), shards=Broken())
+    assert report.accepted

@@ -23,7 +23,7 @@ KINDS = {"per-circuit": ("checks", {"netlist_link", "circuit_file"}),
          "audit (every N)": ("audit_family", set())}  # kind: (root, modules its checker does not enter)
 REJECT_ONLY = {"defence"}
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit": 3_443, "per-circuit with a circuit file": 3_652, "per-circuit with a netlist link": 4_500}  # not there yet: no growth
+OVER_TARGET = {"per-circuit": 3_432, "per-circuit with a circuit file": 3_640, "per-circuit with a netlist link": 4_489}  # not there yet: no growth
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

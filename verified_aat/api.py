@@ -92,7 +92,7 @@ def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str | 
 
 def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *, depth_bound: int | None = None,
             transformer: Transformer | str | None = None, timeout: float = 10.0, jobs: int = 1,
-            refute: bool = True, kernel: bool = True,
+            refute: bool = True, kernel: bool = True, cluster: str | None = None,
             progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
     """Prove (or refute) that the construction simulates ``circuit`` on every input (a CertifyResult).
 
@@ -101,7 +101,9 @@ def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *,
     ``timeout``: seconds per solver query; ``jobs``: processes for discharging lemmas;
     ``refute``: search a counterexample when a lemma fails (without one the status is unknown);
     ``kernel``: end with the trusted kernel's check (``.kernel``, ``.theorem``, ``.certificate``; a
-    certificate it does not accept makes the status unknown); ``progress``: called with
+    certificate it does not accept makes the status unknown); ``cluster``: derive large encodings
+    on a Dask cluster, ``"local:N"`` or ``"tcp://HOST:PORT"`` (``jobs`` ≥ 2 without one: a local
+    cluster of ``jobs`` workers; the certificate is the same); ``progress``: called with
     (phase, done, total) as certify goes.
     """
     from .pipeline import certify as _certify
@@ -109,7 +111,7 @@ def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *,
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
     return _certify(circuit, _resolve(construction), depth_bound, model,
                     timeout_ms=_milliseconds("timeout", timeout), jobs=_at_least_one("jobs", jobs), refute=refute,
-                    kernel=kernel, progress=progress)
+                    kernel=kernel, progress=progress, cluster=_cluster(cluster))
 
 
 def refute(transformer: Transformer | str, construction: str | Construction = "gate-edge", circuit: Circuit | None = None, *,
@@ -191,7 +193,7 @@ def solver_options(solver: str | None = None, solver_trust: bool = True) -> dict
 def check(certificate: dict[str, Any] | str, circuit: Circuit | str | os.PathLike[str] | None = None, *,
           solver: str | None = None, solver_trust: bool = True, netlist: str | None = None,
           circuit_format: str | None = None, netlist_mode: str | None = None, timeout: float | None = 20.0,
-          jobs: int = 1, defence_budget: int | None = None,
+          jobs: int = 1, defence_budget: int | None = None, cluster: str | None = None,
           progress: Callable[[str, int, int], None] | None = None) -> CheckReport:
     """The trusted kernel's verdict on a certificate (a dict or a path): a CheckReport
     (``.outcome``, a Verdict: accepted / rejected / not-checked; ``.theorem``, ``.rejections``;
@@ -206,7 +208,9 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | str | os.PathLik
     ``solver_trust``: False makes a lemma that only a solver decides *not checked*;
     ``timeout``: seconds per lemma and solver (None: no limit); ``jobs``: processes deriving the
     obligations of large certificates; ``defence_budget``: activation evaluations of the defence
-    interpreter; ``progress``: called with each check's name, number and count (display only).
+    interpreter; ``cluster``: derive a large certificate's obligations on a Dask cluster, as for
+    :func:`certify` (the verdict is the same); ``progress``: called with each check's name, number and
+    count (display only).
     """
     from .given_circuit import given
     from .kernel import Options, load_certificate
@@ -216,11 +220,18 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | str | os.PathLik
     if netlist is not None and circuit is not None:
         raise InputError("give the circuit or the netlist, not both")
     link = given(netlist if netlist is not None else circuit, doc, circuit_format, netlist_mode)
-    options = Options(**chosen, circuit_file=link.circuit_file, netlist=link.netlist,
-                      binarized_sha256=link.binarized, jobs=_at_least_one("jobs", jobs),
-                      timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
-                      defence_budget=defence_budget, progress=progress)
-    return kernel_check(doc, options)
+    from .shards import sharding
+    with sharding(_cluster(cluster), _at_least_one("jobs", jobs)) as shards:
+        options = Options(**chosen, circuit_file=link.circuit_file, netlist=link.netlist,
+                          binarized_sha256=link.binarized, jobs=jobs, shards=shards,
+                          timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
+                          defence_budget=defence_budget, progress=progress)
+        return kernel_check(doc, options)
+
+
+def _cluster(value: str | None) -> str | None:
+    from .shards import parse_cluster
+    return None if value is None else parse_cluster(value)
 
 
 def _seconds(name: str, value: float) -> float:

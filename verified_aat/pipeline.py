@@ -26,16 +26,28 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
             transformer: Transformer | None = None, *, timeout_ms: int = 10_000, jobs: int = 1,
             refute: bool = True, kernel: bool = True, progress: Progress | None = None,
             sections: Callable[[CertifyResult], dict[str, Any]] | None = None,
-            include_timings: bool = True) -> CertifyResult:
+            include_timings: bool = True, cluster: str | None = None) -> CertifyResult:
     """Certify that ``transformer`` (default the construction's T_K) simulates ``circuit``; with ``kernel``,
     end with the kernel's verdict (``result.kernel``, ``result.theorem``, ``result.certificate``).
-    ``sections(result)``: extra certificate sections (``netlist``, ``original``) once the proof is known."""
+    ``sections(result)``: extra certificate sections (``netlist``, ``original``) once the proof is known;
+    ``cluster``: derive large encodings on a Dask cluster (``local:N``, ``tcp://HOST:PORT``; ``jobs`` ≥ 2
+    without one: a local cluster of ``jobs`` workers), in both the engine and the kernel."""
+    from .shards import sharding
+    with sharding(cluster, jobs) as shards:
+        return _certify(circuit, construction, depth_bound, transformer, timeout_ms, jobs, refute, kernel,
+                        progress, sections, include_timings, shards)
+
+
+def _certify(circuit: Circuit, construction: Construction, depth_bound: int | None,
+             transformer: Transformer | None, timeout_ms: int, jobs: int, refute: bool, kernel: bool,
+             progress: Progress | None, sections: Callable[[CertifyResult], dict[str, Any]] | None,
+             include_timings: bool, shards: Any) -> CertifyResult:
     import time
 
     from .certificates.document import build_certificate, certificate_bytes
 
     result = engine_certify(circuit, construction, depth_bound, transformer, timeout_ms, jobs, refute=refute,
-                            progress=progress)                                  # untrusted: a proposal
+                            progress=progress, shards=shards)                   # untrusted: a proposal
     if result.status != Status.PROVED:
         return result
     doc = build_certificate(result, include_timings=include_timings, **(sections(result) if sections else {}))
@@ -46,7 +58,8 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     from .kernel import check_certificate
     from .kernel.report import Options
     t0 = time.perf_counter()
-    report = check_certificate(json.loads(certificate_bytes(doc)), Options(timeout_ms=timeout_ms, jobs=max(1, jobs)))
+    report = check_certificate(json.loads(certificate_bytes(doc)), Options(timeout_ms=timeout_ms, jobs=max(1, jobs),
+                                                                         shards=shards))
     result.seconds["kernel"] = time.perf_counter() - t0
     result.kernel, result.kernel_report = report.outcome, report
     if report.accepted:

@@ -28,7 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "- for standard output, the summary then goes to standard error)")
     p.add_argument("--export-smt", metavar="DIR", help="also write every lemma as an .smt2 file")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per solver query (default 10)")
-    p.add_argument("--jobs", "-j", type=int, default=2, help="processes for discharging lemmas (default 2)")
+    p.add_argument("--jobs", "-j", type=int, default=2,
+                   help="processes for discharging lemmas, and workers of a local Dask cluster for deriving a "
+                        "large encoding's obligations (default 2; the certificate does not depend on it)")
+    from .common import add_cluster_argument
+    add_cluster_argument(p)
     p.add_argument("--no-timings", action="store_true", help="leave timings out (byte-identical certificates)")
     p.add_argument("--no-refute", action="store_true", help="do not search for a counterexample on failure")
     p.add_argument("--no-kernel", action="store_true",
@@ -87,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
                     "original": original_section(*original) if original else None}
         result = certify(circuit, construction, args.depth_bound, transformer, timeout_ms=int(args.timeout * 1000),
                          jobs=max(1, args.jobs), refute=not args.no_refute, kernel=not args.no_kernel,
-                         progress=progress, sections=sections, include_timings=not args.no_timings)
+                         progress=progress, sections=sections, include_timings=not args.no_timings,
+                         cluster=args.cluster)
         doc = result.certificate
         if doc is not None and args.output and args.output != "-":
             with progress.stage("write"):

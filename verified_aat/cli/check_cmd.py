@@ -34,8 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-solver-trust", action="store_true",
                    help="a lemma that only a solver decides is NOT CHECKED (exit 3), never ACCEPTED")
     p.add_argument("--jobs", "-j", type=int, default=2,
-                   help="processes for deriving the obligations of large certificates (≥ 1; default 2; "
-                        "the verdict does not depend on it)")
+                   help="workers of a local Dask cluster deriving the obligations of large certificates (≥ 1; "
+                        "default 2; the verdict does not depend on it)")
+    from .common import add_cluster_argument
+    add_cluster_argument(p)
     p.add_argument("--timeout", type=float, default=20.0,
                    help="seconds per lemma and solver (> 0; default 20)")
     p.add_argument("--defence-budget", type=int, default=None, metavar="N",
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             progress("check", 1, total)
         report = check(doc, args.circuit or None, solver=args.solver, solver_trust=not args.no_solver_trust,
                        circuit_format=args.circuit_format, netlist_mode=args.mode, timeout=args.timeout,
-                       jobs=args.jobs, defence_budget=args.defence_budget, progress=show)
+                       jobs=args.jobs, defence_budget=args.defence_budget, cluster=args.cluster, progress=show)
     if getattr(args, "json", False):
         return _report_json(report, doc, args, solvers)
     return _print_report(report, doc, args, solvers)

@@ -180,3 +180,12 @@ def witness_text(circuit: Any) -> str:
     text = print_circuit(circuit, implicit_inputs=True).rstrip().splitlines()
     return "\n".join(text[:1] + [f"# inputs x0 … x{circuit.n_inputs - 1}: {circuit.n_inputs} of them (all: --json)"]
                      + text[1:])
+
+
+def add_cluster_argument(parser: argparse.ArgumentParser) -> None:
+    """``--cluster local:N | tcp://HOST:PORT``: derive large encodings on Dask workers (docs/scaling.md)."""
+    from ..shards import parse_cluster
+    parser.add_argument("--cluster", metavar="SPEC", type=parse_cluster, default=None,
+                        help="derive a large encoding's obligations on a Dask cluster: local:N (N worker "
+                             "processes) or tcp://HOST:PORT (a running scheduler); the result does not depend "
+                             "on it (docs/scaling.md)")

@@ -257,7 +257,7 @@ def _obligations(ctx: Context) -> list[str]:
     deriver.derivation = ctx.derivation
     deriver.set_roles([C.gates[r.gate].op if r.kind == "gate" else r.kind for r in E.roles],  # type: ignore[union-attr]
                       [r.kind for r in E.roles])  # type: ignore[union-attr]
-    deriver.run(ctx.functions, ctx.options.jobs)
+    deriver.run(ctx.functions, ctx.options.shards)
     counts = ctx.derivation.counts
     n = len(ctx.rows)
     counts.update({"structure": n, "base": count_base(ctx.claims), "schedule": len(C.outputs),  # type: ignore[union-attr]

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import os
-import pickle
 from collections import Counter
 from typing import Any, Sequence
 
@@ -28,13 +26,20 @@ from .derivation import Derivation, Function, Lemma, layer_functions  # noqa: F4
 from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 
-PARALLEL_MIN_POSITIONS = 200_000  # below this a fork costs more than it saves
+PARALLEL_MIN_POSITIONS = 200_000  # below this, sending the inputs to workers costs more than it saves
 STRIPE = 4096  # positions per block
 
 
-def stripe(n: int, which: int) -> list[range]:
-    """Stripe 0 or 1 of range(n) as alternate blocks of STRIPE positions (both get every region's share)."""
-    return [range(start, min(start + STRIPE, n)) for start in range(which * STRIPE, n, 2 * STRIPE)]
+def stripe(n: int, which: int, count: int = 2) -> list[range]:
+    """Stripe ``which`` of ``count`` of range(n): every count-th block of STRIPE positions from block
+    ``which`` (so every stripe gets a share of every region of the encoding)."""
+    return [range(start, min(start + STRIPE, n)) for start in range(which * STRIPE, n, count * STRIPE)]
+
+
+def _derive_stripe(shared: tuple[Any, list[Function]], blocks: list[range]) -> tuple[dict, Counter]:
+    """One worker's stripe (a module-level function, so a worker process can unpickle it)."""
+    deriver, functions = shared
+    return deriver._run_range(functions, blocks)
 
 
 def pooled(pooling: str, members: tuple[int, ...], rows: Sequence[Sequence[Number]], c: int) -> Number:
@@ -74,36 +79,21 @@ class Deriver:
         self._constants: dict[int, str] = {}  # const gate → its numeral
 
     # -- the plan: which layers check which position --------------------------------
-    def run(self, functions: list[Function], jobs: int = 1) -> Derivation:
-        """Derive every obligation into ``self.derivation``.  With ``jobs`` ≥ 2 on a large encoding one of
-        two stripes of positions (alternate blocks) is derived in a forked child; the merge gives exactly the
-        sequential derivation (same lemmas, uses, counts, and each lemma's kind and first use from the
-        earliest (function, position, layer)).  If the child fails, its stripe is derived here."""
+    def run(self, functions: list[Function], shards: Any = None) -> Derivation:
+        """Derive every obligation into ``self.derivation``.  With ``shards`` (``Options.shards``: an object
+        whose ``map(fn, shared, parts)`` runs ``fn(shared, part)`` on other processes, e.g. a Dask cluster)
+        on a large encoding, each of ``shards.workers`` stripes of positions (alternate blocks) is derived
+        on a worker; the merge gives exactly the sequential derivation (same lemmas, uses, counts, and each
+        lemma's kind and first use from the earliest (function, position, layer))."""
         n = len(self.claims)
-        if jobs < 2 or n < PARALLEL_MIN_POSITIONS or not hasattr(os, "fork"):
-            self._merge([self._run_range(functions, [range(n)])])
-            return self.derivation
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: derive stripe 1, send it, exit without the parent's cleanup
-            os.close(read_end)
-            status = 1
+        parts = None
+        if shards is not None and n >= PARALLEL_MIN_POSITIONS:
             try:
-                data = pickle.dumps(self._run_range(functions, stripe(n, 1)), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write_end, "wb") as out:
-                    out.write(data)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        try:
-            first = self._run_range(functions, stripe(n, 0))
-        finally:
-            with os.fdopen(read_end, "rb") as pipe:
-                data = pipe.read()
-            _, status = os.waitpid(pid, 0)
-        second = pickle.loads(data) if status == 0 and data else self._run_range(functions, stripe(n, 1))
-        self._merge([first, second])
+                k = shards.workers
+                parts = shards.map(_derive_stripe, (self, functions), [stripe(n, i, k) for i in range(k)])
+            except Exception:  # noqa: BLE001 - a worker or the cluster failed: derive everything here instead
+                parts = None
+        self._merge(parts if parts is not None else [self._run_range(functions, [range(n)])])
         return self.derivation
 
     def _run_range(self, functions: list[Function], blocks: list[range]) -> tuple[dict, Counter]:

@@ -1,9 +1,8 @@
 """The kernel's typed context and its verdict.
 
-Checks read and fill a context (``context.py`` for per-circuit certificates); each failure becomes
-a :class:`Rejection` that names the check, the rule it enforces and the step
-of docs/soundness.md it discharges.  A lemma the solvers could not decide is
-*not checked* — a third outcome, never a rejection and never an acceptance.
+Checks read and fill a context (``context.py`` for per-circuit certificates); each failure becomes a
+:class:`Rejection` that names the check, the rule it enforces and the step of docs/soundness.md it
+discharges.  A lemma the solvers could not decide is *not checked*: never a rejection or an acceptance.
 """
 
 from __future__ import annotations
@@ -38,7 +37,8 @@ class Options:
     defence_budget: int | None = None     # activation evaluations the interpreter may spend (None: automatic)
     progress: Any = None                  # called with each check's name before it runs (display only)
     seed: int = 20261130
-    jobs: int = 1                         # ≥ 2: obligations of large encodings derived in two processes
+    jobs: int = 1                         # processes for the audit kinds' solver runs
+    shards: Any = None                    # .workers, .map(fn, shared, parts): large derivations on workers (shards.py)
 
 
 @dataclass

@@ -131,9 +131,10 @@ def prepare(circuit: Circuit, construction: Construction, depth_bound: int | Non
 
 
 def derive(p: Prepared, timeout_ms: int = 10_000, jobs: int = 1,
-           progress: Callable[[str, int, int], None] | None = None) -> Derived:
+           progress: Callable[[str, int, int], None] | None = None, shards: Any = None) -> Derived:
     """Structure, base case, read-out, attention (hint lemmas and key joins), structural frame and the
-    per-position obligations, deduplicated by their canonical text."""
+    per-position obligations, deduplicated by their canonical text (on ``shards``' workers when given:
+    ``verified_aat/shards.py``)."""
     clock = time.perf_counter()
     circuit, T, encoding, schedule = p.circuit, p.transformer, p.encoding, p.schedule
     problems: list[str] = []
@@ -169,7 +170,7 @@ def derive(p: Prepared, timeout_ms: int = 10_000, jobs: int = 1,
         derivation.kinds["frame:structure"] += _check_structural_frame(functions, T, rows, struct_idx, argmax,
                                                                         problems, derivation)
         derive_positions(circuit, T, rows, schedule, p.structural, functions, argmax, encoding, derivation, progress,
-                         jobs)
+                         shards)
     seconds["derive"] = time.perf_counter() - clock - seconds["attention"]
     return Derived(derivation, attention, hint_verdicts, problems, seconds)
 
@@ -207,7 +208,8 @@ def decide(p: Prepared, d: Derived, timeout_ms: int = 10_000, jobs: int = 1,
 @gc_paused
 def certify(circuit: Circuit, construction: Construction, depth_bound: int | None = None,
             transformer: Transformer | None = None, timeout_ms: int = 10_000, jobs: int = 1,
-            refute: bool = True, progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
+            refute: bool = True, progress: Callable[[str, int, int], None] | None = None,
+            shards: Any = None) -> CertifyResult:
     """The engine's stages in order — prepare, derive, decide, and on failure the refutation search — with no
     kernel check (``verified_aat.pipeline.certify`` ends with the kernel's verdict)."""
     clock = time.perf_counter()
@@ -216,7 +218,7 @@ def certify(circuit: Circuit, construction: Construction, depth_bound: int | Non
     prepared = prepare(circuit, construction, depth_bound, transformer)
     if progress:
         progress("compile", 1, 1)
-    result = decide(prepared, derive(prepared, timeout_ms, jobs, progress), timeout_ms, jobs, progress)
+    result = decide(prepared, derive(prepared, timeout_ms, jobs, progress, shards), timeout_ms, jobs, progress)
     if result.status != PROVED_STATUS and refute:
         from ..refutation.search import refute as refute_stage
         refute_stage(result, timeout_ms)

@@ -5,20 +5,16 @@ the first layer of F at or after each settle layer of p (later layers are substi
 instances, docs/soundness.md S9).  Each obligation is reduced to its *shape*; each
 distinct shape is rendered and hashed once.
 
-With ``jobs ≥ 2`` on a large encoding the positions are split in two stripes (alternate blocks)
-and the second stripe is derived in a forked child process (copy-on-write: the rows, claims and
-argmax sets are not copied up front).  The merge reproduces the sequential result
-exactly — the same lemmas, the same use counts, and each lemma's kind and first use
-taken from the earliest (function, position, layer) in sequential order — so the
-certificate does not depend on ``jobs``.  If forking is unavailable or the child
-fails, its stripe is derived in this process.
+With ``shards`` (a Dask cluster, ``verified_aat/shards.py``) on a large encoding the positions are
+split into one stripe per worker (every k-th block) and each stripe is derived on a worker.  The merge
+reproduces the sequential result exactly — the same lemmas, the same use counts, and each lemma's kind
+and first use taken from the earliest (function, position, layer) in sequential order — so the
+certificate does not depend on the number of workers.
 """
 
 from __future__ import annotations
 
 import bisect
-import os
-import pickle
 from collections import Counter
 from typing import Any, Callable
 
@@ -37,7 +33,7 @@ Found = dict[str, tuple[str, str, int, tuple[int, int, int], tuple[int, int]]]
 
 def derive_positions(circuit: Circuit, T: Transformer, rows: Any, schedule: Schedule, structural: Any,
                      functions: list[LayerFunction], argmax: dict, encoding: Encoding, derivation: Derivation,
-                     progress: Callable[[str, int, int], None] | None, jobs: int = 1) -> None:
+                     progress: Callable[[str, int, int], None] | None, shards: Any = None) -> None:
     """Add every per-position lemma to ``derivation`` (lemmas, uses, kinds, unsupported layers)."""
     deriver = ObligationDeriver(circuit, T, rows, schedule, structural, argmax)
     live = []
@@ -47,13 +43,22 @@ def derive_positions(circuit: Circuit, T: Transformer, rows: Any, schedule: Sche
         else:
             live.append(fn)
     n = len(rows)
-    if jobs >= 2 and n >= PARALLEL_MIN_POSITIONS and hasattr(os, "fork"):
-        halves = _in_two_processes(lambda part, tick: _derive_range(deriver, circuit, encoding, live, part, tick),
-                                   n, progress, len(live))
-    else:
-        tick = _ticker(progress, len(live) * n)
-        halves = [_derive_range(deriver, circuit, encoding, live, [range(n)], tick)]
-    _merge(halves, derivation)
+    parts = None
+    if shards is not None and n >= PARALLEL_MIN_POSITIONS:
+        try:
+            k = shards.workers
+            parts = shards.map(_derive_stripe, (deriver, circuit, encoding, live),
+                               [stripes(n, i, count=k) for i in range(k)])
+        except Exception:  # noqa: BLE001 - a worker or the cluster failed: derive everything here instead
+            parts = None
+    if parts is None:
+        parts = [_derive_range(deriver, circuit, encoding, live, [range(n)], _ticker(progress, len(live) * n))]
+    _merge(parts, derivation)
+
+
+def _derive_stripe(shared: tuple[Any, ...], blocks: list[range]) -> tuple[Found, Counter]:
+    """One worker's stripe (a module-level function, so a worker process can unpickle it)."""
+    return _derive_range(*shared, blocks, None)
 
 
 def _ticker(progress: Callable[[str, int, int], None] | None, total: int) -> Callable[[int], None] | None:
@@ -62,39 +67,11 @@ def _ticker(progress: Callable[[str, int, int], None] | None, total: int) -> Cal
     return lambda k: progress("derive", k, total)
 
 
-def stripes(n: int, which: int, block: int | None = None) -> list[range]:
-    """Stripe ``which`` (0 or 1) of range(n) as blocks: alternate blocks of ``block`` positions, so that
-    both processes get a share of every region of the encoding (gates, edges, wide sets) and equal work."""
+def stripes(n: int, which: int, block: int | None = None, count: int = 2) -> list[range]:
+    """Stripe ``which`` of ``count`` of range(n) as blocks: every count-th block of ``block`` positions, so
+    that every worker gets a share of every region of the encoding (gates, edges, wide sets) and equal work."""
     block = block or STRIPE
-    return [range(start, min(start + block, n)) for start in range(which * block, n, 2 * block)]
-
-
-def _in_two_processes(work: Callable[[list[range], Any], tuple[Found, Counter]], n: int,
-                      progress: Callable[[str, int, int], None] | None, n_functions: int) -> list[tuple[Found, Counter]]:
-    """``work`` on stripe 0 here and on stripe 1 in a forked child; the child's result comes back pickled."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: derive, send, and leave without running any cleanup of the parent's
-        os.close(read_end)
-        status = 1
-        try:
-            data = pickle.dumps(work(stripes(n, 1), None), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(data)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    tick = _ticker(progress, n_functions * n)
-    try:
-        first = work(stripes(n, 0), tick)
-    finally:
-        with os.fdopen(read_end, "rb") as pipe:
-            data = pipe.read()
-        _, status = os.waitpid(pid, 0)
-    if status != 0 or not data:
-        return [first, work(stripes(n, 1), None)]  # the child failed: derive its stripe here
-    return [first, pickle.loads(data)]
+    return [range(start, min(start + block, n)) for start in range(which * block, n, count * block)]
 
 
 def _derive_range(deriver: ObligationDeriver, circuit: Circuit, encoding: Encoding, functions: list[LayerFunction],
