@@ -60,7 +60,8 @@ from typing import Any, Callable, Sequence
 from ..circuits.ir import Circuit
 from ..errors import InputError
 from . import exact_kernels
-from .exact_kernels import ActivationKernel, inner, outer_row
+from .activation_kernel import ActivationKernel
+from .exact_kernels import inner, outer_row
 from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _ScoreState, _Sets,  # noqa: F401
                           _argmax_python, _group, _prepare_score, read_inputs)
 from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
