@@ -36,41 +36,18 @@ class ActivationKernel:
         self.pooled_cols: list[list[int]] = [
             sorted({k - (h + 1) * d for k in set(self.key_inputs) | copied if (h + 1) * d <= k < (h + 2) * d})
             for h in range(n_heads)]
-        args = ["row"] + [f"p{h}" for h in range(n_heads)]
-
-        def source(k: int) -> str:
-            return f"row[{k}]" if k < d else f"p{k // d - 1}[{k % d}]"
-
-        # the key: the values the computed outputs read
-        key_expr = "(" + "".join(f"{source(k)}, " for k in self.key_inputs) + ")"
-        # the compiled computed outputs, on the key's values
-        param = {k: f"x{k}" for k in self.key_inputs}
-        lines = [f"def _act({', '.join(param[k] for k in self.key_inputs)}):"]
+        self.memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # cleared, never replaced: ``_step`` reads it
         consts: dict[str, Any] = {"_sign": _sign, "_normal": _normal}
-        lines += straight_line(circuit, param, live, consts)
+        lines = _source(circuit, d, n_heads, self.key_inputs, computed, live, consts)
         consts.update({name: inner(value) for name, value in consts.items() if isinstance(value, Fraction)})
-        lines.append("    return (" + "".join(f"_normal(g{o}), " for o in computed) + ")")
-        slot = {o: n for n, o in enumerate(computed)}
-        out_expr = ", ".join(source(gates[o].index) if gates[o].kind is Kind.INPUT  # type: ignore[arg-type]
-                             else f"vals[{slot[o]}]" for o in circuit.outputs)
-        lines.append(f"def _key({', '.join(args)}):")
-        lines.append(f"    return {key_expr}")
-        # the new vector, or ``row`` itself when no output differs from the coordinate it replaces
-        changed = [f"{source(gates[o].index) if gates[o].kind is Kind.INPUT else f'vals[{slot[o]}]'} != row[{c}]"
-                   for c, o in enumerate(circuit.outputs) if gates[o].kind is not Kind.INPUT or gates[o].index != c]
-        lines.append(f"def _assemble({', '.join(args)}, vals):")
-        if changed:
-            lines.append(f"    if not ({' or '.join(changed)}):")
-            lines.append("        return row")
-        else:
-            lines.append("    return row")
-        lines.append(f"    return ({out_expr}{',' if len(circuit.outputs) == 1 else ''})")
-        namespace: dict[str, Any] = dict(consts)
+        namespace: dict[str, Any] = dict(consts, _get=self.memo.get)
         exec(compile("\n".join(lines), f"<activation {circuit.name}>", "exec"), namespace)  # noqa: S102
         self.compute: Callable[..., tuple[Any, ...]] = namespace["_act"]
         self.key: Callable[..., tuple[Any, ...]] = namespace["_key"]
         self.assemble: Callable[..., tuple[Any, ...]] = namespace["_assemble"]
-        self.memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        #: ``step(row, pooled_1, …, pooled_H)``: :meth:`apply` when the memo holds the key's outputs, else None
+        #: (one call per position, for the engine's bulk pass)
+        self.step: Callable[..., tuple[Any, ...] | None] = namespace["_step"]
         self.evaluations = 0
 
     def apply(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
@@ -120,3 +97,33 @@ class ActivationKernel:
         """Forget the memo when it has grown past ``limit`` entries (it only saves time)."""
         if len(self.memo) > limit:
             self.memo.clear()
+
+
+def _source(circuit: Circuit, d: int, n_heads: int, key_inputs: list[int], computed: list[int], live: list[bool],
+            consts: dict[str, Any]) -> list[str]:
+    """Python source of the kernel's functions: ``_act`` (the computed outputs on the key's values),
+    ``_key`` (the values they read), ``_assemble`` (the new vector from the outputs) and ``_step`` (the
+    memo's outputs assembled, or None); ``consts`` receives the constants ``_act`` names."""
+    gates = circuit.gates
+    args = ", ".join(["row"] + [f"p{h}" for h in range(n_heads)])
+
+    def source(k: int) -> str:
+        return f"row[{k}]" if k < d else f"p{k // d - 1}[{k % d}]"
+
+    key_expr = "(" + "".join(f"{source(k)}, " for k in key_inputs) + ")"  # the values the computed outputs read
+    param = {k: f"x{k}" for k in key_inputs}
+    lines = [f"def _act({', '.join(param[k] for k in key_inputs)}):"]
+    lines += straight_line(circuit, param, live, consts)
+    lines.append("    return (" + "".join(f"_normal(g{o}), " for o in computed) + ")")
+    slot = {o: n for n, o in enumerate(computed)}
+    out = [source(gates[o].index) if gates[o].kind is Kind.INPUT else f"vals[{slot[o]}]"  # type: ignore[arg-type]
+           for o in circuit.outputs]
+    # the new vector, or ``row`` itself when no output differs from the coordinate it replaces
+    changed = [f"{e} != row[{c}]" for c, (e, o) in enumerate(zip(out, circuit.outputs))
+               if gates[o].kind is not Kind.INPUT or gates[o].index != c]
+    assemble = ([f"    if not ({' or '.join(changed)}):", "        return row"] if changed else ["    return row"])
+    assemble.append(f"    return ({', '.join(out)}{',' if len(out) == 1 else ''})")
+    lines += [f"def _key({args}):", f"    return {key_expr}", f"def _assemble({args}, vals):", *assemble]
+    lines += [f"def _step({args}):", f"    vals = _get({key_expr})", "    if vals is None:", "        return None",
+              *assemble]
+    return lines

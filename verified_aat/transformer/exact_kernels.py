@@ -62,11 +62,14 @@ def live_gates(circuit: Circuit, outputs: Sequence[int] | None = None) -> list[b
 
 
 def _integers(column: Sequence[Number]) -> bool:
-    return all(type(v) is int for v in column)
+    return _INT.issuperset(map(type, column))  # every value's type is int (not bool, not a rational)
+
+
+_INT = frozenset((int,))
 
 
 def _max_abs(column: Sequence[int]) -> int:
-    return max((abs(v) for v in column), default=0)
+    return max(map(abs, column), default=0)
 
 
 def _row_argmax(scores: np.ndarray) -> list[tuple[int, ...]]:
