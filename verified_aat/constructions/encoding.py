@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from itertools import chain
 from typing import Any, Sequence
 
 from ..errors import InputError
 
 FORMAT = "verified-aat/encoding"
+_INT = frozenset([int])
 VERSION = 1
 
 
@@ -55,8 +57,11 @@ class Encoding:
         """The sequence enc(C, x) for concrete (or symbolic) input values ``x``."""
         if len(x) != self.n_inputs:
             raise InputError(f"the encoded circuit takes {self.n_inputs} inputs, got {len(x)}")
-        seq: list[list[Any]] = [list(row) if all(type(v) is int for v in row) else [_exact(v) for v in row]
-                                for row in self.rows]
+        seq: list[list[Any]]
+        if _INT.issuperset(map(type, chain.from_iterable(self.rows))):  # all ints, the usual case
+            seq = list(map(list, self.rows))
+        else:
+            seq = [list(row) if _INT.issuperset(map(type, row)) else [_exact(v) for v in row] for row in self.rows]
         for position, coordinate, index in self.input_slots:
             seq[position][coordinate] = x[index]
         return seq

@@ -90,7 +90,7 @@ def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
     for g in ids:
         for op in ("add", "mul", "sign"):
             b = CircuitBuilder(f"{op}-at-id-{g + 2}")  # its operands have ids g and g + 1
-            xs = [b.input(f"x{i}") for i in range(g + 2)]
+            xs = b.inputs([f"x{i}" for i in range(g + 2)])
             gate = b.sign(xs[-1]) if op == "sign" else getattr(b, op)(xs[-2], xs[-1])
             b.output(gate)
             c = b.build()
