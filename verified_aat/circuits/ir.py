@@ -246,8 +246,10 @@ class CircuitClass(str, enum.Enum):
 
 def gate_depths(circuit: Circuit) -> list[int]:
     """depth(input) = depth(const) = 0, depth(g) = 1 + max depth(pred)."""
-    depths: list[int] = []
-    for gate in circuit.gates:
+    gates = circuit.gates
+    leading = next(compress(count(), map(is_not, map(_KIND, gates), repeat(Kind.INPUT))), len(gates))
+    depths: list[int] = [0] * leading  # leading input gates (a padded witness has 10⁶)
+    for gate in gates[leading:]:
         depths.append(1 + max(depths[a] for a in gate.args) if gate.args else
                       (0 if gate.kind in (Kind.INPUT, Kind.CONST) else 1))
     return depths

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from itertools import chain
-from typing import Any, Sequence
+from collections import deque
+from itertools import chain, repeat
+from typing import Any, Iterable, Sequence
 
 from ..errors import InputError
 
@@ -30,6 +31,17 @@ class Role:
     gate: int
     source: int | None = None
     slot: int | None = None
+
+
+def instances(cls: type, n: int, **columns: Iterable[Any]) -> list[Any]:
+    """``n`` objects of the slotted dataclass ``cls``, field by field from ``columns`` (one iterable per field,
+    every field given): what ``[cls(**row) for row in …]`` gives, with the loops in C, for 10⁶ roles or claims.
+    Only for classes whose ``__init__`` just stores its fields (no ``__post_init__``, no defaults computed)."""
+    assert set(columns) == set(cls.__slots__) and not hasattr(cls, "__post_init__"), cls
+    made = list(map(object.__new__, repeat(cls, n)))
+    for name, values in columns.items():
+        deque(map(getattr(cls, name).__set__, made, values), maxlen=0)  # the slot's own setter: frozen or not
+    return made
 
 
 @dataclass(frozen=True, repr=False)
