@@ -37,7 +37,6 @@ PENDING: set[tuple[str, str]] = {
     ("kernel/netlist_parse.py", "_blif"),
     ("kernel/netlist_parse.py", "load_link"),
     ("kernel/obligations.py", "Deriver._use"),
-    ("transformer/exact_kernels.py", ""),
 }
 
 

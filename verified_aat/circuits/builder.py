@@ -9,6 +9,7 @@ Constants are shared: ``const(3)`` twice gives one gate.
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import repeat
 from typing import Iterable
 
 from .ir import Circuit, Domain, Gate, Kind, Provenance
@@ -40,8 +41,14 @@ class CircuitBuilder:
         self._n_inputs += 1
         return wire
 
-    def inputs(self, names: Iterable[str]) -> list[Wire]:
-        return [self.input(n) for n in names]
+    def inputs(self, names: Iterable[str | None]) -> list[Wire]:
+        """One input gate per name, in order (built in bulk: a witness pads with 10⁶ of them)."""
+        names = list(names)
+        start, first = len(self._gates), self._n_inputs
+        self._gates.extend(map(Gate, repeat(Kind.INPUT, len(names)), repeat((), len(names)),
+                               repeat(None, len(names)), range(first, first + len(names)), names))
+        self._n_inputs += len(names)
+        return list(range(start, len(self._gates)))
 
     def const(self, value: Fraction | int | str, name: str | None = None) -> Wire:
         q = Fraction(value)

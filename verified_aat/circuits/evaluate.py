@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 from .ir import Circuit, Kind, sign
 
 Number = int | Fraction
+_INT = frozenset([int])
 
 
 def as_exact(value: Number) -> Number:
@@ -31,7 +32,7 @@ def evaluate_gates(circuit: Circuit, inputs: Sequence[Number]) -> list[Number]:
     """The value of every gate on ``inputs`` (one rational per circuit input)."""
     if len(inputs) != circuit.n_inputs:
         raise ValueError(f"circuit {circuit.name} takes {circuit.n_inputs} inputs, got {len(inputs)}")
-    xs = [as_exact(v) for v in inputs]
+    xs = list(inputs) if _INT.issuperset(map(type, inputs)) else [as_exact(v) for v in inputs]
     values: list[Number] = []
     append = values.append
     for gate in circuit.gates:
@@ -53,6 +54,8 @@ def evaluate_gates(circuit: Circuit, inputs: Sequence[Number]) -> list[Number]:
             append(xs[gate.index])  # type: ignore[index]
         else:
             append(as_exact(gate.value))  # type: ignore[arg-type]
+    if _INT.issuperset(map(type, values)):  # ints throughout (e.g. a witness of 10⁶ integer inputs)
+        return values
     return [as_exact(v) if isinstance(v, Fraction) else v for v in values]
 
 

@@ -17,6 +17,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import compress, count, repeat
+from operator import attrgetter, is_not
 from typing import Any
 
 from ..display import Rows, html_table, one_line
@@ -98,6 +100,11 @@ class Circuit:
     _inputs: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        fast = _input_order(self.gates)
+        if fast is not None:
+            object.__setattr__(self, "_inputs", fast)
+            self._check_outputs()
+            return
         inputs: dict[int, int] = {}
         for position, gate in enumerate(self.gates):
             _check_gate(position, gate)
@@ -107,12 +114,15 @@ class Circuit:
                 inputs[gate.index] = position
         if sorted(inputs) != list(range(len(inputs))):
             raise ValueError(f"input indices must be 0..{len(inputs) - 1}, got {sorted(inputs)}")
+        self._check_outputs()
+        object.__setattr__(self, "_inputs", tuple(inputs[i] for i in range(len(inputs))))
+
+    def _check_outputs(self) -> None:
         for out in self.outputs:
             if not 0 <= out < len(self.gates):
                 raise ValueError(f"output refers to gate {out}, which does not exist")
         if self.output_names is not None and len(self.output_names) != len(self.outputs):
             raise ValueError("output_names must name every output")
-        object.__setattr__(self, "_inputs", tuple(inputs[i] for i in range(len(inputs))))
 
     # -- basic views -------------------------------------------------------
     @property
@@ -167,6 +177,33 @@ class Circuit:
                 ("sha256", digest[:12])]
 
 
+def _input_order(gates: tuple[Gate, ...]) -> tuple[int, ...] | None:
+    """The input gates' positions by index, checked in bulk when the circuit begins with its inputs
+    0, 1, …, n − 1 in order (e.g. a witness padded with 10⁶ inputs), holds no other input gate and every
+    other gate passes :func:`_check_gate`; None: check gate by gate (which also names the first problem)."""
+    kinds = list(map(_KIND, gates))
+    n = next(compress(count(), map(is_not, kinds, repeat(Kind.INPUT))), len(kinds))  # leading input gates
+    head = gates[:n]
+    indices = list(map(_INDEX, head))
+    try:
+        plain = (_EMPTY.issuperset(map(_ARGS, head)) and _NONE.issuperset(map(_VALUE, head))
+                 and _INT.issuperset(map(type, indices)))
+    except TypeError:  # an unhashable payload: not a plain input gate
+        return None
+    if not plain or indices != list(range(n)) or Kind.INPUT in kinds[n:]:
+        return None
+    try:
+        for position in range(n, len(gates)):
+            _check_gate(position, gates[position])
+    except ValueError:
+        return None
+    return tuple(range(n))
+
+
+_KIND, _ARGS, _VALUE, _INDEX = (attrgetter(f) for f in ("kind", "args", "value", "index"))
+_EMPTY, _NONE, _INT = frozenset([()]), frozenset([None]), frozenset([int])
+
+
 def _check_gate(position: int, gate: Gate) -> None:
     """Validate one gate's arity, payload and topological order."""
     where = f"gate {gate.name or position}"
@@ -209,8 +246,10 @@ class CircuitClass(str, enum.Enum):
 
 def gate_depths(circuit: Circuit) -> list[int]:
     """depth(input) = depth(const) = 0, depth(g) = 1 + max depth(pred)."""
-    depths: list[int] = []
-    for gate in circuit.gates:
+    gates = circuit.gates
+    leading = next(compress(count(), map(is_not, map(_KIND, gates), repeat(Kind.INPUT))), len(gates))
+    depths: list[int] = [0] * leading  # leading input gates (a padded witness has 10⁶)
+    for gate in gates[leading:]:
         depths.append(1 + max(depths[a] for a in gate.args) if gate.args else
                       (0 if gate.kind in (Kind.INPUT, Kind.CONST) else 1))
     return depths

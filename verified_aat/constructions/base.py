@@ -14,10 +14,13 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import count, groupby, repeat
+from operator import attrgetter, itemgetter
+from typing import Any, Sequence
 
 from ..circuits.ir import Circuit
 from ..transformer.model import Transformer
-from .encoding import Encoding
+from .encoding import Encoding, Role, instances
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,40 +194,15 @@ class Construction(abc.ABC):
         """
         from ..circuits.measures import gate_depths
 
-        depths = gate_depths(circuit)
-        rules = self.schedule_rules()
-        coords = encoding.coordinates
-        plans = {kind: (sorted((coords.index(c), r, power) for c, r, power in rule.claims),
-                        {(k, coords.index(c)): d for k, c, d in rule.kind_offsets}) for kind, rule in rules.items()}
-        uses_gate = {kind: any(r == "gate" for _, r, _ in plans[kind][0]) or rule.ref == "gate"
-                     for kind, rule in rules.items()}
-        uses_source = {kind: any(r == "source" for _, r, _ in plans[kind][0]) or rule.ref == "source"
-                       for kind, rule in rules.items()}
-        shared: dict[tuple, PositionClaim] = {}
-        patterns: dict[tuple, ClaimPattern] = {}
+        made = _Claims(circuit, gate_depths(circuit), self.schedule_rules(), encoding.coordinates)
+        roles = encoding.roles
+        kinds = list(map(_ROLE_KIND, roles))
         claims: list[PositionClaim | None] = []
-        for role in encoding.roles:
-            rule = rules.get(role.kind)
-            if rule is None:
-                claims.append(None)
-                continue
-            gate = role.gate if uses_gate[role.kind] else None
-            source = role.source if uses_source[role.kind] else None
-            key = (role.kind, gate, source)
-            claim = shared.get(key)
-            if claim is None:
-                entries_plan, deltas = plans[role.kind]
-                anchor = role.gate if rule.ref == "gate" else role.source
-                base = rule.scale * depths[anchor] + rule.offset  # type: ignore[index]
-                kind = circuit.gates[anchor].kind.value  # type: ignore[index]
-                pkey = (role.kind, kind, base)
-                pattern = patterns.get(pkey)
-                if pattern is None:
-                    entries = tuple((c, r == "source", power, base + deltas.get((kind, c), 0))
-                                    for c, r, power in entries_plan)
-                    pattern = patterns[pkey] = ClaimPattern(entries, min((e[3] for e in entries), default=base))
-                claim = shared[key] = PositionClaim(pattern, role.gate, role.source)
-            claims.append(claim)
+        for kind, run in groupby(zip(count(), kinds), key=itemgetter(1)):
+            lo = next(run)[0]
+            hi = lo + 1 + len(list(run))
+            if not made.bulk(kind, roles[lo:hi], kinds.count(kind) == hi - lo, claims):
+                claims.extend(map(made.one, roles[lo:hi]))
         readout = [claims[p].term(c)[1] for p, c in encoding.readout  # type: ignore[union-attr,index]
                    if claims[p] is not None and claims[p].term(c) is not None]  # type: ignore[union-attr]
         return Schedule(tuple(claims), max(readout, default=0))
@@ -254,3 +232,76 @@ class Construction(abc.ABC):
         schedule = self.schedule(circuit, encoding)
         return CompiledConstruction(self.name, self.transformer(max(k, 1)),
                                     encoding.with_settle(schedule.settle_layers()), max(k, 1), schedule)
+
+
+class _Claims:
+    """The claims of :meth:`Construction.schedule`: one per position, shared by role kind and referenced
+    gates, over patterns shared by role kind, ref-gate kind and settle layer."""
+
+    def __init__(self, circuit: Circuit, depths: list[int], rules: dict[str, RoleRule], coords: tuple[str, ...]):
+        self.circuit, self.depths, self.rules = circuit, depths, rules
+        self.plans = {kind: (sorted((coords.index(c), r, power) for c, r, power in rule.claims),
+                             {(k, coords.index(c)): d for k, c, d in rule.kind_offsets})
+                      for kind, rule in rules.items()}
+        self.uses_gate = {kind: any(r == "gate" for _, r, _ in self.plans[kind][0]) or rule.ref == "gate"
+                          for kind, rule in rules.items()}
+        self.uses_source = {kind: any(r == "source" for _, r, _ in self.plans[kind][0]) or rule.ref == "source"
+                            for kind, rule in rules.items()}
+        self.shared: dict[tuple, PositionClaim] = {}
+        self.patterns: dict[tuple, ClaimPattern] = {}
+
+    def pattern(self, role_kind: str, anchor: int) -> ClaimPattern:
+        """The pattern of a ``role_kind`` position whose rule's reference is gate ``anchor``."""
+        return self.pattern_at(role_kind, self.circuit.gates[anchor].kind, self.depths[anchor])
+
+    def pattern_at(self, role_kind: str, gate_kind: Any, depth: int) -> ClaimPattern:
+        """The pattern of a ``role_kind`` position whose reference gate has this kind and depth."""
+        rule = self.rules[role_kind]
+        base = rule.scale * depth + rule.offset
+        kind = gate_kind.value
+        pattern = self.patterns.get((role_kind, kind, base))
+        if pattern is None:
+            entries_plan, deltas = self.plans[role_kind]
+            entries = tuple((c, r == "source", power, base + deltas.get((kind, c), 0)) for c, r, power in entries_plan)
+            pattern = self.patterns[(role_kind, kind, base)] = ClaimPattern(
+                entries, min((e[3] for e in entries), default=base))
+        return pattern
+
+    def one(self, role: Role) -> PositionClaim | None:
+        rule = self.rules.get(role.kind)
+        if rule is None:
+            return None
+        gate = role.gate if self.uses_gate[role.kind] else None
+        source = role.source if self.uses_source[role.kind] else None
+        key = (role.kind, gate, source)
+        claim = self.shared.get(key)
+        if claim is None:
+            anchor = role.gate if rule.ref == "gate" else role.source
+            claim = self.shared[key] = PositionClaim(self.pattern(role.kind, anchor), role.gate,  # type: ignore[arg-type]
+                                                     role.source)
+        return claim
+
+    def bulk(self, kind: str, roles: Sequence[Role], only_run: bool, claims: list[PositionClaim | None]) -> bool:
+        """The claims of a long run of roles of one kind (the only run of that kind) that each name their own
+        gate and no source, e.g. a gate per position: appended at once (no two share a claim); False: not such
+        a run."""
+        rule = self.rules.get(kind)
+        if rule is None:
+            claims.extend(repeat(None, len(roles)))
+            return True
+        if (len(roles) < BULK_CLAIMS or not only_run or rule.ref != "gate" or self.uses_source[kind]
+                or not self.uses_gate[kind]):
+            return False
+        gates = list(map(_ROLE_GATE, roles))
+        if len(set(gates)) != len(gates) or not _NONE.issuperset(map(_ROLE_SOURCE, roles)):
+            return False
+        keys = list(zip(map(_GATE_KIND, map(self.circuit.gates.__getitem__, gates)), map(self.depths.__getitem__, gates)))
+        of_key = {key: self.pattern_at(kind, *key) for key in dict.fromkeys(keys)}  # (gate kind, depth) → pattern
+        claims.extend(instances(PositionClaim, len(gates), pattern=list(map(of_key.__getitem__, keys)), gate=gates,
+                                source=repeat(None)))
+        return True
+
+
+BULK_CLAIMS = 1024  # a run of at least this many positions gets its claims in bulk
+_ROLE_KIND, _ROLE_GATE, _ROLE_SOURCE, _GATE_KIND = (attrgetter(f) for f in ("kind", "gate", "source", "kind"))
+_NONE = frozenset([None])

@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any, Sequence
+from collections import deque
+from itertools import chain, repeat
+from typing import Any, Iterable, Sequence
 
 from ..errors import InputError
 
 FORMAT = "verified-aat/encoding"
+_INT = frozenset([int])
 VERSION = 1
 
 
@@ -28,6 +31,17 @@ class Role:
     gate: int
     source: int | None = None
     slot: int | None = None
+
+
+def instances(cls: type, n: int, **columns: Iterable[Any]) -> list[Any]:
+    """``n`` objects of the slotted dataclass ``cls``, field by field from ``columns`` (one iterable per field,
+    every field given): what ``[cls(**row) for row in …]`` gives, with the loops in C, for 10⁶ roles or claims.
+    Only for classes whose ``__init__`` just stores its fields (no ``__post_init__``, no defaults computed)."""
+    assert set(columns) == set(cls.__slots__) and not hasattr(cls, "__post_init__"), cls
+    made = list(map(object.__new__, repeat(cls, n)))
+    for name, values in columns.items():
+        deque(map(getattr(cls, name).__set__, made, values), maxlen=0)  # the slot's own setter: frozen or not
+    return made
 
 
 @dataclass(frozen=True, repr=False)
@@ -55,8 +69,11 @@ class Encoding:
         """The sequence enc(C, x) for concrete (or symbolic) input values ``x``."""
         if len(x) != self.n_inputs:
             raise InputError(f"the encoded circuit takes {self.n_inputs} inputs, got {len(x)}")
-        seq: list[list[Any]] = [list(row) if all(type(v) is int for v in row) else [_exact(v) for v in row]
-                                for row in self.rows]
+        seq: list[list[Any]]
+        if _INT.issuperset(map(type, chain.from_iterable(self.rows))):  # all ints, the usual case
+            seq = list(map(list, self.rows))
+        else:
+            seq = [list(row) if _INT.issuperset(map(type, row)) else [_exact(v) for v in row] for row in self.rows]
         for position, coordinate, index in self.input_slots:
             seq[position][coordinate] = x[index]
         return seq

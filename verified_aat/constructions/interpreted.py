@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import re
 from fractions import Fraction
-from operator import itemgetter
+from itertools import compress, count, groupby, repeat
+from operator import attrgetter, is_, itemgetter
 from typing import Callable
 
 from ..circuits.ir import Circuit, Kind
@@ -24,7 +25,7 @@ from ..errors import InputError
 from ..transformer.model import Transformer
 from .base import Construction, Description, RoleRule, ScoreHint
 from .document import PARAMETERS, Document, PositionGroup, load_document
-from .encoding import Encoding, Role
+from .encoding import Encoding, Role, instances
 from .formula import Formula, compiled_parts, exact, maybe_fraction
 from ..wording import article
 
@@ -46,6 +47,9 @@ class DocumentConstruction(Construction):
         self._constants = {name: exact(value) for name, value in document.constants}
         self._rows = {g.role: {Kind(kind): _row_function(formulas, PARAMETERS[g.role], self._constants)
                                for kind, formulas in g.rows} for g in document.groups}
+        #: per role and kind, the row's columns when no coordinate needs a closure (:func:`_row_plan`)
+        self._plans = {g.role: {Kind(kind): _row_plan(formulas, PARAMETERS[g.role], self._constants)
+                                for kind, formulas in g.rows} for g in document.groups}
         self._limits = {kind: tuple((low, high) for limited, low, high in document.rule.limits
                                     if limited in (kind.value, "*")) for kind in Kind}
 
@@ -78,7 +82,10 @@ class DocumentConstruction(Construction):
     def encode(self, circuit: Circuit) -> Encoding:
         self.check_class(circuit)
         gates = circuit.gates
-        values = [exact(g.value) if g.kind is Kind.CONST and g.value is not None else 0 for g in gates]
+        values: list[int | Fraction] = [0] * len(gates)
+        for g in compress(count(), map(is_, map(_KIND, gates), repeat(Kind.CONST))):
+            if gates[g].value is not None:
+                values[g] = exact(gates[g].value)
         rows: list[Row] = []
         roles: list[Role] = []
         slots: list[tuple[int, int, int]] = []
@@ -86,9 +93,12 @@ class DocumentConstruction(Construction):
         readout_role, coordinate = self.document.readout
         for group in self.document.groups:
             start = len(rows)
-            _GROUPS[group.role](self._rows[group.role], group, circuit, values, rows, roles, slots)
+            if group.role == "gate":
+                _gates(self._rows["gate"], self._plans["gate"], group, circuit, values, rows, roles, slots)
+            else:
+                _GROUPS[group.role](self._rows[group.role], group, circuit, values, rows, roles, slots)
             if group.role == readout_role:
-                where = {role.gate: start + n for n, role in enumerate(roles[start:])}
+                where = dict(zip(map(_GATE, roles[start:]), count(start)))
         readout = tuple((where[o], coordinate) for o in circuit.outputs)
         return Encoding(self.name, self.coordinates, tuple(rows), tuple(slots), readout, tuple(roles),
                         circuit.n_inputs)
@@ -145,36 +155,64 @@ def _row_function(formulas: tuple[Formula, ...], parameters: tuple[str, ...],
     return lambda p: pick(p + tuple([f(p) for f in closures]) + tail)
 
 
+def _row_plan(formulas: tuple[Formula, ...], parameters: tuple[str, ...], constants: dict[str, int | Fraction]
+              ) -> tuple[tuple[int | None, ...], tuple[int | Fraction, ...]] | None:
+    """The row of one (group, kind) as columns, when every coordinate is a parameter or a constant: per
+    coordinate the parameter's index (None: a constant), and the constants; None when some coordinate is
+    another formula.  The same values :func:`_row_function` picks."""
+    slots = {name: n for n, name in enumerate(parameters)}
+    picks: list[int | None] = []
+    fixed: list[int | Fraction] = []
+    for f in formulas:
+        kind, value = compiled_parts(f.tree, slots, constants)
+        if kind == "fn":
+            return None
+        picks.append(value if kind == "slot" else None)
+        if kind == "const":
+            fixed.append(exact(value))
+    return tuple(picks), tuple(fixed)
+
+
 def _exactly(inner: Callable[[tuple], int | Fraction]) -> Callable[[tuple], int | Fraction]:
     """``inner`` with an integral Fraction turned into an int (rows hold ints where integral)."""
     return lambda p: exact(inner(p))
 
 
-def _gates(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
-    slot, add_row, add_role = group.input, rows.append, roles.append
-    start = len(rows)
-    for g, gate in enumerate(circuit.gates):
-        kind = gate.kind
-        if kind is Kind.INPUT:
-            add_row(fns[kind]((g, gate.fan_in, values[g], gate.index)))
-            if slot is not None:
-                slots.append((start + g, slot, gate.index))
+def _gates(fns, plans, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
+    """One row per gate, in order: runs of one kind whose row is columns (:func:`_row_plan`) are built in bulk."""
+    gates, slot, start = circuit.gates, group.input, len(rows)
+    for kind, run in groupby(zip(count(), map(_KIND, gates)), key=itemgetter(1)):
+        lo = next(run)[0]
+        hi = lo + 1 + len(list(run))
+        part = gates[lo:hi]
+        indices = list(map(_INDEX, part)) if kind is Kind.INPUT else [0] * (hi - lo)
+        plan = plans[kind]
+        params = (range(lo, hi), list(map(len, map(_ARGS, part))), values[lo:hi], indices)
+        if plan is None:
+            rows.extend(map(fns[kind], zip(*params)))
         else:
-            add_row(fns[kind]((g, gate.fan_in, values[g], 0)))
-        add_role(Role("gate", g))
+            picks, fixed = plan
+            constant = iter(fixed)
+            rows.extend(zip(*[params[i] if i is not None else repeat(next(constant), hi - lo) for i in picks]))
+        if kind is Kind.INPUT and slot is not None:
+            slots.extend(zip(range(start + lo, start + hi), repeat(slot), indices))
+    roles.extend(instances(Role, len(gates), kind=repeat("gate"), gate=range(len(gates)), source=repeat(None),
+                           slot=repeat(None)))
+
+
+_KIND, _ARGS, _INDEX, _GATE = (attrgetter(f) for f in ("kind", "args", "index", "gate"))
 
 
 def _edges(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
     gates, slot, add_row, add_role = circuit.gates, group.input, rows.append, roles.append
-    fan_in = [len(g.args) for g in gates]
-    kinds = [g.kind for g in gates]
-    for v, gate in enumerate(gates):
-        for s, u in enumerate(gate.args):
-            kind = kinds[u]
-            add_row(fns[kind]((u, v, s, fan_in[u], values[u])))
+    for v in compress(count(), map(len, map(_ARGS, gates))):  # the gates with arguments
+        for s, u in enumerate(gates[v].args):
+            source = gates[u]
+            kind = source.kind
+            add_row(fns[kind]((u, v, s, len(source.args), values[u])))
             add_role(Role("edge", v, u, s))
             if kind is Kind.INPUT and slot is not None:
-                slots.append((len(rows) - 1, slot, gates[u].index))
+                slots.append((len(rows) - 1, slot, source.index))
 
 
 def _sinks(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
@@ -190,7 +228,7 @@ def _sinks(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slo
             slots.append((len(rows) - 1, group.input, gate.index))
 
 
-_GROUPS = {"gate": _gates, "edge": _edges, "sink": _sinks}
+_GROUPS = {"edge": _edges, "sink": _sinks}  # the gate group: _gates, which also takes the plans
 
 
 def _fill(template: str, values: dict[str, str]) -> str:

@@ -119,7 +119,12 @@ def _replay(transformer: Transformer, encoding: Encoding, schedule: Schedule, xs
 
 def _integral(xs: Sequence[Any]) -> list[Any]:
     """Inputs as ints where integral: the exact engine's fast path (and cheap hashing for 10⁶ inputs)."""
+    if _INT.issuperset(map(type, xs)):
+        return list(xs)
     return [int(v.numerator) if type(v) is Fraction and v.denominator == 1 else v for v in xs]
+
+
+_INT = frozenset([int])
 
 
 def search_counterexample(circuit: Circuit, transformer: Transformer, encoding: Encoding, schedule: Schedule,
@@ -202,10 +207,16 @@ def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, sche
             steps.append(step)
             if not step.agrees:
                 break
-    return Counterexample(tuple(Fraction(v) for v in xs), circuit.input_names,
+    return Counterexample(_fractions(xs), circuit.input_names,
                           tuple(Fraction(v) for v in expected), tuple(Fraction(v) for v in actual),
                           tuple(circuit.output_names or [circuit.gate_name(o) for o in circuit.outputs]),
                           tuple(steps))
+
+
+def _fractions(xs: Sequence[Any]) -> tuple[Fraction, ...]:
+    """The values as Fractions, one object per distinct value (a witness's 10⁶ inputs are mostly 0)."""
+    as_fraction = {v: Fraction(v) for v in set(xs)}
+    return tuple(map(as_fraction.__getitem__, xs))
 
 
 def _settle(schedule: Schedule, p: int | None) -> int:

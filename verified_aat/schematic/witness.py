@@ -21,6 +21,7 @@ from ..circuits.builder import CircuitBuilder
 from ..circuits.ir import Circuit
 from ..constructions.base import Construction
 from ..errors import InputError
+from ..gc_pause import gc_paused
 from ..refutation.refute import Refutation
 from ..refutation.search import Counterexample, search_counterexample
 from ..symbolic.attention import engine_keys
@@ -89,7 +90,7 @@ def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
     for g in ids:
         for op in ("add", "mul", "sign"):
             b = CircuitBuilder(f"{op}-at-id-{g + 2}")  # its operands have ids g and g + 1
-            xs = [b.input(f"x{i}") for i in range(g + 2)]
+            xs = b.inputs([f"x{i}" for i in range(g + 2)])
             gate = b.sign(xs[-1]) if op == "sign" else getattr(b, op)(xs[-2], xs[-1])
             b.output(gate)
             c = b.build()
@@ -104,6 +105,7 @@ def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
         yield c, [[v] * len(xs) for v in values] + (pairs if len(xs) == 2 else [])
 
 
+@gc_paused  # the witness's 10⁶ rows, roles, claims and Forms live until its replay ends (gc_pause.py)
 def witness_from_models(transformer: Transformer, construction: Construction, models: list[dict[str, Fraction]],
                         budget_seconds: float = 60.0) -> Refutation:
     """The first candidate of the models' circuits that the exact engine refutes, made as small as the

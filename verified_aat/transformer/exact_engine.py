@@ -54,13 +54,16 @@ read-out), makes the engine run again in full.
 from __future__ import annotations
 
 import time
+from itertools import chain, compress, islice, repeat
+from operator import is_, is_not
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from ..circuits.ir import Circuit
 from ..errors import InputError
 from . import exact_kernels
-from .exact_kernels import ActivationKernel, inner, outer_row
+from .activation_kernel import ActivationKernel
+from .exact_kernels import inner, outer_row
 from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _ScoreState, _Sets,  # noqa: F401
                           _argmax_python, _group, _prepare_score, read_inputs)
 from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
@@ -245,21 +248,26 @@ class ExactRunner:
                 seen[p] = rows[p]
         self._count("activation_applications", len(candidates))
         apply = act.apply if boundary is None else act.apply_settled
-        out: list[int] = []
         tables = [(pool.per_set, pool.sets.set_of) for pool in pools]
-        if boundary is None and len(pools) == 1:  # the common case, without the tuple of tables
-            per_set, set_of = tables[0]
+        news: Any
+        if type(candidates) is range:  # every position: one call each, the loops in C (_new_rows)
+            news, at = _new_rows(act.step, apply, rows, tables)
+        else:
+            news, at = {}, []
+            step = act.step
             for p in candidates:
                 row = rows[p]
-                new = apply(row, (per_set[set_of[p]],))
+                pooled = tuple([per_set[set_of[p]] for per_set, set_of in tables])
+                new = step(row, *pooled)
+                if new is None:
+                    new = apply(row, pooled)
                 if new is not row:
-                    rows[p] = new
-                    out.append(p)
-            return out
-        for p in candidates:
-            row = rows[p]
-            new = apply(row, tuple([per_set[set_of[p]] for per_set, set_of in tables]))
-            if new is not row and (boundary is None or (new := boundary(p, new)) != row):
+                    news[p] = new
+                    at.append(p)
+        out: list[int] = []
+        for p in at:
+            new = news[p]
+            if boundary is None or (new := boundary(p, new)) != rows[p]:
                 rows[p] = new
                 out.append(p)
         return out
@@ -290,8 +298,11 @@ class ExactRunner:
     def _run(self, sequence: Sequence[Sequence[Any]], trace: bool,
              forget: Sequence[Sequence[tuple[int, int]]] | None) -> RunResult:
         start = time.perf_counter()
-        rows = [row if all(type(v) is int for v in row) else tuple([inner(v) for v in row])
-                for row in check_sequence(self.transformer, sequence)]
+        rows = check_sequence(self.transformer, sequence)
+        integral = _INT.issuperset(map(type, chain.from_iterable(rows)))  # then only changed rows need outer_row
+        if not integral:
+            rows = [row if _INT.issuperset(map(type, row)) else tuple([inner(v) for v in row]) for row in rows]
+        touched: set[int] = set()
         n = len(rows)
         self._counts = {}
         self._methods = {}
@@ -325,6 +336,7 @@ class ExactRunner:
                 layer_state.pending.note(due.pop(number, []), limit)
                 boundary = _boundary(forget, number, due)
             changed = self._apply(layer_state, layer.heads, head_sets, rows, boundary)
+            touched.update(changed)
             for pending in self._pendings:
                 pending.note(changed, limit)
             if trace:
@@ -337,7 +349,7 @@ class ExactRunner:
                          c("argmax_reused", 0), evaluations, time.perf_counter() - start, c("argmax_int64", 0),
                          c("argmax_join", 0), tuple(self._methods), c("activation_applications", 0),
                          forget is not None)
-        return RunResult(tuple(map(outer_row, rows)), tuple(layers) if trace else None, stats)
+        return RunResult(_outputs(rows, touched if integral else None), tuple(layers) if trace else None, stats)
 
 
 def run_exact(transformer: Transformer, sequence: Sequence[Sequence[Any]], trace: bool = False,
@@ -351,3 +363,36 @@ def run_exact(transformer: Transformer, sequence: Sequence[Sequence[Any]], trace
     return ExactRunner(transformer, keys, forget=forget).run(sequence, trace, needed)
 
 
+def _outputs(rows: list[Vector], touched: set[int] | None) -> tuple[Vector, ...]:
+    """The rows as the rest of the code base has them (:func:`outer_row`); with ``touched``, every other
+    row is known to be an input row of ints (nothing to convert)."""
+    if touched is None:
+        return tuple(map(outer_row, rows))
+    out = list(rows)
+    for p in touched:
+        out[p] = outer_row(rows[p])
+    return tuple(out)
+
+
+_INT = frozenset((int,))
+
+
+def _new_rows(step: Callable[..., Any], apply: Callable[..., Any], rows: list[Vector],
+              tables: list[tuple[list[Vector], list[int]]]) -> tuple[list[Any], list[int]]:
+    """The activation at every position: the new rows (``step`` where the memo has the outputs, else
+    ``apply``, which fills it) and the positions whose row is a new object (it may still equal the old one).
+    ``step`` runs in chunks of growing size, so that later chunks find what earlier ones put in the memo."""
+    n = len(rows)
+    steps = map(step, rows, *[map(per_set.__getitem__, set_of) for per_set, set_of in tables])
+    news: list[Any] = []
+    size = FIRST_CHUNK
+    while len(news) < n:
+        start = len(news)
+        news.extend(islice(steps, size))
+        for p in list(compress(range(start, len(news)), map(is_, news[start:], repeat(None)))):
+            news[p] = apply(rows[p], tuple([per_set[set_of[p]] for per_set, set_of in tables]))
+        size = min(2 * size, LAST_CHUNK)
+    return news, list(compress(range(n), map(is_not, news, rows)))
+
+
+FIRST_CHUNK, LAST_CHUNK = 1 << 8, 1 << 16  # positions per chunk of _new_rows

@@ -21,11 +21,7 @@ ints/Fractions as before.
   i-/j-columns and ``L > 0`` that of ``Q_rc / (D_r E_c)``, the integers
   ``L·s = Σ (L Q_rc / (D_r E_c)) (D_r x_ir)(E_c x_jc)`` are a positive multiple
   of the scores, so they have the same argmax; they are bounded like a circuit.
-* :class:`ActivationKernel` evaluates an activation only on the coordinates
-  its computed outputs read, copies the outputs that are plain inputs, and
-  reuses the outputs of an earlier evaluation on equal inputs (the activation
-  is a function of those values); the engine decides which positions to apply
-  it to.
+* the activations are :mod:`.activation_kernel`'s (on the numbers below).
 
 Non-integral values inside the engine are GMP rationals (``gmpy2.mpq``, exact like
 ``Fraction`` and much faster): :func:`inner` converts on the way in, :func:`outer` on the
@@ -37,13 +33,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import lcm
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from ..circuits.evaluate import straight_line
 from ..circuits.ir import Circuit, Kind
-from .unknown import UNKNOWN, Form, collapse, is_symbolic
+from .unknown import UNKNOWN, collapse, is_symbolic
 
 USE_INT64 = True
 LIMIT = 2 ** 62          # every intermediate value of the int64 kernels stays strictly below this
@@ -67,11 +62,14 @@ def live_gates(circuit: Circuit, outputs: Sequence[int] | None = None) -> list[b
 
 
 def _integers(column: Sequence[Number]) -> bool:
-    return all(type(v) is int for v in column)
+    return _INT.issuperset(map(type, column))  # every value's type is int (not bool, not a rational)
+
+
+_INT = frozenset((int,))
 
 
 def _max_abs(column: Sequence[int]) -> int:
-    return max((abs(v) for v in column), default=0)
+    return max(map(abs, column), default=0)
 
 
 def _row_argmax(scores: np.ndarray) -> list[tuple[int, ...]]:
@@ -284,8 +282,6 @@ class BilinearKernel:
         return best
 
 
-# -- activations -------------------------------------------------------------------
-
 # -- exact numbers inside the engine ----------------------------------------------------
 
 try:  # GMP rationals: the same exact numbers as fractions.Fraction, an order of magnitude faster
@@ -347,108 +343,3 @@ _normal = normal
 
 def _sign(v: Any) -> Any:
     return UNKNOWN if is_symbolic(v) else (v > 0) - (v < 0)
-
-
-class ActivationKernel:
-    """An activation split into copied outputs and computed ones, memoised on what they read.
-
-    ``apply(row, (pooled_1, …, pooled_H))`` gives the new vector.  Inputs are
-    numbered as in the activation circuit: ``x.<c>`` is ``k = c`` and head h's
-    ``<h>.<c>`` is ``k = (h + 1)·d + c``.
-    """
-
-    def __init__(self, circuit: Circuit, d: int, n_heads: int):
-        self.d = d
-        gates = circuit.gates
-        computed = [o for o in dict.fromkeys(circuit.outputs) if gates[o].kind is not Kind.INPUT]
-        live = live_gates(circuit, computed)
-        self.key_inputs = sorted(g.index for i, g in enumerate(gates) if live[i] and g.kind is Kind.INPUT)
-        copied = {g.index for o in circuit.outputs if (g := gates[o]).kind is Kind.INPUT}
-        #: the pooled columns each head must provide
-        self.pooled_cols: list[list[int]] = [
-            sorted({k - (h + 1) * d for k in set(self.key_inputs) | copied if (h + 1) * d <= k < (h + 2) * d})
-            for h in range(n_heads)]
-        args = ["row"] + [f"p{h}" for h in range(n_heads)]
-
-        def source(k: int) -> str:
-            return f"row[{k}]" if k < d else f"p{k // d - 1}[{k % d}]"
-
-        # the key: the values the computed outputs read
-        key_expr = "(" + "".join(f"{source(k)}, " for k in self.key_inputs) + ")"
-        # the compiled computed outputs, on the key's values
-        param = {k: f"x{k}" for k in self.key_inputs}
-        lines = [f"def _act({', '.join(param[k] for k in self.key_inputs)}):"]
-        consts: dict[str, Any] = {"_sign": _sign, "_normal": _normal}
-        lines += straight_line(circuit, param, live, consts)
-        consts.update({name: inner(value) for name, value in consts.items() if isinstance(value, Fraction)})
-        lines.append("    return (" + "".join(f"_normal(g{o}), " for o in computed) + ")")
-        slot = {o: n for n, o in enumerate(computed)}
-        out_expr = ", ".join(source(gates[o].index) if gates[o].kind is Kind.INPUT  # type: ignore[arg-type]
-                             else f"vals[{slot[o]}]" for o in circuit.outputs)
-        lines.append(f"def _key({', '.join(args)}):")
-        lines.append(f"    return {key_expr}")
-        # the new vector, or ``row`` itself when no output differs from the coordinate it replaces
-        changed = [f"{source(gates[o].index) if gates[o].kind is Kind.INPUT else f'vals[{slot[o]}]'} != row[{c}]"
-                   for c, o in enumerate(circuit.outputs) if gates[o].kind is not Kind.INPUT or gates[o].index != c]
-        lines.append(f"def _assemble({', '.join(args)}, vals):")
-        if changed:
-            lines.append(f"    if not ({' or '.join(changed)}):")
-            lines.append("        return row")
-        else:
-            lines.append("    return row")
-        lines.append(f"    return ({out_expr}{',' if len(circuit.outputs) == 1 else ''})")
-        namespace: dict[str, Any] = dict(consts)
-        exec(compile("\n".join(lines), f"<activation {circuit.name}>", "exec"), namespace)  # noqa: S102
-        self.compute: Callable[..., tuple[Any, ...]] = namespace["_act"]
-        self.key: Callable[..., tuple[Any, ...]] = namespace["_key"]
-        self.assemble: Callable[..., tuple[Any, ...]] = namespace["_assemble"]
-        self.memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        self.evaluations = 0
-
-    def apply(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
-        """The new vector of one position: ``row`` itself when it does not change.
-
-        The computed outputs come from the memo when the values they read were
-        seen before, else from one evaluation.
-        """
-        return self.assemble(row, *pooled, self._outputs(self.key(row, *pooled)))
-
-    def _outputs(self, key: tuple[Any, ...]) -> tuple[Any, ...]:
-        vals = self.memo.get(key)
-        if vals is None:
-            vals = self.memo[key] = self.compute(*key)
-            self.evaluations += 1
-        return vals
-
-    def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
-        """:meth:`apply` for a settled run: a key holding forms is memoised by its signature, the forms with
-        their atoms renamed in order of appearance (−1, −2, …), so positions that differ only in which
-        atoms they hold share one evaluation; the outputs are renamed back."""
-        key = self.key(row, *pooled)
-        if not any(type(v) is Form for v in key):
-            return self.assemble(row, *pooled, self._outputs(key))
-        names: dict[int, int] = {}
-        signature = []
-        for v in key:
-            if type(v) is Form:
-                terms = []
-                for atom, q in v.terms.items():
-                    i = names.get(atom)
-                    if i is None:
-                        i = names[atom] = -1 - len(names)
-                    terms.append((i, q))
-                signature.append((v.const, tuple(terms)))  # a tuple: no number is one
-            else:
-                signature.append(v)
-        sig = tuple(signature)
-        found = self.memo.get(sig)
-        if found is None:  # evaluated on the canonical forms, memoised under their signature
-            found = self.memo[sig] = self.compute(*[Form(v[0], dict(v[1])) if type(v) is tuple else v for v in sig])
-            self.evaluations += 1
-        back = {i: atom for atom, i in names.items()}
-        return self.assemble(row, *pooled, tuple([v.renamed(back) if type(v) is Form else v for v in found]))
-
-    def trim_memo(self, limit: int = 1 << 20) -> None:
-        """Forget the memo when it has grown past ``limit`` entries (it only saves time)."""
-        if len(self.memo) > limit:
-            self.memo.clear()

@@ -4,6 +4,7 @@ counts; and the check of a sequence both run on (MATH.md §3)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Sequence
 
 from ..circuits.evaluate import as_exact
@@ -11,6 +12,7 @@ from ..errors import InputError
 from .exact_state import Vector
 from .model import Transformer
 
+_INT = frozenset((int,))
 SOFTMAX_MESSAGE = "softmax pooling is not exact; use the float engine"
 
 
@@ -73,12 +75,14 @@ class RunResult:
 def check_sequence(transformer: Transformer, sequence: Sequence[Sequence[Any]]) -> list[Vector]:
     """The sequence as exact vectors of the transformer's dimension, or an InputError."""
     d = transformer.dimension
+    given: list[Vector] = list(map(tuple, sequence))
+    if set(map(len, given)) <= {d} and _INT.issuperset(map(type, chain.from_iterable(given))):
+        return given  # all ints, the usual case: as they are
     rows: list[Vector] = []
     append = rows.append
-    for position, vector in enumerate(sequence):
-        if len(vector) != d:
-            raise InputError(f"position {position}: expected a vector of {d} values, got {len(vector)}")
-        row = tuple(vector)
+    for position, row in enumerate(given):
+        if len(row) != d:
+            raise InputError(f"position {position}: expected a vector of {d} values, got {len(row)}")
         if all(type(v) is int for v in row):
             append(row)
             continue

@@ -9,7 +9,8 @@ from typing import Any, Callable, Sequence
 
 from ..circuits.evaluate import compile_circuit
 from ..circuits.ir import Circuit
-from .exact_kernels import ActivationKernel, BilinearKernel, CircuitKernel, normal, ratio
+from .activation_kernel import ActivationKernel
+from .exact_kernels import BilinearKernel, CircuitKernel, normal, ratio
 from .key_join import KeyHint
 from .model import CircuitScore, Pooling, Score
 from .unknown import UNKNOWN

@@ -29,6 +29,7 @@ import bisect
 import hashlib
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import itemgetter
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
@@ -187,7 +188,7 @@ def _int64_keys(rows: Sequence[Sequence[Number]], hint: KeyHint) -> tuple[Any, A
     out = []
     for circuit, limit in ((hint.row_key, KEY_LIMIT), (hint.col_key, KEY_LIMIT), (hint.col_penalty, PENALTY_LIMIT)):
         cols = sorted(_reads(circuit))
-        values = CircuitKernel(circuit, cols, (), d).column([[row[c] for row in rows] for c in cols], n, limit)
+        values = CircuitKernel(circuit, cols, (), d).column([list(map(itemgetter(c), rows)) for c in cols], n, limit)
         if values is None:
             return None
         out.append(values)
@@ -310,17 +311,18 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
     by_appearance = np.argsort(first_at, kind="stable")
     rank[by_appearance] = np.arange(len(distinct_labels))
     set_ids = rank[inverse]
-    order_list = order.tolist()
-    first_list, count_list = first.tolist(), count.tolist()
-
-    def members(k: int) -> list[int]:
-        return order_list[first_list[k]:first_list[k] + count_list[k]]
-
-    distinct: list[tuple[int, ...]] = []
-    for value in distinct_labels[by_appearance].tolist():
-        distinct.append(tuple(sorted(p for k in joined.groups(value) for p in members(k))))
+    in_order = distinct_labels[by_appearance]
+    group = np.where(in_order < joined.n_keys, in_order, 0)
+    lone = (in_order < joined.n_keys) & (count[group] == 1)   # one key group with one least-penalty position
+    distinct: list[tuple[int, ...]] = list(zip(order[first[group]].tolist()))  # right where ``lone``
+    if not lone.all():
+        order_list = order.tolist()
+        first_list, count_list = first.tolist(), count.tolist()
+        for u in np.flatnonzero(~lone).tolist():
+            distinct[u] = tuple(sorted(p for k in joined.groups(int(in_order[u]))
+                                       for p in order_list[first_list[k]:first_list[k] + count_list[k]]))
     ids = set_ids.tolist()
-    return ArgmaxSets(tuple([distinct[i] for i in ids]), tuple(ids), tuple(distinct))
+    return ArgmaxSets(tuple(map(distinct.__getitem__, ids)), tuple(ids), tuple(distinct))
 
 
 def hint_columns(hint: KeyHint, coordinates: Sequence[str]) -> set[int]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Callable, Iterable, Sequence
 
 from ..circuits.ir import Kind
 from .exact_state import Vector
 from .model import CircuitScore, Score
-from .unknown import Form, collapse, is_symbolic
+from .unknown import Form, _Symbolic, collapse, is_symbolic
 
 
 class Undetermined(Exception):
@@ -37,10 +38,10 @@ def boundary(forget: Sequence[Sequence[tuple[int, int]]], layer: int,
 
 
 def require_known(rows: list[Vector], cols: Iterable[int]) -> None:
+    """Raise :class:`Undetermined` if some row holds a form or ⊥ in one of ``cols``."""
     for c in set(cols):
-        for row in rows:
-            if is_symbolic(row[c]):
-                raise Undetermined
+        if any(issubclass(t, _Symbolic) for t in set(map(type, map(itemgetter(c), rows)))):
+            raise Undetermined
 
 
 def score_cols(score: Score, d: int) -> tuple[int, ...]:

@@ -1,0 +1,129 @@
+"""Activations for the exact engine: :class:`ActivationKernel`, memoised on what they read.
+
+An activation is evaluated only on the coordinates its computed outputs read; the outputs that are
+plain inputs are copied, and an earlier evaluation on equal inputs is reused (the activation is a
+function of those values).  The engine decides which positions to apply it to.  Numbers are the
+engine's (:mod:`.exact_kernels`: ints, GMP rationals; in a settled run also forms and ⊥).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable
+
+from ..circuits.evaluate import straight_line
+from ..circuits.ir import Circuit, Kind
+from .exact_kernels import _normal, _sign, inner, live_gates
+from .unknown import Form
+
+
+class ActivationKernel:
+    """An activation split into copied outputs and computed ones, memoised on what they read.
+
+    ``apply(row, (pooled_1, …, pooled_H))`` gives the new vector.  Inputs are
+    numbered as in the activation circuit: ``x.<c>`` is ``k = c`` and head h's
+    ``<h>.<c>`` is ``k = (h + 1)·d + c``.
+    """
+
+    def __init__(self, circuit: Circuit, d: int, n_heads: int):
+        self.d = d
+        gates = circuit.gates
+        computed = [o for o in dict.fromkeys(circuit.outputs) if gates[o].kind is not Kind.INPUT]
+        live = live_gates(circuit, computed)
+        self.key_inputs = sorted(g.index for i, g in enumerate(gates) if live[i] and g.kind is Kind.INPUT)
+        copied = {g.index for o in circuit.outputs if (g := gates[o]).kind is Kind.INPUT}
+        #: the pooled columns each head must provide
+        self.pooled_cols: list[list[int]] = [
+            sorted({k - (h + 1) * d for k in set(self.key_inputs) | copied if (h + 1) * d <= k < (h + 2) * d})
+            for h in range(n_heads)]
+        self.memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # cleared, never replaced: ``_step`` reads it
+        consts: dict[str, Any] = {"_sign": _sign, "_normal": _normal}
+        lines = _source(circuit, d, n_heads, self.key_inputs, computed, live, consts)
+        consts.update({name: inner(value) for name, value in consts.items() if isinstance(value, Fraction)})
+        namespace: dict[str, Any] = dict(consts, _get=self.memo.get)
+        exec(compile("\n".join(lines), f"<activation {circuit.name}>", "exec"), namespace)  # noqa: S102
+        self.compute: Callable[..., tuple[Any, ...]] = namespace["_act"]
+        self.key: Callable[..., tuple[Any, ...]] = namespace["_key"]
+        self.assemble: Callable[..., tuple[Any, ...]] = namespace["_assemble"]
+        #: ``step(row, pooled_1, …, pooled_H)``: :meth:`apply` when the memo holds the key's outputs, else None
+        #: (one call per position, for the engine's bulk pass)
+        self.step: Callable[..., tuple[Any, ...] | None] = namespace["_step"]
+        self.evaluations = 0
+
+    def apply(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+        """The new vector of one position: ``row`` itself when it does not change.
+
+        The computed outputs come from the memo when the values they read were
+        seen before, else from one evaluation.
+        """
+        return self.assemble(row, *pooled, self._outputs(self.key(row, *pooled)))
+
+    def _outputs(self, key: tuple[Any, ...]) -> tuple[Any, ...]:
+        vals = self.memo.get(key)
+        if vals is None:
+            vals = self.memo[key] = self.compute(*key)
+            self.evaluations += 1
+        return vals
+
+    def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
+        """:meth:`apply` for a settled run: a key holding forms is memoised by its signature, the forms with
+        their atoms renamed in order of appearance (−1, −2, …), so positions that differ only in which
+        atoms they hold share one evaluation; the outputs are renamed back."""
+        key = self.key(row, *pooled)
+        if not any(type(v) is Form for v in key):
+            return self.assemble(row, *pooled, self._outputs(key))
+        names: dict[int, int] = {}
+        signature = []
+        for v in key:
+            if type(v) is Form:
+                terms = []
+                for atom, q in v.terms.items():
+                    i = names.get(atom)
+                    if i is None:
+                        i = names[atom] = -1 - len(names)
+                    terms.append((i, q))
+                signature.append((v.const, tuple(terms)))  # a tuple: no number is one
+            else:
+                signature.append(v)
+        sig = tuple(signature)
+        found = self.memo.get(sig)
+        if found is None:  # evaluated on the canonical forms, memoised under their signature
+            found = self.memo[sig] = self.compute(*[Form(v[0], dict(v[1])) if type(v) is tuple else v for v in sig])
+            self.evaluations += 1
+        back = {i: atom for atom, i in names.items()}
+        return self.assemble(row, *pooled, tuple([v.renamed(back) if type(v) is Form else v for v in found]))
+
+    def trim_memo(self, limit: int = 1 << 20) -> None:
+        """Forget the memo when it has grown past ``limit`` entries (it only saves time)."""
+        if len(self.memo) > limit:
+            self.memo.clear()
+
+
+def _source(circuit: Circuit, d: int, n_heads: int, key_inputs: list[int], computed: list[int], live: list[bool],
+            consts: dict[str, Any]) -> list[str]:
+    """Python source of the kernel's functions: ``_act`` (the computed outputs on the key's values),
+    ``_key`` (the values they read), ``_assemble`` (the new vector from the outputs) and ``_step`` (the
+    memo's outputs assembled, or None); ``consts`` receives the constants ``_act`` names."""
+    gates = circuit.gates
+    args = ", ".join(["row"] + [f"p{h}" for h in range(n_heads)])
+
+    def source(k: int) -> str:
+        return f"row[{k}]" if k < d else f"p{k // d - 1}[{k % d}]"
+
+    key_expr = "(" + "".join(f"{source(k)}, " for k in key_inputs) + ")"  # the values the computed outputs read
+    param = {k: f"x{k}" for k in key_inputs}
+    lines = [f"def _act({', '.join(param[k] for k in key_inputs)}):"]
+    lines += straight_line(circuit, param, live, consts)
+    lines.append("    return (" + "".join(f"_normal(g{o}), " for o in computed) + ")")
+    slot = {o: n for n, o in enumerate(computed)}
+    out = [source(gates[o].index) if gates[o].kind is Kind.INPUT else f"vals[{slot[o]}]"  # type: ignore[arg-type]
+           for o in circuit.outputs]
+    # the new vector, or ``row`` itself when no output differs from the coordinate it replaces
+    changed = [f"{e} != row[{c}]" for c, (e, o) in enumerate(zip(out, circuit.outputs))
+               if gates[o].kind is not Kind.INPUT or gates[o].index != c]
+    assemble = ([f"    if not ({' or '.join(changed)}):", "        return row"] if changed else ["    return row"])
+    assemble.append(f"    return ({', '.join(out)}{',' if len(out) == 1 else ''})")
+    lines += [f"def _key({args}):", f"    return {key_expr}", f"def _assemble({args}, vals):", *assemble]
+    lines += [f"def _step({args}):", f"    vals = _get({key_expr})", "    if vals is None:", "        return None",
+              *assemble]
+    return lines
