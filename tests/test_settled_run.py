@@ -52,8 +52,8 @@ def _evaluate(expr: tuple, env: dict[int, object]) -> object:
         return -a
     if op == "sign":
         return UNKNOWN if is_symbolic(a) else (a > 0) - (a < 0)  # type: ignore[operator]
-    if op == "div":
-        return a / expr[2]  # type: ignore[operator]
+    if op == "div":  # exact: a number that cancelled (x − x) or a sign is an int, and int / int is a float
+        return a / expr[2] if is_symbolic(a) else F(a) / expr[2]  # type: ignore[operator]
     b = _evaluate(expr[2], env)
     return a + b if op == "add" else a - b if op == "sub" else a * b  # type: ignore[operator]
 
