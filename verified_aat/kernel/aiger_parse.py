@@ -24,7 +24,7 @@ class AigerError(ValueError):
 
 def _uint(token: bytes, where: str) -> int:
     if not token.isdigit() or len(token) > 18:
-        raise AigerError(f"{where}: not a number: {token[:20]!r}")
+        raise AigerError(f"{where}: not a number: {token!r}")
     return int(token)
 
 
@@ -42,7 +42,7 @@ def read(data: bytes, expect: tuple[int, int] | None = None
         raise AigerError("line 1: the kernel reads combinational AIGER 1 only (no latches, B, C, J, F)")
     if nums[0] > MAX_VARIABLES:
         raise AigerError(f"line 1: M = {nums[0]} is past the kernel's limit of {MAX_VARIABLES} variables")
-    m, n_in, _, n_out, n_and = nums[:5]
+    m, n_in, _, n_out, n_and, *_ = nums
     binary = tokens[0] == b"aig"
     if expect is not None and (n_in, n_out) != expect:
         raise AigerError(f"line 1: the header declares {n_in} inputs and {n_out} outputs, the circuit has "
@@ -117,11 +117,11 @@ def _symbols(rest: bytes, n_in: int, n_out: int, first: int) -> dict[tuple[str, 
         if not raw.strip():
             continue
         kind, space, name = raw.partition(b" ")
-        if not space or not name or kind[:1] not in (b"i", b"o") or not kind[1:].isdigit() or len(kind) > 19:
-            raise AigerError(f"line {number}: bad symbol line {raw[:30]!r}")
-        key = (kind[:1].decode(), int(kind[1:]))
+        if not space or not name or not kind.startswith((b"i", b"o")) or not kind[1:].isdigit() or len(kind) > 19:
+            raise AigerError(f"line {number}: bad symbol line {raw!r}")
+        key = (chr(kind[0]), int(kind[1:]))
         if key[1] >= (n_in if key[0] == "i" else n_out) or key in names:
-            raise AigerError(f"line {number}: symbol {kind[:20]!r}: out of range or repeated")
+            raise AigerError(f"line {number}: symbol {kind!r}: out of range or repeated")
         try:
             names[key] = name.decode("utf-8")
         except UnicodeDecodeError:

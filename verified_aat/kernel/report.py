@@ -8,19 +8,41 @@ of docs/soundness.md it discharges.  A lemma the solvers could not decide is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 
 ACCEPTED, REJECTED, NOT_CHECKED = "accepted", "rejected", "not-checked"
+SHOWN = 5  # rejections a report's reasons show one by one (display only: ``rejections`` holds them all)
+
+
+def render(message: str, data: Mapping[str, object]) -> str:
+    """``message`` with each field ``{key}`` (``{key!r}``: its repr) showing ``data[key]`` in at most 60 characters
+    (``{key:16}``: 16) — the display's shortening: a check puts the values in ``data`` in full."""
+    def shown(m: re.Match[str]) -> str:
+        text, width = (repr if m[2] else str)(data[m[1]]), int(m[3] or 60)
+        return text if len(text) <= width else text[:width] + "…"
+    return re.sub(r"\{(\w+)(!r)?(?::(\d+))?\}", lambda m: shown(m) if m[1] in data else m[0], message)
 
 
 @dataclass(frozen=True)
-class Rejection:
+class Problem:
+    """What a check found: a fixed ``message`` whose ``{key}`` fields name the offending values, in full in ``data``."""
+    message: str
+    data: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def detail(self) -> str:  # one line, the values shortened for display
+        return render(self.message, self.data)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rejection(Problem):
+    """A failed check's problem, with the check, the rule it enforces and its step of docs/soundness.md."""
     check: str
     step: str
     rule: str
-    detail: str
 
     def __str__(self) -> str:
         return f"[{self.check}] {self.rule}: {self.detail} (docs/soundness.md {self.step})"
@@ -68,4 +90,6 @@ class Report:
 
     @property
     def reasons(self) -> list[str]:
-        return [str(r) for r in self.rejections] + [f"not checked: {u}" for u in self.unchecked]
+        more = len(self.rejections) - SHOWN
+        return ([str(r) for r in self.rejections[:SHOWN]] + [f"… and {more} more rejections"] * (more > 0)
+                + [f"not checked: {u}" for u in self.unchecked])
