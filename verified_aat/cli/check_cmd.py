@@ -7,6 +7,7 @@ bad option), 3 not checked (a solver answered *unknown* or timed out).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -129,8 +130,8 @@ def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[st
     if own is not None:
         print("transformer  " + ("the construction's own T_K" if own else "an edited transformer (not the "
                                                                       "construction's T_K)"))
-    for rejection in report.rejections:
-        print(f"rejected     {rejection}")
+    for reason in report.reasons[:len(report.reasons) - len(report.unchecked)]:  # the first rejections, "… K more"
+        print(f"rejected     {reason}")
     for item in report.unchecked:
         print(f"not checked  {item}")
     if report.accepted:
@@ -176,7 +177,7 @@ def _binarized_netlist_hashes(args: argparse.Namespace, fmt: str) -> tuple[str, 
 def _require_well_formed(data: bytes, fmt: str, doc: dict, path: str) -> None:
     """A netlist given with ``--circuit`` that the kernel's own parser cannot read is bad input (exit 2,
     ``file:line``), not a rejected certificate: the kernel tells the two apart (MalformedNetlist)."""
-    from ..kernel.netlist_parse import MalformedNetlist, read_given
+    from ..kernel.netlist_given import MalformedNetlist, read_given
     section = doc.get("netlist")
     drop_dead = isinstance(section, dict) and section.get("drop_dead") is True
     try:
@@ -218,7 +219,8 @@ def _report_json(report, doc, args: argparse.Namespace, solvers: tuple[str, ...]
         theorem=report.theorem if report.accepted else None,
         checks=[{"name": name, "result": result, "seconds": round(seconds, 6)}
                 for name, result, seconds in report.checks],
-        rejections=[{"check": r.check, "step": r.step, "rule": r.rule, "detail": r.detail}
+        rejections=[{"check": r.check, "step": r.step, "rule": r.rule, "detail": r.detail, "message": r.message,
+                     "data": json.loads(json.dumps(dict(r.data), default=str))}  # values in full, JSON-safe
                     for r in report.rejections],
         not_checked=list(report.unchecked), defence=report.defence or None,
         transformer=None if own is None else ("construction" if own else "edited")))

@@ -64,26 +64,7 @@ def read(data: bytes, expect: tuple[int, int] | None = None
     outs = [_one(take_line(), line - 1) for _ in range(n_out)]
     ands: list[tuple[int, int, int]] = []
     if binary:
-        pos = 0
-        for k in range(n_and):
-            lhs = 2 * (n_in + 1 + k)
-            d: list[int] = []
-            for _ in range(2):
-                value = shift = 0
-                while True:
-                    if pos >= len(rest) or shift > 63:
-                        raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: "
-                                         "truncated or overlong delta")
-                    byte = rest[pos]
-                    pos += 1
-                    value += (byte & 127) << shift
-                    shift += 7
-                    if byte < 128:
-                        break
-                d.append(value)
-            if d[0] < 1 or d[0] + d[1] > lhs:
-                raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: bad deltas")
-            ands.append((lhs, lhs - d[0], lhs - d[0] - d[1]))
+        ands, pos = _binary_ands(rest, n_in, n_and, line)
         line += rest.count(_NEWLINE, 0, pos)
         rest = rest[pos:]
     else:
@@ -100,6 +81,31 @@ def read(data: bytes, expect: tuple[int, int] | None = None
         raise AigerError(f"a literal is above 2M + 1 = {limit}, or an input literal is odd or below 2")
     names = _symbols(rest, n_in, n_out, line)
     return _netlist(ins, outs, ands, names)
+
+
+def _binary_ands(rest: bytes, n_in: int, n_and: int, line: int) -> tuple[list[tuple[int, int, int]], int]:
+    """Binary AIGER's ANDs (each lhs implicit, two deltas as 7-bit groups) and the bytes they take."""
+    ands, pos = [], 0
+    for k in range(n_and):
+        lhs = 2 * (n_in + 1 + k)
+        d: list[int] = []
+        for _ in range(2):
+            value = shift = 0
+            while True:
+                if pos >= len(rest) or shift > 63:
+                    raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: "
+                                     "truncated or overlong delta")
+                byte = rest[pos]
+                pos += 1
+                value += (byte & 127) << shift
+                shift += 7
+                if byte < 128:
+                    break
+            d.append(value)
+        if d[0] < 1 or d[0] + d[1] > lhs:
+            raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: bad deltas")
+        ands.append((lhs, lhs - d[0], lhs - d[0] - d[1]))
+    return ands, pos
 
 
 def _one(row: list[bytes], line: int) -> int:

@@ -38,7 +38,8 @@ from .audit_proof import (
 )
 from .rules import Check, judge, sha256_json
 from .data import Bilinear, Circuit, Transformer, load_transformer, need
-from .report import Options, Problem, Report
+from .problems import Problem
+from .report import Options, Report
 from .unroll import Builder, depth, none, recip_term, select, unroll
 
 FAMILY_FORMAT = "verified-aat/audit-family-certificate"
@@ -277,9 +278,9 @@ def _lemmas(ctx: AuditContext) -> list[str]:
     ctx.lemmas = derive_family_lemmas(ctx.transformer)  # type: ignore[arg-type]
     return match_lemmas(
         ctx, {"id", "kind", "smt2"}, lambda x: {"id": x.id, "kind": x.kind, "smt2": x.text},
-        lambda x: Problem("the kernel's {kind} lemma {id:12} is missing (dropped or edited)", x.data()),
+        lambda x: Problem("the kernel's {kind} lemma {id:12} is missing (dropped or edited)", {"id": x.id, **vars(x)}),
         lambda entry, x: Problem("lemma {id:12}: the certificate's kind {given!r:20} is not the kernel's {kind!r}, "
-                                 "or its text is not the one hashed", {**x.data(), "given": entry["kind"]}))
+                                 "or its text is not the one hashed", {"id": x.id, **vars(x), "given": entry["kind"]}))
 
 
 FAMILY_CHECKS: tuple[Check, ...] = (

@@ -35,7 +35,8 @@ from .data import (
     load_transformer,
     need,
 )
-from .report import Options, Problem, Report
+from .problems import Problem
+from .report import Options, Report
 from .discharge import discharge
 from .solvers import solve
 from .unroll import (
@@ -69,9 +70,6 @@ class Lemma:
     @property
     def id(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
-
-    def data(self) -> dict[str, object]:  # a problem's data
-        return {"id": self.id, "kind": self.kind, "scope": self.scope, "uses": self.uses}
 
 
 @dataclass
@@ -319,10 +317,10 @@ def _lemmas(ctx: AuditContext) -> list[str]:
     return match_lemmas(
         ctx, {"id", "kind", "scope", "uses", "smt2"},
         lambda x: {"id": x.id, "kind": x.kind, "scope": x.scope, "uses": x.uses, "smt2": x.text},
-        lambda x: Problem("the kernel's {kind} lemma ({scope}) {id:12} is missing (dropped or edited)", x.data()),
+        lambda x: Problem("the kernel's {kind} lemma ({scope}) {id:12} is missing (dropped or edited)", {"id": x.id, **vars(x)}),
         lambda entry, x: Problem("lemma {id:12}: the certificate's kind, scope or use count differs from the kernel's "
                                  "({given_kind!r:20}, {given_scope!r:20}, {given_uses:12} uses vs {kind!r}, {scope!r}, "
-                                 "{uses})", {**x.data(), **{f"given_{k}": v for k, v in entry.items()}}))
+                                 "{uses})", {"id": x.id, **vars(x), **{f"given_{k}": v for k, v in entry.items()}}))
 
 
 def _solvers(ctx: AuditContext) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Callable
 from .structure import depths
 from .data import Circuit, as_dict, as_int, as_list, load_circuit, need
 from .context import Context
-from .report import Problem
+from .problems import Problem
 
 KEYS = {"circuit", "sha256", "roots"}
 TREE_WORK = 4  # tree gates visited per gate of B (and per operand of C) before the check gives up

@@ -27,7 +27,7 @@ from .obligations import Deriver, activation_params, frame_changes, layer_functi
 from .context import Context
 from .schedule import base_failures, claims_from_rules, count_base, layers_needed, readout_failures
 from .discharge import discharge_derivation
-from .report import Problem
+from .problems import Problem
 from .rules import Check, sha256_json
 
 FORMAT = "verified-aat/certificate"

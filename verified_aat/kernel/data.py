@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .report import render
+from .problems import render
 
 Number = int | Fraction
 
@@ -111,7 +111,6 @@ class Transformer:
 # -- primitive readers ---------------------------------------------------------
 
 def need(ok: bool, path: str, message: str, **data: object) -> None:
-    """Raise :class:`Malformed` at ``path`` unless ``ok``; ``data``: the values the message's fields name."""
     if not ok:
         raise Malformed(path, message, data)
 

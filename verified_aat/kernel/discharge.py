@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from .identity import decide
 from .positivity import BadProof, Unfinished, check_proof
-from .report import SHOWN, Problem
+from .problems import Problem
 from .solvers import SAT, UNSAT
 
 Answer = Callable[[list[tuple[str, str]]], list[str]]  # [(text, solver)] → answers
@@ -79,13 +79,3 @@ def discharge_derivation(ctx: Any) -> list[Problem]:
               for d, x in ctx.derivation.lemmas.items()]
     return discharge(ctx, lemmas, lambda jobs: [solve(text, name, ctx.options.timeout_ms) for text, name in jobs],
                      [ctx.proofs.get(d) for d in ctx.derivation.lemmas])
-
-
-def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
-    """What an accepted verdict rests on, in one line."""
-    if not solver_only:
-        return (f"all {lemmas} lemmas decided by the kernel itself (normal form or checked proof object): no solver "
-                "on the path to ACCEPTED")
-    shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
-    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form or checked proof "
-            f"object); {len(solver_only)} rest on a solver's unsat alone: {shown}")

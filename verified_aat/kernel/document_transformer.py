@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from .data import Bilinear, Circuit, Malformed, Transformer, exact, need
-from .report import Problem
+from .problems import Problem
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?\Z")

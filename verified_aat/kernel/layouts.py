@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from . import formula as fm
 from .data import NotChecked, Number, as_dict, as_int, as_list, as_name, exact, need
-from .report import render
+from .problems import render
 
 FORMAT = "verified-aat/construction"
 VERSION = 1

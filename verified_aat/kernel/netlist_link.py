@@ -41,7 +41,7 @@ from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
 from .netlist_decide import Node, evaluate, smt_text
-from .report import Problem
+from .problems import Problem
 from .solvers import SAT, SOLVERS, UNSAT
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
 

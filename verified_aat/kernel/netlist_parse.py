@@ -1,21 +1,7 @@
-"""The kernel's own reading of a certificate's ``netlist`` section: its netlist parsers
-(ISCAS ``.bench``, BLIF, Bristol Fashion; AIGER in ``aiger_parse.py``), a topological order, what each gate means
-(:func:`multilinear`), the strict loader of the section's shadow gates, annotations and
-candidate forms (the exact sparse polynomials ``netlist_link.py`` decides lemmas with are in
-``sparse_poly.py``).
-
-The parsers are independent of ``verified_aat/circuits/netlists.py`` on purpose: what the
-kernel proves a circuit equal to is the netlist *as read here*.  A netlist is its inputs and outputs in
-file order and its gates ``(name, op, args, cube, polarity)``; ``op`` is one of ``AND NAND
-OR NOR XOR XNOR NOT BUFF CONST0 CONST1 CUBE``.  A BLIF ``.names`` block is a ``CUBE``
-(``cube`` over ``0 1 -``, one character per argument; ``polarity`` the row's output), a
-block without inputs or without rows a constant.  A Bristol Fashion file (header ``G W``,
-input and output value widths, then ``k_in k_out wires… TYPE``) names input value v's bit j
-``in{v}_b{j}`` (its j-th wire; inputs are the first wires), output value v's bit j
-``out{v}_b{j}`` (outputs are the last wires) and any other wire ``w{i}``; XOR and AND are
-themselves, INV/NOT is NOT, EQW is BUFF, ``1 1 v c EQ`` is the constant v, and
-``2n n a… b… c… MAND`` is c_i = AND(a_i, b_i).  Anything else is a :class:`NetlistError`
-naming the line.
+"""The kernel's own reading of a certificate's ``netlist`` section: a netlist read (``netlist_readers.py``;
+AIGER in ``aiger_parse.py``) and put in a topological order, what each gate means (:func:`multilinear`), and the
+strict loader of the section's shadow gates, annotations and candidate forms.  What the kernel proves a circuit
+equal to is the netlist *as read here*, independently of ``verified_aat/circuits/netlists.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +14,7 @@ from typing import Any, Callable
 
 from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need
 from .netlist_readers import NGate, NetlistError, read_bench, read_blif, read_bristol
-from .report import Problem
+from .problems import Problem
 from .sparse_poly import TooLarge
 
 MAX_NETLIST_CHARS = 50_000_000
@@ -37,33 +23,6 @@ MAX_SHADOW = 10_000_000
 MAX_FORM_TERMS = 100_000
 MAX_CANDIDATES = 64
 Form = tuple[Number, tuple[tuple[int, Number], ...]]  # const + Σ coef·gate, gates increasing
-
-
-class MalformedNetlist(ValueError):
-    """The netlist *file* given with ``--circuit`` does not parse: bad input, not a verdict on a certificate."""
-
-    def __init__(self, message: str, line: int | None):
-        super().__init__(message)
-        self.message, self.line = message, line
-
-
-_AT_LINE = re.compile(r"(AIGER: )?line (\d+): ")
-
-
-def read_given(data: bytes, fmt: str, drop_dead: bool = False) -> Netlist:
-    """The given netlist file read on its own by :func:`parse`, or :class:`MalformedNetlist` (message, line)."""
-    try:
-        text = data.decode("latin-1" if fmt == "aiger" else "utf-8")
-    except UnicodeDecodeError as exc:
-        raise MalformedNetlist("not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
-    try:
-        return parse(text, fmt, drop_dead and fmt in ("bench", "blif"))
-    except NetlistError as exc:
-        found = _AT_LINE.match(str(exc))
-        if found is None:
-            raise MalformedNetlist(str(exc), None) from None
-        line = int(found.group(2)) or None  # line 0: a gate without a line (an AIGER AND)
-        raise MalformedNetlist((found.group(1) or "") + str(exc)[found.end():], line) from None
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,16 @@
-"""The kernel's readers of netlist text (``netlist_parse.py`` orders and checks what they read): ISCAS
-``.bench``, BLIF and Bristol Fashion, each giving inputs, outputs and gates ``(NGate, line)`` in file order, or
-a :class:`NetlistError` naming the line (the formats: ``netlist_parse.py``).
+"""The kernel's readers of netlist text (ISCAS ``.bench``, BLIF, Bristol Fashion), each giving inputs, outputs
+and gates ``(NGate, line)`` in file order for ``netlist_parse.py`` to order and check.
+
+A netlist is its inputs and outputs in file order and its gates ``(name, op, args, cube, polarity)``; ``op`` is
+one of ``AND NAND OR NOR XOR XNOR NOT BUFF CONST0 CONST1 CUBE``.  A BLIF ``.names`` block is a ``CUBE``
+(``cube`` over ``0 1 -``, one character per argument; ``polarity`` the row's output), a
+block without inputs or without rows a constant.  A Bristol Fashion file (header ``G W``,
+input and output value widths, then ``k_in k_out wires… TYPE``) names input value v's bit j
+``in{v}_b{j}`` (its j-th wire; inputs are the first wires), output value v's bit j
+``out{v}_b{j}`` (outputs are the last wires) and any other wire ``w{i}``; XOR and AND are
+themselves, INV/NOT is NOT, EQW is BUFF, ``1 1 v c EQ`` is the constant v, and
+``2n n a… b… c… MAND`` is c_i = AND(a_i, b_i).  Anything else is a :class:`NetlistError`
+naming the line.
 """
 
 from __future__ import annotations
@@ -8,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .report import render
+from .problems import render
 
 VARIADIC = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
 ALIASES = {"BUF": "BUFF", "INV": "NOT", "GND": "CONST0", "VDD": "CONST1"}

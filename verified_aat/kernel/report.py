@@ -8,44 +8,15 @@ of docs/soundness.md it discharges.  A lemma the solvers could not decide is
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from .problems import Rejection
 
 
 ACCEPTED, REJECTED, NOT_CHECKED = "accepted", "rejected", "not-checked"
 SHOWN = 5  # rejections a report's reasons show one by one (display only: ``rejections`` holds them all)
-
-
-def render(message: str, data: Mapping[str, object]) -> str:
-    """``message`` with each field ``{key}`` (``{key!r}``: its repr) showing ``data[key]`` in at most 60 characters
-    (``{key:16}``: 16) — the display's shortening: a check puts the values in ``data`` in full."""
-    def shown(m: re.Match[str]) -> str:
-        text, width = (repr if m[2] else str)(data[m[1]]), int(m[3] or 60)
-        return text if len(text) <= width else text[:width] + "…"
-    return re.sub(r"\{(\w+)(!r)?(?::(\d+))?\}", lambda m: shown(m) if m[1] in data else m[0], message)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """What a check found: a fixed ``message`` whose ``{key}`` fields name the offending values, in full in ``data``."""
-    message: str
-    data: Mapping[str, object] = field(default_factory=dict)
-
-    @property
-    def detail(self) -> str:  # one line, the values shortened for display
-        return render(self.message, self.data)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Rejection(Problem):
-    """A failed check's problem, with the check, the rule it enforces and its step of docs/soundness.md."""
-    check: str
-    step: str
-    rule: str
-
-    def __str__(self) -> str:
-        return f"[{self.check}] {self.rule}: {self.detail} (docs/soundness.md {self.step})"
 
 
 @dataclass(frozen=True)
@@ -81,7 +52,6 @@ class Report:
     @property
     def trust(self) -> str:
         """What the verdict rests on: the kernel's normal form, or which lemmas a solver alone decided."""
-        from .discharge import trust_line
         return trust_line(self.lemmas, self.kernel_decided, self.solver_only)
 
     @property
@@ -93,3 +63,13 @@ class Report:
         more = len(self.rejections) - SHOWN
         return ([str(r) for r in self.rejections[:SHOWN]] + [f"… and {more} more rejections"] * (more > 0)
                 + [f"not checked: {u}" for u in self.unchecked])
+
+
+def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
+    """What an accepted verdict rests on, in one line."""
+    if not solver_only:
+        return (f"all {lemmas} lemmas decided by the kernel itself (normal form or checked proof object): no solver "
+                "on the path to ACCEPTED")
+    shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
+    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form or checked proof "
+            f"object); {len(solver_only)} rest on a solver's unsat alone: {shown}")

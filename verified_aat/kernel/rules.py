@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .data import Malformed, NotChecked
-from .report import ACCEPTED, NOT_CHECKED, REJECTED, Problem, Rejection, Report
+from .problems import Problem, Rejection
+from .report import ACCEPTED, NOT_CHECKED, REJECTED, Report
 
 
 def sha256_json(value: object) -> str:
@@ -53,13 +54,11 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
             report.checks.append((check.name, "not checked", time.perf_counter() - t0))
             break
         except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
-            problems = [Problem("the kernel could not complete this check ({error:160})",
-                                {"error": f"{type(exc).__name__}: {exc}"})]
+            problems = [Problem("the kernel could not complete this check ({error:160})", {"error": f"{type(exc).__name__}: {exc}"})]
         report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
         if problems:
-            typed = [Problem(p) if isinstance(p, str) else p for p in problems]  # a bare str: a fixed message
-            report.rejections = [Rejection(p.message, p.data, check=check.name, step=check.step, rule=check.rule)
-                                 for p in typed]
+            report.rejections = [Rejection(*((p, {}) if isinstance(p, str) else (p.message, p.data)),  # str: a fixed message
+                                           check=check.name, step=check.step, rule=check.rule) for p in problems]
             break
 
 

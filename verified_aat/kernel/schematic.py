@@ -20,7 +20,8 @@ from .rules import Check, judge, sha256_json
 from .data import Transformer, as_dict, as_int, as_list, load_transformer, need
 from .layouts import Construction, construction_of
 from .derivation import Derivation, Function, layer_functions
-from .report import Options, Problem, Report
+from .problems import Problem
+from .report import Options, Report
 from .schematic_derive import derive
 from .schematic_edges import EdgeScheme, derive_edges
 from .schematic_lemmas import SETS, Scheme
@@ -161,12 +162,10 @@ def _lemmas(ctx: SchematicContext) -> list[str]:
     for digest, lemma in ctx.derivation.lemmas.items():
         entry = listed.pop(digest, None)
         if entry is None:
-            problems.append(Problem("the kernel's {kind} lemma {id:12} ({where:80}) is missing",
-                                    {"kind": lemma.kind, "id": digest, "where": lemma.where}))
+            problems.append(Problem("the kernel's {kind} lemma {id:12} ({where:80}) is missing", {"id": digest, **vars(lemma)}))
         elif type(entry["uses"]) is not int or (entry["kind"], entry["uses"], entry["smt2"]) != (
                 lemma.kind, lemma.uses, lemma.text):
-            problems.append(Problem("lemma {id:12}: the certificate's kind, use count or text differs from the kernel's",
-                                    {"id": digest}))
+            problems.append(Problem("lemma {id:12}: the certificate's kind, use count or text differs", {"id": digest}))
         elif "proof" in entry:
             ctx.proofs[digest] = entry["proof"]  # checked with the lemma (S12c), never believed
     return problems + [Problem("lemma {id:12} is not a lemma the kernel derives", {"id": d}) for d in listed]
