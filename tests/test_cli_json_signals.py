@@ -173,7 +173,7 @@ def test_check_json_rejected_names_check_step_rule_and_detail(certificate, tmp_p
     code, doc = _json(capsys, "check", str(certificate), "--circuit", str(other), "--json")
     assert code == 1 and doc["status"] == "rejected" and doc["theorem"] is None
     rejection = doc["rejections"][0]
-    assert set(rejection) == {"check", "step", "rule", "detail"} and rejection["check"] == "given-circuit"
+    assert set(rejection) == {"check", "step", "rule", "detail", "message", "data"} and rejection["check"] == "given-circuit"
     assert doc["reasons"] and doc["counts"]["rejections"] == len(doc["rejections"])
 
 

@@ -58,7 +58,7 @@ def test_an_honest_document_certificate_is_accepted_and_names_the_documents_hash
     report = verdict(forged(HONEST))
     assert report.outcome == "accepted", report.reasons
     digest = read_construction(HONEST, "$").digest
-    assert f"enc_gate-edge-5 as its embedded construction document (sha256 {digest[:12]}) states it" in report.theorem
+    assert f"enc_gate-edge-5 as its embedded construction document (sha256 {digest}) states it" in report.theorem
 
 
 def _input_list(d: dict) -> None:

@@ -31,7 +31,7 @@ from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel import data as kernel_data
 from verified_aat.kernel.aiger_parse import AigerError
 from verified_aat.kernel.aiger_parse import read as kernel_read_aiger
-from verified_aat.kernel.netlist_parse import MalformedNetlist, read_given
+from verified_aat.kernel.netlist_given import MalformedNetlist, read_given
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"

@@ -57,7 +57,7 @@ def run(circuit: Circuit, section: dict | None, given: tuple[str, bytes] | None 
     ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
                                extra_keys={"format", "version", "domain"})
     problems, theorem = check_netlist(ctx)
-    return problems, theorem, ctx
+    return [getattr(p, "detail", p) for p in problems], theorem, ctx  # each problem as one line
 
 
 def rejected(circuit: Circuit, section: dict, *words: str, given: tuple[str, bytes] | None = None) -> str:

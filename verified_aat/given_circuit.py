@@ -98,7 +98,7 @@ def _binarized_netlist(path: str, fmt: str, mode: str | None) -> tuple[str, ...]
 def _require_well_formed(data: bytes, fmt: str, doc: dict[str, Any], path: str) -> None:
     """A netlist that the kernel's own parser cannot read is bad input (exit 2, ``file:line``), not a
     rejected certificate: the kernel tells the two apart (MalformedNetlist)."""
-    from .kernel.netlist_parse import MalformedNetlist, read_given
+    from .kernel.netlist_given import MalformedNetlist, read_given
     section = doc.get("netlist")
     drop_dead = isinstance(section, dict) and section.get("drop_dead") is True
     try:

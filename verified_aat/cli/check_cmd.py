@@ -7,6 +7,7 @@ bad option), 3 not checked (a solver answered *unknown* or timed out).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
@@ -95,8 +96,8 @@ def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[st
     if own is not None:
         print("transformer  " + ("the construction's own T_K" if own else "an edited transformer (not the "
                                                                       "construction's T_K)"))
-    for rejection in report.rejections:
-        print(f"rejected     {rejection}")
+    for reason in report.reasons[:len(report.reasons) - len(report.unchecked)]:  # the first rejections, "… K more"
+        print(f"rejected     {reason}")
     for item in report.unchecked:
         print(f"not checked  {item}")
     if report.accepted:
@@ -144,7 +145,8 @@ def _report_json(report, doc, args: argparse.Namespace, solvers: tuple[str, ...]
         theorem=report.theorem if report.accepted else None,
         checks=[{"name": name, "result": result, "seconds": round(seconds, 6)}
                 for name, result, seconds in report.checks],
-        rejections=[{"check": r.check, "step": r.step, "rule": r.rule, "detail": r.detail}
+        rejections=[{"check": r.check, "step": r.step, "rule": r.rule, "detail": r.detail, "message": r.message,
+                     "data": json.loads(json.dumps(dict(r.data), default=str))}  # values in full, JSON-safe
                     for r in report.rejections],
         not_checked=list(report.unchecked), defence=report.defence or None,
         transformer=None if own is None else ("construction" if own else "edited")))

@@ -99,7 +99,7 @@ def _gunzip(raw: bytes, path: str, limit: int) -> bytes:
 def parse_certificate(raw: bytes, path: str = "<certificate>", max_inflated: int | None = None) -> dict[str, Any]:
     """Parse JSON text, or gzip-compressed JSON text (recognised by its magic bytes) that inflates to at
     most ``max_inflated`` bytes (default :data:`MAX_CERTIFICATE_BYTES`)."""
-    if raw[:2] == b"\x1f\x8b":
+    if raw.startswith(b"\x1f\x8b"):
         raw = _gunzip(raw, path, MAX_CERTIFICATE_BYTES if max_inflated is None else max_inflated)
     try:
         text = raw.decode("utf-8")
@@ -158,17 +158,17 @@ def theorem(ctx: Context) -> str:
     B = "B" if ctx.original is not None else "C"  # B: the certified binarization of the user's circuit C (B1-B5)
     X = ctx.doc["construction"]
     sentence = (f"for every x in R^{C.n_inputs} and every ordered ring Q ⊆ R ⊆ ℝ: T (sha256 "
-                f"{ctx.hashes['transformer'][:12]}, {len(T.layers)} layers) on enc_{X}({B}, x) "
-                f"reads out C(x) for {B} (sha256 {ctx.hashes['circuit'][:12]}, {len(C.gates)} gates, "
+                f"{ctx.hashes['transformer']}, {len(T.layers)} layers) on enc_{X}({B}, x) "
+                f"reads out C(x) for {B} (sha256 {ctx.hashes['circuit']}, {len(C.gates)} gates, "
                 f"{len(C.outputs)} outputs)")
     if ctx.original is not None:
-        sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original'][:12]}, "
+        sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original']}, "
                      f"{len(ctx.original.gates)} gates, {len(ctx.original.outputs)} outputs): each n-ary sum or "
                      "product of C is a tree of binary gates of B")
     if ctx.own_depth is not None:
         sentence += f", T being {X}'s own T_K for K = {ctx.own_depth}"
     if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
-        sentence += f", with enc_{X} as its embedded construction document (sha256 {ctx.construction.digest[:12]}) states it"
+        sentence += f", with enc_{X} as its embedded construction document (sha256 {ctx.construction.digest}) states it"
     return sentence + (f"; {ctx.netlist_theorem}" if ctx.netlist_theorem else "")
 
 

@@ -24,7 +24,7 @@ class AigerError(ValueError):
 
 def _uint(token: bytes, where: str) -> int:
     if not token.isdigit() or len(token) > 18:
-        raise AigerError(f"{where}: not a number: {token[:20]!r}")
+        raise AigerError(f"{where}: not a number: {token!r}")
     return int(token)
 
 
@@ -42,7 +42,7 @@ def read(data: bytes, expect: tuple[int, int] | None = None
         raise AigerError("line 1: the kernel reads combinational AIGER 1 only (no latches, B, C, J, F)")
     if nums[0] > MAX_VARIABLES:
         raise AigerError(f"line 1: M = {nums[0]} is past the kernel's limit of {MAX_VARIABLES} variables")
-    m, n_in, _, n_out, n_and = nums[:5]
+    m, n_in, _, n_out, n_and, *_ = nums
     binary = tokens[0] == b"aig"
     if expect is not None and (n_in, n_out) != expect:
         raise AigerError(f"line 1: the header declares {n_in} inputs and {n_out} outputs, the circuit has "
@@ -64,26 +64,7 @@ def read(data: bytes, expect: tuple[int, int] | None = None
     outs = [_one(take_line(), line - 1) for _ in range(n_out)]
     ands: list[tuple[int, int, int]] = []
     if binary:
-        pos = 0
-        for k in range(n_and):
-            lhs = 2 * (n_in + 1 + k)
-            d: list[int] = []
-            for _ in range(2):
-                value = shift = 0
-                while True:
-                    if pos >= len(rest) or shift > 63:
-                        raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: "
-                                         "truncated or overlong delta")
-                    byte = rest[pos]
-                    pos += 1
-                    value += (byte & 127) << shift
-                    shift += 7
-                    if byte < 128:
-                        break
-                d.append(value)
-            if d[0] < 1 or d[0] + d[1] > lhs:
-                raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: bad deltas")
-            ands.append((lhs, lhs - d[0], lhs - d[0] - d[1]))
+        ands, pos = _binary_ands(rest, n_in, n_and, line)
         line += rest.count(_NEWLINE, 0, pos)
         rest = rest[pos:]
     else:
@@ -102,6 +83,31 @@ def read(data: bytes, expect: tuple[int, int] | None = None
     return _netlist(ins, outs, ands, names)
 
 
+def _binary_ands(rest: bytes, n_in: int, n_and: int, line: int) -> tuple[list[tuple[int, int, int]], int]:
+    """Binary AIGER's ANDs (each lhs implicit, two deltas as 7-bit groups) and the bytes they take."""
+    ands, pos = [], 0
+    for k in range(n_and):
+        lhs = 2 * (n_in + 1 + k)
+        d: list[int] = []
+        for _ in range(2):
+            value = shift = 0
+            while True:
+                if pos >= len(rest) or shift > 63:
+                    raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: "
+                                     "truncated or overlong delta")
+                byte = rest[pos]
+                pos += 1
+                value += (byte & 127) << shift
+                shift += 7
+                if byte < 128:
+                    break
+            d.append(value)
+        if d[0] < 1 or d[0] + d[1] > lhs:
+            raise AigerError(f"line {line + rest.count(_NEWLINE, 0, pos)}: binary AND {k}: bad deltas")
+        ands.append((lhs, lhs - d[0], lhs - d[0] - d[1]))
+    return ands, pos
+
+
 def _one(row: list[bytes], line: int) -> int:
     if len(row) != 1:
         raise AigerError(f"line {line}: expected one literal")
@@ -117,11 +123,11 @@ def _symbols(rest: bytes, n_in: int, n_out: int, first: int) -> dict[tuple[str, 
         if not raw.strip():
             continue
         kind, space, name = raw.partition(b" ")
-        if not space or not name or kind[:1] not in (b"i", b"o") or not kind[1:].isdigit() or len(kind) > 19:
-            raise AigerError(f"line {number}: bad symbol line {raw[:30]!r}")
-        key = (kind[:1].decode(), int(kind[1:]))
+        if not space or not name or not kind.startswith((b"i", b"o")) or not kind[1:].isdigit() or len(kind) > 19:
+            raise AigerError(f"line {number}: bad symbol line {raw!r}")
+        key = (chr(kind[0]), int(kind[1:]))
         if key[1] >= (n_in if key[0] == "i" else n_out) or key in names:
-            raise AigerError(f"line {number}: symbol {kind[:20]!r}: out of range or repeated")
+            raise AigerError(f"line {number}: symbol {kind!r}: out of range or repeated")
         try:
             names[key] = name.decode("utf-8")
         except UnicodeDecodeError:

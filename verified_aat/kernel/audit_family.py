@@ -38,6 +38,7 @@ from .audit_proof import (
 )
 from .rules import Check, judge, sha256_json
 from .data import Bilinear, Circuit, Transformer, load_transformer, need
+from .problems import Problem
 from .report import Options, Report
 from .unroll import Builder, depth, none, recip_term, select, unroll
 
@@ -248,8 +249,8 @@ def _family(ctx: AuditContext) -> list[str]:
     parts = [f"{part}.{name}" for part in ("ranges", "gadgets") for name in sorted(FAMILY[part])
              if type(given.get(part)) is not dict or given[part].get(name) != FAMILY[part][name]]
     extra = sorted(set(given) - set(FAMILY))
-    return [f"$.family is not the kernel's unrolling: it differs at {', '.join(parts[:4]) or ', '.join(extra[:4]) or 'its header'}"
-            " (the kernel proves only its own uniform family, kernel/unroll.py)"]
+    return [Problem("$.family is not the kernel's unrolling: it differs at {at:80} (the kernel proves only its own "
+                    "uniform family, kernel/unroll.py)", {"at": ", ".join(parts or extra) or "its header"})]
 
 
 def _measures(ctx: AuditContext) -> list[str]:
@@ -268,8 +269,8 @@ def _measures(ctx: AuditContext) -> list[str]:
     given = ctx.doc["measures"]
     if json.dumps(given, sort_keys=True) != json.dumps(mine, sort_keys=True):
         keys = sorted(k for k in mine if type(given) is not dict or given.get(k) != mine[k])
-        problems.append(f"$.measures differ from the kernel's at {', '.join(keys[:4]) or 'extra keys'} "
-                        f"(kernel: cubic {mine['gates_cubic']}, depth {mine['depth']})")
+        problems.append(Problem("$.measures differ from the kernel's at {at:80} (kernel: cubic {gates_cubic}, depth "
+                                "{depth})", {**mine, "at": ", ".join(keys) or "extra keys"}))
     return problems
 
 
@@ -277,9 +278,9 @@ def _lemmas(ctx: AuditContext) -> list[str]:
     ctx.lemmas = derive_family_lemmas(ctx.transformer)  # type: ignore[arg-type]
     return match_lemmas(
         ctx, {"id", "kind", "smt2"}, lambda x: {"id": x.id, "kind": x.kind, "smt2": x.text},
-        lambda x: f"the kernel's {x.kind} lemma {x.id[:12]} is missing (dropped or edited)",
-        lambda entry, x: (f"lemma {x.id[:12]}: the certificate's kind {str(entry['kind'])[:20]!r} is not "
-                          f"the kernel's {x.kind!r}, or its text is not the one hashed"))
+        lambda x: Problem("the kernel's {kind} lemma {id:12} is missing (dropped or edited)", {"id": x.id, **vars(x)}),
+        lambda entry, x: Problem("lemma {id:12}: the certificate's kind {given!r:20} is not the kernel's {kind!r}, "
+                                 "or its text is not the one hashed", {"id": x.id, **vars(x), "given": entry["kind"]}))
 
 
 FAMILY_CHECKS: tuple[Check, ...] = (
@@ -322,7 +323,7 @@ def family_theorem(ctx: AuditContext) -> str:
     shared = m["reciprocal_constants_already_there"]
     from_n = f" for N ≥ {max(map(_reciprocal_index, shared))}" if shared else ""
     return (f"for every N ≥ 1, every ordered ring Q ⊆ R ⊆ ℝ and every x ∈ R^(N·{T.dimension}): U_N(x) = T(x) "
-            f"for T (sha256 {ctx.doc['hashes']['transformer'][:12]}, {len(T.layers)} layers) and its uniform "
-            f"unrolling U_N (family sha256 {sha256_json(FAMILY)[:12]}); U_N is an FSAC⁰[sign] circuit (unbounded "
+            f"for T (sha256 {ctx.doc['hashes']['transformer']}, {len(T.layers)} layers) and its uniform "
+            f"unrolling U_N (family sha256 {sha256_json(FAMILY)}); U_N is an FSAC⁰[sign] circuit (unbounded "
             f"add, binary mul, sign) of depth {m['depth']} for every N ≥ 2 (≤ {m['depth']} at N = 1) and "
             f"size {size_text(m)}{from_n}; {len(ctx.lemmas)} lemmas, none of which mentions N")

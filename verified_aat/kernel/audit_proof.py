@@ -35,6 +35,7 @@ from .data import (
     load_transformer,
     need,
 )
+from .problems import Problem
 from .report import Options, Report
 from .discharge import discharge
 from .solvers import solve
@@ -225,7 +226,7 @@ def read_header(ctx: AuditContext, top: set[str], fmt: str, version: int, kind: 
          f"this kernel checks {kind} certificates of version {version}")
     need(type(doc["claim"]) is str and type(doc["info"]) is dict, "$", "claim must be a string, info an object")
     result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
-    need(result["status"] == "proved", "$.result.status", f"the certificate claims {result['status']!r}"[:80])
+    need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}", status=result["status"])
     return doc
 
 
@@ -255,21 +256,22 @@ def _size(f: Circuit | Bilinear) -> int:
     return sum(max(1, len(g.args)) for g in f.gates)
 
 
-def _hashes(ctx: AuditContext) -> list[str]:
+def _hashes(ctx: AuditContext) -> list[Problem]:
     given = as_dict(ctx.doc["hashes"], "$.hashes", {"transformer"})
     mine = sha256_json(ctx.doc["transformer"])
     if given["transformer"] == mine:
         return []
-    return [f"the embedded transformer has hash {mine[:16]}…, the certificate says {str(given['transformer'])[:16]}…"]
+    return [Problem("the embedded transformer has hash {mine:16}, the certificate says {given:16}",
+                    {"mine": mine, "given": given["transformer"]})]
 
 
 def _pooling(ctx: AuditContext) -> list[str]:
     return [f"layer {k}, head {h.name}: softmax pooling cannot be unrolled exactly"
             for k, layer in enumerate(ctx.transformer.layers, start=1) for h in layer.heads  # type: ignore[union-attr]
-            if h.pooling == "softmax"][:3]
+            if h.pooling == "softmax"]
 
 
-def _unrolled(ctx: AuditContext) -> list[str]:
+def _unrolled(ctx: AuditContext) -> list[Problem]:
     raw = as_list(ctx.doc["unrolled"], "$.unrolled", 64)
     need(len(raw) == len(ctx.lengths), "$.unrolled", "one entry per audited length")
     problems = []
@@ -281,14 +283,14 @@ def _unrolled(ctx: AuditContext) -> list[str]:
         mine = {"n": n, "sha256": sha256_json(structure(b)), "gates": len(b.gates), "depth": depth(b)}
         ctx.unrolled[n] = mine
         if json.dumps(entry, sort_keys=True) != json.dumps(mine, sort_keys=True):
-            problems.append(f"N = {n}: the kernel's unrolling has {mine['gates']} gates, depth {mine['depth']}, "
-                            f"hash {mine['sha256'][:16]}…; the certificate's U_N has {str(entry['gates'])[:12]} "
-                            f"gates, depth {str(entry['depth'])[:12]}, hash {str(entry['sha256'])[:16]}…")
-    return problems[:3]
+            problems.append(Problem("N = {n}: the kernel's unrolling has {gates} gates, depth {depth}, hash {sha256:16}; "
+                                    "the certificate's U_N has {given_gates:12} gates, depth {given_depth:12}, hash "
+                                    "{given_sha256:16}", {**mine, **{f"given_{k}": v for k, v in entry.items()}}))
+    return problems
 
 
 def match_lemmas(ctx: AuditContext, keys: set[str], entry_of: Callable[[Lemma], dict[str, Any]],
-                 missing: Callable[[Lemma], str], differs: Callable[[dict[str, Any], Lemma], str]) -> list[str]:
+                 missing: Callable[[Lemma], Problem], differs: Callable[[dict[str, Any], Lemma], Problem]) -> list[Problem]:
     """U4 / V4: the certificate's lemma entries (``keys``, and an optional proof object each) must be exactly
     ``entry_of`` of the kernel's ``ctx.lemmas``; the proof objects go to ``ctx.proofs``, checked with their
     lemmas (S12c), never believed."""
@@ -306,8 +308,8 @@ def match_lemmas(ctx: AuditContext, keys: set[str], entry_of: Callable[[Lemma], 
             problems.append(missing(lemma))
         elif json.dumps(entry, sort_keys=True) != json.dumps(entry_of(lemma), sort_keys=True):  # true != 1
             problems.append(differs(entry, lemma))
-    problems += [f"lemma {d[:12]} ({str(e['kind'])[:20]}) is not a lemma the kernel derives" for d, e in listed.items()]
-    return problems[:4]
+    return problems + [Problem("lemma {id:12} ({kind:20}) is not a lemma the kernel derives", {"id": d, "kind": e["kind"]})
+                       for d, e in listed.items()]
 
 
 def _lemmas(ctx: AuditContext) -> list[str]:
@@ -315,10 +317,10 @@ def _lemmas(ctx: AuditContext) -> list[str]:
     return match_lemmas(
         ctx, {"id", "kind", "scope", "uses", "smt2"},
         lambda x: {"id": x.id, "kind": x.kind, "scope": x.scope, "uses": x.uses, "smt2": x.text},
-        lambda x: f"the kernel's {x.kind} lemma ({x.scope}) {x.id[:12]} is missing (dropped or edited)",
-        lambda entry, x: (f"lemma {x.id[:12]}: the certificate's kind, scope or use count differs from the "
-                          f"kernel's ({str(entry['kind'])[:20]!r}, {str(entry['scope'])[:20]!r}, "
-                          f"{str(entry['uses'])[:12]} uses vs {x.kind!r}, {x.scope!r}, {x.uses})"))
+        lambda x: Problem("the kernel's {kind} lemma ({scope}) {id:12} is missing (dropped or edited)", {"id": x.id, **vars(x)}),
+        lambda entry, x: Problem("lemma {id:12}: the certificate's kind, scope or use count differs from the kernel's "
+                                 "({given_kind!r:20}, {given_scope!r:20}, {given_uses:12} uses vs {kind!r}, {scope!r}, "
+                                 "{uses})", {"id": x.id, **vars(x), **{f"given_{k}": v for k, v in entry.items()}}))
 
 
 def _solvers(ctx: AuditContext) -> list[str]:
@@ -330,7 +332,7 @@ def _solvers(ctx: AuditContext) -> list[str]:
                 return list(pool.map(solve, [t for t, _ in jobs], [s for _, s in jobs],
                                      [ctx.options.timeout_ms] * len(jobs), chunksize=1))
         return [solve(text, name, ctx.options.timeout_ms) for text, name in jobs]
-    return discharge(ctx, [(f"{x.kind} lemma {x.id[:12]} ({x.scope})", x.text) for x in ctx.lemmas], answer,
+    return discharge(ctx, [(f"{x.kind} lemma {x.id} ({x.scope})", x.text) for x in ctx.lemmas], answer,
                      [ctx.proofs.get(x.id) for x in ctx.lemmas])
 
 
@@ -362,6 +364,6 @@ def audit_theorem(ctx: AuditContext) -> str:
     per_n = sorted({lemma.kind for lemma in ctx.lemmas if lemma.scope != ALL_N})
     all_n = sorted({lemma.kind for lemma in ctx.lemmas if lemma.scope == ALL_N})
     return (f"for every N in {span}, every ordered ring Q ⊆ R ⊆ ℝ and every x ∈ R^(N·{T.dimension}): U_N(x) = T(x) "
-            f"for T (sha256 {ctx.doc['hashes']['transformer'][:12]}, {len(T.layers)} layers) and its unrollings U_N "
-            f"(sha256 of the list {units[:12]}); {'/'.join(all_n).upper() or 'no'} lemmas hold for all N, "
+            f"for T (sha256 {ctx.doc['hashes']['transformer']}, {len(T.layers)} layers) and its unrollings U_N "
+            f"(sha256 of the list {units}); {'/'.join(all_n).upper() or 'no'} lemmas hold for all N, "
             f"{'/'.join(per_n).upper() or 'no'} lemmas were checked per N")

@@ -19,6 +19,7 @@ from typing import Callable
 from .structure import depths
 from .data import Circuit, as_dict, as_int, as_list, load_circuit, need
 from .context import Context
+from .problems import Problem
 
 KEYS = {"circuit", "sha256", "roots"}
 TREE_WORK = 4  # tree gates visited per gate of B (and per operand of C) before the check gives up
@@ -39,11 +40,11 @@ def load_original(ctx: Context, circuit_format: str, sha256_json: Callable[[obje
     assert B is not None
     digest = sha256_json(circuit)
     if sec["sha256"] != digest:
-        return [f"the circuit before binarization has hash {digest[:16]}…, the section says "
-                f"{str(sec['sha256'])[:16]}…"]
+        return [Problem("the circuit before binarization has hash {mine:16}, the section says {given:16}",
+                        {"mine": digest, "given": sec["sha256"]})]
     if circuit.get("domain") != ctx.domain:
-        return [f"the circuit before binarization is over {str(circuit.get('domain'))[:20]!r}, the certified one "
-                f"over {ctx.domain!r}"]
+        return [Problem("the circuit before binarization is over {given!r:20}, the certified one over {domain!r}",
+                        {"given": circuit.get("domain"), "domain": ctx.domain})]
     if (C.n_inputs, len(C.outputs)) != (B.n_inputs, len(B.outputs)):
         return [f"the circuit before binarization has {C.n_inputs} inputs and {len(C.outputs)} outputs, the "
                 f"certified one {B.n_inputs} and {len(B.outputs)}"]
@@ -82,8 +83,9 @@ def gate_failures(ctx: Context) -> list[str]:
         else:
             continue
         if not ok:
-            problems.append(f"gate {g} of C ({gate.op}) has no equal gate in B: its root {roots[g]} is "
-                            f"{image.op}{list(image.args) if image.args else ''}"[:200])
+            problems.append(Problem("gate {g} of C ({op}) has no equal gate in B: its root {root} is {image:120}",
+                                    {"g": g, "op": gate.op, "root": roots[g],
+                                     "image": f"{image.op}{list(image.args) if image.args else ''}"}))
             if len(problems) == 3:
                 break
     return problems
@@ -122,9 +124,10 @@ def tree_failures(ctx: Context) -> list[str]:
                     stack.extend(B.gates[k].args)
             if leaves != wanted:
                 missing, extra = sorted((wanted - leaves).elements()), sorted((leaves - wanted).elements())
-                problems.append(f"gate {g} of C is {gate.op} of B's gates {sorted(wanted.elements())}"[:120]
-                                + f", but the {gate.op} tree under B's gate {roots[g]} lacks {missing[:4]} and "
-                                f"has {extra[:4]} as leaves")
+                problems.append(Problem("gate {g} of C is {op} of B's gates {wanted:80}, but the {op} tree under B's gate "
+                                        "{root} lacks {missing:40} and has {extra:40} as leaves",
+                                        {"g": g, "op": gate.op, "wanted": sorted(wanted.elements()), "root": roots[g],
+                                         "missing": missing, "extra": extra}))
         if len(problems) == 3:
             break
     return problems
@@ -137,7 +140,7 @@ def output_failures(ctx: Context) -> list[str]:
         return []
     assert B is not None
     return [f"output {j} of C is gate {o}, whose root {roots[o]} is not B's output {j} (gate {b})"
-            for j, (o, b) in enumerate(zip(C.outputs, B.outputs)) if roots[o] != b][:3]
+            for j, (o, b) in enumerate(zip(C.outputs, B.outputs)) if roots[o] != b]
 
 
 def given_circuit(ctx: Context) -> list[str]:
@@ -152,8 +155,9 @@ def given_circuit(ctx: Context) -> list[str]:
     if ctx.hashes["circuit"] in ctx.options.binarized_sha256:
         ctx.unchecked.append(no_link(ctx))
         return []
-    return [f"the given circuit has structure hash {wanted[:16]}…, the certified one {ctx.hashes['circuit'][:16]}…"
-            + (f" (before binarization {ctx.hashes['original'][:16]}…)" if "original" in ctx.hashes else "")]
+    return [Problem("the given circuit has structure hash {given:16}, the certified one {circuit:16}"
+                    + (" (before binarization {original:16})" if "original" in ctx.hashes else ""),
+                    {"given": wanted, **ctx.hashes})]
 
 
 def no_link(ctx: Context) -> str:
@@ -162,7 +166,7 @@ def no_link(ctx: Context) -> str:
         return ("this certificate is about the binarized circuit: the given file binarizes to it, but the "
                 "certificate does not record the circuit before binarization (certify it again with --binarize)")
     return ("this certificate is about the binarized circuit and the circuit before binarization it records "
-            f"(sha256 {ctx.hashes['original'][:16]}…); the given file binarizes to the same circuit but is not that one")
+            f"(sha256 {ctx.hashes['original']}); the given file binarizes to the same circuit but is not that one")
 
 
 def circuit_for_link(ctx: Context) -> Circuit | None:

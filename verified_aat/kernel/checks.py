@@ -27,6 +27,7 @@ from .obligations import Deriver, activation_params, frame_changes, layer_functi
 from .context import Context
 from .schedule import base_failures, claims_from_rules, count_base, layers_needed, readout_failures
 from .discharge import discharge_derivation
+from .problems import Problem
 from .rules import Check, sha256_json
 
 FORMAT = "verified-aat/certificate"
@@ -44,12 +45,14 @@ def _document(ctx: Context) -> list[str]:
     doc = as_dict(ctx.doc, "$", TOP_KEYS, OPTIONAL_TOP_KEYS)
     need(doc["format"] == FORMAT, "$.format", f"must be {FORMAT!r}")
     need(type(doc["version"]) is int and doc["version"] == VERSION, "$.version",
-         f"this kernel checks version {VERSION} (regenerate older certificates with certify), got {doc['version']!r}"[:200])
+         "this kernel checks version {version} (regenerate older certificates with certify), got {given!r}",
+         version=VERSION, given=doc["version"])
     need(type(doc["claim"]) is str, "$.claim", "expected a string")
     need(type(doc["construction"]) is str, "$.construction", "expected a string")
     need(type(doc["info"]) is dict, "$.info", "expected an object")
     result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
-    need(result["status"] == "proved", "$.result.status", f"the certificate claims {result['status']!r}, not 'proved'"[:120])
+    need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}, not 'proved'",
+         status=result["status"])
     return []
 
 
@@ -57,7 +60,7 @@ def _depth_bound(ctx: Context) -> list[str]:
     bound = ctx.doc["info"].get("depth_bound")
     if bound is None or (type(bound) is int and 1 <= bound <= MAX_K):
         return []
-    return [f"$.info.depth_bound: must be an integer 1 <= K <= {MAX_K}, got {str(bound)[:40]}"]
+    return [Problem("$.info.depth_bound: must be an integer 1 <= K <= {limit}, got {bound}", {"limit": MAX_K, "bound": bound})]
 
 
 def _circuit(ctx: Context) -> list[str]:
@@ -78,8 +81,8 @@ def _transformer(ctx: Context) -> list[str]:
 def _hashes(ctx: Context) -> list[str]:
     given = as_dict(ctx.doc["hashes"], "$.hashes", {"circuit", "transformer", "encoding"})
     ctx.hashes = {"circuit": sha256_json(ctx.doc["circuit"]), "transformer": sha256_json(ctx.doc["transformer"])}
-    return [f"the embedded {k} has hash {v[:16]}…, the certificate says {str(given[k])[:16]}…"
-            for k, v in ctx.hashes.items() if given[k] != v]
+    return [Problem("the embedded {what} has hash {mine:16}, the certificate says {given:16}",
+                    {"what": k, "mine": v, "given": given[k]}) for k, v in ctx.hashes.items() if given[k] != v]
 
 
 # -- S2: the encoding ------------------------------------------------------------------
@@ -98,18 +101,19 @@ def _encoding(ctx: Context) -> list[str]:
     try:
         encoding = build(ctx.construction, ctx.circuit)  # type: ignore[union-attr, arg-type]
     except OutsideLayout as exc:
-        return [f"the circuit is outside {name}'s encoding: {exc}"]
+        return [Problem("the circuit is outside {name}'s encoding: {why:200}", {"name": name, "why": str(exc)})]
     except Illegitimate as exc:
-        return [f"{name}'s document does not give a legitimate encoding of this circuit: {exc}"]
+        return [Problem("{name}'s document does not give a legitimate encoding of this circuit: {why:200}",
+                        {"name": name, "why": str(exc)})]
     T = ctx.transformer
     if T.coordinates != encoding.coordinates:  # type: ignore[union-attr]
-        return [f"the transformer's coordinates {list(T.coordinates)} are not {name}'s "  # type: ignore[union-attr]
-                f"{list(encoding.coordinates)}"]
+        return [Problem("the transformer's coordinates {given:120} are not {name}'s {coordinates:120}", {"name": name,
+                        "given": list(T.coordinates), "coordinates": list(encoding.coordinates)})]  # type: ignore[union-attr]
     digest = encoding_digest(encoding)
     ctx.hashes["encoding"] = digest
     if ctx.doc["hashes"]["encoding"] != digest:
-        return [f"enc(C) as the kernel builds it for {name} has hash {digest[:16]}…, the certificate's proof was about "
-                f"an encoding with hash {str(ctx.doc['hashes']['encoding'])[:16]}…"]
+        return [Problem("enc(C) as the kernel builds it for {name} has hash {mine:16}, the certificate's proof was about "
+                        "an encoding with hash {given:16}", {"name": name, "mine": digest, "given": ctx.doc["hashes"]["encoding"]})]
     ctx.encoding = encoding
     ctx.rows = list(encoding.rows)
     return []
@@ -118,9 +122,9 @@ def _encoding(ctx: Context) -> list[str]:
 # -- S7 / S11: what can be rendered and pooled exactly -------------------------------------
 
 def _exact_pooling(ctx: Context) -> list[str]:
-    return [f"layer {n}, head {h.name}: softmax pooling is not exact; nothing can be certified"
+    return [Problem("layer {n}, head {head}: softmax pooling is not exact; nothing can be certified", {"n": n, "head": h.name})
             for n, layer in enumerate(ctx.transformer.layers, start=1) for h in layer.heads  # type: ignore[union-attr]
-            if h.pooling == "softmax"][:3]
+            if h.pooling == "softmax"]
 
 
 def _names(ctx: Context) -> list[str]:
@@ -129,8 +133,8 @@ def _names(ctx: Context) -> list[str]:
     for layer in {layer.key: layer for layer in T.layers}.values():  # type: ignore[union-attr]
         symbols = activation_params(T, layer)  # type: ignore[arg-type]
         if len(set(symbols)) != len(symbols):
-            return [f"two activation inputs get the same SMT name in a layer with heads "
-                    f"{[h.name for h in layer.heads]}: rename a head or a coordinate"]
+            return [Problem("two activation inputs get the same SMT name in a layer with heads {heads:200}: rename a head "
+                            "or a coordinate", {"heads": [h.name for h in layer.heads]})]
     return []
 
 
@@ -141,11 +145,12 @@ def _structural(ctx: Context) -> list[str]:
     raw = as_list(hints["structural"], "$.hints.structural", 256)
     coords = ctx.encoding.coordinates  # type: ignore[union-attr]
     for k, c in enumerate(raw):
-        need(c in coords, f"$.hints.structural[{k}]", f"unknown coordinate {c!r}"[:120])
+        need(c in coords, f"$.hints.structural[{k}]", "unknown coordinate {c!r}", c=c)
     ctx.structural = {coords.index(c) for c in raw}
     need(len(ctx.structural) == len(raw), "$.hints.structural", "a coordinate is listed twice")
-    return [f"input x_{i} is placed in structural coordinate {coords[c]} (position {p})"
-            for p, c, i in ctx.encoding.input_slots if c in ctx.structural][:3]  # type: ignore[union-attr]
+    return [Problem("input x_{i} is placed in structural coordinate {coordinate} (position {p})",
+                    {"i": i, "coordinate": coords[c], "p": p})
+            for p, c, i in ctx.encoding.input_slots if c in ctx.structural]  # type: ignore[union-attr]
 
 
 def _schedule(ctx: Context) -> list[str]:
@@ -155,19 +160,18 @@ def _schedule(ctx: Context) -> list[str]:
 
 
 def _base(ctx: Context) -> list[str]:
-    return list(_first(base_failures(ctx.claims, ctx.circuit, ctx.encoding)))  # type: ignore[arg-type]
+    return list(base_failures(ctx.claims, ctx.circuit, ctx.encoding))  # type: ignore[arg-type]
 
 
 def _readout(ctx: Context) -> list[str]:
-    return list(_first(readout_failures(ctx.claims, ctx.circuit, ctx.encoding,  # type: ignore[arg-type]
-                                        len(ctx.transformer.layers))))  # type: ignore[union-attr]
+    return list(readout_failures(ctx.claims, ctx.circuit, ctx.encoding,  # type: ignore[arg-type]
+                                 len(ctx.transformer.layers)))  # type: ignore[union-attr]
 
 
 # -- S6: attention ----------------------------------------------------------------------------
 
-def _attention(ctx: Context) -> list[str]:
+def _attention(ctx: Context) -> list[Problem]:
     T = ctx.transformer
-    d = T.dimension  # type: ignore[union-attr]
     ctx.functions = layer_functions(T)  # type: ignore[arg-type]
     claims = {}
     for k, raw in enumerate(as_list(ctx.doc["hints"]["attention"], "$.hints.attention", 10 * MAX_LAYERS)):
@@ -175,57 +179,71 @@ def _attention(ctx: Context) -> list[str]:
         fh = (entry["function"], entry["head"])
         need(type(fh[0]) is int and fh not in claims, f"$.hints.attention[{k}]", "an integer function, each head once")
         claims[fh] = (k, entry)
-    problems: list[str] = []
     by_score: dict[object, list[tuple[int, ...]]] = {}
     for fn in ctx.functions:
         for h, head in enumerate(fn.layer.heads):
             found = claims.pop((fn.number, head.name), None)
             if found is None:
-                return [f"layer {fn.layers[0]}, head {head.name}: the certificate gives no attention method"]
+                return [Problem("layer {layer}, head {head}: the certificate gives no attention method",
+                                {"layer": fn.layers[0], "head": head.name})]
             k, entry = found
-            where = f"$.hints.attention[{k}]"
-            method = entry["method"]
-            if method == "key-join":
-                need("key" in entry, where, "a key-join needs a key decomposition")
-                keys, facts = _load_key(entry["key"], f"{where}.key", ctx)
-                bad = [name for name, c in keys.items() if c.n_inputs != d or len(c.outputs) != 1]
-                need(not bad, f"{where}.key", f"key circuits take the {d} coordinates and give one output")
-                read = set().union(*(reads(c, list(c.outputs)) for c in keys.values()))
-                if not read <= ctx.structural:
-                    return [f"head {head.name}: the key circuits read value coordinates "
-                            f"{sorted(T.coordinates[c] for c in read - ctx.structural)}"]  # type: ignore[union-attr]
-                for c, value in facts:
-                    if c not in ctx.structural:
-                        return [f"head {head.name}: fact {T.coordinates[c]} = {value} is about a coordinate "  # type: ignore[union-attr]
-                                f"that may change"]
-                    if any(row[c] != value for row in ctx.rows):
-                        return [f"head {head.name}: fact {T.coordinates[c]} = {value} fails at some position"]  # type: ignore[union-attr]
-                text = key_lemma(head.score, keys, facts, T.coordinates)  # type: ignore[union-attr]
-                ctx.derivation.use(text, KEY_KIND, count=False,  # counted as attention below
-                                   where=f"layer {fn.layers[0]}, head {head.name}")
-                cache = ("key", text)
-                if cache not in by_score:
-                    by_score[cache] = join(ctx.rows, keys)
-            elif method == "brute-force":
-                need("key" not in entry, where, "brute-force takes no key")
-                value_reads = score_reads(head.score, d) - ctx.structural
-                if value_reads:
-                    return [f"head {head.name}: brute-force attention on a score that reads value coordinates "
-                            f"{sorted(T.coordinates[c] for c in value_reads)}: its argmax sets may depend on x"]  # type: ignore[union-attr]
-                if len(ctx.rows) > BRUTE_FORCE_LIMIT:
-                    return [f"head {head.name}: brute force is limited to {BRUTE_FORCE_LIMIT} positions, the sequence "
-                            f"has {len(ctx.rows)}"]
-                cache = ("brute", head.score_key)
-                if cache not in by_score:
-                    by_score[cache] = brute_force(ctx.rows, head.score)
-            else:
-                raise Malformed(f"{where}.method", f"must be 'key-join' or 'brute-force', got {method!r}"[:120])
+            where, method = f"$.hints.attention[{k}]", entry["method"]
+            need(method in ("key-join", "brute-force"), f"{where}.method",
+                 "must be 'key-join' or 'brute-force', got {method!r}", method=method)
+            problems, cache = (_key_join if method == "key-join" else _brute_force)(ctx, fn, head, entry, where,
+                                                                                    by_score)
+            if problems:
+                return problems
             ctx.sets[(fn.number, h)] = by_score[cache]
             ctx.attention_methods[(fn.number, h)] = method
     if claims:
         k, _ = next(iter(claims.values()))
         raise Malformed(f"$.hints.attention[{k}]", "names a head that no layer has")
-    return problems
+    return []
+
+
+
+def _key_join(ctx: Context, fn, head, entry, where: str, by_score: dict):  # type: ignore[no-untyped-def]
+    """A key-join head: its key circuits read structural coordinates only, its facts hold in enc(C, x)."""
+    T = ctx.transformer
+    d = T.dimension  # type: ignore[union-attr]
+    need("key" in entry, where, "a key-join needs a key decomposition")
+    keys, facts = _load_key(entry["key"], f"{where}.key", ctx)
+    bad = [name for name, c in keys.items() if c.n_inputs != d or len(c.outputs) != 1]
+    need(not bad, f"{where}.key", f"key circuits take the {d} coordinates and give one output")
+    read = set().union(*(reads(c, list(c.outputs)) for c in keys.values()))
+    if not read <= ctx.structural:
+        return [Problem("head {head}: the key circuits read value coordinates {coordinates}", {"head": head.name,
+                        "coordinates": sorted(T.coordinates[c] for c in read - ctx.structural)})], None  # type: ignore[union-attr]
+    for c, value in facts:
+        at = {"head": head.name, "coordinate": T.coordinates[c], "value": value}  # type: ignore[union-attr]
+        if c not in ctx.structural:
+            return [Problem("head {head}: fact {coordinate} = {value} is about a coordinate that may change", at)], None
+        if any(row[c] != value for row in ctx.rows):
+            return [Problem("head {head}: fact {coordinate} = {value} fails at some position", at)], None
+    cache = ("key", key_lemma(head.score, keys, facts, T.coordinates))  # type: ignore[union-attr]
+    ctx.derivation.use(cache[1], KEY_KIND, count=False,  # counted as attention below
+                       where=f"layer {fn.layers[0]}, head {head.name}")
+    if cache not in by_score:
+        by_score[cache] = join(ctx.rows, keys)
+    return [], cache
+
+
+def _brute_force(ctx: Context, fn, head, entry, where: str, by_score: dict):  # type: ignore[no-untyped-def]
+    """A brute-force head: its score reads structural coordinates only, on a sequence short enough."""
+    need("key" not in entry, where, "brute-force takes no key")
+    value_reads = score_reads(head.score, ctx.transformer.dimension) - ctx.structural  # type: ignore[union-attr]
+    if value_reads:
+        return [Problem("head {head}: brute-force attention on a score that reads value coordinates {coordinates}: "
+                        "its argmax sets may depend on x", {"head": head.name, "coordinates": sorted(
+                            ctx.transformer.coordinates[c] for c in value_reads)})], None  # type: ignore[union-attr]
+    if len(ctx.rows) > BRUTE_FORCE_LIMIT:
+        return [Problem("head {head}: brute force is limited to {limit} positions, the sequence has {n}",
+                        {"head": head.name, "limit": BRUTE_FORCE_LIMIT, "n": len(ctx.rows)})], None
+    cache = ("brute", head.score_key)
+    if cache not in by_score:
+        by_score[cache] = brute_force(ctx.rows, head.score)
+    return [], cache
 
 
 def _load_key(raw: object, path: str, ctx: Context):  # type: ignore[no-untyped-def]
@@ -248,7 +266,7 @@ def _structural_frame(ctx: Context) -> list[str]:
     problems: list[str] = []
     for fn in ctx.functions:
         problems += frame_changes(fn, ctx.transformer, ctx.rows, ctx.structural, ctx.sets)  # type: ignore[arg-type]
-    return problems[:3]
+    return problems
 
 
 def _obligations(ctx: Context) -> list[str]:
@@ -269,9 +287,10 @@ def _obligations(ctx: Context) -> list[str]:
                  for fn in ctx.functions for h, head in enumerate(fn.layer.heads)]
     mine = {"layers": len(T.layers), "layers_needed": layers_needed(ctx.claims, E),  # type: ignore[union-attr,arg-type]
             "attention": attention, "obligations": {k: v for k, v in sorted(counts.items()) if v}}
-    return [f"{key}: the kernel derives {json.dumps(mine[key])[:160]}, the certificate says "
-            f"{json.dumps(derived[key])[:160]}" for key in ("layers", "layers_needed", "obligations", "attention")
-            if json.dumps(derived[key], sort_keys=True) != json.dumps(mine[key], sort_keys=True)][:2]  # true != 1
+    return [Problem("{key}: the kernel derives {mine:160}, the certificate says {given:160}",
+                    {"key": key, "mine": json.dumps(mine[key]), "given": json.dumps(derived[key])})
+            for key in ("layers", "layers_needed", "obligations", "attention")
+            if json.dumps(derived[key], sort_keys=True) != json.dumps(mine[key], sort_keys=True)]  # true != 1
 
 
 def _lemmas(ctx: Context) -> list[str]:
@@ -285,13 +304,15 @@ def _lemmas(ctx: Context) -> list[str]:
     for digest, lemma in mine.items():
         entry = listed.pop(digest, None)
         if entry is None:
-            problems.append(f"the kernel's {lemma.kind} lemma {digest[:12]} is missing (dropped or edited)")
+            problems.append(Problem("the kernel's {kind} lemma {id:12} is missing (dropped or edited)",
+                                    {"kind": lemma.kind, "id": digest}))
         elif type(entry["uses"]) is not int or (entry["kind"], entry["uses"], entry["smt2"]) != (lemma.kind, lemma.uses, lemma.text):
-            problems.append(f"lemma {digest[:12]}: the certificate's kind, use count or text differs from the kernel's "
-                            f"({entry['kind']!r}, {entry['uses']!r} uses vs {lemma.kind!r}, {lemma.uses})"[:240])
-    problems += [f"lemma {str(d)[:12]} ({str(e['kind'])[:40]}) is not an obligation the kernel derives"
-                 for d, e in listed.items()]
-    return problems[:4]
+            problems.append(Problem("lemma {id:12}: the certificate's kind, use count or text differs from the kernel's "
+                                    "({given_kind!r}, {given_uses!r} uses vs {kind!r}, {uses})",
+                                    {"id": digest, "given_kind": entry["kind"], "given_uses": entry["uses"],
+                                     "kind": lemma.kind, "uses": lemma.uses}))
+    return problems + [Problem("lemma {id:12} ({kind:40}) is not an obligation the kernel derives", {"id": d, "kind": e["kind"]})
+                       for d, e in listed.items()]
 
 
 # -- S12: solvers ---------------------------------------------------------------------------------
@@ -315,15 +336,6 @@ def _netlist(ctx: Context) -> list[str]:
         return []
     problems, ctx.netlist_theorem = check_netlist(ctx)
     return problems
-
-
-def _first(items, limit: int = 3) -> list[str]:  # type: ignore[no-untyped-def]
-    out = []
-    for item in items:
-        out.append(item)
-        if len(out) == limit:
-            break
-    return out
 
 
 CHECKS: tuple[Check, ...] = (

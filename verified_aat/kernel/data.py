@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .problems import render
+
 Number = int | Fraction
 
 OPS = ("input", "const", "add", "mul", "sign")
@@ -53,10 +55,9 @@ class NotChecked(Exception):
 class Malformed(Exception):
     """A certificate field that is not what the format says, at a JSON path."""
 
-    def __init__(self, path: str, message: str):
-        super().__init__(f"{path}: {message}")
-        self.path = path
-        self.message = message
+    def __init__(self, path: str, message: str, data: dict[str, object] | None = None):
+        self.path, self.message, self.data = path, message, data or {}
+        super().__init__(f"{path}: {render(message, self.data)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,15 +110,15 @@ class Transformer:
 
 # -- primitive readers ---------------------------------------------------------
 
-def need(ok: bool, path: str, message: str) -> None:
+def need(ok: bool, path: str, message: str, **data: object) -> None:
     if not ok:
-        raise Malformed(path, message)
+        raise Malformed(path, message, data)
 
 
 def as_int(value: Any, path: str, low: int | None = None, high: int | None = None) -> int:
     need(type(value) is int, path, f"expected an integer, got {type(value).__name__}")
-    need(low is None or value >= low, path, f"must be >= {low}, got {value}")
-    need(high is None or value <= high, path, f"must be <= {high}, got {value}")
+    need(low is None or value >= low, path, "must be >= {low}, got {value}", low=low, value=value)
+    need(high is None or value <= high, path, "must be <= {high}, got {value}", high=high, value=value)
     return value
 
 
@@ -130,15 +131,15 @@ def as_list(value: Any, path: str, limit: int) -> list[Any]:
 def as_dict(value: Any, path: str, keys: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
     need(type(value) is dict, path, f"expected an object, got {type(value).__name__}")
     missing = sorted(keys - set(value))
-    need(not missing, path, f"missing key {missing[0]!r}" if missing else "")
+    need(not missing, path, "missing key {key!r}", key=missing and missing[0])
     extra = sorted(set(value) - keys - set(optional))
-    need(not extra, path, f"unknown key {extra[0]!r}" if extra else "")
+    need(not extra, path, "unknown key {key!r}", key=extra and extra[0])
     return value
 
 
 def as_name(value: Any, path: str) -> str:
     need(type(value) is str and _NAME.match(value) is not None, path,
-         f"expected a name (a letter, then letters, digits or _), got {value!r}"[:200])
+         "expected a name (a letter, then letters, digits or _), got {value!r}", value=value)
     return value
 
 
@@ -146,11 +147,11 @@ def as_rational(value: Any, path: str) -> Number:
     """An exact rational written ``p`` or ``p/q`` (canonical: lowest terms, q > 1)."""
     need(type(value) is str, path, f"expected a rational as a string, got {type(value).__name__}")
     need(len(value) <= MAX_DIGITS, path, f"number too long ({len(value)} characters; the limit is {MAX_DIGITS})")
-    need(_RATIONAL.match(value) is not None, path, f"not a rational 'p' or 'p/q': {value[:40]!r}")
+    need(_RATIONAL.match(value) is not None, path, "not a rational 'p' or 'p/q': {value!r}", value=value)
     if "/" not in value:
         return int(value)
     q = Fraction(value)
-    need(str(q) == value, path, f"not in lowest terms: {value[:40]!r}")
+    need(str(q) == value, path, "not in lowest terms: {value!r}", value=value)
     return q
 
 
@@ -181,7 +182,7 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
         need(type(entry) is list and len(entry) == 2 and type(entry[0]) is str, where,
              "expected [op, argument]")
         op, arg = entry
-        need(op in OPS, where, f"unknown op {op!r}"[:120])
+        need(op in OPS, where, "unknown op {op!r}", op=op)
         if op == "input":
             i = as_int(arg, where + "[1]", 0, limit)
             need(i not in inputs, where, f"input {i} appears twice")
@@ -192,7 +193,7 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
         else:
             args = as_list(arg, where + "[1]", limit)
             for k, a in enumerate(args):
-                need(type(a) is int and 0 <= a < g, f"{where}[1][{k}]", f"argument {a!r} is not an earlier gate")
+                need(type(a) is int and 0 <= a < g, f"{where}[1][{k}]", "argument {a!r} is not an earlier gate", a=a)
             need(op != "sign" or len(args) == 1, where, f"sign takes 1 argument, got {len(args)}")
             need(op != "mul" or len(args) >= 2, where, f"mul takes at least 2 arguments, got {len(args)}")
             gates.append(Gate(op, tuple(args)))
@@ -212,7 +213,7 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
                  f"degree above {max_degree}: the kernel does not evaluate circuits whose numbers grow that fast")
     outputs = as_list(obj["outputs"], f"{path}.outputs", limit)
     for k, o in enumerate(outputs):
-        need(type(o) is int and 0 <= o < len(gates), f"{path}.outputs[{k}]", f"{o!r} is not a gate")
+        need(type(o) is int and 0 <= o < len(gates), f"{path}.outputs[{k}]", "{o!r} is not a gate", o=o)
     return Circuit(tuple(gates), tuple(outputs), len(inputs), tuple(inputs[i] for i in range(len(inputs))))
 
 
@@ -238,9 +239,10 @@ def load_transformer(data: Any, path: str = "$.transformer") -> Transformer:
             head_obj = as_dict(raw_head, hw, {"name", "pooling", "score"})
             name = as_name(head_obj["name"], f"{hw}.name")
             need(name != "x" and name not in (x.name for x in heads), f"{hw}.name",
-                 f"head names must be distinct and not 'x': {name!r}")
+                 "head names must be distinct and not 'x': {name!r}", name=name)
             pooling = head_obj["pooling"]
-            need(pooling in POOLINGS or pooling == "softmax", f"{hw}.pooling", f"unknown pooling {pooling!r}"[:120])
+            need(pooling in POOLINGS or pooling == "softmax", f"{hw}.pooling", "unknown pooling {pooling!r}",
+                 pooling=pooling)
             score, key = _load_score(head_obj["score"], f"{hw}.score", functions, d)
             heads.append(Head(name, pooling, score, key))
         act = as_int(layer_obj["activation"], f"{where}.activation", 0, len(functions) - 1)

@@ -15,30 +15,32 @@ from typing import Any, Callable, Sequence
 
 from .identity import decide
 from .positivity import BadProof, Unfinished, check_proof
+from .problems import Problem
 from .solvers import SAT, UNSAT
 
 Answer = Callable[[list[tuple[str, str]]], list[str]]  # [(text, solver)] → answers
 
 
 def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
-              proofs: Sequence[Any] | None = None) -> list[str]:
+              proofs: Sequence[Any] | None = None) -> list[Problem]:
     """Decide ``lemmas`` ((label, text) pairs; ``proofs``: each one's proof object from the certificate, or
     None); fill ``ctx.unchecked``, ``ctx.solver_runs``, ``ctx.kernel_decided`` and ``ctx.solver_only``;
     return the false lemmas and the proof objects that do not check (rejections)."""
     options = ctx.options
     own = [decide(text) is True for _, text in lemmas]
-    problems: list[str] = []
+    problems: list[Problem] = []
     for k, proof in enumerate(proofs or []):
         if proof is not None and not own[k]:
             try:
                 check_proof(lemmas[k][1], proof)
                 own[k] = True
             except BadProof as exc:
-                problems.append(f"{lemmas[k][0]}: its proof object does not check (S12c): {exc}")
+                problems.append(Problem("{lemma:120}: its proof object does not check (S12c): {error:120}",
+                                        {"lemma": lemmas[k][0], "error": str(exc)}))
             except Unfinished as exc:  # a resource limit: the solvers may still decide it, else not checked
                 ctx.unchecked.append(f"{lemmas[k][0]}: its proof object could not be checked to the end ({exc})")
     if problems:
-        return problems[:4]
+        return problems
     ctx.kernel_decided = sum(own)
     jobs: list[tuple[int, str]] = []
     for k, ((label, _), proved) in enumerate(zip(lemmas, own)):
@@ -61,29 +63,19 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
                 ctx.unchecked.append(f"{label}: the kernel's normal form proves it, yet {name} finds a counterexample "
                                      "(a kernel or solver bug)")
         elif reply == SAT:
-            problems.append(f"{label} is false: {name} finds a counterexample")
+            problems.append(Problem("{lemma:120} is false: {solver} finds a counterexample", {"lemma": label, "solver": name}))
         elif reply != UNSAT:
             ctx.unchecked.append(f"{label}: {name} says {reply}")
         elif options.solver_trust:
             trusted.setdefault(k, []).append(name)
     ctx.solver_only = [f"{lemmas[k][0]} ({'+'.join(names)})" for k, names in sorted(trusted.items())]
-    return problems[:4]
+    return problems
 
 
-def discharge_derivation(ctx: Any) -> list[str]:
+def discharge_derivation(ctx: Any) -> list[Problem]:
     """S12 / P8 on the lemmas of ``ctx.derivation`` in derivation order (per-circuit and schematic)."""
     from .solvers import solve
-    lemmas = [(f"{x.kind} lemma {d[:12]}" + (f" ({x.where})" if x.where else ""), x.text)
+    lemmas = [(f"{x.kind} lemma {d}" + (f" ({x.where})" if x.where else ""), x.text)
               for d, x in ctx.derivation.lemmas.items()]
     return discharge(ctx, lemmas, lambda jobs: [solve(text, name, ctx.options.timeout_ms) for text, name in jobs],
                      [ctx.proofs.get(d) for d in ctx.derivation.lemmas])
-
-
-def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
-    """What an accepted verdict rests on, in one line."""
-    if not solver_only:
-        return (f"all {lemmas} lemmas decided by the kernel itself (normal form or checked proof object): no solver "
-                "on the path to ACCEPTED")
-    shown = "; ".join(solver_only[:3]) + (f"; … {len(solver_only) - 3} more" if len(solver_only) > 3 else "")
-    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form or checked proof "
-            f"object); {len(solver_only)} rest on a solver's unsat alone: {shown}")

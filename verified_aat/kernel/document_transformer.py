@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from .data import Bilinear, Circuit, Malformed, Transformer, exact, need
+from .problems import Problem
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?\Z")
@@ -56,7 +57,7 @@ class Terms:
                 continue
             m = _DEFINITION.match(line)
             if m is None or m.group(1) in definitions or m.group(1) in inputs:
-                raise Malformed(f"{path}[{n}]", f"the kernel's reader does not read this line: {line[:60]!r}")
+                raise Malformed(f"{path}[{n}]", "the kernel's reader does not read this line: {line!r}", {"line": line})
             definitions[m.group(1)] = (m.group(2), m.group(3).split())
         known: dict[str, int] = {name: self.term(("input", k)) for k, name in enumerate(inputs)}
         return tuple(self._resolve(ref, definitions, known, path) for ref in outputs)
@@ -75,18 +76,18 @@ class Terms:
                 stack.pop()
                 continue
             if name not in definitions:
-                raise Malformed(path, f"undefined name {name[:40]!r}")
+                raise Malformed(path, "undefined name {name!r}", {"name": name})
             op, args = definitions[name]
             pending = [] if op == "const" else [a for a in args if a not in known]
             if pending:
                 if name in visiting:
-                    raise Malformed(path, f"a cycle through {name[:40]!r}")
+                    raise Malformed(path, "a cycle through {name!r}", {"name": name})
                 visiting.add(name)
                 stack += pending
                 continue
             if op == "const":
                 if len(args) != 1 or not _LITERAL.match(args[0]):
-                    raise Malformed(path, f"{name[:40]!r}: const takes one rational")
+                    raise Malformed(path, "{name!r}: const takes one rational", {"name": name})
                 known[name] = self.term(("const", exact(Fraction(args[0]))))
             else:
                 known[name] = self.term((op, tuple(known[a] for a in args)))
@@ -169,6 +170,6 @@ def own_transformer_problems(ctx: Any, info: Any) -> list[str]:
     need(claimed == "own", "$.info.transformer", "the only claim about the transformer is 'own'")
     ctx.own_depth = own_depth(ctx.construction.data, ctx.transformer)
     if ctx.own_depth is None:
-        return [f"the certificate says its transformer is {ctx.doc['construction'][:60]}'s own T_K, but T is not "
-                "the document's prefix + K × block + suffix for any K"]
+        return [Problem("the certificate says its transformer is {construction}'s own T_K, but T is not the document's "
+                        "prefix + K × block + suffix for any K", {"construction": ctx.doc["construction"]})]
     return []

@@ -116,12 +116,12 @@ def parse(text: Any, allowed: frozenset[str], path: str) -> Node:
         pos = m.end()
         number, name, other = m.groups()
         if other is not None and other not in "+-*(),":
-            raise Malformed(path, f"unexpected character {other!r} in formula {text[:60]!r}")
+            raise _Parser([], text, allowed, path).fail("unexpected character {other!r}", other=other)
         tokens.append(("num", number) if number else ("name", name) if name else ("op", other))
-    parser = _Parser(tokens, text[:60], allowed, path)
+    parser = _Parser(tokens, text, allowed, path)
     node = parser.expr(0)
     if parser.pos != len(tokens):
-        raise Malformed(path, f"unexpected {tokens[parser.pos][1][:20]!r} in formula {text[:60]!r}")
+        raise parser.fail("unexpected {token!r}", token=tokens[parser.pos][1])
     return node
 
 
@@ -129,8 +129,8 @@ class _Parser:
     def __init__(self, tokens: list[tuple[str, str]], text: str, allowed: frozenset[str], path: str):
         self.tokens, self.text, self.allowed, self.path, self.pos = tokens, text, allowed, path, 0
 
-    def fail(self, message: str) -> Malformed:
-        return Malformed(self.path, f"{message} in formula {self.text!r}")
+    def fail(self, message: str, **data: object) -> Malformed:
+        return Malformed(self.path, message + " in formula {formula!r}", {**data, "formula": self.text})
 
     def peek(self) -> tuple[str, str] | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -184,10 +184,10 @@ class _Parser:
             return (value, left, right)
         if kind == "name":
             if value not in self.allowed:
-                raise self.fail(f"unknown name {value[:40]!r} (only the role's parameters and the constants)")
+                raise self.fail("unknown name {name!r} (only the role's parameters and the constants)", name=value)
             return ("name", value)
         if value == "(":
             node = self.expr(depth)
             self.expect(")")
             return node
-        raise self.fail(f"unexpected {value!r}")
+        raise self.fail("unexpected {token!r}", token=value)

@@ -74,7 +74,7 @@ class _Normaliser:
             try:
                 q = Fraction(t)
             except ValueError:
-                raise Undecided(f"unknown symbol {t[:40]}") from None
+                raise Undecided(f"unknown symbol {t}") from None
             return {(): q.numerator if q.denominator == 1 else q} if q else {}  # ints: faster, equally exact
         if not t or not isinstance(t[0], str):
             raise Undecided("application")
@@ -109,7 +109,7 @@ class _Normaliser:
             if len(params) != len(args):
                 raise Undecided("arity")
             return self.term(body, dict(zip(params, args)))
-        raise Undecided(f"operator {head[:20]}")
+        raise Undecided(f"operator {head}")
 
     def truth(self, c: Sexp, env: dict[str, Poly]) -> bool:
         """A condition's truth where every comparison's difference has a constant or proved sign."""
@@ -170,7 +170,7 @@ def read_lemma(text: str) -> tuple[_Normaliser, list[Sexp]]:
         elif form[0] == "assert" and len(form) == 2:
             asserted.append(form[1])
         elif form[0] not in ("set-logic", "check-sat"):
-            raise Undecided(f"command {str(form[0])[:20]}")
+            raise Undecided(f"command {form[0]}")
     return n, asserted
 
 

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 
 from . import formula as fm
 from .data import NotChecked, Number, as_dict, as_int, as_list, as_name, exact, need
+from .problems import render
 
 FORMAT = "verified-aat/construction"
 VERSION = 1
@@ -132,7 +133,7 @@ def _rational(value: Any, path: str) -> Number:
         need(abs(value) < 10**300, path, "number too large")
         return value
     need(type(value) is str and _DOCUMENT_RATIONAL.match(value) is not None, path,
-         f"expected a rational 'p', 'p/q' or a decimal, got {str(value)[:40]!r}")
+         "expected a rational 'p', 'p/q' or a decimal, got {value!r}", value=value)
     need("/" not in value or int(value.split("/")[1]) != 0, path, "zero denominator")
     return exact(Fraction(value))
 
@@ -217,12 +218,12 @@ def construction_of(name: Any, embedded: Any, path: str = "$.construction_docume
     if embedded is None:
         known = LAYOUTS.get(name)  # a shipped document is read once per process
         if known is None:
-            raise NotChecked(f"construction {name[:80]!r} is not a built-in and the certificate embeds no "
-                             "construction document: the kernel cannot state its encoding")
+            raise NotChecked(render("construction {name!r} is not a built-in and the certificate embeds no "
+                                    "construction document: the kernel cannot state its encoding", {"name": name}))
         return known
     builtin = shipped(name)
     need(builtin is None or embedded == builtin, path,
-         f"the embedded document is named {name[:40]!r}, a built-in, but differs from the shipped one")
+         "the embedded document is named {name!r}, a built-in, but differs from the shipped one", name=name)
     construction = read_construction(embedded, path)
     need(construction.name == name, f"{path}.name", "the document's name must be the certificate's construction")
     return construction

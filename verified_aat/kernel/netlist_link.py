@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -41,6 +40,8 @@ from .binarized import circuit_for_link, no_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
+from .netlist_decide import Node, evaluate, smt_text
+from .problems import Problem
 from .solvers import SAT, SOLVERS, UNSAT
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
 
@@ -48,16 +49,15 @@ MAX_NODES = 100_000           # nodes in one lemma's expansion
 DEEPER = 3                    # deeper cuts tried for a lemma that fails at its frontier
 MAX_BASIS = 64                # operands a sum is matched against
 ENUMERATE = 12                # threshold lemmas over at most this many y alone are checked on all of {0,1}^k
-Node = tuple[Any, ...]
 
 
-def check_netlist(ctx: Context) -> tuple[list[str], str]:
+def check_netlist(ctx: Context) -> tuple[list[Problem | str], str]:
     """(problems, theorem sentence) for the certificate's netlist section and ``--circuit NETLIST``."""
     problems, theorem, _ = link_report(ctx)
     return problems, theorem
 
 
-def link_report(ctx: Context) -> tuple[list[str], str, dict[str, int]]:
+def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]:
     """As :func:`check_netlist`, with counts: lemmas stated, distinct lemmas, solver runs."""
     raw = ctx.doc.get("netlist")
     if raw is None and ctx.options.netlist is not None and ctx.hashes.get("circuit") in ctx.options.binarized_sha256:
@@ -72,12 +72,12 @@ def link_report(ctx: Context) -> tuple[list[str], str, dict[str, int]]:
     try:
         link = load_link(raw, C, ctx.options.netlist)
     except Malformed as exc:
-        return [f"{exc.path}: {exc.message}"], "", {}
+        return [Problem("{path:120}: " + exc.message, {**exc.data, "path": exc.path})], "", {}
     except NetlistError as exc:
-        return [f"$.netlist.text: {exc}"], "", {}
-    if isinstance(link, str):
+        return [Problem("$.netlist.text: " + exc.message, exc.data)], "", {}
+    if isinstance(link, Problem):
         return [link], "", {}
-    problems: list[str] = []
+    problems: list[Problem | str] = []
     prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold")
     for t in sorted(link.notes):
         prover.annotation(t, problems)
@@ -89,10 +89,10 @@ def link_report(ctx: Context) -> tuple[list[str], str, dict[str, int]]:
         prover.output(C.outputs[j], link.cands[s][o][0], f"output {j} ({s!r})", problems)
     stats = {"lemmas": prover.stated, "distinct": len(prover.verdicts), "solver_runs": prover.runs}
     if problems:
-        return problems[:5], "", stats
+        return problems, "", stats
     what = "the Boolean function" if link.mode == "threshold" else "the gate-wise multilinear extension"
     on = f"{{0,1}}^{C.n_inputs}" if link.mode == "threshold" else f"all of R^{C.n_inputs}"
-    return [], f"C equals {what} of netlist {link.name} (sha256 {link.sha[:16]}…) on {on}", stats
+    return [], f"C equals {what} of netlist {link.name} (sha256 {link.sha}) on {on}", stats
 
 
 class _Prover:
@@ -110,7 +110,7 @@ class _Prover:
         self.stated = self.runs = 0
 
     # -- the three kinds --------------------------------------------------------
-    def annotation(self, t: int, problems: list[str]) -> None:
+    def annotation(self, t: int, problems: list[Problem | str]) -> None:
         """(a): expand both sides, highest gate first; a gate on both sides (or an input) is a variable."""
         left, right = set(self._deps(t, t)), {g for g, _ in self.notes[t][1]}
         heap = [-g for g in left | right]
@@ -135,7 +135,7 @@ class _Prover:
         self._decide(f"annotation of gate {t}", problems, frontier, t,
                      lambda: (self._expand(t), self._affine(const, [(c, self._expand(g)) for g, c in terms]), []))
 
-    def gate(self, gate: Any, form: Form, operands: list[Form], what: str, problems: list[str]) -> None:
+    def gate(self, gate: Any, form: Form, operands: list[Form], what: str, problems: list[Problem | str]) -> None:
         """(b): F = OP(y_1..y_k) where y_i = F_i (and, in threshold mode, y_i ∈ {0,1});
         equal operand forms share one y."""
         ops: list[tuple[Number, dict[int, Number]]] = []
@@ -157,7 +157,7 @@ class _Prover:
 
         self._decide(what, problems, {g for _, terms in ops for g in terms}, None, state)
 
-    def output(self, o: int, form: Form, what: str, problems: list[str]) -> None:
+    def output(self, o: int, form: Form, what: str, problems: list[Problem | str]) -> None:
         const, terms = self._norm(form)
         self._decide(what, problems, set(terms), None, lambda: (
             self._expand(o), self._affine(const, [(c, self._expand(g)) for g, c in terms.items()]), []))
@@ -278,11 +278,11 @@ class _Prover:
         return self._product(args) if gate.op == "mul" else self._node(("sign", (args[0],)))
 
     # -- deciding ---------------------------------------------------------------
-    def _decide(self, what: str, problems: list[str], frontier: set[int], subject: int | None, state: Any) -> None:
+    def _decide(self, what: str, problems: list[Problem | str], frontier: set[int], subject: int | None, state: Any) -> None:
         """Decide the lemma at its frontier; if it fails there, again with the frontier gates it
         uses replaced by what they are built from (deeper cuts lose less), up to DEEPER times,
         and last with no frontier at all."""
-        if len(problems) >= 5:
+        if len(problems) >= 5:  # a bound on the work: past five false lemmas the rest are not stated
             return
         self.stated += 1
         self.subject = subject
@@ -317,8 +317,8 @@ class _Prover:
         if verdict.startswith("unknown:"):
             self.ctx.unchecked.append(f"netlist link, {what}: {verdict}")
         elif verdict != "ok":
-            problems.append(f"{what}: the local lemma does not hold ({first})" if not first.startswith("too large")
-                            else f"{what}: the lemma is {first}")
+            problems.append(Problem("{what:160}: the local lemma does not hold ({why:200})" if not first.startswith(
+                "too large") else "{what:160}: the lemma is {why:200}", {"what": what, "why": first}))
 
     def _canonical(self, roots: list[int]) -> tuple[str, list[Node], list[int]]:
         """Post-order listing of the nodes under ``roots``, variables renamed by first occurrence."""
@@ -356,7 +356,7 @@ class _Prover:
             return "a sign occurs in exact mode"
         top = max(lhs, rhs) + 1  # the nodes of both sides come first in the listing
         if self.threshold and bs and len(bs) <= ENUMERATE and not any(item[0] == "v" for item in order[:top]):
-            if all(_evaluate(order[:top], bits, lhs, rhs) for bits in itertools.product((0, 1), repeat=len(bs))):
+            if all(evaluate(order[:top], bits, lhs, rhs) for bits in itertools.product((0, 1), repeat=len(bs))):
                 return "ok"  # both sides agree at every y ∈ {0,1}^k (y = F is not even needed)
         limit = MAX_PRODUCT_WORK // 20 if signs else MAX_PRODUCT_WORK  # with signs, the solvers may do better
         try:  # an identity with every sign(…) an independent variable is a proof
@@ -374,24 +374,7 @@ class _Prover:
         return self._smt(order, lhs, rhs, bs)
 
     def _smt(self, order: list[Node], lhs: int, rhs: int, bs: list[int]) -> str:
-        lines = ["(set-logic QF_NRA)"] + [f"(declare-fun y{i} () Real)" for i in range(len(bs))]
-        for k, item in enumerate(order):
-            if item[0] == "v":
-                lines.append(f"(declare-fun x{item[1]} () Real)")
-                expr = f"x{item[1]}"
-            elif item[0] in ("y", "n"):
-                expr = f"y{item[1]}" if item[0] == "y" else _real(item[1])
-            elif item[0] == "+":
-                expr = "(+ " + " ".join([_real(item[1])] + [f"(* {_real(c)} n{m})" for m, c in item[2]]) + ")"
-            elif item[0] == "mul":
-                expr = "(* " + " ".join(f"n{m}" for m in item[1]) + ")"
-            else:
-                a = f"n{item[1][0]}"
-                expr = f"(ite (> {a} 0.0) 1.0 (ite (< {a} 0.0) (- 1.0) 0.0))"
-            lines.append(f"(define-fun n{k} () Real {expr})")
-        lines += [f"(assert (= y{i} n{b}))\n(assert (or (= y{i} 0.0) (= y{i} 1.0)))" for i, b in enumerate(bs)]
-        lines += [f"(assert (not (= n{lhs} n{rhs})))", "(check-sat)"]
-        text = "\n".join(lines) + "\n"
+        text = smt_text(order, lhs, rhs, bs)
         for solver in self.ctx.options.solvers:
             self.runs += 1
             self.ctx.solver_runs += 1
@@ -405,24 +388,3 @@ class _Prover:
             if answer != UNSAT:
                 return f"unknown: {solver} says {answer}"
         return "ok"
-
-
-def _evaluate(order: list[Node], bits: tuple[int, ...], lhs: int, rhs: int) -> bool:
-    """Whether both sides (over the y only) are equal at y = bits, computed exactly."""
-    values: list[Number] = []
-    for item in order:
-        if item[0] in ("y", "n"):
-            values.append(bits[item[1]] if item[0] == "y" else item[1])
-        elif item[0] == "+":
-            values.append(item[1] + sum(c * values[m] for m, c in item[2]))
-        elif item[0] == "mul":
-            values.append(math.prod(values[m] for m in item[1]))
-        else:
-            values.append((values[item[1][0]] > 0) - (values[item[1][0]] < 0))
-    return values[lhs] == values[rhs]
-
-
-def _real(q: Number) -> str:
-    q = Fraction(q)
-    body = f"{abs(q.numerator)}.0" if q.denominator == 1 else f"(/ {abs(q.numerator)}.0 {q.denominator}.0)"
-    return f"(- {body})" if q < 0 else body

@@ -162,6 +162,8 @@ class Deriver:
     def _use(self, fn: Function, p: int, layer: int, kind: str, coords: tuple[int, ...], order: tuple) -> None:
         """The obligation of p under F at ``layer``, whose goal is the claims on ``coords``; ``order`` is
         its place in the sequential derivation (for the merge)."""
+        # long because it is the derivation's inner loop (once per position, layer and goal): its closures share
+        # the obligation's variable names (ys, hs) as locals, which helpers would pass or look up on every value
         claim = self.claims[p]
         static = self._static.get((fn.number, coords))
         act = fn.layer.activation

@@ -49,9 +49,9 @@ def check_proof(text: str, proof: Any) -> None:
         lemma = _Lemma(text)
         lemma.node(proof, {}, [], [0])
     except (TooLarge, RecursionError) as exc:  # a resource limit: the lemma is left undecided, not refuted
-        raise Unfinished(f"{type(exc).__name__}: {str(exc)[:80]}") from None
+        raise Unfinished(f"{type(exc).__name__}: {exc}") from None
     except (Undecided, ZeroDivisionError, ValueError, TypeError, KeyError, IndexError) as exc:
-        raise BadProof(f"{type(exc).__name__}: {str(exc)[:80]}") from None
+        raise BadProof(f"{type(exc).__name__}: {exc}") from None
 
 
 class _Lemma:
@@ -116,7 +116,7 @@ class _Lemma:
         elif rule == "positive":
             self._positive(arg, env, facts)
         else:
-            raise BadProof(f"unknown rule {str(rule)[:20]}")
+            raise BadProof(f"unknown rule {rule!r}")
 
     def _positive(self, arg: Any, env: dict[str, Poly], facts: list[Poly]) -> None:
         (goal,) = self._goals("<")
@@ -209,7 +209,7 @@ def _conjuncts(t: Sexp) -> list[list]:
 
 def _index(k: Any, n: int) -> int:
     if type(k) is not int or not 0 <= k < n:
-        raise BadProof(f"index {str(k)[:20]} is not in 0 … {n - 1}")
+        raise BadProof(f"index {k!r} is not in 0 … {n - 1}")
     return k
 
 

@@ -8,21 +8,14 @@ discharges.  A lemma the solvers could not decide is *not checked*: never a reje
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from .problems import Rejection
 
 
 ACCEPTED, REJECTED, NOT_CHECKED = "accepted", "rejected", "not-checked"
-
-
-@dataclass(frozen=True)
-class Rejection:
-    check: str
-    step: str
-    rule: str
-    detail: str
-
-    def __str__(self) -> str:
-        return f"[{self.check}] {self.rule}: {self.detail} (docs/soundness.md {self.step})"
+SHOWN = 5  # rejections a report's reasons show one by one (display only: ``rejections`` holds them all)
 
 
 @dataclass(frozen=True)
@@ -59,7 +52,6 @@ class Report:
     @property
     def trust(self) -> str:
         """What the verdict rests on: the kernel's normal form, or which lemmas a solver alone decided."""
-        from .discharge import trust_line
         return trust_line(self.lemmas, self.kernel_decided, self.solver_only)
 
     @property
@@ -68,4 +60,16 @@ class Report:
 
     @property
     def reasons(self) -> list[str]:
-        return [str(r) for r in self.rejections] + [f"not checked: {u}" for u in self.unchecked]
+        more = len(self.rejections) - SHOWN
+        return ([str(r) for r in self.rejections[:SHOWN]] + [f"… and {more} more rejections"] * (more > 0)
+                + [f"not checked: {u}" for u in self.unchecked])
+
+
+def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
+    """What an accepted verdict rests on, in one line."""
+    if not solver_only:
+        return (f"all {lemmas} lemmas decided by the kernel itself (normal form or checked proof object): no solver "
+                "on the path to ACCEPTED")
+    shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
+    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form or checked proof "
+            f"object); {len(solver_only)} rest on a solver's unsat alone: {shown}")

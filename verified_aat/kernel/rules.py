@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .data import Malformed, NotChecked
-from .report import ACCEPTED, NOT_CHECKED, REJECTED, Rejection, Report
+from .problems import Problem, Rejection
+from .report import ACCEPTED, NOT_CHECKED, REJECTED, Report
 
 
 def sha256_json(value: object) -> str:
@@ -28,8 +29,7 @@ class Check:
     name: str
     step: str
     rule: str
-    run: Callable[[Any], list[str]]   # a kind's context (context.Context, SchematicContext, AuditContext)
-
+    run: Callable[[Any], list[Problem | str]]   # a kind's context (context.Context, SchematicContext, AuditContext)
 
 
 def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
@@ -43,7 +43,7 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
         try:
             problems = check.run(ctx)
         except Malformed as exc:
-            problems = [f"{exc.path}: {exc.message}"]
+            problems = [Problem("{path:120}: " + exc.message, {**exc.data, "path": exc.path})]
         except (RecursionError, MemoryError) as exc:  # a resource limit, not a verdict: never a rejection
             what = "out of memory" if isinstance(exc, MemoryError) else "too deeply nested for the interpreter's stack"
             ctx.unchecked.append(f"{check.name}: {what} (a resource limit was reached)")
@@ -54,12 +54,12 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
             report.checks.append((check.name, "not checked", time.perf_counter() - t0))
             break
         except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
-            problems = [f"the kernel could not complete this check ({type(exc).__name__}: {str(exc)[:160]})"]
+            problems = [Problem("the kernel could not complete this check ({error:160})", {"error": f"{type(exc).__name__}: {exc}"})]
         report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
         if problems:
-            report.rejections = [Rejection(check.name, check.step, check.rule, p) for p in problems]
+            report.rejections = [Rejection(*((p, {}) if isinstance(p, str) else (p.message, p.data)),  # str: a fixed message
+                                           check=check.name, step=check.step, rule=check.rule) for p in problems]
             break
-
 
 
 def judge(ctx: Any, checks: tuple[Check, ...], counts: Callable[[Any], tuple[int, int]],

@@ -33,25 +33,27 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
         scale = as_int(rule["scale"], f"{where}.scale", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
         offset = as_int(rule["offset"], f"{where}.offset", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
         ref = rule["ref"]
-        need(ref in REFS[kind], f"{where}.ref", f"a {kind} position can anchor on {REFS[kind]}, not {ref!r}"[:160])
+        need(ref in REFS[kind], f"{where}.ref", "a {kind} position can anchor on {refs}, not {ref!r}", kind=kind,
+             refs=REFS[kind], ref=ref)
         entries: list[tuple[int, str, int]] = []
         for k, claim in enumerate(as_list(rule["claims"], f"{where}.claims", len(coords))):
             cw = f"{where}.claims[{k}]"
             need(type(claim) is list and len(claim) == 3, cw, "expected [coordinate, ref, power]")
-            need(claim[0] in coords, cw, f"unknown coordinate {claim[0]!r}"[:120])
+            need(claim[0] in coords, cw, "unknown coordinate {c!r}", c=claim[0])
             c = coords.index(claim[0])
             need(c not in structural, cw, f"{claim[0]} is structural: it keeps its encoded value, no claim may move it")
             need(c not in (e[0] for e in entries), cw, f"{claim[0]} is claimed twice")
-            need(claim[1] in REFS[kind], cw, f"a {kind} claim is about {REFS[kind]}, not {claim[1]!r}"[:160])
+            need(claim[1] in REFS[kind], cw, "a {kind} claim is about {refs}, not {ref!r}", kind=kind, refs=REFS[kind],
+                 ref=claim[1])
             need(type(claim[2]) is int and claim[2] in POWERS, cw,
-                 f"power must be 1 or 2 (the kernel's claim forms V(g) and V(g)^2), got {claim[2]!r}"[:160])
+                 "power must be 1 or 2 (the kernel's claim forms V(g) and V(g)^2), got {power!r}", power=claim[2])
             entries.append((c, claim[1], claim[2]))
         deltas: dict[tuple[str, int], int] = {}
         for k, item in enumerate(as_list(rule["kind_offsets"], f"{where}.kind_offsets", 5 * len(coords))):
             kw = f"{where}.kind_offsets[{k}]"
             need(type(item) is list and len(item) == 3, kw, "expected [gate kind, coordinate, delta]")
-            need(item[0] in ("input", "const", "add", "mul", "sign"), kw, f"unknown gate kind {item[0]!r}"[:120])
-            need(item[1] in coords, kw, f"unknown coordinate {item[1]!r}"[:120])
+            need(item[0] in ("input", "const", "add", "mul", "sign"), kw, "unknown gate kind {op!r}", op=item[0])
+            need(item[1] in coords, kw, "unknown coordinate {c!r}", c=item[1])
             key = (item[0], coords.index(item[1]))
             need(key not in deltas, kw, "given twice")
             deltas[key] = as_int(item[2], f"{kw}[2]", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)

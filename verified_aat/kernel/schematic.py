@@ -20,6 +20,7 @@ from .rules import Check, judge, sha256_json
 from .data import Transformer, as_dict, as_int, as_list, load_transformer, need
 from .layouts import Construction, construction_of
 from .derivation import Derivation, Function, layer_functions
+from .problems import Problem
 from .report import Options, Report
 from .schematic_derive import derive
 from .schematic_edges import EdgeScheme, derive_edges
@@ -60,7 +61,7 @@ def _document(ctx: SchematicContext) -> list[str]:
     need(type(doc["version"]) is int and doc["version"] == SCHEMATIC_VERSION, "$.version",
          f"this kernel checks schematic version {SCHEMATIC_VERSION}")
     result = as_dict(doc["result"], "$.result", {"status"})
-    need(result["status"] == "proved", "$.result.status", f"the certificate claims {result['status']!r}"[:120])
+    need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}", status=result["status"])
     bound = doc["depth_bound"]
     ctx.depth_bound = None if bound is None else as_int(bound, "$.depth_bound", 1, MAX_DEPTH_BOUND)
     return []
@@ -70,8 +71,8 @@ def _transformer(ctx: SchematicContext) -> list[str]:
     ctx.transformer = load_transformer(ctx.doc["transformer"])
     ctx.transformer_hash = sha256_json(ctx.doc["transformer"])
     given = as_dict(ctx.doc["hashes"], "$.hashes", {"transformer"})["transformer"]
-    return [] if given == ctx.transformer_hash else [
-        f"the embedded transformer has hash {ctx.transformer_hash[:16]}…, the certificate says {str(given)[:16]}…"]
+    return [] if given == ctx.transformer_hash else [Problem("the embedded transformer has hash {mine:16}, the "
+                                                            "certificate says {given:16}", {"mine": ctx.transformer_hash, "given": given})]
 
 
 def _scheme(ctx: SchematicContext) -> list[str]:
@@ -161,14 +162,13 @@ def _lemmas(ctx: SchematicContext) -> list[str]:
     for digest, lemma in ctx.derivation.lemmas.items():
         entry = listed.pop(digest, None)
         if entry is None:
-            problems.append(f"the kernel's {lemma.kind} lemma {digest[:12]} ({lemma.where[:80]}) is missing")
+            problems.append(Problem("the kernel's {kind} lemma {id:12} ({where:80}) is missing", {"id": digest, **vars(lemma)}))
         elif type(entry["uses"]) is not int or (entry["kind"], entry["uses"], entry["smt2"]) != (
                 lemma.kind, lemma.uses, lemma.text):
-            problems.append(f"lemma {digest[:12]}: the certificate's kind, use count or text differs from the kernel's")
+            problems.append(Problem("lemma {id:12}: the certificate's kind, use count or text differs", {"id": digest}))
         elif "proof" in entry:
             ctx.proofs[digest] = entry["proof"]  # checked with the lemma (S12c), never believed
-    problems += [f"lemma {str(d)[:12]} is not a lemma the kernel derives" for d in listed]
-    return problems[:4]
+    return problems + [Problem("lemma {id:12} is not a lemma the kernel derives", {"id": d}) for d in listed]
 
 
 # the table, in the form of checks.py (the solver check is checks.py's own: it reads only the derivation,
@@ -201,14 +201,14 @@ def schematic_theorem(ctx: SchematicContext) -> str:
     name = ctx.doc["construction"]
     where = "every ordered ring Q ⊆ R ⊆ ℝ"
     if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
-        where += f"; enc_{name} as its embedded construction document (sha256 {ctx.construction.digest[:12]}) states it"
+        where += f"; enc_{name} as its embedded construction document (sha256 {ctx.construction.digest}) states it"
     if ctx.depth_bound is None:
         period = len(scheme.phases)
         extra = f" + {scheme.extra_layers}" if scheme.extra_layers else ""
         layers = "the layer of T" if period == 1 else f"the first {period} layers of T"
         own = f", {name}'s own T_K" if ctx.own_depth is not None else ""
         return (f"for every K ≥ 1, every {scheme.circuit_class} circuit C of depth ≤ K and every x ∈ R^n ({where}): "
-                f"T_K = {layers} (sha256 {ctx.transformer_hash[:12]}) repeated K{extra} times{own}, on "
+                f"T_K = {layers} (sha256 {ctx.transformer_hash}) repeated K{extra} times{own}, on "
                 f"enc_{name}(C, x), reads out C(x)")
     return (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
-            f"T (sha256 {ctx.transformer_hash[:12]}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")
+            f"T (sha256 {ctx.transformer_hash}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")

@@ -176,7 +176,7 @@ def members(intended: str, edges: list[list[str]]) -> list[list[str]] | None:
     if intended == "in-edges":
         return edges
     if intended == "slot-0":
-        return edges[:1]
+        return [edges[0]] if edges else []
     return edges[1:] if len(edges) == 2 else None
 
 

@@ -1,0 +1,44 @@
+"""What a check found, typed (issue 21): a :class:`Problem` is a fixed message whose ``{key}`` fields name the
+offending values, kept in full in its ``data``; a :class:`Rejection` adds the check, its rule and its step of
+docs/soundness.md.  Only :func:`render`, the one-line display, shortens the values.
+
+Reject-only (as ``defence.py``): this code runs only for a check that fails, so a bug here can garble or
+lose a rejection's wording but never make a certificate accepted (``tests/test_trusted_base.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+def render(message: str, data: Mapping[str, object]) -> str:
+    """``message`` with each field ``{key}`` (``{key!r}``: its repr) showing ``data[key]`` in at most 60 characters
+    (``{key:16}``: 16) — the display's shortening: a check puts the values in ``data`` in full."""
+    def shown(m: re.Match[str]) -> str:
+        text, width = (repr if m[2] else str)(data[m[1]]), int(m[3] or 60)
+        return text if len(text) <= width else text[:width] + "…"
+    return re.sub(r"\{(\w+)(!r)?(?::(\d+))?\}", lambda m: shown(m) if m[1] in data else m[0], message)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a check found: a fixed ``message`` whose ``{key}`` fields name the offending values, in full in ``data``."""
+    message: str
+    data: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def detail(self) -> str:  # one line, the values shortened for display
+        return render(self.message, self.data)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rejection(Problem):
+    """A failed check's problem, with the check, the rule it enforces and its step of docs/soundness.md."""
+    check: str
+    step: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"[{self.check}] {self.rule}: {self.detail} (docs/soundness.md {self.step})"
