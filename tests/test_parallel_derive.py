@@ -42,6 +42,13 @@ def three_workers():
         yield shards
 
 
+@pytest.fixture
+def forked():
+    with sharding(None, jobs=3) as shards:
+        assert type(shards).__name__ == "ForkedShards"
+        yield shards
+
+
 def _certify(circuit, construction, shards=None):
     result = certify(circuit, get_construction(construction), refute=False, shards=shards)
     return result, dumps_certificate(build_certificate(result, include_timings=False))
@@ -51,12 +58,12 @@ def _certify(circuit, construction, shards=None):
                                                      ("inner-product", 30, "gate-edge-dot"),
                                                      ("random-fsac", 40, "edge-only")])
 def test_sharded_derivation_gives_the_sequential_certificate(family, n, construction, monkeypatch, two_workers,
-                                                            three_workers):
+                                                            three_workers, forked):
     circuit = build_family(family, n)
     sequential, text = _certify(circuit, construction)
     monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
     monkeypatch.setattr(derive, "STRIPE", 3)
-    for shards in (two_workers, three_workers):
+    for shards in (two_workers, three_workers, forked):
         counting = Counting(shards)
         parallel, parallel_text = _certify(circuit, construction, counting)
         assert counting.maps == 1
@@ -113,12 +120,13 @@ def _kernel_sharded(monkeypatch):
 
 @pytest.mark.parametrize("family, n, construction", [("relu", 30, "gate-edge"), ("inner-product", 20, "gate-edge-dot"),
                                                      ("random-fsac", 30, "edge-only")])
-def test_the_kernel_accepts_the_same_on_shards(family, n, construction, monkeypatch, two_workers, three_workers):
+def test_the_kernel_accepts_the_same_on_shards(family, n, construction, monkeypatch, two_workers, three_workers,
+                                               forked):
     result, _ = _certify(build_family(family, n), construction)
     doc = build_certificate(result, include_timings=False)
     sequential = check(doc)
     _kernel_sharded(monkeypatch)
-    for shards in (two_workers, three_workers):
+    for shards in (two_workers, three_workers, forked):
         counting = Counting(shards)
         parallel = check(doc, shards=counting)
         assert counting.maps == 1
@@ -175,3 +183,23 @@ def test_a_failing_cluster_is_replaced_by_deriving_here(monkeypatch) -> None:
     assert broken_text == text
     report = check(build_certificate(result, include_timings=False), shards=Broken())
     assert report.accepted
+
+
+def test_a_forked_worker_that_dies_is_replaced_by_deriving_here(monkeypatch) -> None:
+    import os
+    circuit = build_family("relu", 20)
+    _, text = _certify(circuit, "gate-edge")
+    monkeypatch.setattr(derive, "PARALLEL_MIN_POSITIONS", 2)
+    monkeypatch.setattr(derive, "STRIPE", 3)
+    real, parent = derive._derive_range, os.getpid()
+
+    def child_dies(*args, **kwargs):
+        if os.getpid() != parent:
+            os._exit(3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(derive, "_derive_range", child_dies)
+    with sharding(None, jobs=2) as shards:
+        result, forked_text = _certify(circuit, "gate-edge", shards)
+    assert forked_text == text
+    assert check(build_certificate(result, include_timings=False)).accepted

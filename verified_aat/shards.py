@@ -4,8 +4,10 @@ Both derivations — the engine's in ``certify`` and the kernel's in ``check`` �
 one stripe per worker (alternate blocks of 4,096 positions, so every worker gets a share of every region
 of the encoding), derive each stripe on a worker and merge the stripes' lemmas in sequential first-use
 order, so the certificate and the verdict do not depend on the number of workers. ``--jobs N`` (N ≥ 2)
-is a local cluster of N worker processes. The cluster starts only when an encoding is large enough to
-shard (``PARALLEL_MIN_POSITIONS`` positions), so small runs never pay for it.
+without a cluster uses N forked processes of this machine instead, the same interface (measured: on one
+machine, pickling the inputs for a Dask worker costs about what the derivation it shares costs). The
+cluster starts only when an encoding is large enough to shard (``PARALLEL_MIN_POSITIONS`` positions),
+so small runs never pay for it.
 
 The shared inputs (the circuit, T, rows, claims and argmax sets) are scattered to every worker once;
 each task returns its stripe's lemma table. What the workers send back is the kernel's own derivation
@@ -17,6 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import pickle
 import re
 from typing import Any, Callable, Iterator, Sequence
 
@@ -60,13 +64,14 @@ class Shards:
                                              host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                              silence_logs=logging.ERROR)  # this machine only, any free port
                 self._client = Client(self._cluster)
+                import gc
+                self._client.run(gc.disable)  # our own workers: no cyclic GC over millions of unpickled objects
             else:
                 self._client = Client(self.spec, timeout=30)
         return self._client
 
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, parts: Sequence[Any]) -> list[Any]:
         client = self.client()
-        import pickle
         self.moved_bytes += len(pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL))
         remote = client.scatter(shared, broadcast=True, hash=False)
         futures = [client.submit(fn, remote, part, pure=False) for part in parts]
@@ -80,11 +85,76 @@ class Shards:
         self._client = self._cluster = None
 
 
+class ForkedShards:
+    """``--jobs N`` on one machine: ``fn(shared, part)`` for part 0 here and for each other part in a forked
+    child, which reads ``shared`` copy-on-write (nothing is pickled on the way in) and sends its result back
+    pickled. On one machine this is what pays: pickling the inputs for a Dask worker costs about as much as
+    the derivation it would share (docs/scaling.md). A child that fails makes ``map`` raise, and the caller
+    then derives everything in its own process."""
+
+    moved_bytes = 0
+
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    def map(self, fn: Callable[[Any, Any], Any], shared: Any, parts: Sequence[Any]) -> list[Any]:
+        if not parts:
+            return []
+        children = [_forked(fn, shared, part) for part in parts[1:]]
+        results: list[Any] = []
+        failed: Exception | None = None
+        try:
+            results.append(fn(shared, parts[0]))
+        finally:
+            for pid, read_end in children:  # every child is reaped, whatever happened here
+                try:
+                    results.append(_collect(pid, read_end))
+                except (RuntimeError, pickle.UnpicklingError, EOFError) as exc:
+                    failed = exc
+        if failed is not None:
+            raise failed
+        return results
+
+    def close(self) -> None:
+        pass
+
+
+def _forked(fn: Callable[[Any, Any], Any], shared: Any, part: Any) -> tuple[int, int]:
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send, and leave without running any of the parent's cleanup
+        os.close(read_end)
+        status = 1
+        try:
+            data = pickle.dumps(fn(shared, part), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _collect(pid: int, read_end: int) -> Any:
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        raise RuntimeError(f"a forked worker ended with status {status}")
+    return pickle.loads(data)
+
+
 @contextlib.contextmanager
-def sharding(cluster: str | None, jobs: int = 1) -> Iterator[Shards | None]:
-    """The shards of one command: ``cluster`` if given, else a local cluster of ``jobs`` workers when
-    ``jobs`` ≥ 2, else None (one process). Closed when the command ends."""
-    shards = Shards(cluster) if cluster else Shards(f"local:{jobs}") if jobs >= 2 else None
+def sharding(cluster: str | None, jobs: int = 1) -> Iterator[Shards | ForkedShards | None]:
+    """The shards of one command: the Dask cluster ``cluster`` if given; else, when ``jobs`` ≥ 2, ``jobs``
+    forked processes on this machine (a local Dask cluster where there is no fork); else None (one process).
+    Closed when the command ends."""
+    shards: Shards | ForkedShards | None = None
+    if cluster:
+        shards = Shards(cluster)
+    elif jobs >= 2:
+        shards = ForkedShards(jobs) if hasattr(os, "fork") else Shards(f"local:{min(jobs, MAX_LOCAL_WORKERS)}")
     try:
         yield shards
     finally:
