@@ -254,3 +254,23 @@ def test_an_audit_certificate_needs_a_solver_only_for_recip():
     entry["proof"]["cases"][1] = {"contradiction": 0}  # assertion 0 is no ≠: the zero case is not closed
     report = verdict(forged)
     assert report.outcome == "rejected" and "proof object does not check" in str(report.rejections[0])
+
+
+def test_a_netlist_lemma_only_a_solver_decides_is_named_and_not_trusted_without_solver_trust(tmp_path) -> None:
+    """Threshold-mode netlist links can need a solver for a NAND candidate: the verdict names each such lemma
+    in its trust line, and --no-solver-trust makes it not checked (it used to be accepted silently)."""
+    from pathlib import Path
+
+    import verified_aat as va
+    from verified_aat.cli.main import main
+    c432 = Path(__file__).resolve().parents[2] / "shared" / "circuits" / "iscas85" / "c432.bench"
+    if not c432.exists():
+        import pytest
+        pytest.skip("needs ../shared/circuits")
+    cert = tmp_path / "c432.json"
+    assert main(["certify", str(c432), "--mode", "threshold", "-c", "gate-edge", "-o", str(cert)]) == 0
+    trusting = va.check(str(cert))
+    assert trusting.accepted and "netlist-link lemma (z3)" in trusting.trust
+    strict = va.check(str(cert), solver_trust=False)
+    assert strict.outcome == "not-checked"
+    assert any("no solver is trusted" in u and "netlist link" in u for u in strict.unchecked)

@@ -374,6 +374,10 @@ class _Prover:
         return self._smt(order, lhs, rhs, bs)
 
     def _smt(self, order: list[Node], lhs: int, rhs: int, bs: list[int]) -> str:
+        """The solvers' verdict on a lemma the kernel's own procedures leave open: it rests on them, so the
+        verdict's trust line names it, and with --no-solver-trust it is *not checked* (S12)."""
+        if not self.ctx.options.solver_trust:
+            return "unknown: the kernel's own procedures do not decide it, and no solver is trusted (--no-solver-trust)"
         text = smt_text(order, lhs, rhs, bs)
         for solver in self.ctx.options.solvers:
             self.runs += 1
@@ -387,4 +391,5 @@ class _Prover:
                     " under the hypotheses F_i ∈ {0,1}" if bs else "")
             if answer != UNSAT:
                 return f"unknown: {solver} says {answer}"
+        self.ctx.solver_only.append(f"a netlist-link lemma ({'+'.join(self.ctx.options.solvers)})")
         return "ok"

@@ -72,4 +72,5 @@ def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> 
                 "on the path to ACCEPTED")
     shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
     return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form or checked proof "
-            f"object); {len(solver_only)} rest on a solver's unsat alone: {shown}")
+            f"object); {len(solver_only)} {'more ' if kernel_decided == lemmas else ''}rest on a solver's unsat "
+            f"alone: {shown}")
