@@ -36,8 +36,8 @@ from verified_aat.kernel.audit_proof import (
     gt_lemma,
     recip_lemma,
     select_lemma,
-    solve,
 )
+from verified_aat.kernel.solvers import solve
 from verified_aat.kernel.report import Options
 from verified_aat.transformer.model import (
     BilinearScore,

@@ -38,7 +38,6 @@ from .data import (
 from .problems import Problem
 from .report import Options, Report
 from .discharge import discharge
-from .solvers import solve
 from .unroll import (
     Builder,
     bilinear,
@@ -325,6 +324,8 @@ def _lemmas(ctx: AuditContext) -> list[str]:
 
 def _solvers(ctx: AuditContext) -> list[str]:
     """U5 (``discharge.py``): the kernel's normal form, then the solvers (in worker processes with jobs ≥ 2)."""
+    from .solvers import solve  # the solver runner: only for lemmas the trust line then names
+
     def answer(jobs: list[tuple[str, str]]) -> list[str]:
         if ctx.options.jobs >= 2 and len(jobs) > 1:
             from concurrent.futures import ProcessPoolExecutor

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Callable
 
 from .structure import depths
-from .data import Circuit, as_dict, as_int, as_list, load_circuit, need
+from .data import as_dict, as_int, as_list, load_circuit, need
 from .context import Context
 from .problems import Problem
 
@@ -141,34 +141,3 @@ def output_failures(ctx: Context) -> list[str]:
     assert B is not None
     return [f"output {j} of C is gate {o}, whose root {roots[o]} is not B's output {j} (gate {b})"
             for j, (o, b) in enumerate(zip(C.outputs, B.outputs)) if roots[o] != b]
-
-
-def given_circuit(ctx: Context) -> list[str]:
-    """S1: ``--circuit FILE`` is the certified circuit B or the recorded C; a file that merely binarizes to B
-    (a hash the command computed) is *not checked*, never accepted; any other file is rejected."""
-    if ctx.options.circuit_file is None:
-        return []
-    from .circuit_file import structure, sha256_json  # only with --circuit FILE: its own trusted-base kind (README)
-    wanted = sha256_json(structure(*ctx.options.circuit_file[1:]))
-    if wanted in (ctx.hashes["circuit"], ctx.hashes.get("original")):
-        return []
-    if ctx.hashes["circuit"] in ctx.options.binarized_sha256:
-        ctx.unchecked.append(no_link(ctx))
-        return []
-    return [Problem("the given circuit has structure hash {given:16}, the certified one {circuit:16}"
-                    + (" (before binarization {original:16})" if "original" in ctx.hashes else ""),
-                    {"given": wanted, **ctx.hashes})]
-
-
-def no_link(ctx: Context) -> str:
-    """Why a given file (circuit or netlist) that binarizes to the certified circuit is *not checked*."""
-    if ctx.original is None:
-        return ("this certificate is about the binarized circuit: the given file binarizes to it, but the "
-                "certificate does not record the circuit before binarization (certify it again with --binarize)")
-    return ("this certificate is about the binarized circuit and the circuit before binarization it records "
-            f"(sha256 {ctx.hashes['original']}); the given file binarizes to the same circuit but is not that one")
-
-
-def circuit_for_link(ctx: Context) -> Circuit | None:
-    """The circuit a netlist link is about: C when the certificate records it, else the certified one."""
-    return ctx.original if ctx.original is not None else ctx.circuit

@@ -17,8 +17,10 @@ import re
 from fractions import Fraction
 from typing import Any, Union
 
+from .context import Context, no_link
 from .data import MAX_DIGITS, MAX_GATES, Malformed, NotChecked, load_circuit
-from .rules import sha256_json  # noqa: F401 - the hash S1 compares, re-exported for given_circuit
+from .problems import Problem
+from .rules import sha256_json
 
 CIRCUIT_FORMAT = "verified-aat/circuit-structure"
 _DEFINITION = re.compile(r"\s*([^\s=]+)\s*=(.*)\Z", re.S)
@@ -206,3 +208,17 @@ def structure(data: bytes, fmt: str) -> dict[str, Any]:
         return value
     except (Unreadable, Malformed, ValueError, UnicodeDecodeError, AttributeError, TypeError) as exc:
         raise NotChecked(f"the kernel's own {fmt} reader does not read the given circuit file ({exc})") from None
+
+
+def given_circuit(ctx: Context) -> list[Problem]:
+    """S1: ``--circuit FILE`` is the certified circuit B or the recorded C; a file that merely binarizes to B
+    (a hash the command computed) is *not checked*, never accepted; any other file is rejected."""
+    wanted = sha256_json(structure(*ctx.options.circuit_file[1:]))
+    if wanted in (ctx.hashes["circuit"], ctx.hashes.get("original")):
+        return []
+    if ctx.hashes["circuit"] in ctx.options.binarized_sha256:
+        ctx.unchecked.append(no_link(ctx))
+        return []
+    return [Problem("the given circuit has structure hash {given:16}, the certified one {circuit:16}"
+                    + (" (before binarization {original:16})" if "original" in ctx.hashes else ""),
+                    {"given": wanted, **ctx.hashes})]

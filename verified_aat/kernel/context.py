@@ -43,6 +43,19 @@ class Context:
     solver_runs: int = 0
     kernel_decided: int = 0                # lemmas the kernel's own normal form proves (S12)
     solver_only: list[str] = field(default_factory=list)  # lemmas that rest on a solver's unsat alone
-    proofs: dict[str, Any] = field(default_factory=dict)  # lemma id → its proof object (S12c; schematic only)
     defence: str = ""
     netlist_theorem: str = ""
+
+
+def no_link(ctx: Context) -> str:
+    """Why a given file (circuit or netlist) that binarizes to the certified circuit is *not checked*."""
+    if ctx.original is None:
+        return ("this certificate is about the binarized circuit: the given file binarizes to it, but the "
+                "certificate does not record the circuit before binarization (certify it again with --binarize)")
+    return ("this certificate is about the binarized circuit and the circuit before binarization it records "
+            f"(sha256 {ctx.hashes['original']}); the given file binarizes to the same circuit but is not that one")
+
+
+def circuit_for_link(ctx: Context) -> Circuit | None:
+    """The circuit a netlist link is about: C when the certificate records it, else the certified one."""
+    return ctx.original if ctx.original is not None else ctx.circuit

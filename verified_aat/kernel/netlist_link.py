@@ -36,13 +36,13 @@ import itertools
 from fractions import Fraction
 from typing import Any
 
-from .binarized import circuit_for_link, no_link
+from .context import circuit_for_link, no_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
 from .netlist_decide import Node, evaluate, smt_text
 from .problems import Problem
-from .solvers import SAT, SOLVERS, UNSAT
+from .report import SAT, UNSAT
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
 
 MAX_NODES = 100_000           # nodes in one lemma's expansion
@@ -378,6 +378,7 @@ class _Prover:
         verdict's trust line names it, and with --no-solver-trust it is *not checked* (S12)."""
         if not self.ctx.options.solver_trust:
             return "unknown: the kernel's own procedures do not decide it, and no solver is trusted (--no-solver-trust)"
+        from .solvers import SOLVERS  # the solver runner: reached only for a lemma the trust line then names
         text = smt_text(order, lhs, rhs, bs)
         for solver in self.ctx.options.solvers:
             self.runs += 1

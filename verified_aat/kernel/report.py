@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 
 ACCEPTED, REJECTED, NOT_CHECKED = "accepted", "rejected", "not-checked"
+UNSAT, SAT, UNKNOWN = "unsat", "sat", "unknown"  # a solver's answers (solvers.py), named here so that
+# deciding a lemma without a solver never imports the solver runner
 SHOWN = 5  # rejections a report's reasons show one by one (display only: ``rejections`` holds them all)
 
 

@@ -8,7 +8,7 @@ neither accepted nor rejected.
 
 from __future__ import annotations
 
-UNSAT, SAT, UNKNOWN = "unsat", "sat", "unknown"
+from .report import SAT, UNKNOWN, UNSAT  # noqa: F401 - re-exported
 
 
 def z3_answer(text: str, timeout_ms: int | None) -> str:
