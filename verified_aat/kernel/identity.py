@@ -47,6 +47,9 @@ def parse(text: str) -> list[Sexp]:
     return stack[0]
 
 
+_NUMERALS: dict[str, int | Fraction] = {}  # numeral text → its exact value
+
+
 class _Normaliser:
     def __init__(self) -> None:
         self.variables: dict[str, int] = {}
@@ -71,11 +74,16 @@ class _Normaliser:
                 return env[t]
             if t in self.variables:
                 return {(self.variables[t],): 1}
-            try:
-                q = Fraction(t)
-            except ValueError:
-                raise Undecided(f"unknown symbol {t}") from None
-            return {(): q.numerator if q.denominator == 1 else q} if q else {}  # ints: faster, equally exact
+            q = _NUMERALS.get(t)
+            if q is None:
+                try:
+                    value = Fraction(t)
+                except ValueError:
+                    raise Undecided(f"unknown symbol {t}") from None
+                q = value.numerator if value.denominator == 1 else value  # ints: faster, equally exact
+                if len(_NUMERALS) < 100_000:  # a bounded memo of numerals (immutable values)
+                    _NUMERALS[t] = q
+            return {(): q} if q else {}
         if not t or not isinstance(t[0], str):
             raise Undecided("application")
         if t[0] == "ite" and len(t) == 4:  # decided only where the condition's truth is known
