@@ -17,7 +17,7 @@ from verified_aat.constructions.binarize import binarize
 from verified_aat.constructions.registry import get_construction
 from verified_aat.symbolic import certify as certify_module
 from verified_aat.symbolic.certify import certify
-from verified_aat.symbolic.discharge import UNKNOWN, Verdict
+from verified_aat.symbolic.discharge import UNKNOWN, LemmaVerdict
 from verified_aat.transformer.exact_engine import run_exact
 from verified_aat.transformer.spec import save_transformer
 
@@ -111,7 +111,7 @@ def test_harmless_change_is_proved(mutant):
 
 def test_unknown_is_never_reported_as_proved(monkeypatch):
     def undecided(texts, timeout_ms, jobs=1, progress=None):
-        return [Verdict(UNKNOWN, "z3", 0.0, reason="timeout") for _ in texts]
+        return [LemmaVerdict(UNKNOWN, "z3", 0.0, reason="timeout") for _ in texts]
 
     monkeypatch.setattr(certify_module, "discharge_all", undecided)
     result = certify(mutants.probe_circuit(), get_construction("gate-edge"))
@@ -226,7 +226,7 @@ def test_certify_command_refutes_an_edited_transformer(tmp_path, capsys):
 
 def test_certify_command_exit_3_on_unknown(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(certify_module, "discharge_all",
-                        lambda texts, *a, **k: [Verdict(UNKNOWN, "z3", 0.0, reason="timeout") for _ in texts])
+                        lambda texts, *a, **k: [LemmaVerdict(UNKNOWN, "z3", 0.0, reason="timeout") for _ in texts])
     src = tmp_path / "probe.circ"
     src.write_text(print_circuit(mutants.probe_circuit()))
     assert main(["certify", str(src), "--no-refute"]) == 3

@@ -35,7 +35,9 @@ from .flat import CONST, INPUT, KINDS
 from .reference import reference_run
 from .unroll import UnrolledCircuit, Unroller, flatten, unroll
 
-PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
+from ..status import Status
+
+PROVED, REFUTED, UNKNOWN = Status.PROVED, Status.REFUTED, Status.UNKNOWN  # the one vocabulary (status.py)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..status import Status
 from ..circuits.evaluate import fold_circuit
 from ..circuits.ir import Circuit
 from ..symbolic import polynomial as poly
@@ -21,7 +22,7 @@ from .flat import ADD, MUL, SIGN, FlatCircuit, _csr
 from .unroll import flatten
 
 Value = int | Fraction | dict  # concrete, or a sparse polynomial (poly.Poly)
-PROVED, UNKNOWN = "proved", "unknown"
+PROVED, UNKNOWN = Status.PROVED, Status.UNKNOWN  # the one vocabulary (status.py)
 
 
 def reached(flat: FlatCircuit, sources: Sequence[int]) -> np.ndarray:

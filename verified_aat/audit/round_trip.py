@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ..status import Status
 from ..circuits.evaluate import evaluate
 from ..circuits.ir import Circuit, Domain
 from ..constructions.registry import get_construction
@@ -63,7 +64,8 @@ from .residual import (PROVED, UNKNOWN, circuit_polynomials, reached,  # noqa: F
 from .size import size_formula
 from .unroll import Unroller, flatten, unroll
 
-REFUTED, SKIPPED = "refuted", "skipped"
+REFUTED = Status.REFUTED  # the one vocabulary (status.py)
+SKIPPED = "skipped"  # a link not attempted (its own word: neither proved nor unknown)
 BUILD_GATES = 2_000_000   # the largest U_N the round trip builds for link 3 (~100 MB, ~10 s); past it: composition
 
 

@@ -26,7 +26,7 @@ from ..transformer.model import Pooling, Transformer
 from .analysis import output_reads
 from .attention import ArgmaxSets, brute_force_argmax, hint_lemma, hint_reads_structure_only, join_argmax, score_reads
 from .derive import derive_positions
-from .discharge import FAILED, PROVED, UNKNOWN, Verdict, discharge, discharge_all
+from .discharge import FAILED, PROVED, UNKNOWN, LemmaVerdict, discharge, discharge_all
 from .obligations import (Derivation, Lemma, LayerFunction, StructureView, digest,
                           layer_functions)
 from .residual import concrete_outputs
@@ -58,7 +58,7 @@ class CertifyResult:
     structural: tuple[str, ...]
     hints: dict[str, Any]
     derivation: Derivation
-    verdicts: dict[str, Verdict]
+    verdicts: dict[str, LemmaVerdict]
     attention: list[AttentionClaim]
     problems: list[str] = field(default_factory=list)
     counterexample: Any = None
@@ -106,7 +106,7 @@ class Derived:
 
     derivation: Derivation
     attention: list[AttentionClaim]
-    hint_verdicts: dict[str, Verdict]
+    hint_verdicts: dict[str, LemmaVerdict]
     problems: list[str]
     seconds: dict[str, float]
 
@@ -147,7 +147,7 @@ def derive(p: Prepared, timeout_ms: int = 10_000, jobs: int = 1,
     functions = layer_functions(T)
     argmax: dict[tuple[int, int], ArgmaxSets] = {}
     attention: list[AttentionClaim] = []
-    hint_verdicts: dict[str, Verdict] = {}
+    hint_verdicts: dict[str, LemmaVerdict] = {}
     by_score: dict[Any, tuple[str, str | None, ArgmaxSets | None]] = {}
     for fn in functions:
         for h, head in enumerate(fn.layer.heads):

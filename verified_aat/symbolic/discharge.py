@@ -19,11 +19,16 @@ from fractions import Fraction
 
 from .polynomial import LazyEvaluator, TooLarge, add, scale
 
-PROVED, FAILED, UNKNOWN = "proved", "failed", "unknown"
+from ..status import Status
+
+PROVED, UNKNOWN = Status.PROVED, Status.UNKNOWN  # the one vocabulary (status.py)
+FAILED = "failed"  # a lemma's own verdict: it is false (a circuit's status is then refuted or unknown)
 
 
 @dataclass(frozen=True)
-class Verdict:
+class LemmaVerdict:
+    """One lemma's answer: proved, failed (false) or unknown, by which procedure, and a model if false."""
+
     status: str
     solver: str
     seconds: float
@@ -92,7 +97,7 @@ def normal_form(text: str) -> bool:
         return False
 
 
-def run_z3(text: str, timeout_ms: int) -> Verdict:
+def run_z3(text: str, timeout_ms: int) -> LemmaVerdict:
     import z3
 
     start = time.perf_counter()
@@ -102,30 +107,30 @@ def run_z3(text: str, timeout_ms: int) -> Verdict:
         solver.from_string(text)
         result = solver.check()
     except z3.Z3Exception as exc:  # pragma: no cover - malformed lemma
-        return Verdict(UNKNOWN, "z3", time.perf_counter() - start, reason=f"z3 error: {exc}")
+        return LemmaVerdict(UNKNOWN, "z3", time.perf_counter() - start, reason=f"z3 error: {exc}")
     seconds = time.perf_counter() - start
     if result == z3.unsat:
-        return Verdict(PROVED, "z3", seconds)
+        return LemmaVerdict(PROVED, "z3", seconds)
     if result == z3.sat:
         model = solver.model()
         values = {str(d.name()): str(model[d]) for d in model.decls()}
-        return Verdict(FAILED, "z3", seconds, values)
-    return Verdict(UNKNOWN, "z3", seconds, reason=str(solver.reason_unknown()))
+        return LemmaVerdict(FAILED, "z3", seconds, values)
+    return LemmaVerdict(UNKNOWN, "z3", seconds, reason=str(solver.reason_unknown()))
 
 
-def discharge(text: str, timeout_ms: int = 10_000) -> Verdict:
+def discharge(text: str, timeout_ms: int = 10_000) -> LemmaVerdict:
     """Prove one lemma: normal form, else Z3."""
     start = time.perf_counter()
     if normal_form(text):
-        return Verdict(PROVED, "normal-form", time.perf_counter() - start)
+        return LemmaVerdict(PROVED, "normal-form", time.perf_counter() - start)
     return run_z3(text, timeout_ms)
 
 
-def _discharge_job(args: tuple[str, int]) -> Verdict:
+def _discharge_job(args: tuple[str, int]) -> LemmaVerdict:
     return discharge(*args)
 
 
-def discharge_all(texts: list[str], timeout_ms: int, jobs: int = 1, progress: Any = None) -> list[Verdict]:
+def discharge_all(texts: list[str], timeout_ms: int, jobs: int = 1, progress: Any = None) -> list[LemmaVerdict]:
     """Discharge many lemmas, across processes when there are many of them."""
     if jobs <= 1 or len(texts) < 8:
         verdicts = []
