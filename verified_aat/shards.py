@@ -72,9 +72,11 @@ class Shards:
 
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, parts: Sequence[Any]) -> list[Any]:
         client = self.client()
-        self.moved_bytes += len(pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL))
-        remote = client.scatter(shared, broadcast=True, hash=False)
-        futures = [client.submit(fn, remote, part, pure=False) for part in parts]
+        payload = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)  # one bytes object: Dask moves it as
+        self.moved_bytes += len(payload)                                    # is, without walking its contents
+        token = f"{id(self)}-{self.moved_bytes}"
+        remote = client.scatter(payload, broadcast=True, hash=False)
+        futures = [client.submit(_call, fn, token, remote, part, pure=False) for part in parts]
         return client.gather(futures)
 
     def close(self) -> None:
@@ -83,6 +85,24 @@ class Shards:
         if self._cluster is not None:
             self._cluster.close()
         self._client = self._cluster = None
+
+
+_LOADED: dict[str, Any] = {}  # on a worker: the shared inputs of the current map, unpickled once
+
+
+def _call(fn: Callable[[Any, Any], Any], token: str, payload: bytes, part: Any) -> Any:
+    """On a worker: ``fn(shared, part)``, the shared inputs unpickled once per worker and map."""
+    if token not in _LOADED:
+        import gc
+        enabled = gc.isenabled()
+        gc.disable()  # millions of small objects: a cyclic collection over them while they load is wasted
+        try:
+            _LOADED.clear()
+            _LOADED[token] = pickle.loads(payload)
+        finally:
+            if enabled:
+                gc.enable()
+    return fn(_LOADED[token], part)
 
 
 class ForkedShards:
