@@ -20,7 +20,8 @@ from verified_aat.circuits.ir import Circuit
 from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.constructions.registry import get_construction
 from verified_aat.kernel import Options, check_certificate
-from verified_aat.kernel.attention import brute_force, join, key_lemma, summary
+from verified_aat.kernel.agreement import summary
+from verified_aat.kernel.attention import brute_force, join, key_lemma
 from verified_aat.kernel.circuits import depths
 from verified_aat.kernel.data import as_rational, load_circuit, load_transformer
 from verified_aat.kernel.encoding import Encoding, encoding_digest

@@ -17,7 +17,6 @@ Two methods, each with the condition that makes it sound:
 from __future__ import annotations
 
 import bisect
-import hashlib
 from typing import Any, Sequence
 
 from .circuits import compiled
@@ -118,21 +117,3 @@ def brute_force(rows: Sequence[Sequence[Number]], score: Circuit | Bilinear) -> 
         top = max(values)
         out.append(tuple(j for j, v in enumerate(values) if v == top))
     return out
-
-
-def summary(sets: Sets) -> dict[str, Any]:
-    """positions, distinct sets, their members, and the digest of docs/certificates.md."""
-    number: dict[tuple[int, ...], int] = {}
-    by_object: dict[int, int] = {}  # one hash per distinct tuple object, not per position: no n² on wide sets
-    ids: list[int] = []
-    for s in sets:
-        known = by_object.get(id(s))
-        if known is None:
-            known = by_object[id(s)] = number.setdefault(s, len(number))
-        ids.append(known)
-    digest = hashlib.sha256()
-    digest.update("".join(f"{p}:{s}\n" for p, s in enumerate(ids)).encode())
-    for s in number:
-        digest.update(f"#{number[s]}:{' '.join(map(str, s))}\n".encode())
-    return {"positions": len(sets), "distinct": len(number), "members": sum(map(len, number)),
-            "digest": digest.hexdigest()}

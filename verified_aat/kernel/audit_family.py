@@ -30,12 +30,12 @@ from .audit_proof import (
     _pooling,
     _solvers,
     _text,
-    match_lemmas,
     read_header,
     bilinear_lemma,
     copy_lemma,
     gt_lemma,
 )
+from .agreement import match_lemmas
 from .rules import Check, judge, sha256_json
 from .data import Bilinear, Circuit, Transformer, load_transformer, need
 from .problems import Problem
@@ -274,13 +274,11 @@ def _measures(ctx: AuditContext) -> list[str]:
     return problems
 
 
-def _lemmas(ctx: AuditContext) -> list[str]:
+def _lemmas(ctx: AuditContext) -> list[Problem]:
+    """V4 (``agreement.py``, which can only reject), as U4."""
     ctx.lemmas = derive_family_lemmas(ctx.transformer)  # type: ignore[arg-type]
-    return match_lemmas(
-        ctx, {"id", "kind", "smt2"}, lambda x: {"id": x.id, "kind": x.kind, "smt2": x.text},
-        lambda x: Problem("the kernel's {kind} lemma {id:12} is missing (dropped or edited)", {"id": x.id, **vars(x)}),
-        lambda entry, x: Problem("lemma {id:12}: the certificate's kind {given!r:20} is not the kernel's {kind!r}, "
-                                 "or its text is not the one hashed", {"id": x.id, **vars(x), "given": entry["kind"]}))
+    return match_lemmas(ctx.doc["lemmas"], {x.id: {"id": x.id, "kind": x.kind, "smt2": x.text} for x in ctx.lemmas},
+                        {"id", "kind", "smt2"}, {"proof"}, ctx.proofs, 100_000)
 
 
 FAMILY_CHECKS: tuple[Check, ...] = (

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import smt
 from .rules import Check, judge, sha256_json
@@ -37,6 +37,7 @@ from .data import (
 )
 from .problems import Problem
 from .report import Options, Report
+from .agreement import match_lemmas
 from .discharge import discharge
 from .unroll import (
     Builder,
@@ -288,38 +289,13 @@ def _unrolled(ctx: AuditContext) -> list[Problem]:
     return problems
 
 
-def match_lemmas(ctx: AuditContext, keys: set[str], entry_of: Callable[[Lemma], dict[str, Any]],
-                 missing: Callable[[Lemma], Problem], differs: Callable[[dict[str, Any], Lemma], Problem]) -> list[Problem]:
-    """U4 / V4: the certificate's lemma entries (``keys``, and an optional proof object each) must be exactly
-    ``entry_of`` of the kernel's ``ctx.lemmas``; the proof objects go to ``ctx.proofs``, checked with their
+def _lemmas(ctx: AuditContext) -> list[Problem]:
+    """U4 (``agreement.py``, which can only reject); the proof objects go to ``ctx.proofs``, checked with their
     lemmas (S12c), never believed."""
-    listed: dict[str, dict[str, Any]] = {}
-    for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
-        entry = dict(as_dict(raw, f"$.lemmas[{k}]", keys, {"proof"}))
-        need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct")
-        if "proof" in entry:
-            ctx.proofs[entry["id"]] = entry.pop("proof")
-        listed[entry["id"]] = entry
-    problems = []
-    for lemma in ctx.lemmas:
-        entry = listed.pop(lemma.id, None)
-        if entry is None:
-            problems.append(missing(lemma))
-        elif json.dumps(entry, sort_keys=True) != json.dumps(entry_of(lemma), sort_keys=True):  # true != 1
-            problems.append(differs(entry, lemma))
-    return problems + [Problem("lemma {id:12} ({kind:20}) is not a lemma the kernel derives", {"id": d, "kind": e["kind"]})
-                       for d, e in listed.items()]
-
-
-def _lemmas(ctx: AuditContext) -> list[str]:
     ctx.lemmas = derive_lemmas(ctx.transformer, ctx.uses)  # type: ignore[arg-type]
-    return match_lemmas(
-        ctx, {"id", "kind", "scope", "uses", "smt2"},
-        lambda x: {"id": x.id, "kind": x.kind, "scope": x.scope, "uses": x.uses, "smt2": x.text},
-        lambda x: Problem("the kernel's {kind} lemma ({scope}) {id:12} is missing (dropped or edited)", {"id": x.id, **vars(x)}),
-        lambda entry, x: Problem("lemma {id:12}: the certificate's kind, scope or use count differs from the kernel's "
-                                 "({given_kind!r:20}, {given_scope!r:20}, {given_uses:12} uses vs {kind!r}, {scope!r}, "
-                                 "{uses})", {"id": x.id, **vars(x), **{f"given_{k}": v for k, v in entry.items()}}))
+    return match_lemmas(ctx.doc["lemmas"], {x.id: {"id": x.id, "kind": x.kind, "scope": x.scope, "uses": x.uses,
+                                                   "smt2": x.text, "where": x.scope} for x in ctx.lemmas},
+                        {"id", "kind", "scope", "uses", "smt2"}, {"proof"}, ctx.proofs, 100_000)
 
 
 def _solvers(ctx: AuditContext) -> list[str]:

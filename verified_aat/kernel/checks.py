@@ -11,10 +11,10 @@ coordinates, schedule rules, attention methods and key decompositions).
 
 from __future__ import annotations
 
-import json
 from typing import Callable
 
-from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma, summary
+from .agreement import compare_derived, layers_needed, match_lemmas, summary
+from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma
 from .structure import reads, score_reads
 from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, as_dict, as_list, as_rational,
                    load_circuit, load_transformer, need)
@@ -25,7 +25,7 @@ from .layouts import construction_of
 from .netlist_link import check_netlist
 from .obligations import Deriver, activation_params, frame_changes, layer_functions
 from .context import Context
-from .schedule import base_failures, claims_from_rules, count_base, layers_needed, readout_failures
+from .schedule import base_failures, claims_from_rules, count_base, readout_failures
 from .discharge import discharge_derivation
 from .problems import Problem
 from .rules import Check, sha256_json
@@ -281,38 +281,19 @@ def _obligations(ctx: Context) -> list[str]:
     counts.update({"structure": n, "base": count_base(ctx.claims), "schedule": len(C.outputs),  # type: ignore[union-attr]
                    "attention": n * sum(len(fn.layer.heads) for fn in ctx.functions),
                    "frame:structure": n * len(ctx.structural) * len(ctx.functions)})
-    derived = as_dict(ctx.doc["derived"], "$.derived", {"layers", "layers_needed", "attention", "obligations"})
     attention = [{"function": fn.number, "head": head.name, "layers": list(fn.layers),
                   "method": ctx.attention_methods[(fn.number, h)], "sets": summary(ctx.sets[(fn.number, h)])}
                  for fn in ctx.functions for h, head in enumerate(fn.layer.heads)]
-    mine = {"layers": len(T.layers), "layers_needed": layers_needed(ctx.claims, E),  # type: ignore[union-attr,arg-type]
-            "attention": attention, "obligations": {k: v for k, v in sorted(counts.items()) if v}}
-    return [Problem("{key}: the kernel derives {mine:160}, the certificate says {given:160}",
-                    {"key": key, "mine": json.dumps(mine[key]), "given": json.dumps(derived[key])})
-            for key in ("layers", "layers_needed", "obligations", "attention")
-            if json.dumps(derived[key], sort_keys=True) != json.dumps(mine[key], sort_keys=True)]  # true != 1
+    return compare_derived(ctx.doc["derived"], {
+        "layers": len(T.layers), "layers_needed": layers_needed(ctx.claims, E.readout),  # type: ignore[union-attr,arg-type]
+        "obligations": {k: v for k, v in sorted(counts.items()) if v}, "attention": attention})
 
 
-def _lemmas(ctx: Context) -> list[str]:
-    mine = ctx.derivation.lemmas
-    listed: dict[str, dict] = {}
-    for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 10_000_000)):
-        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "uses", "smt2"}, {"engine"})
-        need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct strings")
-        listed[entry["id"]] = entry
-    problems = []
-    for digest, lemma in mine.items():
-        entry = listed.pop(digest, None)
-        if entry is None:
-            problems.append(Problem("the kernel's {kind} lemma {id:12} is missing (dropped or edited)",
-                                    {"kind": lemma.kind, "id": digest}))
-        elif type(entry["uses"]) is not int or (entry["kind"], entry["uses"], entry["smt2"]) != (lemma.kind, lemma.uses, lemma.text):
-            problems.append(Problem("lemma {id:12}: the certificate's kind, use count or text differs from the kernel's "
-                                    "({given_kind!r}, {given_uses!r} uses vs {kind!r}, {uses})",
-                                    {"id": digest, "given_kind": entry["kind"], "given_uses": entry["uses"],
-                                     "kind": lemma.kind, "uses": lemma.uses}))
-    return problems + [Problem("lemma {id:12} ({kind:40}) is not an obligation the kernel derives", {"id": d, "kind": e["kind"]})
-                       for d, e in listed.items()]
+def _lemmas(ctx: Context) -> list[Problem]:
+    """S11 (``agreement.py``, which can only reject): the list is the kernel's lemmas, text for text."""
+    return match_lemmas(ctx.doc["lemmas"], {d: {"id": d, "kind": x.kind, "uses": x.uses, "smt2": x.text, "where": x.where}
+                                            for d, x in ctx.derivation.lemmas.items()},
+                        {"id", "kind", "uses", "smt2"}, {"engine"})
 
 
 # -- S12: solvers ---------------------------------------------------------------------------------

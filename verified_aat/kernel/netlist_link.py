@@ -40,9 +40,8 @@ from .context import circuit_for_link, no_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
-from .netlist_decide import Node, evaluate, smt_text
+from .netlist_decide import Node, evaluate
 from .problems import Problem
-from .report import SAT, UNSAT
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
 
 MAX_NODES = 100_000           # nodes in one lemma's expansion
@@ -371,26 +370,9 @@ class _Prover:
         except TooLarge:
             if not self.threshold:
                 raise
-        return self._smt(order, lhs, rhs, bs)
-
-    def _smt(self, order: list[Node], lhs: int, rhs: int, bs: list[int]) -> str:
-        """The solvers' verdict on a lemma the kernel's own procedures leave open: it rests on them, so the
-        verdict's trust line names it, and with --no-solver-trust it is *not checked* (S12)."""
         if not self.ctx.options.solver_trust:
             return "unknown: the kernel's own procedures do not decide it, and no solver is trusted (--no-solver-trust)"
-        from .solvers import SOLVERS  # the solver runner: reached only for a lemma the trust line then names
-        text = smt_text(order, lhs, rhs, bs)
-        for solver in self.ctx.options.solvers:
-            self.runs += 1
-            self.ctx.solver_runs += 1
-            try:
-                answer = SOLVERS[solver](text, self.ctx.options.timeout_ms)
-            except ImportError:
-                return f"unknown: solver {solver} is not installed"
-            if answer == SAT:
-                return f"{solver} finds a counterexample over its frontier variables" + (
-                    " under the hypotheses F_i ∈ {0,1}" if bs else "")
-            if answer != UNSAT:
-                return f"unknown: {solver} says {answer}"
-        self.ctx.solver_only.append(f"a netlist-link lemma ({'+'.join(self.ctx.options.solvers)})")
-        return "ok"
+        from .netlist_smt import solvers_verdict  # the solver runner: reached only for a lemma the trust line then names
+        verdict, runs = solvers_verdict(self.ctx, order, lhs, rhs, bs)
+        self.runs += runs
+        return verdict

@@ -1,5 +1,5 @@
-"""The kernel's own reading of a certificate's ``netlist`` section: a netlist read (``netlist_readers.py``;
-AIGER in ``aiger_parse.py``) and put in a topological order, what each gate means (:func:`multilinear`), and the
+"""The kernel's own reading of a certificate's ``netlist`` section: a netlist read by its format's reader into the
+canonical form (``netlist_form.py``) and put in a topological order, what each gate means (:func:`multilinear`), and the
 strict loader of the section's shadow gates, annotations and candidate forms.  What the kernel proves a circuit
 equal to is the netlist *as read here*, independently of ``verified_aat/circuits/netlists.py``.
 """
@@ -13,9 +13,8 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need
-from .netlist_readers import NGate, NetlistError, read_bench, read_blif, read_bristol
+from .netlist_form import NGate, NetlistError
 from .problems import Problem
-from .sparse_poly import TooLarge
 
 MAX_NETLIST_CHARS = 50_000_000
 KEYS = {"file", "format", "mode", "sha256", "text", "shadow", "annotations", "signals", "outputs"}
@@ -46,11 +45,14 @@ def parse(text: str, fmt: str, drop_dead: bool = False, expect: tuple[int, int] 
     bad = re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text)
     if bad:
         raise NetlistError(f"line {text.count(chr(10), 0, bad.start()) + 1}: control character in the netlist")
-    if fmt == "bench":
+    if fmt == "bench":  # each format's reader is entered only for its own format (a trusted-base kind each)
+        from .netlist_bench import read_bench
         return _order(*read_bench(text), drop_dead)
     if fmt == "blif":
+        from .netlist_blif import read_blif
         return _order(*read_blif(text), drop_dead)
     if fmt == "bristol":
+        from .netlist_bristol import read_bristol
         return _order(*read_bristol(text))
     raise NetlistError("unknown netlist format {fmt!r}", fmt=fmt)
 
@@ -124,33 +126,11 @@ def multilinear(gate: NGate, b: list[Any], affine: Callable[[Number, list[tuple[
         xor = affine(Fraction(1, 2), [(Fraction(-1, 2), product([affine(1, [(-2, x)]) for x in b]))])
         return xor if op == "XOR" else neg(xor)
     if op == "COVER":  # Shannon expansion on the first bound operand: multilinear, as the cover is
-        cover = _shannon(frozenset(gate.cubes), b, affine, product, neg, {})
+        from .netlist_blif import shannon  # a COVER comes from BLIF only
+        cover = shannon(frozenset(gate.cubes), b, affine, product, neg, {})
         return cover if gate.polarity == 1 else neg(cover)
     literals = [x if lit == "1" else neg(x) for lit, x in zip(gate.cube, b) if lit != "-"]  # CUBE
     return product(literals) if gate.polarity == 1 else neg(product(literals))
-
-
-MAX_SHANNON = 100_000  # distinct cofactors of one cover
-
-
-def _shannon(cubes: frozenset[str], b: list[Any], affine: Callable[[Number, list[tuple[Number, Any]]], Any],
-             product: Callable[[list[Any]], Any], neg: Callable[[Any], Any], memo: dict[frozenset[str], Any]) -> Any:
-    """The multilinear polynomial of the OR of ``cubes``: f = b_i·f|1 + (1 − b_i)·f|0 for the first
-    operand i some cube binds; no cube is 0, an unbound cube is 1."""
-    if cubes in memo:
-        return memo[cubes]
-    if len(memo) > MAX_SHANNON:
-        raise TooLarge(f"a cover with more than {MAX_SHANNON} cofactors")
-    if not cubes or any(set(c) == {"-"} for c in cubes):
-        result = affine(int(bool(cubes)), [])
-    else:
-        i = min(next(k for k, ch in enumerate(c) if ch != "-") for c in cubes)
-        half = [frozenset(c[:i] + "-" + c[i + 1:] for c in cubes if c[i] != other) for other in "01"]
-        high, low = (_shannon(h, b, affine, product, neg, memo) for h in half)  # f|b_i=1, f|b_i=0
-        result = high if half[0] == half[1] else \
-            affine(0, [(1, product([b[i], high])), (1, product([neg(b[i]), low]))])
-    memo[cubes] = result
-    return result
 
 
 # -- the section -------------------------------------------------------------------

@@ -113,7 +113,3 @@ def readout_failures(claims: Claims, circuit: Circuit, encoding: Encoding, n_lay
             yield f"output {k} is read at position {p} ({encoding.coordinates[c]}), where no claim gives V(gate {o})"
         elif entry[2] > n_layers:
             yield f"output {k} is right only from layer {entry[2]}, but the transformer has {n_layers} layers"
-
-
-def layers_needed(claims: Claims, encoding: Encoding) -> int:
-    return max((claims[p][c][2] for p, c in encoding.readout if c in claims[p]), default=0)

@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .agreement import match_lemmas
 from .discharge import discharge_derivation as solvers_check
 from .document_transformer import own_transformer_problems
 from .rules import Check, judge, sha256_json
-from .data import Transformer, as_dict, as_int, as_list, load_transformer, need
+from .data import Transformer, as_dict, as_int, load_transformer, need
 from .layouts import Construction, construction_of
 from .derivation import Derivation, Function, layer_functions
 from .problems import Problem
@@ -151,24 +152,13 @@ def derive_lemmas(ctx: SchematicContext) -> Derivation:
     return derive(ctx.scheme, ctx.phases, needed, ctx.sets)
 
 
-def _lemmas(ctx: SchematicContext) -> list[str]:
+def _lemmas(ctx: SchematicContext) -> list[Problem]:
+    """P5 (``agreement.py``, which can only reject); the proof objects go to ``ctx.proofs``, checked with their
+    lemmas (S12c), never believed."""
     ctx.derivation = derive_lemmas(ctx)
-    listed: dict[str, dict] = {}
-    for k, raw in enumerate(as_list(ctx.doc["lemmas"], "$.lemmas", 100_000)):
-        entry = as_dict(raw, f"$.lemmas[{k}]", {"id", "kind", "uses", "smt2"}, {"proof"})
-        need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct strings")
-        listed[entry["id"]] = entry
-    problems = []
-    for digest, lemma in ctx.derivation.lemmas.items():
-        entry = listed.pop(digest, None)
-        if entry is None:
-            problems.append(Problem("the kernel's {kind} lemma {id:12} ({where:80}) is missing", {"id": digest, **vars(lemma)}))
-        elif type(entry["uses"]) is not int or (entry["kind"], entry["uses"], entry["smt2"]) != (
-                lemma.kind, lemma.uses, lemma.text):
-            problems.append(Problem("lemma {id:12}: the certificate's kind, use count or text differs", {"id": digest}))
-        elif "proof" in entry:
-            ctx.proofs[digest] = entry["proof"]  # checked with the lemma (S12c), never believed
-    return problems + [Problem("lemma {id:12} is not a lemma the kernel derives", {"id": d}) for d in listed]
+    return match_lemmas(ctx.doc["lemmas"], {d: {"id": d, "kind": x.kind, "uses": x.uses, "smt2": x.text, "where": x.where}
+                                            for d, x in ctx.derivation.lemmas.items()},
+                        {"id", "kind", "uses", "smt2"}, {"proof"}, ctx.proofs, 100_000)
 
 
 # the table, in the form of checks.py (the solver check is checks.py's own: it reads only the derivation,

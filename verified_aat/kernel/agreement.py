@@ -1,0 +1,91 @@
+"""What a certificate states about its own proof, compared with what the kernel derived: its lemma list (S11,
+P5, U4, V4) and its derived counts and argmax-set summaries (S9).  One comparison for every kind of certificate.
+
+This code can only reject.  The kernel decides its *own* lemma texts (``discharge.py``), never the list's,
+and states its theorem from its own derivation; a proof object collected here is checked against the
+kernel's own text of the lemma it is filed under (S12c), never believed.  So a bug here can make a verdict
+*rejected* or *not checked*, never *accepted*: like the defence interpreter, it is counted apart from the
+trusted base (``tests/test_trusted_base.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Mapping, Sequence
+
+from .data import as_dict, as_list, need
+from .problems import Problem
+
+
+_WORDS = {"uses": "use count", "smt2": "text", "kind": "kind", "scope": "scope"}
+
+
+def _short(value: Any) -> Any:
+    """A field as a message shows it: a lemma text by its length only."""
+    return f"{len(value)} characters" if type(value) is str and len(value) > 40 else value
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # true != 1, 1.0 != 1
+
+
+def match_lemmas(raw: Any, mine: Mapping[str, dict[str, Any]], keys: set[str], optional: set[str] = frozenset(),
+                 proofs: dict[str, Any] | None = None, limit: int = 10_000_000) -> list[Problem]:
+    """The certificate's lemma list ``raw`` must hold exactly the entries ``mine`` (lemma id → its entry, with
+    ``keys``; ``where`` and ``kind`` of it name a missing lemma), each with at most the ``optional`` keys besides.
+    A ``proof`` entry goes to ``proofs`` under its lemma's id."""
+    listed: dict[str, dict[str, Any]] = {}
+    for k, item in enumerate(as_list(raw, "$.lemmas", limit)):
+        entry = dict(as_dict(item, f"$.lemmas[{k}]", keys, set(optional)))
+        need(type(entry["id"]) is str and entry["id"] not in listed, f"$.lemmas[{k}].id", "ids must be distinct strings")
+        if proofs is not None and "proof" in entry:
+            proofs[entry["id"]] = entry["proof"]
+        listed[entry["id"]] = {key: value for key, value in entry.items() if key in keys}
+    problems = []
+    for digest, expected in mine.items():
+        entry = listed.pop(digest, None)
+        shown = {key: value for key, value in expected.items() if key in keys}
+        if entry is None:
+            problems.append(Problem("the kernel's {kind} lemma {id:12} ({where:80}) is missing (dropped or edited)",
+                                    {"id": digest, "kind": expected.get("kind"), "where": expected.get("where", "")}))
+        elif not _same(entry, shown):
+            differ = [key for key in sorted(keys) if not _same(entry[key], shown[key])]
+            problems.append(Problem("lemma {id:12}: the certificate's {fields} differ from the kernel's ({given:120} vs "
+                                    "{mine:120})", {"id": digest, "fields": " and ".join(_WORDS.get(k, k) for k in differ),
+                                                    "given": [_short(entry[k]) for k in differ],
+                                                    "mine": [_short(shown[k]) for k in differ]}))
+    return problems + [Problem("lemma {id:12} ({kind!r:40}) is not a lemma the kernel derives", {"id": d, "kind": e["kind"]})
+                       for d, e in listed.items()]
+
+
+def summary(sets: Sequence[tuple[int, ...]]) -> dict[str, Any]:
+    """An argmax-set list as the certificate states it: positions, distinct sets, their members, and the
+    digest of docs/certificates.md."""
+    number: dict[tuple[int, ...], int] = {}
+    by_object: dict[int, int] = {}  # one hash per distinct tuple object, not per position: no n² on wide sets
+    ids: list[int] = []
+    for s in sets:
+        known = by_object.get(id(s))
+        if known is None:
+            known = by_object[id(s)] = number.setdefault(s, len(number))
+        ids.append(known)
+    digest = hashlib.sha256()
+    digest.update("".join(f"{p}:{s}\n" for p, s in enumerate(ids)).encode())
+    for s in number:
+        digest.update(f"#{number[s]}:{' '.join(map(str, s))}\n".encode())
+    return {"positions": len(sets), "distinct": len(number), "members": sum(map(len, number)),
+            "digest": digest.hexdigest()}
+
+
+def layers_needed(claims: Sequence[dict[int, tuple[Any, ...]]], readout: Sequence[tuple[int, int]]) -> int:
+    """The first layer by which every output's claim holds, as the certificate states it."""
+    return max((claims[p][c][2] for p, c in readout if c in claims[p]), default=0)
+
+
+def compare_derived(raw: Any, mine: dict[str, Any]) -> list[Problem]:
+    """S9: the certificate's ``derived`` section must be the kernel's own counts, key for key."""
+    derived = as_dict(raw, "$.derived", set(mine))
+    return [Problem("{key}: the kernel derives {mine:160}, the certificate says {given:160}",
+                    {"key": key, "mine": json.dumps(mine[key]), "given": json.dumps(derived[key])})
+            for key in mine if not _same(derived[key], mine[key])]

@@ -1,0 +1,110 @@
+"""The kernel's reader of BLIF text (one ``.model``, ``.inputs``, ``.outputs``, ``.names`` blocks, ``.end``;
+``#`` comments, ``\\`` continuations) into the canonical form of ``netlist_form.py``, and what a cover means.
+
+A ``.names`` block of one row is a ``CUBE`` (its pattern over ``0 1 -``; ``polarity`` the row's output), of
+several rows a ``COVER`` (all rows must have the same output), without inputs or without rows a constant.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .data import Number
+from .netlist_form import Gates, NGate, NetlistError
+from .sparse_poly import TooLarge
+
+
+def read_blif(text: str) -> tuple[list[str], list[str], Gates]:
+    lines = _logical_lines(text)
+    inputs: list[str] = []
+    outputs: list[str] = []
+    gates: Gates = []
+    block: tuple[str, tuple[str, ...], int] | None = None
+    rows: list[tuple[str, str, int]] = []
+    state = "start"
+
+    def close() -> None:
+        if block is None:
+            return
+        name, args, line = block
+        if any(out != rows[0][1] for _, out, _ in rows):
+            raise NetlistError(f"line {line}: a cover with both on-set and off-set rows")
+        if len(rows) > 1 and args:
+            gates.append((NGate(name, "COVER", args, "", int(rows[0][1]), tuple(r[0] for r in rows)), line))
+        elif not rows or not args:
+            gates.append((NGate(name, "CONST1" if rows and rows[0][1] == "1" else "CONST0", ()), line))
+        else:
+            gates.append((NGate(name, "CUBE", args, rows[0][0], int(rows[0][1])), line))
+
+    for number, tokens in lines:
+        head = tokens[0]
+        if state == "end":
+            raise NetlistError(f"line {number}: text after .end")
+        if not head.startswith("."):
+            if block is None:
+                raise NetlistError(f"line {number}: a cover row outside a .names block")
+            k = len(block[1])
+            pattern, out = ("", tokens[0]) if k == 0 and len(tokens) == 1 else (tokens[0], (tokens + [""])[1])
+            if len(tokens) != (1 if k == 0 else 2) or len(pattern) != k or set(pattern) - set("01-") \
+                    or out not in ("0", "1"):
+                raise NetlistError(f"line {number}: bad cover row for {k} input(s): " + "{row!r:40}", row=" ".join(tokens))
+            rows.append((pattern, out, number))
+            continue
+        close()
+        block, rows = None, []
+        cmd = head.lower()
+        if cmd == ".model" and state == "start":
+            state = "model"
+        elif cmd in (".inputs", ".outputs"):
+            (inputs if cmd == ".inputs" else outputs).extend(tokens[1:])
+        elif cmd == ".names" and len(tokens) >= 2:
+            block = (tokens[-1], tuple(tokens[1:-1]), number)
+        elif cmd == ".end":
+            state = "end"
+        else:
+            raise NetlistError(f"line {number}: " + "the kernel does not know {line!r}", line=" ".join(tokens))
+    close()
+    return inputs, outputs, gates
+
+
+def _logical_lines(text: str) -> list[tuple[int, list[str]]]:
+    """BLIF's lines as (first line number, tokens), comments dropped and ``\\`` continuations joined."""
+    lines: list[tuple[int, list[str]]] = []
+    pending: list[str] = []
+    start = 0
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.split("#", 1)[0].rstrip()
+        if not pending:
+            start = number
+        more = line.endswith("\\")
+        pending.extend((line[:-1] if more else line).split())
+        if not more:
+            if pending:
+                lines.append((start, pending))
+            pending = []
+    if pending:
+        lines.append((start, pending))
+    return lines
+
+
+MAX_SHANNON = 100_000  # distinct cofactors of one cover
+
+
+def shannon(cubes: frozenset[str], b: list[Any], affine: Callable[[Number, list[tuple[Number, Any]]], Any],
+             product: Callable[[list[Any]], Any], neg: Callable[[Any], Any], memo: dict[frozenset[str], Any]) -> Any:
+    """The multilinear polynomial of the OR of ``cubes``: f = b_i·f|1 + (1 − b_i)·f|0 for the first
+    operand i some cube binds; no cube is 0, an unbound cube is 1."""
+    if cubes in memo:
+        return memo[cubes]
+    if len(memo) > MAX_SHANNON:
+        raise TooLarge(f"a cover with more than {MAX_SHANNON} cofactors")
+    if not cubes or any(set(c) == {"-"} for c in cubes):
+        result = affine(int(bool(cubes)), [])
+    else:
+        i = min(next(k for k, ch in enumerate(c) if ch != "-") for c in cubes)
+        half = [frozenset(c[:i] + "-" + c[i + 1:] for c in cubes if c[i] != other) for other in "01"]
+        high, low = (shannon(h, b, affine, product, neg, memo) for h in half)  # f|b_i=1, f|b_i=0
+        result = high if half[0] == half[1] else \
+            affine(0, [(1, product([b[i], high])), (1, product([neg(b[i]), low]))])
+    memo[cubes] = result
+    return result

@@ -1,0 +1,35 @@
+"""The canonical form every netlist reader of the kernel reduces its format to (``netlist_bench.py``,
+``netlist_blif.py``, ``netlist_bristol.py``, ``aiger_parse.py``), which ``netlist_parse.py`` orders and checks.
+
+A netlist is its inputs and outputs in file order and its gates ``(name, op, args, cube, polarity)``; ``op`` is
+one of ``AND NAND OR NOR XOR XNOR NOT BUFF CONST0 CONST1 CUBE COVER``: a ``CUBE`` is the product of the literals
+``cube`` marks over ``0 1 -`` (one character per argument; ``polarity`` 0 negates it), a ``COVER`` the OR of the
+cubes ``cubes``.  Anything a reader does not read is a :class:`NetlistError` naming the line.  A certificate's
+netlist section names its format, and only that format's reader runs for it (its own trusted-base kind).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .problems import render
+
+Gates = list[tuple["NGate", int]]  # (gate, its line) in file order
+
+
+class NetlistError(ValueError):
+    """A netlist that does not parse: a fixed message whose fields name the offending text, in full in ``data``."""
+
+    def __init__(self, message: str, **data: object):
+        super().__init__(render(message, data))
+        self.message, self.data = message, data
+
+
+@dataclass(frozen=True)
+class NGate:
+    name: str
+    op: str
+    args: tuple[str, ...]
+    cube: str = ""
+    polarity: int = 1
+    cubes: tuple[str, ...] = ()  # a COVER's rows (a BLIF block of several rows)
