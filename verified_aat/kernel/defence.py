@@ -1,24 +1,21 @@
 """The second line of defence (docs/soundness.md, D): run T exactly and compare with C.
 
-Not part of the proof.  The kernel's own small interpreter runs the
-transformer on enc(C, x) for seeded inputs x (zeros, small integers with many
-ties, signed rationals) and, after every layer, compares every settled claim
-with C's exact gate values, every structural coordinate with the encoding,
-and at the end the read-out with C(x).  Any disagreement rejects the
-certificate with the witness: it means the proof argument has a gap.
+Not part of the proof, and it can only reject.  The kernel's own small interpreter runs T on enc(C, x) for
+seeded inputs x (small integers with many ties, signed rationals, zeros; 0/1 vectors over the Boolean domain)
+and, after every layer, compares every settled claim with C's exact gate values, every structural coordinate
+with the encoding, and at the end the read-out with C(x).  Any disagreement rejects the certificate with the
+witness: it means the proof argument has a gap.  It shares nothing with ``transformer/exact_engine.py``.
 
-It shares nothing with ``transformer/exact_engine.py``.  Attention is
-computed from the actual scores on all pairs for sequences of up to
-:data:`ALL_PAIRS_LIMIT` positions; longer sequences use the kernel's argmax
-sets (and the summary says so).  The run is incremental — a position is
-recomputed only when its own vector or a member of one of its argmax sets
-changed — and every activation is compiled once per distinct tuple of values
-of its structural inputs (partial evaluation, which is exact), so a run costs about linear time. on its structural inputs, so a run costs about linear time.  A deterministic budget of activation evaluations bounds the work.
+Attention uses the actual scores on all pairs for up to :data:`ALL_PAIRS_LIMIT` positions, else the kernel's
+argmax sets (the summary says which).  The run is incremental (a position is recomputed only when its own
+vector or a member of one of its argmax sets changed), and each activation is compiled once per distinct
+tuple of its structural inputs (exact partial evaluation), so a run costs about linear time.  A deterministic
+budget of activation evaluations bounds the work; the layers the full run does not reach (budget, or values
+past :data:`RUN_BITS`) are checked step by step on a seeded sample (``defence_sample.py``).
 """
 
 from __future__ import annotations
 
-import random
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -35,7 +32,7 @@ def rational(value: Number) -> Any:
     if type(value) is int or _mpq is None:
         return value
     return _mpq(value.numerator, value.denominator)  # type: ignore[union-attr]
-from .data import Bilinear, Circuit, Number, exact
+from .data import Bilinear, Circuit, Number
 from .context import Context
 
 ALL_PAIRS_LIMIT = 200
@@ -43,15 +40,9 @@ ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention
 VECTORS = 3
 DEFAULT_BUDGET = 30_000  # activation evaluations, at least
 PER_POSITION = 5         # ... or this many per position: about one full run of a typical construction
+RUN_BITS = 4_096         # a value of the full run past this size stops it (garbage at unsettled positions grows
+#                          doubly exponentially): the layers left are sampled step by step instead
 DEFAULT_CAP = 1_000_000  # ... but at most this many (about 7 s): beyond ~2·10^5 positions a run is partial
-
-
-def seeded_inputs(n: int, seed: int) -> list[list[Number]]:
-    """Small integers (many ties), signed rationals, then zeros."""
-    rng = random.Random(seed)
-    small = [rng.choice((-2, -1, 0, 0, 1, 1, 2)) for _ in range(n)]
-    fractions = [Fraction(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(n)]
-    return [small, [rational(exact(v)) for v in fractions], [0] * n]
 
 
 class _Specialized:
@@ -169,7 +160,8 @@ def _all_pairs(X: Sequence[Sequence[Number]], score) -> list[tuple[int, ...]]:  
 
 
 def run_defence(ctx: Context) -> tuple[list[str], str]:
-    """(problems with witnesses, a one-line summary of what was run)."""
+    """(problems with witnesses, a one-line summary of what was run): the full run while the budget and the
+    numbers allow, then seeded single steps of the layers it did not reach (``defence_sample.py``)."""
     C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
     assert C is not None and T is not None and E is not None
     n_layers, N = len(T.layers), len(ctx.rows)
@@ -178,35 +170,43 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
         budget = max(DEFAULT_BUDGET, min(PER_POSITION * N, DEFAULT_CAP))
     if budget == 0:
         return [], "skipped (budget 0)"
-    if budget < N:
-        return [], f"not run: {N} positions exceed the budget of {budget} activation evaluations"
-    spent = 0
-    done: list[str] = []
-    for vector, x in enumerate(seeded_inputs(C.n_inputs, ctx.options.seed)[:VECTORS]):
+    from .defence_sample import boolean_inputs, sample_steps, seeded_inputs
+    bits = ctx.domain == "boolean" or ctx.doc.get("netlist") is not None  # a netlist's values stay 0/1 on 0/1
+    inputs = (boolean_inputs if bits else seeded_inputs)(C.n_inputs, ctx.options.seed)[:VECTORS]
+    spent, reached, done, why, run = 0, 0, [], "", None
+    for vector, x in enumerate(inputs if budget >= N else []):
         if spent >= budget or (vector and spent + 2 * N > budget):
             break
+        layer = 0
         try:
             run = _Run(ctx, x)
+            problem = run.check_layer(0)
+            while problem is None and layer < n_layers and spent + run.pending_cost(layer + 1) <= budget:
+                spent += run.apply(layer + 1)
+                layer += 1
+                problem = run.check_layer(layer)
         except TooBig as exc:
-            return [], f"not run: C's values on the seeded inputs grow too large ({exc})"
-        problem = run.check_layer(0)
-        layer = 0
-        while problem is None and layer < n_layers and spent + run.pending_cost(layer + 1) <= budget:
-            layer += 1
-            spent += run.apply(layer)
-            problem = run.check_layer(layer)
+            why = f"values grow too large ({exc})"
+            break
         if problem is None and layer == n_layers:
             problem = run.check_readout()
         if problem is not None:
             return [f"x = ({', '.join(map(str, x))}): {problem}"], "found a disagreement"
         done.append(f"{layer}/{n_layers}")
+        reached = max(reached, layer)
         if layer < n_layers:
             break
-    if not done:
-        return [], f"not run: {N} positions exceed the budget of {budget} activation evaluations"
-    attention = "actual scores on all pairs" if run.brute else "the kernel's argmax sets"
-    return [], (f"{len(done)} seeded input(s), layers run {', '.join(done)}, {spent} activation evaluations, "
-                f"attention from {attention}")
+    attention = "actual scores on all pairs" if run is not None and run.brute else "the kernel's argmax sets"
+    full = (f"{len(done)} seeded input(s), layers run {', '.join(done)}, {spent} activation evaluations, "
+            f"attention from {attention}") if done else ""
+    if reached == n_layers and not why:
+        return [], full
+    fallback = [] if bits else boolean_inputs(C.n_inputs, ctx.options.seed)  # where C's values grow too large
+    problem, sampled = sample_steps(ctx, inputs + fallback, range(reached + 1, n_layers + 1),
+                                    max(budget - spent, budget // 4), ctx.options.seed)  # the layers not reached
+    stopped = f"full run stopped: {why}" if why else "" if done else \
+        f"no full run: {N} positions exceed the budget of {budget} activation evaluations"
+    return ([problem], "found a disagreement") if problem else ([], "; ".join(p for p in (full, stopped, sampled) if p))
 
 
 class _Run:
@@ -318,6 +318,9 @@ class _Run:
             own = X[p]
             new = function(key(own, pool, p))(own, pool, p)
             if new != own:
+                if any(type(v) is not int and v.denominator.bit_length() + v.numerator.bit_length() > RUN_BITS
+                       or type(v) is int and v.bit_length() > RUN_BITS for v in new):
+                    raise TooBig(f"past {RUN_BITS} bits at position {p} after layer {layer}")
                 updates.append((p, new))
         moved: set[int] = set()
         d = self.T.dimension  # type: ignore[union-attr]
@@ -394,6 +397,4 @@ class _Run:
 
 def _role(E, p: int) -> str:  # type: ignore[no-untyped-def]
     role = E.roles[p]
-    if role.kind == "gate":
-        return f"gate {role.gate}"
-    return f"{role.kind} {role.source} -> {role.gate}"
+    return f"gate {role.gate}" if role.kind == "gate" else f"{role.kind} {role.source} -> {role.gate}"
