@@ -24,13 +24,13 @@ CASES = [("c880", ["certify", str(SHARED / "iscas85" / "c880.bench"), "-c", "gat
          ("inner-product 10^5", ["certify", "--family", "inner-product", "--n", "33333", "-c", "gate-edge"])]
 
 
-def _cli(args: list[str]) -> tuple[int, float, float]:
-    """Run the command line in a fresh process: (exit code, wall seconds, CPU seconds of the child)."""
+def _cli(args: list[str], checkout: Path = ROOT) -> tuple[int, float, float]:
+    """Run the command line of ``checkout`` in a fresh process: (exit code, wall seconds, CPU seconds of the child)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    code = subprocess.run([sys.executable, "-m", "verified_aat.cli.main", *args], cwd=ROOT,
+    code = subprocess.run([sys.executable, "-m", "verified_aat.cli.main", *args], cwd=checkout,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode
+                          env={**os.environ, "PYTHONPATH": str(checkout)}).returncode
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return code, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

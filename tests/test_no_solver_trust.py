@@ -156,6 +156,27 @@ def test_let_is_parallel_as_in_smt_lib():
     assert decide(_lemma("(let ((a 1.0) (b a)) (* a b))", "1.0")) is None
 
 
+def _wide_lemma(selector: str, use: str) -> str:
+    """A lemma in the shape of a fan-in-3,000 add gate's local step: the mul branch squares a 3,000-term mean
+    (9·10⁶ term products, past the kernel's limit) and is multiplied by its selector."""
+    names = [f"y{i}" for i in range(3000)]
+    mean = f"(* (/ 1.0 3000.0) (+ {' '.join(names)}))"
+    body = f"(let ((m {mean})) (let ((big (* m m)) (s {selector})) {use}))"
+    lines = ["(set-logic QF_NRA)", SGN, *(f"(declare-const {v} Real)" for v in names + ["a"])]
+    return "\n".join(lines + [f"(assert (not (= {body} (+ {' '.join(names)}))))", "(check-sat)"])
+
+
+def test_a_branch_too_large_to_expand_but_multiplied_by_zero_is_decided():
+    """0·p = 0 for every p: a zero selector spares the product of the other factor (found on the 10⁵-gate
+    inner-product, whose output gate's lemma the kernel left to Z3)."""
+    assert decide(_wide_lemma("(- 1.0 1.0)", "(+ (* s big) (* 3000.0 (let ((x 1.0)) m)))")) is True
+    assert decide(_wide_lemma("(- 1.0 1.0)", "(+ (* big s) (* 3000.0 m))")) is True  # the zero factor second
+    # used where no zero factor spares it, or with a selector that is not zero: too large, so not decided
+    assert decide(_wide_lemma("(- 1.0 1.0)", "(+ big (* s big) (* 3000.0 m))")) is None
+    assert decide(_wide_lemma("(- 2.0 1.0)", "(+ (* s big) (* 3000.0 m))")) is None
+    assert decide(_wide_lemma("a", "(+ (* s big) (* 3000.0 m))")) is None
+
+
 def test_yices_decides_the_every_k_lemmas_where_cvc5_gives_up():
     """edge-k's symbolic add-k step lemmas: cvc5 answers unknown (tests/test_kernel.py); without the proof
     objects, Yices' MCSAT proves every lemma the normal form leaves, and the theorem names it for those."""

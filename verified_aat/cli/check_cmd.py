@@ -17,8 +17,9 @@ from .resources import add_resource_options, require_memory
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="re-check a certificate with the trusted kernel",
                        description="Re-derive every obligation of CERT with the trusted kernel "
-                                   "(verified_aat/kernel), verify every hint, re-run the solver(s) on every lemma "
-                                   "and run the kernel's own interpreter on seeded inputs. Exit 0 accepted, "
+                                   "(verified_aat/kernel), verify every hint, decide every lemma by the kernel's own normal forms "
+                                   "and proof objects (a solver only where they do not, named in the verdict's trust "
+                                   "line, or as a second opinion with --solver), and run the kernel's own interpreter on seeded inputs. Exit 0 accepted, "
                                    "1 rejected, 2 bad input, 3 not checked (a solver gave up or a limit was reached).")
     p.add_argument("certificate", metavar="CERT")
     p.add_argument("--circuit", metavar="FILE",

@@ -18,13 +18,20 @@ from .data import as_dict, as_list, need
 from .problems import Problem
 
 
-def _difference(key: str, given: Any, mine: Any) -> str:
-    """One field of a lemma entry that differs, in words (a text by where it first differs)."""
-    if key == "smt2" and type(given) is str:
-        at = next((i for i, (a, b) in enumerate(zip(given, mine)) if a != b), min(len(given), len(mine)))
-        return f"its text differs from the kernel's from character {at}"
-    word = {"uses": "use count", "smt2": "text"}.get(key, key)
-    return f"its {word} is {json.dumps(given)[:40]}, the kernel's {json.dumps(mine)[:40]}"
+def _differences(digest: str, entry: dict[str, Any], shown: dict[str, Any], keys: set[str]) -> list[Problem]:
+    """Each field of a lemma entry that differs from the kernel's, in words (a text by where it first differs)."""
+    out = []
+    for key in sorted(k for k in keys if not _same(entry[k], shown[k])):
+        given, mine = entry[key], shown[key]
+        if key == "smt2" and type(given) is str:
+            at = next((i for i, (a, b) in enumerate(zip(given, mine)) if a != b), min(len(given), len(mine)))
+            out.append(Problem("lemma {id:12}: its text differs from the kernel's from character {at}",
+                               {"id": digest, "at": at}))
+        else:
+            out.append(Problem("lemma {id:12}: its {field} is {given:40}, the kernel's {mine:40}",
+                               {"id": digest, "field": {"uses": "use count", "smt2": "text"}.get(key, key),
+                                "given": json.dumps(given), "mine": json.dumps(mine)}))
+    return out
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -51,8 +58,7 @@ def match_lemmas(raw: Any, mine: Mapping[str, dict[str, Any]], keys: set[str], o
             problems.append(Problem("the kernel's {kind} lemma {id:12} ({where:80}) is missing (dropped or edited)",
                                     {"id": digest, "kind": expected.get("kind"), "where": expected.get("where", "")}))
         elif not _same(entry, shown):
-            problems.append(Problem("lemma {id:12}: {details:240}", {"id": digest, "details": "; ".join(
-                _difference(key, entry[key], shown[key]) for key in sorted(keys) if not _same(entry[key], shown[key]))}))
+            problems += _differences(digest, entry, shown, keys)
     return problems + [Problem("lemma {id:12} ({kind!r:40}) is not a lemma the kernel derives (not an obligation of this proof)", {"id": d, "kind": e["kind"]})
                        for d, e in listed.items()]
 

@@ -19,21 +19,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Sequence
 
-from .circuits import TooBig, apply, compiled, cone, evaluate, reads, sign
+from .circuits import TooBig, compiled, evaluate, reads
 
-try:  # GMP rationals: the same exact numbers, an order of magnitude faster than fractions.Fraction
-    from gmpy2 import mpq as _mpq
-except ImportError:  # pragma: no cover - the interpreter still works, only slower
-    _mpq = None
-
-
-def rational(value: Number) -> Any:
-    """An exact number in the interpreter's fastest exact type (ints stay ints)."""
-    if type(value) is int or _mpq is None:
-        return value
-    return _mpq(value.numerator, value.denominator)  # type: ignore[union-attr]
-from .data import Bilinear, Circuit, Number
 from .context import Context
+from .data import Bilinear, Circuit, Number
+from .defence_compile import Specialized, rational, role
 
 ALL_PAIRS_LIMIT = 200
 ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention
@@ -43,88 +33,6 @@ PER_POSITION = 5         # ... or this many per position: about one full run of 
 RUN_BITS = 4_096         # a value of the full run past this size stops it (garbage at unsettled positions grows
 #                          doubly exponentially): the layers left are sampled step by step instead
 DEFAULT_CAP = 1_000_000  # ... but at most this many (about 7 s): beyond ~2·10^5 positions a run is partial
-
-
-class _Specialized:
-    """An activation, partially evaluated on the actual values of its structural inputs.
-
-    For each distinct tuple of values of the structural inputs that its
-    computed (non-identity) outputs read, the activation is constant-folded
-    and compiled to one straight-line function ``f(own, pool, p)`` that returns
-    the new vector of position p.  Folding is exact evaluation (and a product
-    with a 0 factor is 0 over any ring); which inputs are folded is only a
-    choice of speed.
-    """
-
-    def __init__(self, circuit: Circuit, d: int, structural: set[int]):
-        self.circuit, self.d = circuit, d
-        outputs = circuit.outputs
-        self.computed = [o for o, r in enumerate(outputs) if circuit.gates[r].op != "input"]
-        read = reads(circuit, [outputs[o] for o in self.computed])
-        self.folded = sorted(k for k in read if k % d in structural)
-        key_source = f"def _key(own, pool, p):\n    return ({''.join(self._input(k) + ', ' for k in self.folded)})"
-        namespace: dict[str, Any] = {}
-        exec(compile(key_source, "<kernel key>", "exec"), namespace)  # noqa: S102 - our own text
-        self.key = namespace["_key"]
-        self.cache: dict[tuple, Any] = {}
-
-    def _input(self, k: int) -> str:
-        owner, c = divmod(k, self.d)
-        return f"own[{c}]" if owner == 0 else f"pool({owner - 1}, p, {c})"
-
-    def function(self, known: tuple) -> Any:
-        found = self.cache.get(known)
-        if found is None:
-            found = self.cache[known] = self._build(dict(zip(self.folded, known)))
-        return found
-
-    def _build(self, known: dict[int, Number]) -> Any:
-        gates = self.circuit.gates
-        value: dict[int, Any] = {}
-        text: dict[int, str] = {}
-        lines: list[str] = []
-        consts: dict[str, Any] = {"_sign": sign}
-
-        def literal(v: Any) -> str:
-            name = f"_k{len(consts)}"
-            consts[name] = rational(v) if type(v) is Fraction else v
-            return name
-
-        for g in cone(self.circuit, list(self.circuit.outputs)):
-            gate = gates[g]
-            if gate.op == "input":
-                if gate.index in known:
-                    value[g] = known[gate.index]
-                else:
-                    text[g] = f"a{g}"
-                    lines.append(f"    a{g} = {self._input(gate.index)}")  # type: ignore[arg-type]
-                continue
-            if gate.op == "const":
-                value[g] = gate.value
-                continue
-            args = gate.args
-            if all(a in value for a in args):
-                value[g] = apply(gate.op, [value[a] for a in args])
-                continue
-            if gate.op == "mul" and any(a in value and value[a] == 0 for a in args):
-                value[g] = 0
-                continue
-            unit = 1 if gate.op == "mul" else 0
-            parts = [text[a] if a in text else literal(value[a]) for a in args
-                     if a in text or value[a] != unit or gate.op == "sign"]
-            if gate.op == "sign":
-                expr = f"_sign({parts[0]})"
-            elif len(parts) == 1:
-                text[g] = parts[0]
-                continue
-            else:
-                expr = (" + " if gate.op == "add" else " * ").join(parts)
-            lines.append(f"    v{g} = {expr}")
-            text[g] = f"v{g}"
-        outs = [text[r] if r in text else literal(value[r]) for r in self.circuit.outputs]
-        source = "\n".join(["def _f(own, pool, p):", *lines, f"    return ({''.join(o + ', ' for o in outs)})"])
-        exec(compile(source, "<kernel residual>", "exec"), consts)  # noqa: S102 - our own text
-        return consts["_f"]
 
 
 def interned(sets: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
@@ -234,7 +142,7 @@ class _Run:
         self.containing: dict[tuple[int, int], dict[int, list[tuple[int, ...]]]] = {}
         self.pooled: dict[tuple[int, int], dict[int, tuple[Number, ...]]] = {}
         self.score_dirty: dict[Any, bool] = {}
-        self.specialized = {fn.number: _Specialized(fn.layer.activation, T.dimension, ctx.structural)  # type: ignore[union-attr]
+        self.specialized = {fn.number: Specialized(fn.layer.activation, T.dimension, ctx.structural)  # type: ignore[union-attr]
                             for fn in ctx.functions}
         self.settle_at: dict[int, list[tuple[int, int]]] = {}
         for p, claim in enumerate(ctx.claims):
@@ -291,7 +199,7 @@ class _Run:
                 total = sum(self.X[j][c] for j in members)
                 k = len(members)
                 value = total // k if type(total) is int and total % k == 0 else rational(Fraction(total, k)) \
-                    if _mpq is None or type(total) is int else total / k
+                    if type(total) is int or type(total) is Fraction else total / k
             found[c] = value
         return value
 
@@ -379,11 +287,11 @@ class _Run:
             row, vec = ctx.rows[p], self.X[p]
             for c in structural:
                 if vec[c] != row[c]:
-                    return (f"after layer {layer}, position {p} ({_role(E, p)}) structural coordinate "
+                    return (f"after layer {layer}, position {p} ({role(E, p)}) structural coordinate "
                             f"{E.coordinates[c]} is {vec[c]}, the encoding says {row[c]}")  # type: ignore[union-attr]
             for c, (g, power, s) in ctx.claims[p].items():
                 if s <= layer and vec[c] != self.values[g] ** power:
-                    return (f"after layer {layer}, position {p} ({_role(E, p)}) coordinate {E.coordinates[c]} "  # type: ignore[union-attr]
+                    return (f"after layer {layer}, position {p} ({role(E, p)}) coordinate {E.coordinates[c]} "  # type: ignore[union-attr]
                             f"is {vec[c]}, but its claim V(gate {g})^{power} is {self.values[g] ** power}")
         return None
 
@@ -393,8 +301,3 @@ class _Run:
             if self.X[p][c] != self.values[o]:
                 return f"output {k} reads {self.X[p][c]}, C(x) gives {self.values[o]}"
         return None
-
-
-def _role(E, p: int) -> str:  # type: ignore[no-untyped-def]
-    role = E.roles[p]
-    return f"gate {role.gate}" if role.kind == "gate" else f"{role.kind} {role.source} -> {role.gate}"

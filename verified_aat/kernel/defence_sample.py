@@ -25,7 +25,8 @@ from typing import Any, Sequence
 from .circuits import TooBig, evaluate
 from .context import Context
 from .data import Number, exact, too_big
-from .defence import _Specialized, _role, rational
+from .defence_compile import Specialized, rational, role
+from .problems import Problem
 
 MEMBER_COST = 64  # pooled member reads that cost as much as one activation evaluation
 MAX_STEPS = 20_000  # steps sampled at most (about a second)
@@ -47,7 +48,7 @@ def seeded_inputs(n: int, seed: int) -> list[list[Number]]:
 
 
 def sample_steps(ctx: Context, inputs: Sequence[list[Number]], layers: range, budget: int, seed: int
-                 ) -> tuple[str | None, str]:
+                 ) -> tuple[Problem | None, str]:
     """(a disagreement with its witness or None, a one-line summary): seeded steps (p, ℓ), ℓ in ``layers``,
     while ``budget`` (activation evaluations, a pooled member read costing 1/MEMBER_COST) lasts."""
     C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
@@ -78,8 +79,8 @@ def sample_steps(ctx: Context, inputs: Sequence[list[Number]], layers: range, bu
         problem, cost = run.step(p, layer)
         steps, spent = steps + 1, spent + cost
         if problem is not None:
-            shown = ", ".join(map(str, x[:16])) + (f", … ({len(x)} inputs)" if len(x) > 16 else "")
-            return f"x = ({shown}), sampled step: {problem}", ""
+            return Problem("x = ({x:200}) ({n} inputs), sampled step: {step:600}",
+                           {"x": ", ".join(map(str, x)), "n": len(x), "step": problem}), ""
     what = "every one" if steps == total else f"{steps:,} distinct seeded ones ({100 * steps / total:.2g}%)"
     return None, (f"(position, layer) steps one by one at layers {layers.start}–{layers.stop - 1}: {what} of "
                   f"{total:,}, {'0/1 inputs' if set(x) <= {0, 1} else 'seeded inputs'}, seeded values at unsettled "
@@ -95,7 +96,7 @@ class _Steps:
         assert T is not None
         self.d = T.dimension
         self.function_of = {layer: fn for fn in ctx.functions for layer in fn.layers}
-        self.specialized: dict[int, _Specialized] = {}
+        self.specialized: dict[int, Specialized] = {}
         self.seed = seed
 
     def _vector(self, j: int, before: int, havoc: dict[tuple[int, int], Any]) -> tuple[Any, ...]:
@@ -120,7 +121,7 @@ class _Steps:
         fn = self.function_of[layer]
         spec = self.specialized.get(fn.number)
         if spec is None:
-            spec = self.specialized[fn.number] = _Specialized(fn.layer.activation, self.d, ctx.structural)
+            spec = self.specialized[fn.number] = Specialized(fn.layer.activation, self.d, ctx.structural)
         havoc: dict[tuple[int, int], Any] = {}
         vectors: dict[int, tuple[Any, ...]] = {}
         reads = [0]
@@ -151,12 +152,12 @@ class _Steps:
         row = ctx.rows[p]
         for c in sorted(ctx.structural):
             if new[c] != row[c]:
-                return (f"layer {layer} at position {p} ({_role(E, p)}) sets structural coordinate "
+                return (f"layer {layer} at position {p} ({role(E, p)}) sets structural coordinate "
                         f"{E.coordinates[c]} to {new[c]}, the encoding says {row[c]}"), cost  # type: ignore[union-attr]
         for c, (g, power, s) in sorted(ctx.claims[p].items()):
             if s <= layer and new[c] != self.values[g] ** power:
                 shown = "a number too large to show" if too_big(new[c]) else new[c]
-                return (f"layer {layer} at position {p} ({_role(E, p)}) gives coordinate {E.coordinates[c]} = "  # type: ignore[union-attr]
+                return (f"layer {layer} at position {p} ({role(E, p)}) gives coordinate {E.coordinates[c]} = "  # type: ignore[union-attr]
                         f"{shown}, but its claim V(gate {g})^{power} is {self.values[g] ** power}, from the claims "
                         f"settled by layer {layer - 1} and seeded values elsewhere"), cost
         return None, cost

@@ -66,11 +66,16 @@ class _Normaliser:
             for binding in t[1]:  # SMT-LIB's let is parallel: every binding reads the outer scope
                 if not (isinstance(binding, list) and len(binding) == 2 and isinstance(binding[0], str)):
                     raise Undecided("let binding")
-                bound[binding[0]] = self.term(binding[1], env)
+                try:
+                    bound[binding[0]] = self.term(binding[1], env)
+                except TooLarge as exc:  # too large *if used*: a product with a zero factor never uses it
+                    bound[binding[0]] = exc  # type: ignore[assignment]
             env = {**env, **bound}
             t = t[2]
         if isinstance(t, str):
             if t in env:
+                if isinstance(env[t], TooLarge):
+                    raise env[t]  # type: ignore[misc]
                 return env[t]
             if t in self.variables:
                 return {(self.variables[t],): 1}
@@ -88,6 +93,8 @@ class _Normaliser:
             raise Undecided("application")
         if t[0] == "ite" and len(t) == 4:  # decided only where the condition's truth is known
             return self.term(t[2] if self.truth(t[1], env) else t[3], env)
+        if t[0] == "*":  # 0·p = 0 for every p: a zero factor spares the work of the others (and their size)
+            return self.product(t[1:], env)
         head, args = t[0], [self.term(a, env) for a in t[1:]]
         if head == "+":
             out: Poly = {}
@@ -101,11 +108,6 @@ class _Normaliser:
             for a in args[1:]:
                 add(out, a, -1)
             return out
-        if head == "*" and args:
-            out = args[0]
-            for a in args[1:]:
-                out = multiply(out, a)
-            return out
         if head == "/" and len(args) == 2:
             if set(args[1]) - {()} or not args[1]:
                 raise Undecided("division by a non-constant")
@@ -118,6 +120,23 @@ class _Normaliser:
                 raise Undecided("arity")
             return self.term(body, dict(zip(params, args)))
         raise Undecided(f"operator {head}")
+
+    def product(self, factors: list[Sexp], env: dict[str, Poly]) -> Poly:
+        """Π factors; a factor whose normal form is 0 makes the product 0, even if another is too large."""
+        values: list[Any] = []
+        for f in factors:
+            try:
+                values.append(self.term(f, env))
+            except TooLarge as exc:
+                values.append(exc)  # an exception is truthy: only a zero normal form ends the loop
+            if not values[-1]:
+                return {}
+        if not values or any(isinstance(v, TooLarge) for v in values):
+            raise next((v for v in values if isinstance(v, TooLarge)), Undecided("an empty product"))
+        out = values[0]
+        for v in values[1:]:
+            out = multiply(out, v)
+        return out
 
     def truth(self, c: Sexp, env: dict[str, Poly]) -> bool:
         """A condition's truth where every comparison's difference has a constant or proved sign."""
