@@ -29,7 +29,7 @@ from verified_aat.constructions.binarize import binarize
 from verified_aat.constructions.registry import get_construction
 from verified_aat.kernel import binarized as bz
 from verified_aat.kernel.checks import CIRCUIT_FORMAT, sha256_json
-from verified_aat.kernel.circuits import evaluate
+from verified_aat.kernel.defence_compile import evaluate
 from verified_aat.kernel.data import load_circuit
 from verified_aat.kernel.context import Context
 from verified_aat.kernel.report import ACCEPTED, REJECTED, Options

@@ -1,4 +1,4 @@
-"""Exact arithmetic on the kernel's circuits: evaluation, cones, partial evaluation.
+"""Exact arithmetic on the kernel's circuits: gate operations, constant folding, cones, partial evaluation.
 
 Values are ints while integral and Fractions otherwise (exact rationals);
 sign(0) = 0.  :func:`compiled` turns a small circuit into straight-line
@@ -33,27 +33,6 @@ def apply(op: str, values: Sequence[Number]) -> Number:
         return exact(product)
     assert op == "sign"
     return sign(values[0])
-
-
-class TooBig(Exception):
-    """A concrete value grew beyond :data:`~.data.MAX_BITS`."""
-
-
-def evaluate(circuit: Circuit, x: Sequence[Any], number: Callable[[Number], Any] = exact) -> list[Any]:
-    """The value of every gate on the input vector ``x`` (:class:`TooBig` if a number explodes);
-    constants pass through ``number`` (the interpreter's faster exact type)."""
-    values: list[Any] = []
-    for gate in circuit.gates:
-        if gate.op == "input":
-            values.append(x[gate.index])  # type: ignore[index]
-        elif gate.op == "const":
-            values.append(number(gate.value))  # type: ignore[arg-type]
-        else:
-            value = apply(gate.op, [values[a] for a in gate.args])
-            if gate.op == "mul" and too_big(value):
-                raise TooBig(f"gate {len(values)}")
-            values.append(value)
-    return values
 
 
 def constant_values(circuit: Circuit) -> list[Number | None]:

@@ -19,11 +19,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Sequence
 
-from .circuits import TooBig, compiled, evaluate, reads
+from .circuits import compiled, reads
 
 from .context import Context
 from .data import Bilinear, Circuit, Number
-from .defence_compile import Specialized, rational, role
+from .defence_compile import Specialized, TooBig, evaluate, rational, role
 
 ALL_PAIRS_LIMIT = 200
 ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention

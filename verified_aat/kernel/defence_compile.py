@@ -1,15 +1,15 @@
 """The defence interpreter's exact pieces (docs/soundness.md, D), shared by the full run (``defence.py``) and the
-sampled steps (``defence_sample.py``): its number type, an activation partially evaluated on its structural
-inputs, and how a position is named.  Reject-only, as both users.
+sampled steps (``defence_sample.py``): its number type, C's gate values on a concrete input, an activation
+partially evaluated on its structural inputs, and how a position is named.  Reject-only, as both users.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from .circuits import apply, cone, reads, sign
-from .data import Circuit, Number
+from .data import Circuit, Number, exact, too_big
 
 try:  # GMP rationals: the same exact numbers, an order of magnitude faster than fractions.Fraction
     from gmpy2 import mpq as _mpq
@@ -22,6 +22,27 @@ def rational(value: Number) -> Any:
     if type(value) is int or _mpq is None:
         return value
     return _mpq(value.numerator, value.denominator)  # type: ignore[union-attr]
+
+
+class TooBig(Exception):
+    """A concrete value grew beyond :data:`~.data.MAX_BITS`."""
+
+
+def evaluate(circuit: Circuit, x: Sequence[Any], number: Callable[[Number], Any] = exact) -> list[Any]:
+    """The value of every gate on the input vector ``x`` (:class:`TooBig` if a number explodes);
+    constants pass through ``number`` (the interpreter's faster exact type)."""
+    values: list[Any] = []
+    for gate in circuit.gates:
+        if gate.op == "input":
+            values.append(x[gate.index])  # type: ignore[index]
+        elif gate.op == "const":
+            values.append(number(gate.value))  # type: ignore[arg-type]
+        else:
+            value = apply(gate.op, [values[a] for a in gate.args])
+            if gate.op == "mul" and too_big(value):
+                raise TooBig(f"gate {len(values)}")
+            values.append(value)
+    return values
 
 
 class Specialized:

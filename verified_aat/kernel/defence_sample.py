@@ -22,10 +22,9 @@ import random
 from fractions import Fraction
 from typing import Any, Sequence
 
-from .circuits import TooBig, evaluate
 from .context import Context
 from .data import Number, exact, too_big
-from .defence_compile import Specialized, rational, role
+from .defence_compile import Specialized, TooBig, evaluate, rational, role
 from .problems import Problem
 
 MEMBER_COST = 64  # pooled member reads that cost as much as one activation evaluation

@@ -13,6 +13,7 @@ here (``None``), never *false*: the solvers then decide, and the verdict says so
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import reduce
 from typing import Any
 
 from .smt import SGN
@@ -38,8 +39,7 @@ def parse(text: str) -> list[Sexp]:
             elif token == ")":
                 if len(stack) == 1:
                     raise Undecided("unbalanced")
-                done = stack.pop()
-                stack[-1].append(done)
+                stack[-2].append(stack.pop())  # the parent is read before the pop
             else:
                 stack[-1].append(token)
     if len(stack) != 1:
@@ -73,22 +73,7 @@ class _Normaliser:
             env = {**env, **bound}
             t = t[2]
         if isinstance(t, str):
-            if t in env:
-                if isinstance(env[t], TooLarge):
-                    raise env[t]  # type: ignore[misc]
-                return env[t]
-            if t in self.variables:
-                return {(self.variables[t],): 1}
-            q = _NUMERALS.get(t)
-            if q is None:
-                try:
-                    value = Fraction(t)
-                except ValueError:
-                    raise Undecided(f"unknown symbol {t}") from None
-                q = value.numerator if value.denominator == 1 else value  # ints: faster, equally exact
-                if len(_NUMERALS) < 100_000:  # a bounded memo of numerals (immutable values)
-                    _NUMERALS[t] = q
-            return {(): q} if q else {}
+            return self.symbol(t, env)
         if not t or not isinstance(t[0], str):
             raise Undecided("application")
         if t[0] == "ite" and len(t) == 4:  # decided only where the condition's truth is known
@@ -121,6 +106,25 @@ class _Normaliser:
             return self.term(body, dict(zip(params, args)))
         raise Undecided(f"operator {head}")
 
+    def symbol(self, t: str, env: dict[str, Poly]) -> Poly:
+        """A bound name, a declared constant or a numeral."""
+        if t in env:
+            if isinstance(env[t], TooLarge):
+                raise env[t]  # type: ignore[misc]
+            return env[t]
+        if t in self.variables:
+            return {(self.variables[t],): 1}
+        q = _NUMERALS.get(t)
+        if q is None:
+            try:
+                value = Fraction(t)
+            except ValueError:
+                raise Undecided(f"unknown symbol {t}") from None
+            q = value.numerator if value.denominator == 1 else value  # ints: faster, equally exact
+            if len(_NUMERALS) < 100_000:  # a bounded memo of numerals (immutable values)
+                _NUMERALS[t] = q
+        return {(): q} if q else {}
+
     def product(self, factors: list[Sexp], env: dict[str, Poly]) -> Poly:
         """Π factors; a factor whose normal form is 0 makes the product 0, even if another is too large."""
         values: list[Any] = []
@@ -133,10 +137,7 @@ class _Normaliser:
                 return {}
         if not values or any(isinstance(v, TooLarge) for v in values):
             raise next((v for v in values if isinstance(v, TooLarge)), Undecided("an empty product"))
-        out = values[0]
-        for v in values[1:]:
-            out = multiply(out, v)
-        return out
+        return reduce(multiply, values)
 
     def truth(self, c: Sexp, env: dict[str, Poly]) -> bool:
         """A condition's truth where every comparison's difference has a constant or proved sign."""
