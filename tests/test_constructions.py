@@ -167,6 +167,25 @@ def test_compile_command_writes_spec_and_encoding(tmp_path, capsys):
     assert "3" in capsys.readouterr().out  # 2·(-1/2) + 2 + 2 = 3
 
 
+@pytest.mark.parametrize("name", ["gate-edge", "edge-k", "unique-hard"])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_encoding_file_reads_back_as_the_same_encoding(name, data):
+    """``Encoding.dumps`` writes one line per row, slot, read-out and role with its own fast path for rows; the
+    file is JSON that reads back as the very same encoding (rows as exact rationals, settle layers included)."""
+    import json as _json
+
+    from verified_aat.constructions.encoding import Encoding
+    circuit = data.draw(circuits(max_gates=12))
+    try:
+        encoding = get_construction(name).compile(circuit).encoding
+    except InputError:  # outside the construction's class (a wide sum for unique-hard, say)
+        return
+    text = encoding.dumps()
+    assert Encoding.from_json(_json.loads(text)) == encoding
+    assert text.count("\n") >= len(encoding.rows)  # a line per row at least
+
+
 def test_compile_refusal_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys):
     src = tmp_path / "fac.circ"
     src.write_text("input a b c\nm = mul a b c\noutput m\n")

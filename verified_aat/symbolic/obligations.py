@@ -126,7 +126,7 @@ class ObligationDeriver(StructureView):
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._templates: dict[tuple, tuple] = {}
         self._template_of: list[tuple[LayerFunction, tuple[int, ...]]] = []
-        self._static: dict[tuple, frozenset[int]] = {}
+        self._static: dict[tuple, tuple] = {}
 
     def settle_pattern(self, p: int) -> tuple:
         """(settle layer, coordinate) pairs of p's claims; one shared tuple per distinct claim."""
@@ -154,16 +154,22 @@ class ObligationDeriver(StructureView):
         """Everything the lemma text depends on, as a hashable key: the template (function, claimed
         coordinates, known structure) and the argument and claim tokens with canonical names.
         Equal keys give equal texts, so a text is rendered once per shape."""
-        coords = tuple([c for s, c in self._settles[p] if s <= layer])
-        static = self._static.get((fn.number, coords))
-        if static is None:
+        pattern = self._settles[p]
+        plan = self._static.get((fn.number, id(pattern), layer))
+        if plan is None:  # per function, shared settle pattern and layer: the claimed coordinates and the
+            # structural inputs they read, each as (input, owner, coordinate)
+            coords = tuple([c for s, c in pattern if s <= layer])
             infos = output_reads(fn.layer.activation)
             wanted = frozenset().union(*(infos[c].inputs for c in coords))
-            static = self._static[(fn.number, coords)] = tuple(sorted(k for k in wanted if k % self.d in self.structural))
-        known = self.structural_inputs(fn, p, static)
-        tkey = (fn.number, coords, tuple(known.items()))
+            static = tuple((k, *divmod(k, self.d)) for k in sorted(wanted) if k % self.d in self.structural)
+            plan = self._static[(fn.number, id(pattern), layer)] = (coords, static, pattern)  # keeps the id alive
+        coords, static = plan[0], plan[1]
+        row, pooled = self.rows[p], self._pooled_structural
+        values = tuple([row[c] if owner == 0 else pooled(fn, owner - 1, p, c) for _, owner, c in static])
+        tkey = (fn.number, coords, values)
         template = self._templates.get(tkey)
         if template is None:
+            known = {k: v for (k, _, _), v in zip(static, values)}
             template = self._templates[tkey] = self._template(fn, coords, known)
         # Canonical names by first occurrence, inlined (this loop runs once per position and layer
         # function): y for gate values, h for havoc values; constants are numerals.

@@ -110,7 +110,7 @@ def precision(transformer: Transformer, rows: Sequence[Sequence[Fraction | int]]
     largest = [0] * len(coords)
     for c, name in enumerate(coords):
         if name in structural:
-            largest[c] = max((abs(Fraction(row[c])) for row in rows), default=Fraction(0))
+            largest[c] = Fraction(max((abs(row[c]) for row in rows), default=0))  # ints compare natively
     top = max(largest, default=0)
     heads: list[HeadPrecision] = []
     seen: dict[int, None] = {}
