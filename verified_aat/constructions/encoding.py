@@ -138,8 +138,16 @@ class Encoding:
             if not (isinstance(v, list) and v and isinstance(v[0], list)):
                 return encode(v)
             if key == "rows":  # numerals (digits, '-', '/'): nothing to escape
-                return "[\n" + ",\n".join('  ["' + '", "'.join(row) + '"]' if row else "  []" for row in v) + "\n ]"
-            return "[\n" + ",\n".join("  " + encode(item) for item in v) + "\n ]"
+                lines = ['  ["' + '", "'.join(row) + '"]' if row else "  []" for row in v]
+            elif key in ("input_slots", "readout"):  # integers
+                lines = ["  [" + ", ".join(map(str, item)) + "]" for item in v]
+            elif key == "roles":  # [kind, gate, source or null, slot or null], each kind encoded once
+                kinds: dict[str, str] = {}
+                lines = [f"  [{kinds.get(k) or kinds.setdefault(k, encode(k))}, {g}, "
+                         f"{'null' if s is None else s}, {'null' if t is None else t}]" for k, g, s, t in v]
+            else:
+                lines = ["  " + encode(item) for item in v]
+            return "[\n" + ",\n".join(lines) + "\n ]"
         return "{\n" + ",\n".join(f" {encode(k)}: {value(k, v)}" for k, v in self.to_json().items()) + "\n}"
 
 
