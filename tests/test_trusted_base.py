@@ -40,10 +40,10 @@ KINDS = {"per-circuit": ("checks", PER_CIRCUIT_ONLY_WITH),
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a binarization section": 3_080, "per-circuit with a circuit file": 3_161,
-               "per-circuit with a netlist link (Bench)": 3_679, "per-circuit with a netlist link (BLIF)": 3_747,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_691,
-               "per-circuit with a netlist link (AIGER)": 3_811}  # not there yet: no growth
+OVER_TARGET = {"per-circuit with a binarization section": 3_076, "per-circuit with a circuit file": 3_157,
+               "per-circuit with a netlist link (Bench)": 3_675, "per-circuit with a netlist link (BLIF)": 3_743,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_687,
+               "per-circuit with a netlist link (AIGER)": 3_807}  # not there yet: no growth
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -32,6 +32,7 @@ DEFAULT_BUDGET = 30_000  # activation evaluations, at least
 PER_POSITION = 5         # ... or this many per position: about one full run of a typical construction
 RUN_BITS = 4_096         # a value of the full run past this size stops it (garbage at unsettled positions grows
 #                          doubly exponentially): the layers left are sampled step by step instead
+SIZE_EVERY = 16          # ... looked at in every 16th vector a layer changes (positions of one kind grow alike)
 DEFAULT_CAP = 1_000_000  # ... but at most this many (about 7 s): beyond ~2·10^5 positions a run is partial
 
 
@@ -226,8 +227,9 @@ class _Run:
             own = X[p]
             new = function(key(own, pool, p))(own, pool, p)
             if new != own:
-                if any(type(v) is not int and v.denominator.bit_length() + v.numerator.bit_length() > RUN_BITS
-                       or type(v) is int and v.bit_length() > RUN_BITS for v in new):
+                if not len(updates) % SIZE_EVERY and any(
+                        v.bit_length() > RUN_BITS if type(v) is int else
+                        v.denominator.bit_length() + v.numerator.bit_length() > RUN_BITS for v in new):
                     raise TooBig(f"past {RUN_BITS} bits at position {p} after layer {layer}")
                 updates.append((p, new))
         moved: set[int] = set()

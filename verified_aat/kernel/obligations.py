@@ -171,17 +171,13 @@ class Deriver:
             wanted = sorted(reads(act, [act.outputs[c] for c in coords]))
             static = self._static[(fn.number, coords)] = [divmod(k, self.d) + (k,) for k in wanted
                                                           if k % self.d in self.structural]
-        known: dict[int, Number] = {}
-        for owner, c, k in static:
-            if owner == 0:
-                known[k] = self.rows[p][c]
-            else:
-                head = fn.layer.heads[owner - 1]
-                known[k] = pooled(head.pooling, self.sets[(fn.number, owner - 1)][p], self.rows, c)
-        tkey = (fn.number, coords, tuple(known.items()))
+        row, heads = self.rows[p], fn.layer.heads
+        values = tuple([row[c] if owner == 0 else pooled(heads[owner - 1].pooling, self.sets[(fn.number, owner - 1)][p],
+                                                          self.rows, c) for owner, c, _ in static])
+        tkey = (fn.number, coords, values)  # ``static`` is fixed by (function, coords): the values name the inputs
         template = self._templates.get(tkey)
         if template is None:
-            template = self._templates[tkey] = self._template(fn, coords, known)
+            template = self._templates[tkey] = self._template(fn, coords, {k: v for (_, _, k), v in zip(static, values)})
         ys: dict[int, str] = {}
         hs: dict[tuple[int, int], str] = {}
         gates, claims, limit, constants = self.gates, self.claims, layer - 1, self._constants
