@@ -10,6 +10,7 @@ from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from ..wording import plural
 from .resources import add_resource_options, require_memory
+from ..gc_pause import gc_paused
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+@gc_paused  # one pass over millions of long-lived objects (gc_pause.py)
 def run(args: argparse.Namespace) -> int:
     from .common import check_class_at_source, circuit_from_args
     from ..certificates.document import write_certificate

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import construction_choice, resolve_construction
 from ..files import write_into_directory
+from ..gc_pause import gc_paused
 from ..circuits.measures import depth as circuit_depth
 
 
@@ -26,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+@gc_paused  # millions of rows and roles that live until the files are written (gc_pause.py)
 def run(args: argparse.Namespace) -> int:
     from .common import check_class_at_source, circuit_from_args
     from ..transformer.spec import transformer_to_json

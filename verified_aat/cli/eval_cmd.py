@@ -12,6 +12,7 @@ from ..circuits.io import parse_input_vector
 from ..circuits.ir import Circuit, Domain
 from ..circuits.rationals import format_rational
 from ..errors import EXIT_OK, InputError
+from ..gc_pause import gc_paused
 from .common import ARGUMENTS, add_circuit_argument, add_inputs_arguments, circuit_from_args, read_input_vectors
 
 
@@ -57,6 +58,7 @@ def vector_line_parser(n: int) -> Callable[[str], list[Any]]:
     return parse
 
 
+@gc_paused  # one pass over millions of long-lived objects (gc_pause.py)
 def run(args: argparse.Namespace) -> int:
     circuit = circuit_from_args(args)
     names = circuit.output_names or tuple(circuit.gate_name(o) for o in circuit.outputs)

@@ -24,6 +24,7 @@ from ..transformer.spec import load_transformer
 from .common import read_input_vectors
 from .eval_cmd import vector_line_parser
 from .resources import require_memory
+from ..gc_pause import gc_paused
 
 
 def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositions | None:
@@ -66,6 +67,7 @@ def _show(value: Any, engine: str) -> str:
     return repr(float(value))
 
 
+@gc_paused  # one pass over millions of long-lived objects (gc_pause.py)
 def run(args: argparse.Namespace) -> int:
     model = load_transformer(args.model)
     if args.inputs is not None:
