@@ -58,9 +58,8 @@ def vector_line_parser(n: int) -> Callable[[str], list[Any]]:
     return parse
 
 
-@gc_paused  # one pass over millions of long-lived objects (gc_pause.py)
 def run(args: argparse.Namespace) -> int:
-    circuit = circuit_from_args(args)
+    circuit = gc_paused(circuit_from_args)(args)  # one pass over millions of long-lived objects (gc_pause.py)
     names = circuit.output_names or tuple(circuit.gate_name(o) for o in circuit.outputs)
     if args.inputs is not None:
         if args.input is not None:

@@ -67,11 +67,15 @@ def _show(value: Any, engine: str) -> str:
     return repr(float(value))
 
 
-@gc_paused  # one pass over millions of long-lived objects (gc_pause.py)
 def run(args: argparse.Namespace) -> int:
     model = load_transformer(args.model)
-    if args.inputs is not None:
+    if args.inputs is not None:  # many runs: the collector stays on (garbage of one run must not pile up)
         return _run_many(args, model)
+    return _run_one(args, model)
+
+
+@gc_paused  # one pass over millions of long-lived objects (gc_pause.py)
+def _run_one(args: argparse.Namespace, model: Transformer) -> int:
     encoding: Encoding | None = None
     if args.encoding is not None:
         encoding = _load_encoding(args.encoding, model)
