@@ -23,7 +23,7 @@ from .circuits import compiled, reads
 
 from .context import Context
 from .data import Bilinear, Circuit, Number
-from .defence_compile import Specialized, TooBig, evaluate, rational, role
+from .defence_compile import Specialized, TooBig, evaluate, mean, rational, role
 
 ALL_PAIRS_LIMIT = 200
 ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention
@@ -197,10 +197,7 @@ class _Run:
             elif len(members) == 1:
                 value = self.X[members[0]][c]
             else:
-                total = sum(self.X[j][c] for j in members)
-                k = len(members)
-                value = total // k if type(total) is int and total % k == 0 else rational(Fraction(total, k)) \
-                    if type(total) is int or type(total) is Fraction else total / k
+                value = mean(sum(self.X[j][c] for j in members), len(members))
             found[c] = value
         return value
 

@@ -24,6 +24,13 @@ def rational(value: Number) -> Any:
     return _mpq(value.numerator, value.denominator)  # type: ignore[union-attr]
 
 
+def mean(total: Any, k: int) -> Any:
+    """total / k exactly, in the interpreter's number type: an int while it divides, else a rational."""
+    if type(total) is int or type(total) is Fraction:
+        return total // k if type(total) is int and total % k == 0 else rational(Fraction(total, k))
+    return total / k  # a GMP rational over an int: exact
+
+
 class TooBig(Exception):
     """A concrete value grew beyond :data:`~.data.MAX_BITS`."""
 

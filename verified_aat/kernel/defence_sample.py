@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from .context import Context
 from .data import Number, exact, too_big
-from .defence_compile import Specialized, TooBig, evaluate, rational, role
+from .defence_compile import Specialized, TooBig, evaluate, mean, rational, role
 from .problems import Problem
 
 MEMBER_COST = 64  # pooled member reads that cost as much as one activation evaluation
@@ -140,10 +140,7 @@ class _Steps:
                 reads[0] += 1
                 return vector(members[0] if pooling == "leftmost" else members[-1])[c]
             reads[0] += len(members)
-            total, k = sum(vector(j)[c] for j in members), len(members)
-            if type(total) is int:
-                return total // k if total % k == 0 else rational(Fraction(total, k))
-            return total / k  # an exact rational over an int: exact
+            return mean(sum(vector(j)[c] for j in members), len(members))
 
         own = vector(p)
         new = spec.function(spec.key(own, pool, p))(own, pool, p)
