@@ -14,7 +14,6 @@ certificate does not depend on the number of workers.
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from typing import Any, Callable
 
@@ -22,7 +21,8 @@ from ..circuits.ir import Circuit
 from ..constructions.encoding import Encoding
 from ..constructions.base import Schedule
 from ..transformer.model import Transformer
-from .obligations import Derivation, LayerFunction, Lemma, ObligationDeriver, digest
+from .derive_grouped import derive_range_grouped
+from .obligations import Derivation, LayerFunction, Lemma, ObligationDeriver, check_layers, digest
 
 PARALLEL_MIN_POSITIONS = 200_000  # below this a fork costs more than it saves
 STRIPE = 4096  # positions per block of a stripe
@@ -52,13 +52,21 @@ def derive_positions(circuit: Circuit, T: Transformer, rows: Any, schedule: Sche
         except Exception:  # noqa: BLE001 - a worker or the cluster failed: derive everything here instead
             parts = None
     if parts is None:
-        parts = [_derive_range(deriver, circuit, encoding, live, [range(n)], _ticker(progress, len(live) * n))]
+        parts = [_derive_blocks(deriver, circuit, encoding, live, [range(n)], _ticker(progress, len(live) * n))]
     _merge(parts, derivation)
 
 
 def _derive_stripe(shared: tuple[Any, ...], blocks: list[range]) -> tuple[Found, Counter]:
     """One worker's stripe (a module-level function, so a worker process can unpickle it)."""
-    return _derive_range(*shared, blocks, None)
+    return _derive_blocks(*shared, blocks, None)
+
+
+def _derive_blocks(deriver: ObligationDeriver, circuit: Circuit, encoding: Encoding, functions: list[LayerFunction],
+                   blocks: list[range], tick: Callable[[int], None] | None) -> tuple[Found, Counter]:
+    """The lemmas of ``blocks``: grouped by signature (derive_grouped.py), or position by position when a
+    signature proves too coarse; both give the same result."""
+    found = derive_range_grouped(deriver, circuit, encoding, functions, blocks, tick)
+    return found if found is not None else _derive_range(deriver, circuit, encoding, functions, blocks, tick)
 
 
 def _ticker(progress: Callable[[str, int, int], None] | None, total: int) -> Callable[[int], None] | None:
@@ -140,13 +148,3 @@ def _merge(parts: list[tuple[Found, Counter]], derivation: Derivation) -> None:
             lemmas[key] = Lemma(key, text, kind, uses, first_use)
         else:  # already there (e.g. an attention lemma with the same text): add the uses
             lemma.uses += uses
-
-
-def check_layers(layers: tuple[int, ...], settles: frozenset[int] | set[int]) -> list[int]:
-    """For each settle layer s, the first of ``layers`` (sorted) that is ≥ s."""
-    found = set()
-    for s in settles:
-        i = bisect.bisect_left(layers, s)
-        if i < len(layers):
-            found.add(layers[i])
-    return sorted(found)

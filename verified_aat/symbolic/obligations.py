@@ -13,6 +13,7 @@ docs/certificates.md; the checker re-derives the same text independently.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -126,6 +127,7 @@ class ObligationDeriver(StructureView):
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._templates: dict[tuple, tuple] = {}
         self._template_of: list[tuple[LayerFunction, tuple[int, ...]]] = []
+        self._slots_of: list[list[tuple]] = []
         self._static: dict[tuple, tuple] = {}
 
     def settle_pattern(self, p: int) -> tuple:
@@ -148,6 +150,23 @@ class ObligationDeriver(StructureView):
         """The lemma text for position p under ``fn`` at ``layer`` (the coordinates settled by then)."""
         return self.render(self.shape(fn, p, layer))
 
+    def plan(self, fn: LayerFunction, p: int, layer: int) -> tuple:
+        """Per function, p's shared settle pattern and layer: the claimed coordinates and the structural
+        inputs they read, each as (input, owner, coordinate)."""
+        pattern = self._settles[p]
+        plan = self._static.get((fn.number, id(pattern), layer))
+        if plan is None:
+            coords = tuple([c for s, c in pattern if s <= layer])
+            infos = output_reads(fn.layer.activation)
+            wanted = frozenset().union(*(infos[c].inputs for c in coords))
+            static = tuple((k, *divmod(k, self.d)) for k in sorted(wanted) if k % self.d in self.structural)
+            plan = self._static[(fn.number, id(pattern), layer)] = (coords, static, pattern)  # keeps the id alive
+        return plan
+
+    def template_slots(self, template: int) -> list[tuple]:
+        """The argument slots of template number ``template`` (a shape's first field)."""
+        return self._slots_of[template]
+
     # long because it runs once per position and layer function, so the naming helpers are closures over
     # its local tables, written inline rather than as methods (fewer calls and attribute lookups).
     def shape(self, fn: LayerFunction, p: int, layer: int) -> tuple:
@@ -155,14 +174,7 @@ class ObligationDeriver(StructureView):
         coordinates, known structure) and the argument and claim tokens with canonical names.
         Equal keys give equal texts, so a text is rendered once per shape."""
         pattern = self._settles[p]
-        plan = self._static.get((fn.number, id(pattern), layer))
-        if plan is None:  # per function, shared settle pattern and layer: the claimed coordinates and the
-            # structural inputs they read, each as (input, owner, coordinate)
-            coords = tuple([c for s, c in pattern if s <= layer])
-            infos = output_reads(fn.layer.activation)
-            wanted = frozenset().union(*(infos[c].inputs for c in coords))
-            static = tuple((k, *divmod(k, self.d)) for k in sorted(wanted) if k % self.d in self.structural)
-            plan = self._static[(fn.number, id(pattern), layer)] = (coords, static, pattern)  # keeps the id alive
+        plan = self._static.get((fn.number, id(pattern), layer)) or self.plan(fn, p, layer)
         coords, static = plan[0], plan[1]
         row, pooled = self.rows[p], self._pooled_structural
         values = tuple([row[c] if owner == 0 else pooled(fn, owner - 1, p, c) for _, owner, c in static])
@@ -269,8 +281,19 @@ class ObligationDeriver(StructureView):
             else:
                 slots.append(("pool", owner - 1, c, fn.layer.heads[owner - 1].pooling))
         self._template_of.append((fn, coords))
+        self._slots_of.append(slots)
         return len(self._template_of) - 1, slots, free
 
 
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def check_layers(layers: tuple[int, ...], settles: frozenset[int] | set[int]) -> list[int]:
+    """For each settle layer s, the first of ``layers`` (sorted) that is ≥ s."""
+    found = set()
+    for s in settles:
+        i = bisect.bisect_left(layers, s)
+        if i < len(layers):
+            found.add(layers[i])
+    return sorted(found)
