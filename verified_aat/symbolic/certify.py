@@ -11,9 +11,12 @@ without a replayed counterexample the verdict is *unknown*.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from itertools import chain, compress
+from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+import numpy as np
 
 from ..circuits.ir import Circuit, Kind
 from ..constructions.base import Construction, Schedule
@@ -275,13 +278,29 @@ def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, probl
 
 
 def _check_structure(circuit: Circuit, encoding: Encoding, problems: list[str]) -> int:
-    """No gate has two positions and every edge occurrence has one position."""
-    gates = Counter(r.gate for r in encoding.roles if r.kind == "gate")
-    edges = Counter((r.source, r.gate, r.slot) for r in encoding.roles if r.kind == "edge")
-    want_edges = Counter((a, v, s) for v, g in enumerate(circuit.gates) for s, a in enumerate(g.args))
-    if any(n > 1 or not 0 <= g < circuit.size for g, n in gates.items()):
+    """No gate has two positions and every edge occurrence has one position: the edge positions'
+    (source, gate, slot) are exactly the circuit's edges, each once (as arrays: 10⁶ roles)."""
+    roles, size = encoding.roles, circuit.size
+    kinds = list(map(attrgetter("kind"), roles))
+    gate = np.fromiter(map(attrgetter("gate"), roles), np.int64, len(roles))
+    own = gate[np.fromiter(map("gate".__eq__, kinds), bool, len(kinds))]
+    if own.size and (own.min() < 0 or own.max() >= size or np.bincount(own).max() > 1):
         problems.append("structure: a gate has more than one position")
-    if edges != want_edges:
+    edges = list(compress(roles, map("edge".__eq__, kinds)))
+    arity = np.fromiter(map(len, map(attrgetter("args"), circuit.gates)), np.int64, size)
+    start = np.concatenate([[0], np.cumsum(arity)])
+    try:
+        target = np.fromiter(map(attrgetter("gate"), edges), np.int64, len(edges))
+        source = np.fromiter(map(attrgetter("source"), edges), np.int64, len(edges))
+        slot = np.fromiter(map(attrgetter("slot"), edges), np.int64, len(edges))
+    except TypeError:  # an edge without a source or slot
+        target = source = slot = np.full(1, -1, np.int64)
+    args = np.fromiter(chain.from_iterable(map(attrgetter("args"), circuit.gates)), np.int64, int(start[-1]))
+    inside = (target >= 0) & (target < size) & (slot >= 0)
+    inside[inside] = slot[inside] < arity[target[inside]]
+    edge = start[np.where(inside, target, 0)] + slot
+    if len(edges) != len(args) or not inside.all() or (np.bincount(edge, minlength=len(args)) != 1).any() \
+            or (args[edge] != source).any():
         problems.append("structure: the encoding's edge positions differ from the circuit's edges")
     return len(encoding.roles)
 
