@@ -27,7 +27,7 @@ from .data import Number, exact, too_big
 from .defence_compile import Specialized, TooBig, evaluate, mean, rational, role
 from .problems import Problem
 
-MEMBER_COST = 64  # pooled member reads that cost as much as one activation evaluation
+MEMBER_COST = 8  # pooled member reads that cost as much as one activation evaluation (measured)
 MAX_STEPS = 20_000  # steps sampled at most (about a second)
 
 
@@ -97,6 +97,7 @@ class _Steps:
         self.function_of = {layer: fn for fn in ctx.functions for layer in fn.layers}
         self.specialized: dict[int, Specialized] = {}
         self.seed = seed
+        self.means: dict[tuple, Any] = {}  # (function, head, set, coordinate, layer) → the pooled mean
 
     def _vector(self, j: int, before: int, havoc: dict[tuple[int, int], Any]) -> tuple[Any, ...]:
         row, claim, structural = self.ctx.rows[j], self.ctx.claims[j], self.ctx.structural
@@ -108,9 +109,9 @@ class _Steps:
             elif entry is not None and entry[2] <= before:
                 out.append(self.values[entry[0]] ** entry[1])
             else:
-                if (j, c) not in havoc:
-                    rng = random.Random(hash((self.seed, j, c, before)))
-                    havoc[(j, c)] = rational(Fraction(rng.randint(-9, 9), rng.randint(1, 4)))
+                if (j, c) not in havoc:  # a seeded value in -9..9 over 1..4, from a hash (no generator per value)
+                    h = hash((self.seed, j, c, before))
+                    havoc[(j, c)] = rational(Fraction(h % 19 - 9, h // 19 % 4 + 1))
                 out.append(havoc[(j, c)])
         return tuple(out)
 
@@ -139,8 +140,13 @@ class _Steps:
             if pooling in ("leftmost", "rightmost") or len(members) == 1:
                 reads[0] += 1
                 return vector(members[0] if pooling == "leftmost" else members[-1])[c]
-            reads[0] += len(members)
-            return mean(sum(vector(j)[c] for j in members), len(members))
+            key = (fn.number, h, id(members), c, layer)  # a set is shared by many positions: its mean, once
+            found = self.means.get(key)
+            if found is None:
+                reads[0] += len(members)
+                found = self.means[key] = mean(sum(self._vector(j, layer - 1, havoc)[c] for j in members),
+                                               len(members))
+            return found
 
         own = vector(p)
         new = spec.function(spec.key(own, pool, p))(own, pool, p)

@@ -1,9 +1,12 @@
-"""Per-position obligations of every layer function: the loop that dominates certify at scale.
+"""Per-position obligations of every layer function: the loop that dominated certify at scale.
 
 For each layer function F and position p with claims, the obligations are checked at
 the first layer of F at or after each settle layer of p (later layers are substitution
 instances, docs/soundness.md S9).  Each obligation is reduced to its *shape*; each
-distinct shape is rendered and hashed once.
+distinct shape is rendered and hashed once.  The positions are grouped by *signature* first
+(``derive_grouped.py``, numpy arrays), so that a shape is built once per signature, not once
+per position; ``_derive_range`` below is the position-by-position definition the grouped
+result must equal, and the fallback when it cannot.
 
 With ``shards`` (a Dask cluster, ``verified_aat/shards.py``) on a large encoding the positions are
 split into one stripe per worker (every k-th block) and each stripe is derived on a worker.  The merge
