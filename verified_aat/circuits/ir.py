@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import weakref
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import compress, count, repeat
@@ -245,14 +246,23 @@ class CircuitClass(str, enum.Enum):
 
 
 def gate_depths(circuit: Circuit) -> list[int]:
-    """depth(input) = depth(const) = 0, depth(g) = 1 + max depth(pred)."""
+    """depth(input) = depth(const) = 0, depth(g) = 1 + max depth(pred).  Remembered for the last circuit
+    asked about (compile asks for the depth, then the schedule for every gate's: a pass over 10⁶ gates)."""
+    last = _LAST_DEPTHS.get("circuit")
+    if last is not None and last[0]() is circuit:
+        return list(last[1])
     gates = circuit.gates
     leading = next(compress(count(), map(is_not, map(_KIND, gates), repeat(Kind.INPUT))), len(gates))
     depths: list[int] = [0] * leading  # leading input gates (a padded witness has 10⁶)
+    at = depths.__getitem__
     for gate in gates[leading:]:
-        depths.append(1 + max(depths[a] for a in gate.args) if gate.args else
+        depths.append(1 + max(map(at, gate.args)) if gate.args else
                       (0 if gate.kind in (Kind.INPUT, Kind.CONST) else 1))
+    _LAST_DEPTHS["circuit"] = (weakref.ref(circuit), tuple(depths))
     return depths
+
+
+_LAST_DEPTHS: dict[str, tuple[Any, tuple[int, ...]]] = {}
 
 
 def depth(circuit: Circuit) -> int:

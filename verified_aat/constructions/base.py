@@ -202,7 +202,7 @@ class Construction(abc.ABC):
             lo = next(run)[0]
             hi = lo + 1 + len(list(run))
             if not made.bulk(kind, roles[lo:hi], kinds.count(kind) == hi - lo, claims):
-                claims.extend(map(made.one, roles[lo:hi]))
+                made.shared_run(kind, roles[lo:hi], claims)
         readout = [claims[p].term(c)[1] for p, c in encoding.readout  # type: ignore[union-attr,index]
                    if claims[p] is not None and claims[p].term(c) is not None]  # type: ignore[union-attr]
         return Schedule(tuple(claims), max(readout, default=0))
@@ -280,6 +280,26 @@ class _Claims:
             claim = self.shared[key] = PositionClaim(self.pattern(role.kind, anchor), role.gate,  # type: ignore[arg-type]
                                                      role.source)
         return claim
+
+    def shared_run(self, kind: str, roles: Sequence[Role], claims: list[PositionClaim | None]) -> None:
+        """The claims of a run of roles of one kind, as :meth:`one` gives them one by one: one claim per
+        distinct (kind, gate, source) key, made from the key's first role (with the loops in C)."""
+        if kind not in self.rules:
+            claims.extend(repeat(None, len(roles)))
+            return
+        gates, sources = list(map(_ROLE_GATE, roles)), list(map(_ROLE_SOURCE, roles))
+        keys = list(zip(repeat(kind), gates if self.uses_gate[kind] else repeat(None),
+                        sources if self.uses_source[kind] else repeat(None)))
+        first = dict(zip(reversed(keys), reversed(roles)))  # reversed: each key keeps its first role
+        shared = self.shared
+        new = [key for key in first if key not in shared]
+        made = [first[key] for key in new]
+        anchors = list(map(_ROLE_GATE if self.rules[kind].ref == "gate" else _ROLE_SOURCE, made))
+        at = list(zip(map(_GATE_KIND, map(self.circuit.gates.__getitem__, anchors)), map(self.depths.__getitem__, anchors)))
+        of_key = {key: self.pattern_at(kind, *key) for key in dict.fromkeys(at)}  # (gate kind, depth) → pattern
+        shared.update(zip(new, instances(PositionClaim, len(made), pattern=map(of_key.__getitem__, at),
+                                         gate=map(_ROLE_GATE, made), source=map(_ROLE_SOURCE, made))))
+        claims.extend(map(shared.__getitem__, keys))
 
     def bulk(self, kind: str, roles: Sequence[Role], only_run: bool, claims: list[PositionClaim | None]) -> bool:
         """The claims of a long run of roles of one kind (the only run of that kind) that each name their own

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from fractions import Fraction
-from itertools import compress, count, groupby, repeat
+from itertools import chain, compress, count, groupby, repeat
 from operator import attrgetter, is_, itemgetter
 from typing import Callable
 
@@ -204,15 +204,23 @@ _KIND, _ARGS, _INDEX, _GATE = (attrgetter(f) for f in ("kind", "args", "index", 
 
 
 def _edges(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
-    gates, slot, add_row, add_role = circuit.gates, group.input, rows.append, roles.append
-    for v in compress(count(), map(len, map(_ARGS, gates))):  # the gates with arguments
-        for s, u in enumerate(gates[v].args):
-            source = gates[u]
-            kind = source.kind
-            add_row(fns[kind]((u, v, s, len(source.args), values[u])))
-            add_role(Role("edge", v, u, s))
-            if kind is Kind.INPUT and slot is not None:
-                slots.append((len(rows) - 1, slot, source.index))
+    """One row per edge occurrence (u → v, argument slot s), in order of v then s: columns built in bulk."""
+    gates, slot, start = circuit.gates, group.input, len(rows)
+    arity = list(map(len, map(_ARGS, gates)))
+    target = list(chain.from_iterable(map(repeat, range(len(gates)), arity)))
+    position = list(chain.from_iterable(map(range, arity)))
+    source = list(chain.from_iterable(map(_ARGS, gates)))
+    kinds = list(map(_KIND, map(gates.__getitem__, source)))
+    rows.extend(map(_call, map(fns.__getitem__, kinds), zip(source, target, position, map(arity.__getitem__, source),
+                                                             map(values.__getitem__, source))))
+    roles.extend(instances(Role, len(source), kind=repeat("edge"), gate=target, source=source, slot=position))
+    if slot is not None:
+        for i in compress(count(), map(is_, kinds, repeat(Kind.INPUT))):
+            slots.append((start + i, slot, gates[source[i]].index))
+
+
+def _call(fn: Callable[[tuple], Row], parameters: tuple) -> Row:
+    return fn(parameters)
 
 
 def _sinks(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
