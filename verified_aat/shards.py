@@ -113,6 +113,7 @@ class ForkedShards:
     then derives everything in its own process."""
 
     moved_bytes = 0
+    forked = True  # the engine's grouped derivation does not use forks (symbolic/derive.py); the kernel's does
 
     def __init__(self, workers: int):
         self.workers = workers

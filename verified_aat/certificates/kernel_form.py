@@ -62,14 +62,19 @@ def encoding_digest(encoding: Encoding) -> str:
     """sha256 of the encoding's canonical lines (the kernel computes the same from its own build)."""
     h = hashlib.sha256()
     h.update(("coordinates " + " ".join(encoding.coordinates) + "\n").encode())
-    lines = []
-    for role, row in zip(encoding.roles, encoding.rows):
-        source = "-" if role.source is None else role.source
-        slot = "-" if role.slot is None else role.slot
-        lines.append(f"role|{role.kind} {role.gate} {source} {slot}|{' '.join(map(str, row))}\n")
-        if len(lines) >= 4096:
-            h.update("".join(lines).encode())
-            lines = []
+    roles, rows, width = encoding.roles, encoding.rows, len(encoding.coordinates)
+    if set(map(len, rows)) <= {width}:  # one format string per block of lines (as below, 2× faster)
+        line = "role|%s %s %s %s|" + " ".join(["%s"] * width) + "\n"
+        for start in range(0, len(rows), 4096):
+            fields: list = []
+            for role, row in zip(roles[start:start + 4096], rows[start:start + 4096]):
+                fields += (role.kind, role.gate, "-" if role.source is None else role.source,
+                           "-" if role.slot is None else role.slot, *row)
+            h.update((line * (len(fields) // (4 + width)) % tuple(fields)).encode())
+        lines = []
+    else:
+        lines = [f"role|{role.kind} {role.gate} {'-' if role.source is None else role.source} "
+                 f"{'-' if role.slot is None else role.slot}|{' '.join(map(str, row))}\n" for role, row in zip(roles, rows)]
     lines += [f"slot|{p} {c} {i}\n" for p, c, i in encoding.input_slots]
     lines += [f"read|{p} {c}\n" for p, c in encoding.readout]
     h.update("".join(lines).encode())

@@ -161,15 +161,14 @@ def encoding_digest(encoding: Encoding) -> str:
     """
     h = hashlib.sha256()
     h.update(("coordinates " + " ".join(encoding.coordinates) + "\n").encode())
-    lines = []
-    for role, row in zip(encoding.roles, encoding.rows):
-        source = "-" if role.source is None else role.source
-        slot = "-" if role.slot is None else role.slot
-        lines.append(f"role|{role.kind} {role.gate} {source} {slot}|{' '.join(map(str, row))}\n")
-        if len(lines) >= 4096:
-            h.update("".join(lines).encode())
-            lines = []
-    lines += [f"slot|{p} {c} {i}\n" for p, c, i in encoding.input_slots]
+    width = len(encoding.coordinates)  # the kernel's own rows: each of this width
+    line = "role|%s %s %s %s|" + " ".join(["%s"] * width) + "\n"  # one format string per block of lines
+    for start in range(0, len(encoding.rows), 4096):
+        fields: list = []
+        for role, row in zip(encoding.roles[start:start + 4096], encoding.rows[start:start + 4096]):
+            fields += (role.kind, role.gate, "-" if role.source is None else role.source, "-" if role.slot is None else role.slot, *row)
+        h.update((line * (len(fields) // (4 + width)) % tuple(fields)).encode())
+    lines = [f"slot|{p} {c} {i}\n" for p, c, i in encoding.input_slots]
     lines += [f"read|{p} {c}\n" for p, c in encoding.readout]
     h.update("".join(lines).encode())
     return h.hexdigest()

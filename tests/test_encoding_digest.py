@@ -1,0 +1,57 @@
+"""The encoding hash (docs/certificates.md, "Encoding hash") as the engine and the kernel compute it, block by
+block with one format string, equals its definition line by line, for any rows: ints, signed fractions, rows
+of the wrong width (which take the line-by-line path), roles with and without source and slot."""
+
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+
+from hypothesis import given, settings, strategies as st
+
+from verified_aat.certificates.kernel_form import encoding_digest as engine_digest
+from verified_aat.constructions.encoding import Encoding as EngineEncoding, Role as EngineRole
+from verified_aat.kernel.encoding import Encoding as KernelEncoding, Role as KernelRole, encoding_digest as kernel_digest
+
+VALUES = st.one_of(st.integers(-10**30, 10**30), st.fractions(max_denominator=10**6).filter(lambda q: q.denominator > 1))
+
+
+def _definition(coordinates, roles, rows, slots, readout) -> str:
+    lines = ["coordinates " + " ".join(coordinates) + "\n"]
+    for role, row in zip(roles, rows):
+        source = "-" if role[2] is None else role[2]
+        slot = "-" if role[3] is None else role[3]
+        lines.append(f"role|{role[0]} {role[1]} {source} {slot}|{' '.join(map(str, row))}\n")
+    lines += [f"slot|{p} {c} {i}\n" for p, c, i in slots] + [f"read|{p} {c}\n" for p, c in readout]
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
+
+
+@st.composite
+def layouts(draw):  # type: ignore[no-untyped-def]
+    width = draw(st.integers(0, 4))
+    n = draw(st.integers(0, 9000 if draw(st.booleans()) else 12))  # past one block of 4,096 lines
+    small = draw(st.booleans())
+    rows = [tuple(draw(st.lists(VALUES, min_size=width, max_size=width))) if not small or i < 3 else (i % 7,) * width
+            for i in range(n)]
+    if n and draw(st.booleans()):
+        rows[draw(st.integers(0, n - 1))] += (Fraction(1, 3),)  # one row of the wrong width
+    roles = [draw(st.sampled_from([("gate", i, None, None), ("edge", i, i + 1, 0), ("sink", i, i, None), ("a%s", i, None, 2)]))
+             if i < 5 else ("edge", i, i - 1, i % 3) for i in range(n)]
+    coordinates = tuple(f"c{k}" for k in range(width))
+    slots = [(i, 0, i) for i in range(min(n, 3))]
+    readout = [(i, 0) for i in range(min(n, 2))]
+    return coordinates, roles, rows, slots, readout
+
+
+@settings(max_examples=60, deadline=None)
+@given(layout=layouts())
+def test_both_digests_equal_the_line_by_line_definition(layout):
+    coordinates, roles, rows, slots, readout = layout
+    want = _definition(*layout)
+    engine = EngineEncoding("x", coordinates, tuple(rows), tuple(slots), tuple(readout),
+                            tuple(EngineRole(*r) for r in roles), 0)
+    kernel = KernelEncoding(coordinates, tuple(rows), tuple(KernelRole(*r) for r in roles), tuple(slots),
+                            tuple(readout), ())
+    assert engine_digest(engine) == want
+    if len({len(row) for row in rows} | {len(coordinates)}) == 1:  # the kernel's own rows have one width
+        assert kernel_digest(kernel) == want
