@@ -55,3 +55,16 @@ def test_both_digests_equal_the_line_by_line_definition(layout):
     assert engine_digest(engine) == want
     if len({len(row) for row in rows} | {len(coordinates)}) == 1:  # the kernel's own rows have one width
         assert kernel_digest(kernel) == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(sets=st.lists(st.lists(st.integers(0, 40), min_size=1, max_size=3, unique=True).map(lambda s: tuple(sorted(s))),
+                     max_size=30), repeat=st.integers(1, 5000))
+def test_the_argmax_set_digest_is_the_same_in_the_engine_and_the_kernel(sets, repeat):
+    """The kernel's summary (agreement.py, block by block) and the engine's sets_digest, past one block of lines."""
+    from verified_aat.certificates.attention_digest import sets_digest
+    from verified_aat.kernel.agreement import summary
+    sets = sets * repeat if len(sets) * repeat <= 140_000 else sets
+    number: dict = {}
+    ids = [number.setdefault(s, len(number)) for s in sets]
+    assert summary(sets)["digest"] == sets_digest(ids, list(number))

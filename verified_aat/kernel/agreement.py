@@ -75,7 +75,11 @@ def summary(sets: Sequence[tuple[int, ...]]) -> dict[str, Any]:
             known = by_object[id(s)] = number.setdefault(s, len(number))
         ids.append(known)
     digest = hashlib.sha256()
-    digest.update("".join(f"{p}:{s}\n" for p, s in enumerate(ids)).encode())
+    for start in range(0, len(ids), 65536):  # "p:s" lines, one format string per block
+        part = ids[start:start + 65536]
+        pairs: list[int] = [0] * (2 * len(part))
+        pairs[0::2], pairs[1::2] = range(start, start + len(part)), part
+        digest.update((("%d:%d\n" * len(part)) % tuple(pairs)).encode())
     for s in number:
         digest.update(f"#{number[s]}:{' '.join(map(str, s))}\n".encode())
     return {"positions": len(sets), "distinct": len(number), "members": sum(map(len, number)),

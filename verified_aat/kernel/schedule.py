@@ -26,7 +26,7 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
     """Instantiate the rules at every position; :class:`Malformed` when a rule breaks the kernel's rule form."""
     coords = encoding.coordinates
     obj = as_dict(rules, "$.hints.schedule", set(), set(encoding.role_kinds))
-    parsed: dict[str, tuple[int, int, str, list[tuple[int, str, int]], dict[tuple[str, int], int]]] = {}
+    parsed: dict[str, tuple[int, int, str, list[tuple[int, str, int]], dict[tuple[str, int], int], bool, bool]] = {}
     for kind, raw in sorted(obj.items()):
         where = f"$.hints.schedule.{kind}"
         rule = as_dict(raw, where, {"scale", "offset", "ref", "claims", "kind_offsets"})
@@ -57,7 +57,8 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
             key = (item[0], coords.index(item[1]))
             need(key not in deltas, kw, "given twice")
             deltas[key] = as_int(item[2], f"{kw}[2]", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
-        parsed[kind] = (scale, offset, ref, entries, deltas)
+        used = {ref} | {r for _, r, _ in entries}  # which of the role's gates name its claim
+        parsed[kind] = (scale, offset, ref, entries, deltas, "gate" in used, "source" in used)
     depth = depths(circuit)
     claims: Claims = []
     empty: dict[int, tuple[int, int, int]] = {}
@@ -67,9 +68,8 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
         if rule is None:
             claims.append(empty)
             continue
-        scale, offset, ref, entries, deltas = rule
-        used = {ref} | {r for _, r, _ in entries}
-        key = (role.kind, role.gate if "gate" in used else None, role.source if "source" in used else None)
+        scale, offset, ref, entries, deltas, by_gate, by_source = rule
+        key = (role.kind, role.gate if by_gate else None, role.source if by_source else None)
         claim = shared.get(key)
         if claim is None:
             refs = {"gate": role.gate, "source": role.source}
