@@ -25,7 +25,7 @@ from ..constructions.encoding import Encoding
 from ..constructions.base import Schedule
 from ..transformer.model import Transformer
 from .derive_grouped import derive_range_grouped
-from .obligations import Derivation, LayerFunction, Lemma, ObligationDeriver, check_layers, digest
+from .obligations import Derivation, LayerFunction, Lemma, ObligationDeriver, check_layers, digest, kind_names
 
 PARALLEL_MIN_POSITIONS = 200_000  # below this a fork costs more than it saves
 STRIPE = 4096  # positions per block of a stripe
@@ -92,7 +92,7 @@ def _derive_range(deriver: ObligationDeriver, circuit: Circuit, encoding: Encodi
     """The lemmas of the positions in ``blocks`` (increasing) under every function, with sequential order keys."""
     found: Found = {}
     shapes: dict[tuple, str] = {}  # shape → lemma id: each distinct text is rendered and hashed once
-    kind_names: dict[tuple[str, object], tuple[str, str]] = {}
+    names_of: dict[tuple[str, object], tuple[str, str]] = {}
     kinds: Counter = Counter()
     n_layers = deriver.transformer.n_layers
     claims = deriver.claims
@@ -114,11 +114,9 @@ def _derive_range(deriver: ObligationDeriver, circuit: Circuit, encoding: Encodi
             layers, settles = plan
             role = roles[p]
             name_key = (role.kind, gates[role.gate].kind if role.kind == "gate" else None)
-            names = kind_names.get(name_key)
+            names = names_of.get(name_key)
             if names is None:
-                local = (f"local-step:{gates[role.gate].kind.value}" if role.kind == "gate"
-                         else f"local-step:{role.kind}")
-                names = kind_names[name_key] = (local, f"frame:{role.kind}")
+                names = names_of[name_key] = kind_names(*name_key)
             for k, layer in enumerate(layers):
                 kind = names[0] if layer in settles else names[1]
                 kinds[kind] += 1

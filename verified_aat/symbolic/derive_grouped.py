@@ -17,16 +17,14 @@ more than ``MAX_ARITY`` arguments) are derived one by one with ``shape`` itself.
 from __future__ import annotations
 
 from collections import Counter
-from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
 
-from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit, Kind
 from ..constructions.encoding import Encoding
 from ..transformer.model import Pooling
-from .obligations import LayerFunction, ObligationDeriver, check_layers, digest
+from .obligations import LayerFunction, ObligationDeriver, check_layers, digest, kind_names, structural_mean
 
 MAX_MEMBERS = 8  # a mean over more positions is named one position at a time
 MAX_ARITY = 8    # so is the expected value of a gate with more arguments
@@ -82,8 +80,7 @@ class _Tables:
         gates = circuit.gates
         self.role = np.fromiter((names.setdefault((r.kind, gates[r.gate].kind if r.kind == "gate" else None),
                                                   len(names)) for r in encoding.roles), np.int64, n)
-        self.role_names = [(f"local-step:{kind.value}" if role == "gate" else f"local-step:{role}", f"frame:{role}")
-                           for role, kind in names]
+        self.role_names = [kind_names(role, kind) for role, kind in names]
         self._values: dict[Any, int] = {}
         self._columns: dict[int, np.ndarray] = {}
         self._sets: dict[int, tuple] = {}
@@ -148,8 +145,7 @@ class _Tables:
             if pooling not in (Pooling.LEFTMOST, Pooling.RIGHTMOST):
                 rows, values = self.deriver.rows, self._values
                 for i in np.flatnonzero(size > 1):  # the mean as StructureView._pooled_structural takes it
-                    members = sets.distinct[i]
-                    value = as_exact(Fraction(sum(rows[j][c] for j in members), len(members)))
+                    value = structural_mean(rows, sets.distinct[i], c)
                     found[i] = values.setdefault(value, len(values))
             self._pooled[key] = found
         return found

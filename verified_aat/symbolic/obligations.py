@@ -96,7 +96,7 @@ class StructureView:
             elif pooling is Pooling.RIGHTMOST:
                 value = self.rows[members[-1]][c]
             else:
-                value = as_exact(Fraction(sum(self.rows[j][c] for j in members), len(members)))
+                value = structural_mean(self.rows, members, c)
             self._aggregate[key] = value
         return value
 
@@ -283,6 +283,18 @@ class ObligationDeriver(StructureView):
         self._template_of.append((fn, coords))
         self._slots_of.append(slots)
         return len(self._template_of) - 1, slots, free
+
+
+def structural_mean(rows: Sequence[Sequence[Fraction | int]], members: Sequence[int], c: int) -> Fraction | int:
+    """The average pooling of coordinate c over ``members``, exact (an int where integral)."""
+    return as_exact(Fraction(sum(rows[j][c] for j in members), len(members)))
+
+
+def kind_names(role_kind: str, gate_kind: Kind | None) -> tuple[str, str]:
+    """The obligation kinds of a position (its role kind; its gate's kind at a gate position): at a settle
+    layer (local-step) and at any other check layer (frame)."""
+    local = f"local-step:{gate_kind.value}" if role_kind == "gate" else f"local-step:{role_kind}"  # type: ignore[union-attr]
+    return local, f"frame:{role_kind}"
 
 
 def digest(text: str) -> str:
