@@ -37,7 +37,7 @@ from verified_aat.circuits.evaluate import evaluate
 from verified_aat.circuits.io import load_circuit
 from verified_aat.cli.main import main
 from verified_aat.constructions.registry import CONSTRUCTIONS
-from verified_aat.kernel import check_certificate, solvers
+from verified_aat.kernel import check_certificate
 from verified_aat.kernel.audit_family import FAMILY, FAMILY_FORMAT, check_audit_family, constants_at
 from verified_aat.kernel.data import load_transformer as kernel_transformer
 from verified_aat.kernel.report import Options
@@ -50,20 +50,6 @@ from verified_aat.transformer.spec import save_transformer
 NO_SOLVER = Options(solver_trust=False, jobs=1)
 SERIAL = Options(jobs=1)
 EVERY_N = "for every N ≥ 1"
-
-
-@pytest.fixture
-def no_solver_at_all(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any solver call fails the test: the verdict must come from the kernel alone."""
-    for name in list(solvers.SOLVERS):
-        monkeypatch.setitem(solvers.SOLVERS, name, lambda text, timeout_ms: pytest.fail("a solver was asked"))
-
-
-@pytest.fixture
-def unsat_to_everything(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A lying solver: unsat (valid) for every lemma, true or false."""
-    for name in list(solvers.SOLVERS):
-        monkeypatch.setitem(solvers.SOLVERS, name, lambda text, timeout_ms: solvers.UNSAT)
 
 
 def _cubic(measures: dict[str, Any], n: int) -> Fraction:
@@ -230,10 +216,10 @@ def _added_lemma(doc: dict[str, Any]) -> None:
 
 
 def _added_true_lemma(doc: dict[str, Any]) -> None:
-    """A valid lemma of another certificate kind (the per-N RECIP step), well-formed and hashed."""
-    from verified_aat.kernel.audit_proof import recip_lemma
-    lemma = recip_lemma(1)
-    doc["lemmas"].append({"id": lemma.id, "kind": "recip", "smt2": lemma.text})
+    """A valid lemma of another certificate kind (a per-N ARGMAX), well-formed and hashed."""
+    from verified_aat.kernel.audit_proof import argmax_lemma
+    lemma = argmax_lemma(2, 0, 1)
+    doc["lemmas"].append({"id": lemma.id, "kind": "argmax", "smt2": lemma.text})
 
 
 def _duplicate_id(doc: dict[str, Any]) -> None:

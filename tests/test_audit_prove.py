@@ -34,7 +34,7 @@ from verified_aat.kernel.audit_proof import (
     ALL_N,
     argmax_lemma,
     gt_lemma,
-    recip_lemma,
+    reciprocal_lemmas,
     select_lemma,
 )
 from verified_aat.kernel.solvers import solve
@@ -140,8 +140,9 @@ def test_random_transformers_are_the_kernels_unrolling(t: Transformer, lengths: 
 def test_lemmas_are_valid_and_their_wrong_versions_are_not() -> None:
     cases = [(argmax_lemma(5, 2, 1).text, "(>= s2 s0)", "(> s2 s0)"),
              (gt_lemma(1).text, "(> s t)", "(>= s t)"),
-             (recip_lemma(1).text, "(<= k m)) (= (*", "(< k m)) (= (*"),
-             (recip_lemma(1).text, "(= negm (- (to_real m)))", "(= negm (- 1.0 (to_real m)))"),
+             (reciprocal_lemmas(1)[0].text, "(>= m c)", "(>= (+ m 1.0) c)"),
+             (reciprocal_lemmas(1)[1].text, "(= negm (- (- m) 1.0))", "(= negm (- m))"),
+             (reciprocal_lemmas(1)[2].text, "(>= c (+ m 2.0))", "(>= c (+ m 1.0))"),
              (select_lemma(4, 2, "leftmost", 1).text, "(= m1 0.0)", "(= m3 0.0)"),
              (select_lemma(4, 1, "rightmost", 1).text, "(= m2 0.0)", "(= m0 0.0)")]
     for text, right, wrong in cases:

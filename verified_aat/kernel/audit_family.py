@@ -31,6 +31,7 @@ from .audit_proof import (
     _solvers,
     _text,
     read_header,
+    reciprocal_lemmas,
     bilinear_lemma,
     copy_lemma,
     gt_lemma,
@@ -40,7 +41,7 @@ from .rules import Check, judge, sha256_json
 from .data import Bilinear, Circuit, Transformer, load_transformer, need
 from .problems import Problem
 from .report import Options, Report
-from .unroll import Builder, depth, none, recip_term, select, unroll
+from .unroll import Builder, depth, none, select, unroll
 
 FAMILY_FORMAT = "verified-aat/audit-family-certificate"
 FAMILY_VERSION = 1
@@ -115,26 +116,6 @@ def indicator_lemma() -> Lemma:
     return Lemma("indicator", ALL_N, _text("INDICATOR", [], ["M", "x"], ["(or (= M 0.0) (= M 1.0))"], claim), 0)
 
 
-def reciprocal_lemmas() -> list[Lemma]:
-    """RECIP, the step m → m + 1 of the induction over the terms of r = t_1 + … + t_N.  The invariant after
-    m terms: the partial sum p is 1/c when c ≤ m, else 0, for the count c (an integer ≥ 1); the base m = 0
-    is the empty sum, 0.  The term t = w·[c + negm = 0], with w·(m + 1) = 1 and negm = −(m + 1) the wires
-    of the constants 1/(m+1) and −(m+1).  For integers c, m one of three cases holds, each one lemma with
-    the invariant written out for it: c ≤ m (p = 1/c, named r, and p + t = r), c = m + 1 (p = 0 and
-    p + t = 1/c = w), c ≥ m + 2 (p = 0 and p + t = 0)."""
-    b = Builder()
-    defs, _ = _gadget(b, [recip_term(b, b.input(), b.input(), b.input())], ["c", "w", "negm"])
-    wires = ["(= (* w (+ m 1.0)) 1.0)", "(= negm (- (- m) 1.0))", "(>= m 0.0)"]
-    cases = {
-        "c <= m": (["c", "m", "p", "r", "w", "negm"], ["(>= c 1.0)", "(>= m c)", "(= p r)"], "c", "r"),
-        "c = m + 1": (["m", "p", "w", "negm"], ["(= p 0.0)"], "(+ m 1.0)", "w"),
-        "c >= m + 2": (["c", "m", "p", "w", "negm"], ["(>= c (+ m 2.0))", "(= p 0.0)"], "c", "0.0"),
-    }
-    return [Lemma("recip", ALL_N, _text(f"RECIP step, case {case}", defs, params, wires + facts,
-                                        f"(= (+ p (gadget0 {count} w negm)) {after})"), 0)
-            for case, (params, facts, count, after) in cases.items()]
-
-
 def derive_family_lemmas(T: Transformer) -> list[Lemma]:
     """The lemmas U_N rests on for every N: per distinct score / activation circuit, then the gadgets."""
     seen: dict[object, Circuit | Bilinear] = {}
@@ -154,7 +135,7 @@ def derive_family_lemmas(T: Transformer) -> list[Lemma]:
         if any(h.pooling != "average" for layer in T.layers for h in layer.heads):
             lemmas.append(select_lemma())
     if averages:
-        lemmas += reciprocal_lemmas()
+        lemmas += reciprocal_lemmas(0)
     return lemmas
 
 

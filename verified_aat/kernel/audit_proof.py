@@ -53,7 +53,7 @@ from .unroll import (
 )
 
 AUDIT_FORMAT = "verified-aat/audit-certificate"
-AUDIT_VERSION = 1
+AUDIT_VERSION = 2  # 2: RECIP in three integer cases over the reals
 MAX_LENGTH = 32
 MAX_TOTAL_GATES = 20_000_000
 ALL_N = "all N"
@@ -133,21 +133,24 @@ def argmax_lemma(n: int, j: int, uses: int) -> Lemma:
                                              f"(= {m} (ite {top} 1.0 0.0))"), uses)
 
 
-def recip_lemma(uses: int) -> Lemma:
-    """RECIP, the induction step over the terms of the flat sum, for symbolic m (so for all N): if the sum P of
-    the terms before m is 1/k for an integer k in 1 … m − 1 and 0 otherwise, then P + term_m(k) is 1/k for k in
-    1 … m and 0 otherwise (written without division: (P + t)·k = 1)."""
+def reciprocal_lemmas(uses: int) -> list[Lemma]:
+    """RECIP, the step m → m + 1 of the induction over the terms of r = t_1 + … + t_N.  The invariant after
+    m terms: the partial sum p is 1/c when c ≤ m, else 0, for the count c (an integer ≥ 1); the base m = 0
+    is the empty sum, 0.  The term t = w·[c + negm = 0], with w·(m + 1) = 1 and negm = −(m + 1) the wires
+    of the constants 1/(m+1) and −(m+1).  For integers c, m one of three cases holds, each one lemma with
+    the invariant written out for it: c ≤ m (p = 1/c, named r, and p + t = r), c = m + 1 (p = 0 and
+    p + t = 1/c = w), c ≥ m + 2 (p = 0 and p + t = 0)."""
     b = Builder()
-    params = ["c", "w", "negm"]
-    defs, _ = _gadget(b, [recip_term(b, b.input(), b.input(), b.input())], params)
-    term = "(gadget0 (to_real k) w negm)"
-    before = "(ite (and (>= k 1) (<= k (- m 1))) (= (* p (to_real k)) 1.0) (= p 0.0))"
-    after = (f"(ite (and (>= k 1) (<= k m)) (= (* (+ p {term}) (to_real k)) 1.0) (= (+ p {term}) 0.0))")
-    lines = [f"{smt.HEADER} (audit: RECIP step, all N)", "(set-logic QF_NIRA)", smt.SGN, *defs,
-             "(declare-const m Int)", "(declare-const k Int)", "(declare-const w Real)", "(declare-const negm Real)",
-             "(declare-const p Real)", "(assert (>= m 1))", "(assert (= (* w (to_real m)) 1.0))",
-             "(assert (= negm (- (to_real m))))", f"(assert {before})", f"(assert (not {after}))", "(check-sat)"]
-    return Lemma("recip", ALL_N, "\n".join(lines) + "\n", uses)
+    defs, _ = _gadget(b, [recip_term(b, b.input(), b.input(), b.input())], ["c", "w", "negm"])
+    wires = ["(= (* w (+ m 1.0)) 1.0)", "(= negm (- (- m) 1.0))", "(>= m 0.0)"]
+    cases = {
+        "c <= m": (["c", "m", "p", "r", "w", "negm"], ["(>= c 1.0)", "(>= m c)", "(= p r)"], "c", "r"),
+        "c = m + 1": (["m", "p", "w", "negm"], ["(= p 0.0)"], "(+ m 1.0)", "w"),
+        "c >= m + 2": (["c", "m", "p", "w", "negm"], ["(>= c (+ m 2.0))", "(= p 0.0)"], "c", "0.0"),
+    }
+    return [Lemma("recip", ALL_N, _text(f"RECIP step, case {case}", defs, params, wires + facts,
+                                        f"(= (+ p (gadget0 {count} w negm)) {after})"), uses)
+            for case, (params, facts, count, after) in cases.items()]
 
 
 def select_lemma(n: int, j: int, pooling: str, uses: int) -> Lemma:
@@ -202,7 +205,7 @@ def derive_lemmas(T: Transformer, uses: dict[int, Any]) -> list[Lemma]:
         if key[0] == "gt":
             lemmas.append(gt_lemma(count))
         elif key[0] == "recip":
-            lemmas.append(recip_lemma(count))
+            lemmas += reciprocal_lemmas(count)
         elif key[0] == "bilinear":
             lemmas.append(bilinear_lemma(Bilinear(key[1]), T.dimension, count))  # type: ignore[arg-type]
         else:

@@ -58,9 +58,9 @@ def _document(ctx: Context) -> list[str]:
 
 def _depth_bound(ctx: Context) -> list[str]:
     bound = ctx.doc["info"].get("depth_bound")
-    if bound is None or (type(bound) is int and 1 <= bound <= MAX_K):
-        return []
-    return [Problem("$.info.depth_bound: must be an integer 1 <= K <= {limit}, got {bound}", {"limit": MAX_K, "bound": bound})]
+    need(bound is None or (type(bound) is int and 1 <= bound <= MAX_K), "$.info.depth_bound",
+         "must be an integer 1 <= K <= {limit}, got {bound}", limit=MAX_K, bound=bound)
+    return []
 
 
 def _circuit(ctx: Context) -> list[str]:
@@ -298,11 +298,6 @@ def _lemmas(ctx: Context) -> list[Problem]:
 
 # -- S12: solvers ---------------------------------------------------------------------------------
 
-def _solvers(ctx: Context) -> list[str]:
-    """S12 (``discharge.py``): the kernel's normal form, then the solvers, on the lemmas in derivation order."""
-    return discharge_derivation(ctx)
-
-
 # -- D and N: the interpreter and the netlist link ---------------------------------------------------
 
 def _defence(ctx: Context) -> list[str]:
@@ -370,6 +365,6 @@ CHECKS: tuple[Check, ...] = (
     Check("obligations", "S9", "the certificate's derived counts are the kernel's", _obligations),
     Check("lemmas", "S11", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
     Check("defence", "D", "the kernel's own interpreter agrees with C on seeded inputs", _defence),
-    Check("solvers", "S12", "every lemma is unsat (valid over the reals)", _solvers),
+    Check("solvers", "S12", "every lemma is unsat (valid over the reals)", discharge_derivation),  # discharge.py
     Check("netlist", "N", "the circuit computes the netlist's Boolean function", _netlist),
 )

@@ -141,6 +141,8 @@ class _Normaliser:
 
     def truth(self, c: Sexp, env: dict[str, Poly]) -> bool:
         """A condition's truth where every comparison's difference has a constant or proved sign."""
+        if c in ("true", "false"):
+            return c == "true"
         if isinstance(c, list) and c and c[0] in ("and", "or") and len(c) >= 2:
             values = [self.truth(x, env) for x in c[1:]]
             return all(values) if c[0] == "and" else any(values)

@@ -109,14 +109,14 @@ class _Lemma:
         elif rule == "negative":
             if not negative(facts[_index(arg, len(facts))]):
                 raise BadProof(f"fact {arg} is not a negative constant in this case")
-        elif rule == "identity":
+        elif rule == "identity" and arg is True:
             for eq in self._goals("="):
                 if self.poly(["-", eq[1], eq[2]], env):
                     raise BadProof("the goal is not an identity in this case")
         elif rule == "positive":
             self._positive(arg, env, facts)
         else:
-            raise BadProof(f"unknown rule {rule!r}")
+            raise BadProof(f"unknown rule {rule!r} (an identity leaf is written true)")
 
     def _positive(self, arg: Any, env: dict[str, Poly], facts: list[Poly]) -> None:
         (goal,) = self._goals("<")

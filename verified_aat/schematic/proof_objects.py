@@ -24,6 +24,7 @@ from ..kernel.sparse_poly import SIGN_ATOM, Poly, TooLarge, add, multiply
 
 MAX_DEPTH = 3        # nested splits
 MAX_CANDIDATES = 4   # disjunctions tried at a node
+MAX_EXHAUSTIVE = 9   # two-valued hypotheses split exhaustively (2^10 - 1 nodes, within the kernel's 2,000)
 
 
 @lru_cache(maxsize=4096)
@@ -43,9 +44,38 @@ def _find(text: str) -> dict[str, Any] | None:
         lemma = _Lemma(text)
         if not (isinstance(lemma.goal, list) and lemma.goal[0] in ("<", "=", "and")):
             return None
-        return _search(lemma, {}, [], frozenset(), 0)
+        found = _search(lemma, {}, [], frozenset(), 0)
+        two_valued = [k for k, h in enumerate(lemma.hyps) if _two_values(h)]
+        if found is None and 0 < len(two_valued) <= MAX_EXHAUSTIVE:
+            found = _exhaustive(lemma, {}, [], two_valued)
+        return found
     except (BadProof, Undecided, TooLarge, RecursionError, ValueError, ZeroDivisionError):
         return None
+
+
+def _two_values(hyp: Sexp) -> bool:
+    """``(or (= v a) (= v b))`` for a constant v: v takes one of two values (a mark in {0, 1})."""
+    return (isinstance(hyp, list) and len(hyp) == 3 and hyp[0] == "or"
+            and all(isinstance(d, list) and len(d) == 3 and d[0] == "=" and isinstance(d[1], str) for d in hyp[1:]))
+
+
+def _exhaustive(lemma: _Lemma, env: dict[str, Poly], chosen: list[Sexp], splits: list[int]) -> dict[str, Any] | None:
+    """Split on the two-valued hypotheses ``splits`` in order, each case as soon as a leaf closes it (a
+    select lemma over N marks: at most 2^N leaves, past the depth the general search goes to)."""
+    env = lemma._equalities(env)
+    try:
+        leaf = _leaf(lemma, env, chosen)
+    except Undecided:
+        leaf = None
+    if leaf is not None or not splits:
+        return leaf
+    cases = []
+    for disjunct in lemma.hyps[splits[0]][1:]:
+        case = _exhaustive(lemma, lemma._assume(disjunct, env), chosen + [disjunct], splits[1:])
+        if case is None:
+            return None
+        cases.append(case)
+    return {"split": splits[0], "cases": cases}
 
 
 def _search(lemma: _Lemma, env: dict[str, Poly], chosen: list[Sexp], used: frozenset[int], depth: int
