@@ -40,10 +40,10 @@ KINDS = {"per-circuit": ("checks", PER_CIRCUIT_ONLY_WITH),
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a binarization section": 3_072, "per-circuit with a circuit file": 3_153,
-               "per-circuit with a netlist link (Bench)": 3_671, "per-circuit with a netlist link (BLIF)": 3_739,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_683,
-               "per-circuit with a netlist link (AIGER)": 3_803}  # not there yet: no growth
+OVER_TARGET = {"per-circuit with a binarization section": 3_063, "per-circuit with a circuit file": 3_151,
+               "per-circuit with a netlist link (Bench)": 3_662, "per-circuit with a netlist link (BLIF)": 3_730,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_674,
+               "per-circuit with a netlist link (AIGER)": 3_794}  # not there yet: no growth
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 import re
 from fractions import Fraction
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from .context import Context, no_link
-from .data import MAX_DIGITS, MAX_GATES, Malformed, NotChecked, load_circuit
-from .problems import Problem
+from .data import MAX_DIGITS, MAX_GATES, Circuit, Malformed, NotChecked, load_circuit
+from .problems import Problem, no_link
 from .rules import sha256_json
+
+if TYPE_CHECKING:
+    from .context import Context
 
 CIRCUIT_FORMAT = "verified-aat/circuit-structure"
 _DEFINITION = re.compile(r"\s*([^\s=]+)\s*=(.*)\Z", re.S)
@@ -196,16 +198,21 @@ def _ordered(defs: _Definitions, outputs: list[Ref], domain: str) -> dict[str, A
 def structure(data: bytes, fmt: str) -> dict[str, Any]:
     """The canonical structure of a circuit file in format ``text``, ``json`` or ``structure`` (the
     canonical form itself, as the API hands an in-memory circuit); :class:`NotChecked` if unreadable."""
+    return read_circuit(data, fmt)[0]
+
+
+def read_circuit(data: bytes, fmt: str) -> tuple[dict[str, Any], Circuit]:
+    """The canonical structure of a circuit file and the circuit it loads to (as :func:`structure`)."""
     try:
         if fmt == "structure":
             value = json.loads(data)
         else:
             value = _ordered(*(_text(data) if fmt == "text" else _json(data)))
-        load_circuit(value, "$circuit-file", extra_keys={"format", "version", "domain"})
+        circuit = load_circuit(value, "$circuit-file", extra_keys={"format", "version", "domain"})
         if value.get("format") != CIRCUIT_FORMAT or value.get("version") != 1 or \
                 value.get("domain") not in ("rationals", "boolean"):
             raise Unreadable(0, "not a canonical circuit structure")
-        return value
+        return value, circuit
     except (Unreadable, Malformed, ValueError, UnicodeDecodeError, AttributeError, TypeError) as exc:
         raise NotChecked(f"the kernel's own {fmt} reader does not read the given circuit file ({exc})") from None
 

@@ -47,15 +47,6 @@ class Context:
     netlist_theorem: str = ""
 
 
-def no_link(ctx: Context) -> str:
-    """Why a given file (circuit or netlist) that binarizes to the certified circuit is *not checked*."""
-    if ctx.original is None:
-        return ("this certificate is about the binarized circuit: the given file binarizes to it, but the "
-                "certificate does not record the circuit before binarization (certify it again with --binarize)")
-    return ("this certificate is about the binarized circuit and the circuit before binarization it records "
-            f"(sha256 {ctx.hashes['original']}); the given file binarizes to the same circuit but is not that one")
-
-
 def circuit_for_link(ctx: Context) -> Circuit | None:
     """The circuit a netlist link is about: C when the certificate records it, else the certified one."""
     return ctx.original if ctx.original is not None else ctx.circuit

@@ -36,12 +36,12 @@ import itertools
 from fractions import Fraction
 from typing import Any
 
-from .context import circuit_for_link, no_link
+from .context import circuit_for_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
 from .netlist_decide import Node, evaluate
-from .problems import Problem
+from .problems import Problem, no_link
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
 
 MAX_NODES = 100_000           # nodes in one lemma's expansion

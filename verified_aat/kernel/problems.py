@@ -2,15 +2,16 @@
 offending values, kept in full in its ``data``; a :class:`Rejection` adds the check, its rule and its step of
 docs/soundness.md.  Only :func:`render`, the one-line display, shortens the values.
 
-Reject-only (as ``defence.py``): this code runs only for a check that fails, so a bug here can garble or
-lose a rejection's wording but never make a certificate accepted (``tests/test_trusted_base.py``).
+Reject-only (as ``defence.py``): this code runs only for a check that fails or a case left *not checked*
+(:func:`no_link`), so a bug here can garble or lose a rejection's wording but never make a certificate
+accepted (``tests/test_trusted_base.py``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 
 def render(message: str, data: Mapping[str, object]) -> str:
@@ -42,3 +43,13 @@ class Rejection(Problem):
 
     def __str__(self) -> str:
         return f"[{self.check}] {self.rule}: {self.detail} (docs/soundness.md {self.step})"
+
+
+def no_link(ctx: Any) -> str:
+    """Why a given file (circuit or netlist) that binarizes to the certified circuit is *not checked* (wording only:
+    the verdict is *not checked* whatever this says)."""
+    if ctx.original is None:
+        return ("this certificate is about the binarized circuit: the given file binarizes to it, but the "
+                "certificate does not record the circuit before binarization (certify it again with --binarize)")
+    return ("this certificate is about the binarized circuit and the circuit before binarization it records "
+            f"(sha256 {ctx.hashes['original']}); the given file binarizes to the same circuit but is not that one")

@@ -116,7 +116,7 @@ def _keep(T: Templates, fn: Function, phase: str, shape: Shape | None, needs: Ne
           ) -> Lemma:
     """A position keeps its (needed) value coordinates whatever its heads pool."""
     lemma = Lemma(f"function {fn.number} ({phase}) step: a {_label(shape)} position{_slot(slot)} keeps its values")
-    kept = {c: lemma.var(f"y_{c}") for c in (T.values if shape is None else ("val",))
+    kept = {c: lemma.var(f"y_{c}", of=("y", c)) for c in (T.values if shape is None else ("val",))
             if needs.claims(fn, T.coordinates.index(c))}
     i = T.edge(lemma, "i", values=kept, slot=slot) if shape is None else T.gate(lemma, shape, "i", values=kept)
     pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
@@ -212,11 +212,11 @@ def _symbolic_add(T: Templates, fn: Function, lemma: Lemma, sets: dict[str, str]
         row = []
         for c, name in enumerate(T.coordinates):
             if name in ("val", "sq"):
-                row.append(lemma.var(f"m_{name}"))
+                row.append(lemma.var(f"m_{name}", of=("m", name)))
             elif first[c] == second[c]:
                 row.append(first[c])
             else:
-                row.append(lemma.var(f"m{h}_{name}"))
+                row.append(lemma.var(f"m{h}_{name}", of=(f"m{h}", name)))
         pooled.append(row)
     lemma.goals.append(f"(= {output(fn.layer, T.coordinates.index('val'), i, pooled)} {total})")
     return lemma

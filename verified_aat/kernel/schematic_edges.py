@@ -81,16 +81,16 @@ class EdgeTemplates:
             varying = [c for c in range(len(row)) if self.coordinates[c] not in self.values
                        and any(r[c] != rows[0][c] for r in rows)]
             for c in varying:
-                row[c] = lemma.var(f"{p}_{self.coordinates[c]}")
+                row[c] = lemma.var(f"{p}_{self.coordinates[c]}", of=(p, self.coordinates[c]))
             if varying:
                 cases = [f"(and {' '.join(f'(= {row[c]} {r[c]})' for c in varying)})" for r in rows]
                 lemma.hyps.append(f"(or {' '.join(cases)})")
         for c in self.values:
-            row[self.coordinates.index(c)] = (values or {}).get(c) or lemma.var(f"{p}_{c}")
+            row[self.coordinates.index(c)] = (values or {}).get(c) or lemma.var(f"{p}_{c}", of=(p, c))
         return row
 
     def havoc(self, lemma: Lemma, p: str) -> list[str]:
-        return [lemma.var(f"{p}_{c}") for c in self.coordinates]
+        return [lemma.var(f"{p}_{c}", of=(p, c)) for c in self.coordinates]
 
 
 def derive_edges(scheme: EdgeScheme, functions: list[Function], needs: Needs,
@@ -182,9 +182,9 @@ def _symbolic(T: EdgeTemplates, lemma: Lemma, heads: tuple[Head, ...], sets: dic
         row = []
         for c, name in enumerate(T.coordinates):
             if name in T.values:
-                row.append(lemma.var(f"m_{name}"))
+                row.append(lemma.var(f"m_{name}", of=("m", name)))
             else:
-                row.append(first[c] if first[c] == second[c] else lemma.var(f"m{h}_{name}"))
+                row.append(first[c] if first[c] == second[c] else lemma.var(f"m{h}_{name}", of=(f"m{h}", name)))
         pooled.append(row)
     return total, pooled
 

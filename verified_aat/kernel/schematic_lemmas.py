@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .data import Bilinear, Layer
+from .data import Bilinear, Layer, NotChecked
 from .formula import Sym, smt
 from .layouts import Construction
 from .smt import SGN, bilinear_term, term
@@ -78,8 +78,13 @@ class Lemma:
         self.hyps: list[str] = []
         self.goals: list[str] = []
         self.ids: list[str] = []
+        self.meaning: dict[str, tuple[str, str] | None] = {}
 
-    def var(self, name: str, is_id: bool = False) -> str:
+    def var(self, name: str, is_id: bool = False, of: tuple[str, str] | None = None) -> str:
+        """A declared constant; ``of`` = (position, coordinate) for a coordinate's value.  One name never stands
+        for two things (a document's coordinate named like a parameter, e.g. u): that is *not checked*."""
+        if self.meaning.setdefault(name, of) != of:
+            raise NotChecked(f"the lemma variable {name} would stand for two things: rename the coordinate")
         if name not in self.names:
             self.names.append(name)
             if is_id:
@@ -145,11 +150,11 @@ class Templates:
 
     def _values(self, lemma: Lemma, row: list[str], p: str, values: dict[str, str]) -> list[str]:
         for c in self.values:
-            row[self.coordinates.index(c)] = values.get(c) or lemma.var(f"{p}_{c}")
+            row[self.coordinates.index(c)] = values.get(c) or lemma.var(f"{p}_{c}", of=(p, c))
         return row
 
     def havoc(self, lemma: Lemma, p: str) -> list[str]:
-        return [lemma.var(f"{p}_{c}") for c in self.coordinates]
+        return [lemma.var(f"{p}_{c}", of=(p, c)) for c in self.coordinates]
 
     def structural(self) -> list[int]:
         return [k for k, c in enumerate(self.coordinates) if c not in self.values]
