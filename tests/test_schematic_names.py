@@ -45,14 +45,13 @@ def _certificate(construction: str, T: Any, old: str, new: str) -> tuple[dict[st
     return cert, report
 
 
+_VAR = schematic_lemmas.Lemma.var
+
+
 def _old_var(self: Any, name: str, is_id: bool = False, of: Any = None) -> str:
-    """The derivation before the fix: a name asked for twice is silently one variable."""
-    if name not in self.names:
-        self.names.append(name)
-        if is_id:
-            self.ids.append(name)
-            self.hyps.append(f"(>= {name} 0.0)")
-    return name
+    """The derivation before the fix: a name asked for twice is silently one variable (its meaning forgotten)."""
+    self.meaning.pop(name, None)
+    return _VAR(self, name, is_id)
 
 
 def _forged(monkeypatch: pytest.MonkeyPatch, T: Any, new: str) -> dict[str, Any]:
