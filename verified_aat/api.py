@@ -199,7 +199,9 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | str | os.PathLik
     (``.outcome``, a Verdict: accepted / rejected / not-checked; ``.theorem``, ``.rejections``;
     ``.trust``: what it rests on — the kernel's own normal form, or which lemmas a solver alone decided).
 
-    ``circuit``: must be the certified circuit — a Circuit, or a circuit file or netlist's path, read by
+    ``circuit``: for a schematic certificate, a circuit (Circuit or .circ/.json path) its theorem is instantiated
+    at (P10: in the class, K = its depth; a circuit it does not cover is *not checked*); for a per-circuit
+    one, it must be the certified circuit — a Circuit, or a circuit file or netlist's path, read by
     the kernel's own readers (``circuit_format`` overrides the extension; ``netlist_mode`` names the
     arithmetization a binarized netlist was certified in); ``netlist``: a netlist file the certificate
     must be linked to (the same as giving it as ``circuit``);
@@ -226,7 +228,9 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | str | os.PathLik
                           binarized_sha256=link.binarized, jobs=jobs, shards=shards,
                           timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
                           defence_budget=defence_budget, progress=progress)
-        return kernel_check(doc, options)
+        report = kernel_check(doc, options)
+    link.word_unreadable(report.unchecked)
+    return report
 
 
 def _cluster(value: str | None) -> str | None:

@@ -16,6 +16,8 @@ from .circuits.ir import Circuit, canonical_circuit_bytes, circuit_sha256
 from .errors import InputError
 
 PER_CIRCUIT_FORMAT = "verified-aat/certificate"
+SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
+UNREADABLE = "reader does not read the given circuit file"  # the kernel's reason (kernel/circuit_file.py)
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,18 @@ class GivenCircuit:
     circuit_file: tuple[str, bytes, str] | None = None  # (name, bytes, "text" | "json" | "structure")
     netlist: tuple[str, bytes] | None = None
     binarized: tuple[str, ...] = ()  # hashes of the circuit binarized: a match is *not checked*, never accepted
+    unparsed: tuple[str, str] | None = None  # (path, format) of a file only the kernel has read yet (P10)
+
+    def word_unreadable(self, unchecked: list[str]) -> None:
+        """Where the kernel's reader could not read an unparsed file, the engine's parser says what is wrong
+        as ``file:line`` (InputError, exit 2); a file it reads stays *not checked*."""
+        if self.unparsed is None or not any(UNREADABLE in reason for reason in unchecked):
+            return
+        from .circuits.io import parse_circuit_json
+        from .circuits.text_format import decode_circuit_bytes, parse_circuit_text
+        path, fmt = self.unparsed
+        text = decode_circuit_bytes(self.circuit_file[1], path)  # type: ignore[index]
+        (parse_circuit_text if fmt == "text" else parse_circuit_json)(text, file=path)
 
 
 def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any], fmt: str | None = None,
@@ -32,18 +46,21 @@ def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any],
     """A given circuit (an in-memory circuit or a file's path) for the certificate ``doc``."""
     if circuit is None:
         return GivenCircuit()
-    if doc.get("format") != PER_CIRCUIT_FORMAT:
-        raise InputError("--circuit links a per-circuit certificate to a circuit file; this one "
-                         f"({str(doc.get('format'))[:60]}) is about every circuit of a class or about a transformer, "
-                         "so no file can be linked to it (certify the circuit for a per-circuit certificate)",
-                         "--circuit")
+    schematic = doc.get("format") == SCHEMATIC_FORMAT  # its theorem is instantiated at the circuit (P10)
+    if doc.get("format") != PER_CIRCUIT_FORMAT and not schematic:
+        raise InputError("--circuit links a per-circuit certificate to a circuit file, or instantiates a schematic "
+                         f"one at it; this one ({str(doc.get('format'))[:60]}) is about a transformer, so no file "
+                         "can be linked to it", "--circuit")
     if isinstance(circuit, Circuit):
         return GivenCircuit(("<circuit>", canonical_circuit_bytes(circuit), "structure"),
-                            binarized=_binarized_unless_stated(circuit, doc))
+                            binarized=() if schematic else _binarized_unless_stated(circuit, doc))
     from .circuits.io import NETLIST_FORMATS, file_format
     from .files import read_input
     path = os.fspath(circuit)
     fmt = file_format(path, fmt)
+    if schematic and (fmt == "verilog" or fmt in NETLIST_FORMATS):
+        raise InputError("a schematic certificate is instantiated at an arithmetic circuit (.circ or .json); a "
+                         "netlist is linked only by a per-circuit certificate's netlist section (certify it)", path)
     if fmt == "verilog":  # Yosys synthesizes it to ASCII AIGER (untrusted); the kernel links that netlist
         from .circuits.aiger import read_aiger_source
         _, data, name = read_aiger_source(path, fmt)
@@ -57,9 +74,12 @@ def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any],
     from .circuits.io import parse_circuit_json
     from .circuits.text_format import decode_circuit_bytes, parse_circuit_text
     data = read_input(path, "circuit")  # read once: the engine's parser and the kernel's read the same bytes
+    if schematic:  # the kernel's reading is the theorem's; the engine's parser runs only to word a failure
+        return GivenCircuit((os.path.basename(path), data, fmt), unparsed=(path, fmt))
     text = decode_circuit_bytes(data, path)  # bad input is file:line (exit 2) before the kernel reads it
     parsed = (parse_circuit_text if fmt == "text" else parse_circuit_json)(text, file=path)
-    return GivenCircuit((os.path.basename(path), data, fmt), binarized=_binarized_unless_stated(parsed, doc))
+    return GivenCircuit((os.path.basename(path), data, fmt),
+                        binarized=() if schematic else _binarized_unless_stated(parsed, doc))
 
 
 def _binarized_unless_stated(circuit: Circuit, doc: dict[str, Any]) -> tuple[str, ...]:

@@ -128,9 +128,10 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
     options = options or Options()
     if not options.solvers:  # every kind rests on solver-proved lemmas: none given is no verdict (D)
         return _not_checked("no solver was given: every certificate rests on solver-proved lemmas")
-    if doc.get("format") in (SCHEMATIC_FORMAT, AUDIT_FORMAT, FAMILY_FORMAT) and (options.circuit_file or options.netlist):
-        return _not_checked("a given circuit or netlist links only a per-circuit certificate; this certificate's "
-                            "theorem is about every circuit of a class (or about T), not about the given one")
+    if doc.get("format") in (SCHEMATIC_FORMAT, AUDIT_FORMAT, FAMILY_FORMAT) and (options.netlist or (
+            options.circuit_file and doc.get("format") != SCHEMATIC_FORMAT)):  # a schematic one is instantiated (P10)
+        return _not_checked("a given netlist links only a per-circuit certificate, and a given circuit a per-circuit "
+                            "or a schematic one; this certificate's theorem is about T, or a netlist was given")
     if doc.get("format") == SCHEMATIC_FORMAT:  # one proof for every circuit of depth <= K (P1-P8)
         return check_schematic(doc, options)
     if doc.get("format") == AUDIT_FORMAT:  # an upper-bound certificate: U_N = T (docs/soundness.md, U1-U6)

@@ -19,9 +19,9 @@ from .structure import reads, score_reads
 from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, as_dict, as_list, as_rational,
                    load_circuit, load_transformer, need)
 from .defence import run_defence
-from .document_transformer import own_transformer_problems  # noqa: F401 - S2, shared with P2
-from .encoding import Illegitimate, OutsideLayout, build, encoding_digest
-from .layouts import construction_of
+from .document_transformer import own_transformer_problems  # S2, shared with P2
+from .encoding import Illegitimate, build, encoding_digest
+from .layouts import OutsideLayout, construction_of
 from .netlist_link import check_netlist
 from .obligations import Deriver, activation_params, frame_changes, layer_functions
 from .context import Context
@@ -90,10 +90,6 @@ def _hashes(ctx: Context) -> list[str]:
 def _construction(ctx: Context) -> list[str]:
     ctx.construction = construction_of(ctx.doc["construction"], ctx.doc.get("construction_document"))
     return []
-
-
-def _own_transformer(ctx: Context) -> list[str]:
-    return own_transformer_problems(ctx, ctx.doc["info"])
 
 
 def _encoding(ctx: Context) -> list[str]:
@@ -353,7 +349,7 @@ CHECKS: tuple[Check, ...] = (
     Check("construction", "S2", "the construction is a well-formed document: embedded, or the shipped built-in "
                                 "it names", _construction),
     Check("own-transformer", "S2", "a transformer said to be the construction's own T_K is the document's",
-          _own_transformer),
+          lambda ctx: own_transformer_problems(ctx, ctx.doc["info"])),
     Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)", _encoding),
     Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", _exact_pooling),
     Check("structural", "S4", "structural coordinates are coordinates that carry no input", _structural),

@@ -159,9 +159,9 @@ def _ordered(defs: _Definitions, outputs: list[Ref], domain: str) -> dict[str, A
             gates.append(["const", str(value)])
         return at[value]
 
-    for ref in [*(r for n in defs.order for r in defs.gates[n][1]), *outputs]:
-        if isinstance(ref, str) and ref not in defs.gates:
-            raise Unreadable(0, "a reference to an undefined name")
+    known = defs.gates
+    if any(type(ref) is str and ref not in known for ref in [*(r for n in defs.order for r in known[n][1]), *outputs]):
+        raise Unreadable(0, "a reference to an undefined name")
     on_stack: set[str] = set()
     for root in defs.order:
         if root in at:
@@ -176,11 +176,11 @@ def _ordered(defs: _Definitions, outputs: list[Ref], domain: str) -> dict[str, A
                 on_stack.discard(name)
                 at[name] = len(gates)
                 gates.append(["input", index] if op == "input" else ["const", str(value)] if op == "const"
-                             else [op, [constant(r) if isinstance(r, Fraction) else at[r] for r in refs]])
+                             else [op, [at[r] if type(r) is str else constant(r) for r in refs]])
                 continue
             stack[-1] = (name, i + 1)
             ref = refs[i]
-            if isinstance(ref, Fraction):
+            if type(ref) is not str:
                 constant(ref)
             elif ref in at:
                 continue
@@ -191,7 +191,7 @@ def _ordered(defs: _Definitions, outputs: list[Ref], domain: str) -> dict[str, A
                 stack.append((ref, 0))
         if len(gates) > MAX_GATES:
             raise Unreadable(0, f"more than {MAX_GATES} gates")
-    outs = [constant(r) if isinstance(r, Fraction) else at[r] for r in outputs]
+    outs = [at[r] if type(r) is str else constant(r) for r in outputs]
     return {"format": CIRCUIT_FORMAT, "version": 1, "domain": domain, "gates": gates, "outputs": outs}
 
 

@@ -178,6 +178,11 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
     inputs: dict[int, int] = {}
     raw_gates = as_list(obj["gates"], f"{path}.gates", limit)
     for g, entry in enumerate(raw_gates):
+        op, arg = entry if type(entry) is list and len(entry) == 2 else ("", None)
+        if op in ("add", "mul", "sign") and type(arg) is list and (len(arg) >= 2 if op == "mul" else op == "add" or len(
+                arg) == 1) and len(arg) <= limit and all(type(a) is int and 0 <= a < g for a in arg):  # no messages
+            gates.append(Gate(op, tuple(arg)))
+            continue
         where = f"{path}.gates[{g}]"
         need(type(entry) is list and len(entry) == 2 and type(entry[0]) is str, where,
              "expected [op, argument]")
@@ -194,8 +199,7 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
             args = as_list(arg, where + "[1]", limit)
             for k, a in enumerate(args):
                 need(type(a) is int and 0 <= a < g, f"{where}[1][{k}]", "argument {a!r} is not an earlier gate", a=a)
-            need(op != "sign" or len(args) == 1, where, f"sign takes 1 argument, got {len(args)}")
-            need(op != "mul" or len(args) >= 2, where, f"mul takes at least 2 arguments, got {len(args)}")
+            need(len(args) == 1 if op == "sign" else op != "mul" or len(args) >= 2, where, f"{op} of fan-in {len(args)}")
             gates.append(Gate(op, tuple(args)))
     need(sorted(inputs) == list(range(len(inputs))), f"{path}.gates", "input indices must be 0..n-1, each once")
     if max_degree is not None:

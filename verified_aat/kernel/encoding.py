@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 from . import formula as fm
 from .data import Circuit, Gate, Number, exact
-from .layouts import KINDS, PARAMETERS, Construction, Group
+from .layouts import PARAMETERS, Construction, Group, check_class
 
 
 @dataclass(frozen=True)
@@ -36,22 +36,8 @@ class Encoding:
     role_kinds: tuple[str, ...]                    # which role kinds this layout has
 
 
-class OutsideLayout(Exception):
-    """The circuit is not in the domain of the construction (e.g. a mul of fan-in 3)."""
-
-
 class Illegitimate(Exception):
     """The document's rows put something beside x_i in an input slot: not a legitimate encoding."""
-
-
-def check_class(construction: Construction, circuit: Circuit) -> None:
-    ranges = {kind: construction.fan_in_range(kind) for kind in KINDS}
-    for g, gate in enumerate(circuit.gates):
-        low, high = ranges[gate.op]
-        n = len(gate.args)
-        if n < low or (high is not None and n > high):
-            raise OutsideLayout(f"gate {g} is a {gate.op} of fan-in {n}; {construction.name}'s class allows "
-                                f"{low}..{'' if high is None else high}")
 
 
 def build(construction: Construction, circuit: Circuit) -> Encoding:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import formula as fm
-from .data import NotChecked, Number, as_dict, as_int, as_list, as_name, exact, need
+from .data import Circuit, NotChecked, Number, as_dict, as_int, as_list, as_name, exact, need
 from .problems import render
 
 FORMAT = "verified-aat/construction"
@@ -87,6 +87,20 @@ class Construction:
         group = self.group(role)
         assert group is not None
         return [fm.evaluate(f, params) for f in group.formulas(kind)]
+
+class OutsideLayout(Exception):
+    """The circuit is not in the domain of the construction (e.g. a mul of fan-in 3)."""
+
+
+def check_class(construction: Construction, circuit: Circuit) -> None:  # S2; P10 for a schematic instance
+    ranges = {kind: construction.fan_in_range(kind) for kind in KINDS}
+    for g, gate in enumerate(circuit.gates):
+        low, high = ranges[gate.op]
+        n = len(gate.args)
+        if n < low or (high is not None and n > high):
+            raise OutsideLayout(f"gate {g} is a {gate.op} of fan-in {n}; {construction.name}'s class allows "
+                                f"{low}..{'' if high is None else high}")
+
 
 # -- reading a document ------------------------------------------------------------------
 

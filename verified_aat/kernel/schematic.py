@@ -55,6 +55,7 @@ class SchematicContext:
     proofs: dict[str, Any] = field(default_factory=dict)  # lemma id → its proof object (S12c)
     transformer_hash: str = ""
     trailing: int = 0  # layers after the 2K of a fixed K (P9)
+    instance: Any = None  # the given circuit the theorem is instantiated at (P10, ``schematic_instance.py``)
 
 
 def _document(ctx: SchematicContext) -> list[str]:
@@ -161,6 +162,14 @@ def _lemmas(ctx: SchematicContext) -> list[Problem]:
                         {"id", "kind", "uses", "smt2"}, {"proof"}, ctx.proofs, 100_000)
 
 
+def _instance(ctx: SchematicContext) -> list[str]:
+    """P10 (``schematic_instance.py``), entered only with ``check --circuit FILE``."""
+    if ctx.options.circuit_file is None:
+        return []
+    from .schematic_instance import instantiate
+    return instantiate(ctx)
+
+
 # the table, in the form of checks.py (the solver check is checks.py's own: it reads only the derivation,
 # the options and the counters, which a SchematicContext has too)
 SCHEMATIC_CHECKS: tuple[Check, ...] = (
@@ -174,6 +183,8 @@ SCHEMATIC_CHECKS: tuple[Check, ...] = (
                                     "as K needs", _layers),
     Check("schematic-lemmas", "P5", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
     Check("schematic-solvers", "P8", "every lemma is unsat (valid over the reals)", solvers_check),  # type: ignore[arg-type]
+    Check("schematic-instance", "P10", "a circuit given with --circuit is in the class, within the depth bound",
+          _instance),
 )
 
 
@@ -197,8 +208,13 @@ def schematic_theorem(ctx: SchematicContext) -> str:
         extra = f" + {scheme.extra_layers}" if scheme.extra_layers else ""
         layers = "the layer of T" if period == 1 else f"the first {period} layers of T"
         own = f", {name}'s own T_K" if ctx.own_depth is not None else ""
-        return (f"for every K ≥ 1, every {scheme.circuit_class} circuit C of depth ≤ K and every x ∈ R^n ({where}): "
+        text = (f"for every K ≥ 1, every {scheme.circuit_class} circuit C of depth ≤ K and every x ∈ R^n ({where}): "
                 f"T_K = {layers} (sha256 {ctx.transformer_hash}) repeated K{extra} times{own}, on "
                 f"enc_{name}(C, x), reads out C(x)")
-    return (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
-            f"T (sha256 {ctx.transformer_hash}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")
+    else:
+        text = (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
+                f"T (sha256 {ctx.transformer_hash}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")
+    if ctx.instance is None:
+        return text
+    from .schematic_instance import instance_sentence  # P10: only with --circuit
+    return text + instance_sentence(ctx)

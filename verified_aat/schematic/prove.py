@@ -80,7 +80,8 @@ def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | N
     """The first sample circuit on which the construction's encoder differs from the kernel's reading of
     its document (the schematic lemmas are about the latter)."""
     from ..kernel.data import load_circuit as kernel_circuit
-    from ..kernel.encoding import Illegitimate, OutsideLayout, build
+    from ..kernel.encoding import Illegitimate, build
+    from ..kernel.layouts import OutsideLayout
     from ..kernel.encoding import encoding_digest as kernel_digest
 
     layout = read_construction(document_data(construction), "$.construction_document")
