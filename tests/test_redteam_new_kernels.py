@@ -466,7 +466,15 @@ def test_schematic_check_against_a_given_circuit(gate_edge_every_k: dict[str, An
     options = Options(jobs=1, circuit_file=("c.circ", b"input x\noutput x\n", "text")) if given == "circuit" else \
         Options(jobs=1, netlist=("x.blif", b".model m\n.inputs a\n.outputs y\n.names a y\n0 1\n.end\n"))
     report = check_certificate(copy.deepcopy(gate_edge_every_k), options)
-    assert report.outcome != "accepted", report.theorem[:80]
+    if given == "netlist":
+        assert report.outcome != "accepted", report.theorem[:80]
+        return
+    # closed by P10: the circuit is read, tested and named — the theorem is instantiated at it, never ignoring it
+    assert report.accepted and "for the given circuit C (sha256" in report.theorem and "T_1 (K = 1)" in report.theorem
+    deeper = Options(jobs=1, circuit_file=("c.circ", b"input x\ny = sign x\nz = sign y\noutput z\n", "text"))
+    fixed, _, _ = schematic_document("gate-edge", 1, get_construction("gate-edge").transformer(1), 1)
+    report = check_certificate(fixed, deeper)
+    assert report.outcome == "not-checked" and "covers depth ≤ 1" in report.unchecked[0], report.reasons
 
 
 def test_audit_check_against_a_given_circuit(audit_doc: dict[str, Any]) -> None:

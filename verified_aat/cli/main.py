@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import NoReturn
 
@@ -139,10 +140,14 @@ def check_output_arguments(args: argparse.Namespace) -> None:
     construction = getattr(args, "construction", None)  # -c FILE.json: a construction document is an input
     if isinstance(construction, str) and construction.endswith(".json"):
         inputs.append(construction)
+    named: dict[str, str] = {}  # two outputs aimed at one file: the second would replace the first
     for attr in OUTPUT_ARGUMENTS:
         value = getattr(args, attr, None)
         if isinstance(value, str) and value not in ("", "-"):
             check_output(value, inputs, directory=_directory_output(args, attr))
+            same = named.setdefault(os.path.realpath(value), attr)
+            if same != attr:
+                raise InputError(f"--{same.replace('_', '-')} and --{attr.replace('_', '-')} name the same file", value)
 
 
 
@@ -185,6 +190,9 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a name that is no text (a lone surrogate) is shown escaped, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     try:
         args = _parse(parser, argv)
@@ -195,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
         return EXIT_BAD_INPUT if code not in (0,) else 0
     if not getattr(args, "func", None):
-        parser.print_help()
+        print("verified-aat: no command given (verified-aat --help lists them)", file=sys.stderr)
         return EXIT_BAD_INPUT
     previous = _install_sigterm_handler()
     try:
