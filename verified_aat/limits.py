@@ -73,3 +73,22 @@ def json_depth_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
 
 def json_depth_message(limit: int = MAX_JSON_DEPTH) -> str:
     return f"JSON nested more than {limit} levels deep (the nesting-depth limit)"
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def lone_surrogate(text: str, value: object) -> bool:
+    """Whether JSON ``value`` (decoded from ``text``) holds a string with a lone UTF-16 surrogate (a ``\\udXXX``
+    escape not in a pair): no text, so it could be neither printed nor written back as UTF-8."""
+    if _SURROGATE_ESCAPE.search(text) is None:  # the cheap test first: such a string needs such an escape
+        return False
+    import json
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+LONE_SURROGATE = "a string holds a lone UTF-16 surrogate (a \\udXXX escape outside a pair): not text"

@@ -148,6 +148,7 @@ def kernel_limit(transformer: Transformer, lengths: Sequence[int]) -> str | None
     """
     from ..kernel.audit_proof import MAX_LENGTH, AuditContext, _transformer
     from ..kernel.data import Malformed
+    from ..kernel.problems import render
     from ..kernel.report import Options
 
     past = [n for n in lengths if n > MAX_LENGTH]
@@ -157,7 +158,7 @@ def kernel_limit(transformer: Transformer, lengths: Sequence[int]) -> str | None
     try:
         _transformer(AuditContext({"transformer": form}, Options(), lengths=sorted(set(lengths))))
     except Malformed as exc:
-        return f"past the kernel's cap: {exc.message}"
+        return f"past the kernel's cap: {render(exc.message, exc.data)}"
     return None
 
 

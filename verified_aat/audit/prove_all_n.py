@@ -60,8 +60,12 @@ def build_family_certificate(transformer: Transformer, family: Family | None = N
 def kernel_limit_all_n(transformer: Transformer, kernel_form: Any = None) -> str | None:
     """The kernel's own size cap on the kernel form of T (so the answer agrees with ``check``), or None."""
     from ..kernel.audit_family import too_large
+    from ..kernel.data import Malformed
 
-    problem = too_large((kernel_form or _kernel_form(transformer))[1])
+    try:
+        problem = too_large((kernel_form or _kernel_form(transformer))[1])
+    except Malformed as exc:  # the kernel's reader refuses T's form past its caps (coordinates, heads, layers)
+        problem = str(exc)
     return None if problem is None else f"past the kernel's cap: {problem}; nothing built, U_N = T not proved"
 
 
@@ -80,8 +84,8 @@ def prove_all_n(transformer: Transformer, family: Family | None = None, *, name:
     from ..kernel.audit_family import check_audit_family
     from ..kernel.report import Options
 
-    forms = _kernel_form(transformer)
-    limit = kernel_limit_all_n(transformer, forms)
+    limit = kernel_limit_all_n(transformer)
+    forms = None if limit is not None else _kernel_form(transformer)
     if limit is not None:  # the kernel would refuse: say so before building anything
         return ProofResult(UNKNOWN, None, (limit,))
     t0 = time.perf_counter()

@@ -58,6 +58,7 @@ def _kernel_reading(file: str, data: object, locator) -> str:  # type: ignore[no
 
     from ..kernel.data import Malformed, NotChecked
     from ..kernel.layouts import read_construction
+    from ..kernel.problems import render
     from ..kernel.schematic_edges import EdgeScheme
     from ..kernel.schematic_scheme import EarlySchedule, encoding_problems, scheme_of
 
@@ -66,7 +67,8 @@ def _kernel_reading(file: str, data: object, locator) -> str:  # type: ignore[no
         problems = encoding_problems(scheme)
     except Malformed as exc:
         path = tuple(int(p) if p.isdigit() else p for p in re.findall(r"[^.\[\]$]+", exc.path))
-        raise InputError(f"the kernel's reader refuses it: {exc.message}", file, locator.line(path)) from None
+        raise InputError(f"the kernel's reader refuses it: {render(exc.message, exc.data)}", file,
+                         locator.line(path)) from None
     except EarlySchedule as exc:
         raise InputError(f"schedule: {exc}", file, locator.line(("schedule",))) from None
     except NotChecked as exc:

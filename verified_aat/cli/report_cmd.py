@@ -105,7 +105,6 @@ class _RefuteJson:
 
 def _read(path: str) -> tuple[Any, str]:
     """A certificate (by the kernel's reader) or a ``refute --json`` object."""
-    import json
 
     from ..kernel import CertificateFileError
 
@@ -115,17 +114,15 @@ def _read(path: str) -> tuple[Any, str]:
     from ..files import read_input, read_stdin
     raw = read_stdin("report input") if path == "-" else read_input(path, "report input")
     if raw[:2] != b"\x1f\x8b":
-        try:
-            doc = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        from ..transformer.jsonfile import parse_json_text
+        try:  # the strict reader: nesting, digits, NaN, duplicate keys and lone surrogates are bad input
+            doc, locator = parse_json_text(raw.decode("utf-8"), name)
+        except UnicodeDecodeError as exc:
             raise InputError(f"not a certificate or a refute --json result: {exc}", name) from None
         if isinstance(doc, dict) and doc.get("command") in ("refute", "certify"):
             if doc.get("command") == "certify":
                 raise InputError("a `certify --json` result holds no circuit or transformer: run `certify ... "
                                  "--report HTML` instead", name)
-            from ..transformer.jsonfile import parse_json_text
-
-            doc, locator = parse_json_text(raw.decode("utf-8"), name)  # again, for the lines of its keys
             return _RefuteJson(doc, locator), name
         if not isinstance(doc, dict) or doc.get("format") not in CERTIFICATE_FORMATS:
             raise InputError("not a certificate (format verified-aat/certificate, schematic-certificate or "

@@ -64,7 +64,7 @@ def _print_lemma(args: argparse.Namespace, doc: dict[str, Any]) -> int:
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass"))
 
 
 def _count(value: Any) -> str:

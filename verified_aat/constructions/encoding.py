@@ -125,6 +125,10 @@ class Encoding:
         for p, c, _ in slots + tuple((p, c, 0) for p, c in readout):
             if not (0 <= p < len(rows) and 0 <= c < len(coordinates)):
                 raise InputError(f"position {p}, coordinate {c} is outside the sequence", file)
+        for p, c, i in slots:
+            if not 0 <= i < n_inputs:
+                raise InputError(f"input slot at position {p}, coordinate {c} reads input {i}; the circuit has "
+                                 f"{n_inputs} inputs", file)
         return Encoding(str(data["construction"]), coordinates, rows, slots, readout, roles, n_inputs, settle)
 
     def dumps(self) -> str:

@@ -279,7 +279,7 @@ def circuit_from_structure(structure: dict[str, Any], name: str, source: str) ->
                 gates.append(Gate(Kind(op), tuple(int(a) for a in entry[1])))
         domain = Domain(structure.get("domain", "rationals"))
         return Circuit(tuple(gates), tuple(int(o) for o in structure["outputs"]), name, domain)
-    except (KeyError, IndexError, TypeError, ValueError) as exc:
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as exc:
         raise InputError(f"$.circuit: not a circuit structure ({exc})", source) from None
 
 

@@ -137,16 +137,25 @@ def to_array(sequence: Rows, d: int, dtype: type) -> np.ndarray:
             raise InputError(f"position {position}: expected a vector of {d} values, got {len(vector)}")
     if not len(sequence):
         return np.zeros((0, d), dtype=dtype)
-    return np.array(sequence, dtype=np.float64).reshape(len(sequence), d).astype(dtype)
+    try:
+        return np.array(sequence, dtype=np.float64).reshape(len(sequence), d).astype(dtype)
+    except OverflowError:
+        raise InputError(f"a value is beyond the range of float64 (about ±1.8e308): {FLOAT_ENGINE_HINT}") from None
+
+
+FLOAT_ENGINE_HINT = "run the exact engine (--engine exact) instead"
 
 
 def encoded_array(rows: Rows, input_slots: Sequence[tuple[int, int, int]],
                   values: Sequence[Any]) -> np.ndarray:
     """enc(C, x) as a float64 array (an encoding's ``rows`` with x_i at its input slots): the array
     :func:`to_array` makes of the instantiated sequence, without building that sequence."""
-    out = np.array(rows, dtype=np.float64).reshape(len(rows), len(rows[0]) if len(rows) else 0)
-    for position, coordinate, index in input_slots:
-        out[position, coordinate] = float(values[index])
+    try:
+        out = np.array(rows, dtype=np.float64).reshape(len(rows), len(rows[0]) if len(rows) else 0)
+        for position, coordinate, index in input_slots:
+            out[position, coordinate] = float(values[index])
+    except OverflowError:
+        raise InputError(f"a value is beyond the range of float64 (about ±1.8e308): {FLOAT_ENGINE_HINT}") from None
     return out
 
 

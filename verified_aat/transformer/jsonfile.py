@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from ..errors import InputError
-from ..limits import MAX_DIGITS, json_depth_exceeds, json_depth_message
+from ..limits import LONE_SURROGATE, MAX_DIGITS, json_depth_exceeds, json_depth_message, lone_surrogate
 
 JsonPath = tuple[str | int, ...]
 
@@ -123,6 +123,8 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
             raise InputError(f"a number has more than {MAX_DIGITS:,} digits (the digits-per-number limit)",
                              file) from None
         raise InputError(f"malformed JSON: {exc}", file) from None
+    if lone_surrogate(text, data):
+        raise InputError(LONE_SURROGATE, file)
     return data, Locator(text)
 
 
