@@ -15,7 +15,10 @@ from typing import Sequence
 def sets_digest(set_ids: Sequence[int], distinct: Sequence[Sequence[int]]) -> str:
     h = hashlib.sha256()
     for start in range(0, len(set_ids), CHUNK):  # in chunks: no text of millions of lines at once
-        h.update("".join([f"{p}:{s}\n" for p, s in enumerate(set_ids[start:start + CHUNK], start)]).encode())
+        part = set_ids[start:start + CHUNK]  # "p:s" lines, one format string per chunk (as the kernel's summary)
+        pairs: list[int] = [0] * (2 * len(part))
+        pairs[0::2], pairs[1::2] = range(start, start + len(part)), part
+        h.update((("%d:%d\n" * len(part)) % tuple(pairs)).encode())
     for s, members in enumerate(distinct):
         h.update(f"#{s}:{' '.join(map(str, members))}\n".encode())
     return h.hexdigest()

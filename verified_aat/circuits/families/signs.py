@@ -43,8 +43,10 @@ def at_least_zero(b: CircuitBuilder, s: Wire, name: str | None = None) -> Wire:
 def build_relu(n: int) -> Circuit:
     """relu(x_i) = x_i/2 + (x_i/2)·sign(x_i), n outputs (depth 3)."""
     b = CircuitBuilder(f"relu-{n}")
-    for i, x in enumerate(vector(b, "x", n), start=1):
-        h = b.scale(HALF, x)
+    xs = vector(b, "x", n)
+    half = b.const(HALF)  # the one constant gate scale() would look up per input
+    for i, x in enumerate(xs, start=1):
+        h = b.mul(half, x)
         b.output(b.add(h, b.mul(h, b.sign(x)), name=f"relu{i}"))
     return b.build()
 
