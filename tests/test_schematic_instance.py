@@ -102,14 +102,29 @@ def test_the_cli_and_the_api(capsys: pytest.CaptureFixture[str], tmp_path: Path)
 
 @pytest.mark.parametrize("text,where", [("circuit bad\ninput x\ng = mul x\noutput g\n", "bad.circ:3:"),
                                         ("circuit bad\ninput x\ng = add x y\noutput g\n", "bad.circ:3:"),
+                                        ("", "bad.circ"), ("# only a comment\n", "bad.circ"),
+                                        ("circuit c\ninput x\ng = add x\n", "bad.circ"),
+                                        ("circuit c\ndomain boolean\ndomain rationals\ninput x\noutput x\n", "bad.circ"),
                                         ("circuit bad\ninput x\ng = add x\nh = add g h\noutput h\n", "bad.circ")])
 def test_a_file_the_kernel_cannot_read_is_bad_input_in_one_line(text: str, where: str, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """Only the kernel reads a file given with a schematic certificate; where its reader fails, the engine's
-    parser words the failure as file:line (exit 2)."""
+    """The command's parser reads the file first, as for a per-circuit certificate: bad input is file:line
+    (exit 2) on every route — an empty file, one with no outputs or a repeated header too (red team)."""
     bad = tmp_path / "bad.circ"
     bad.write_text(text)
     cert = PROOFS / "constructions" / "gate-edge.every-K.schematic.json"
     assert main(["check", str(cert), "--circuit", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and where in err[0] and "Traceback" not in err[0]
+
+
+def test_a_json_circuit_with_two_readings_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Repeated keys: last-key-wins and first-key-wins readings are two circuits; refused, never named."""
+    doc = ('{"format": "verified-aat/circuit", "version": 1, "inputs": ["x", "y"], "gates": [{"name": "x", "op": '
+           '"input"}, {"name": "y", "op": "input"}, {"name": "p", "op": "mul", "args": ["x", "y"], "args": ["x", "x"]}],'
+           ' "outputs": ["p"]}')
+    (tmp_path / "c.json").write_text(doc)
+    cert = PROOFS / "constructions" / "gate-edge.every-K.schematic.json"
+    assert main(["check", str(cert), "--circuit", str(tmp_path / "c.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "duplicate key 'args'" in err[0]

@@ -17,7 +17,6 @@ from .errors import InputError
 
 PER_CIRCUIT_FORMAT = "verified-aat/certificate"
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
-UNREADABLE = "reader does not read the given circuit file"  # the kernel's reason (kernel/circuit_file.py)
 
 
 @dataclass(frozen=True)
@@ -27,18 +26,6 @@ class GivenCircuit:
     circuit_file: tuple[str, bytes, str] | None = None  # (name, bytes, "text" | "json" | "structure")
     netlist: tuple[str, bytes] | None = None
     binarized: tuple[str, ...] = ()  # hashes of the circuit binarized: a match is *not checked*, never accepted
-    unparsed: tuple[str, str] | None = None  # (path, format) of a file only the kernel has read yet (P10)
-
-    def word_unreadable(self, unchecked: list[str]) -> None:
-        """Where the kernel's reader could not read an unparsed file, the engine's parser says what is wrong
-        as ``file:line`` (InputError, exit 2); a file it reads stays *not checked*."""
-        if self.unparsed is None or not any(UNREADABLE in reason for reason in unchecked):
-            return
-        from .circuits.io import parse_circuit_json
-        from .circuits.text_format import decode_circuit_bytes, parse_circuit_text
-        path, fmt = self.unparsed
-        text = decode_circuit_bytes(self.circuit_file[1], path)  # type: ignore[index]
-        (parse_circuit_text if fmt == "text" else parse_circuit_json)(text, file=path)
 
 
 def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any], fmt: str | None = None,
@@ -74,8 +61,6 @@ def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any],
     from .circuits.io import parse_circuit_json
     from .circuits.text_format import decode_circuit_bytes, parse_circuit_text
     data = read_input(path, "circuit")  # read once: the engine's parser and the kernel's read the same bytes
-    if schematic:  # the kernel's reading is the theorem's; the engine's parser runs only to word a failure
-        return GivenCircuit((os.path.basename(path), data, fmt), unparsed=(path, fmt))
     text = decode_circuit_bytes(data, path)  # bad input is file:line (exit 2) before the kernel reads it
     parsed = (parse_circuit_text if fmt == "text" else parse_circuit_json)(text, file=path)
     return GivenCircuit((os.path.basename(path), data, fmt),
