@@ -4,9 +4,8 @@ The theorem holds for every circuit of the construction's class of depth ≤ K (
 certificate's K), so for the given circuit C it holds at K = max(1, depth(C)); with a fixed K, depth(C) ≤ K
 is needed.  The kernel reads the file with its own reader (``circuit_file.py``), tests the class with the
 encoding's own test (``encoding.check_class``) and takes the depth over all gates (``structure.depths``,
-the depth of the schedule).  Nothing is derived per circuit, so checking C costs about reading it (the command's parser
-reads the file first, for bad input).  A
-circuit the theorem does not cover is *not checked*: the certificate is not at fault.
+the depth of the schedule).  Nothing is derived per circuit: checking C costs reading it (the command's parser
+reads it first, for bad input).  A circuit the theorem does not cover is *not checked*: the certificate is not at fault.
 """
 
 from __future__ import annotations
