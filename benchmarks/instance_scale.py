@@ -19,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from fresh_process import ROOT, bench_main, run_fresh

@@ -9,7 +9,9 @@ The trusted kernel keeps its own copies (``kernel/data.py``); a test keeps
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 MAX_DIGITS = 10_000
 """Digits in one number of a circuit, transformer or input vector."""
@@ -83,7 +85,6 @@ def lone_surrogate(text: str, value: object) -> bool:
     escape not in a pair): no text, so it could be neither printed nor written back as UTF-8."""
     if _SURROGATE_ESCAPE.search(text) is None:  # the cheap test first: such a string needs such an escape
         return False
-    import json
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
@@ -92,3 +93,17 @@ def lone_surrogate(text: str, value: object) -> bool:
 
 
 LONE_SURROGATE = "a string holds a lone UTF-16 surrogate (a \\udXXX escape outside a pair): not text"
+
+
+class DuplicateKey(Exception):
+    """A JSON object names a key twice (``args[0]``): every JSON reader refuses it (two readings)."""
+
+
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook`` for the JSON readers: an object whose keys are distinct."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise DuplicateKey(key)
+        result[key] = value
+    return result

@@ -82,10 +82,14 @@ def prove_all_n(transformer: Transformer, family: Family | None = None, *, name:
                 samples: int = 20, seed: int = 0) -> ProofResult:
     """Certify U_N = T for every N (``family``: a changed one, to see it refuted; ``name`` labels it)."""
     from ..kernel.audit_family import check_audit_family
+    from ..kernel.data import Malformed
     from ..kernel.report import Options
 
-    limit = kernel_limit_all_n(transformer)
-    forms = None if limit is not None else _kernel_form(transformer)
+    try:
+        forms = _kernel_form(transformer)
+    except Malformed:  # past the kernel reader's caps: kernel_limit_all_n says which
+        forms = None
+    limit = kernel_limit_all_n(transformer, forms)
     if limit is not None:  # the kernel would refuse: say so before building anything
         return ProofResult(UNKNOWN, None, (limit,))
     t0 = time.perf_counter()

@@ -31,7 +31,8 @@ import json
 from typing import Any
 
 from ..errors import InputError
-from ..limits import LONE_SURROGATE, MAX_DIGITS, json_depth_exceeds, json_depth_message, lone_surrogate
+from ..limits import (LONE_SURROGATE, MAX_DIGITS, DuplicateKey, json_depth_exceeds, json_depth_message,
+                      lone_surrogate, no_duplicate_keys)
 from .assemble import Definition, OutputRef, assemble, gate_labels
 from .ir import Circuit, Domain, Gate, Kind, Provenance
 from .ir import (CANONICAL_FORMAT, STRUCTURE_VERSION, canonical_circuit_bytes, circuit_sha256,  # noqa: F401
@@ -237,8 +238,8 @@ def parse_circuit_json(text: str, file: str | None = None) -> Circuit:
     if json_depth_exceeds(text):
         raise InputError(f"invalid JSON: {json_depth_message()}", file)
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates)
-    except _DuplicateKey as exc:
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKey as exc:
         raise InputError(f"invalid JSON: duplicate key {exc.args[0]!r}", file) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", file, exc.lineno) from None
@@ -252,19 +253,6 @@ def parse_circuit_json(text: str, file: str | None = None) -> Circuit:
     if lone_surrogate(text, data):
         raise InputError(LONE_SURROGATE, file)
     return circuit_from_json(data, file)
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object whose keys are distinct (a repeated key is bad input, as in the other JSON readers)."""
-    result = dict(pairs)
-    if len(result) < len(pairs):
-        seen: set[str] = set()
-        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
-    return result
 
 
 def dumps_circuit(circuit: Circuit) -> str:

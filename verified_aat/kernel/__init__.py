@@ -128,15 +128,16 @@ def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Re
     options = options or Options()
     if not options.solvers:  # every kind rests on solver-proved lemmas: none given is no verdict (D)
         return _not_checked("no solver was given: every certificate rests on solver-proved lemmas")
-    if doc.get("format") in (SCHEMATIC_FORMAT, AUDIT_FORMAT, FAMILY_FORMAT) and (options.netlist or (
-            options.circuit_file and doc.get("format") != SCHEMATIC_FORMAT)):  # a schematic one is instantiated (P10)
+    fmt = doc.get("format")
+    if (fmt in (AUDIT_FORMAT, FAMILY_FORMAT) and (options.circuit_file or options.netlist)) or (
+            fmt == SCHEMATIC_FORMAT and options.netlist):  # a given circuit instantiates a schematic theorem (P10)
         return _not_checked("a given netlist links only a per-circuit certificate, and a given circuit a per-circuit "
                             "or a schematic one; this certificate's theorem is about T, or a netlist was given")
-    if doc.get("format") == SCHEMATIC_FORMAT:  # one proof for every circuit of depth <= K (P1-P8)
+    if fmt == SCHEMATIC_FORMAT:  # one proof for every circuit of depth <= K (P1-P10)
         return check_schematic(doc, options)
-    if doc.get("format") == AUDIT_FORMAT:  # an upper-bound certificate: U_N = T (docs/soundness.md, U1-U6)
+    if fmt == AUDIT_FORMAT:  # an upper-bound certificate: U_N = T (docs/soundness.md, U1-U6)
         return check_audit(doc, options)
-    if doc.get("format") == FAMILY_FORMAT:  # the upper bound for every N (docs/soundness.md, V1-V6)
+    if fmt == FAMILY_FORMAT:  # the upper bound for every N (docs/soundness.md, V1-V6)
         return check_audit_family(doc, options)
     ctx = Context(doc, options)
     report = judge(ctx, CHECKS, lambda c: (len(c.derivation.lemmas), sum(c.derivation.counts.values())), theorem)

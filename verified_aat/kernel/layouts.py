@@ -88,6 +88,7 @@ class Construction:
         assert group is not None
         return [fm.evaluate(f, params) for f in group.formulas(kind)]
 
+
 class OutsideLayout(Exception):
     """The circuit is not in the domain of the construction (e.g. a mul of fan-in 3)."""
 
@@ -95,8 +96,7 @@ class OutsideLayout(Exception):
 def check_class(construction: Construction, circuit: Circuit) -> None:  # S2; P10 for a schematic instance
     ranges = {kind: construction.fan_in_range(kind) for kind in KINDS}
     for g, gate in enumerate(circuit.gates):
-        low, high = ranges[gate.op]
-        n = len(gate.args)
+        (low, high), n = ranges[gate.op], len(gate.args)
         if n < low or (high is not None and n > high):
             raise OutsideLayout(f"gate {g} is a {gate.op} of fan-in {n}; {construction.name}'s class allows "
                                 f"{low}..{'' if high is None else high}")

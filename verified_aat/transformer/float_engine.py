@@ -140,10 +140,11 @@ def to_array(sequence: Rows, d: int, dtype: type) -> np.ndarray:
     try:
         return np.array(sequence, dtype=np.float64).reshape(len(sequence), d).astype(dtype)
     except OverflowError:
-        raise InputError(f"a value is beyond the range of float64 (about ±1.8e308): {FLOAT_ENGINE_HINT}") from None
+        raise InputError(BEYOND_FLOAT64) from None
 
 
-FLOAT_ENGINE_HINT = "run the exact engine (--engine exact) instead"
+BEYOND_FLOAT64 = ("a value is beyond the range of float64 (about ±1.8e308): run the exact engine (--engine exact) "
+                  "instead")
 
 
 def encoded_array(rows: Rows, input_slots: Sequence[tuple[int, int, int]],
@@ -155,7 +156,7 @@ def encoded_array(rows: Rows, input_slots: Sequence[tuple[int, int, int]],
         for position, coordinate, index in input_slots:
             out[position, coordinate] = float(values[index])
     except OverflowError:
-        raise InputError(f"a value is beyond the range of float64 (about ±1.8e308): {FLOAT_ENGINE_HINT}") from None
+        raise InputError(BEYOND_FLOAT64) from None
     return out
 
 

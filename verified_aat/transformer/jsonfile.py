@@ -15,7 +15,8 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from ..errors import InputError
-from ..limits import LONE_SURROGATE, MAX_DIGITS, json_depth_exceeds, json_depth_message, lone_surrogate
+from ..limits import (LONE_SURROGATE, MAX_DIGITS, DuplicateKey, json_depth_exceeds, json_depth_message,
+                      lone_surrogate, no_duplicate_keys)
 
 JsonPath = tuple[str | int, ...]
 
@@ -89,19 +90,6 @@ def _walk(text: str, pos: int, path: JsonPath, out: dict[JsonPath, int]) -> int:
     return end
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
 def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
     """Decode ``text``; duplicate keys, NaN and syntax errors become :class:`InputError`."""
     if not text.strip():
@@ -111,12 +99,12 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
     if json_depth_exceeds(text):
         raise InputError(json_depth_message(), file)
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_reject_constant)
     except RecursionError:
         raise InputError(json_depth_message(), file) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON: {exc.msg}", file, exc.lineno) from None
-    except _DuplicateKey as exc:
+    except DuplicateKey as exc:
         raise InputError(f"duplicate key {exc.args[0]!r}", file, _line_of_key(text, exc.args[0])) from None
     except ValueError as exc:
         if "integer string conversion" in str(exc):
