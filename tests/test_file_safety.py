@@ -319,6 +319,26 @@ def test_check_refuses_a_document_that_is_not_a_certificate_as_bad_input(capsys,
     refused(capsys, ["check", work[document]], str(work[document]), "not a certificate")
 
 
+@pytest.mark.parametrize("command", ["check", "show"])
+def test_a_certificate_with_two_readings_or_no_text_is_bad_input(capsys, work, tmp_path, command) -> None:
+    """The kernel's reader refuses a key named twice (a reader that keeps the first value would see another
+    certificate) and a lone UTF-16 surrogate anywhere (no text: it was accepted, and shown, before)."""
+    text = work["cert"].read_text()
+    assert '"format":' in text.replace(" ", "") and "\\u" not in text
+    doc = json.loads(text)
+    cases = {"twice.json": text.replace("{", '{"format": "other", ', 1),
+             "surrogate-value.json": json.dumps({**doc, "info": {"note": "\ud800"}}),
+             "surrogate-key.json": json.dumps({**doc, "info": {"\udfff": 1}})}
+    for name, body in cases.items():
+        path = tmp_path / name
+        path.write_text(body)
+        line = refused(capsys, [command, path], str(path), "not a certificate")
+        assert ("'format' twice" if name == "twice.json" else "lone UTF-16 surrogate") in line, line
+    pair = tmp_path / "pair.json"  # an escaped surrogate pair is one character: still a certificate
+    pair.write_text(json.dumps({**doc, "info": {"note": "\ud83d\ude00"}}))
+    assert run_cli(capsys, ["check", pair])[0] == 0
+
+
 def test_a_missing_file_whose_name_holds_a_newline_is_one_line(capsys, tmp_path) -> None:
     name = tmp_path / "no\nfile.json"
     line = refused(capsys, ["check", name], "no\\nfile.json")

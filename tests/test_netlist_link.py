@@ -380,6 +380,16 @@ def test_certify_then_check_against_the_netlist(tmp_path: Path, capsys: pytest.C
     what = "Boolean function" if mode == "threshold" else "gate-wise multilinear extension"
     assert f"C equals the {what}" in theorem and "netlist c17.bench" in theorem
     assert main(["check", str(cert), "--circuit", str(SHARED / "iscas85" / "c432.bench")]) == 1
+    capsys.readouterr()
+    # bad input by the engine's parser is exit 2 with the file named, as for every command that reads it (the
+    # kernel's leaner reader took an empty file, or one with only comments, for a well-formed netlist: exit 1)
+    for name, text, words in [("empty.bench", "", "empty netlist"), ("comments.bench", "# c17\n\n", "empty netlist"),
+                              ("empty.blif", "", "empty netlist"),
+                              ("undefined.bench", "INPUT(a)\nOUTPUT(b)\nb = AND(a, c)\n", "'c'")]:
+        (tmp_path / name).write_text(text)
+        assert main(["check", str(cert), "--circuit", str(tmp_path / name)]) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith(f"verified-aat: {tmp_path / name}") and words in err and "Traceback" not in err, err
 
 
 @needs_shared

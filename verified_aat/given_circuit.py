@@ -55,6 +55,7 @@ def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any],
         return GivenCircuit(netlist=(name, data), binarized=_binarized_netlist(path, fmt, mode) if "netlist" not in doc else ())
     if fmt in NETLIST_FORMATS:
         netlist = (os.path.basename(path), read_input(path, "netlist"))
+        _require_parsed(netlist[1], fmt, doc, path)  # the engine's parser first, as on every route
         _require_well_formed(netlist[1], fmt, doc, path)
         binarized = _binarized_netlist(path, fmt, mode) if "netlist" not in doc else ()
         return GivenCircuit(netlist=netlist, binarized=binarized)  # perhaps certified with --binarize
@@ -100,14 +101,29 @@ def _binarized_netlist(path: str, fmt: str, mode: str | None) -> tuple[str, ...]
     return hashes
 
 
+def _drop_dead(doc: dict[str, Any]) -> bool:
+    section = doc.get("netlist")
+    return isinstance(section, dict) and section.get("drop_dead") is True
+
+
+def _require_parsed(data: bytes, fmt: str, doc: dict[str, Any], path: str) -> None:
+    """Bad input by the engine's own netlist parser (an empty file, an undefined signal, …) is exit 2 with
+    ``file:line``, as for every command that reads the file: the kernel's leaner reader must not turn it into a
+    rejected certificate."""
+    if fmt == "aiger":
+        from .circuits.aiger import parse_aiger
+        parse_aiger(data, path)
+        return
+    from .circuits.netlists import decode_netlist_bytes, parse_netlist
+    parse_netlist(decode_netlist_bytes(data, path), path, fmt, _drop_dead(doc))
+
+
 def _require_well_formed(data: bytes, fmt: str, doc: dict[str, Any], path: str) -> None:
     """A netlist that the kernel's own parser cannot read is bad input (exit 2, ``file:line``), not a
     rejected certificate: the kernel tells the two apart (MalformedNetlist)."""
     from .kernel.netlist_given import MalformedNetlist, read_given
-    section = doc.get("netlist")
-    drop_dead = isinstance(section, dict) and section.get("drop_dead") is True
     try:
-        read_given(data, fmt, drop_dead)
+        read_given(data, fmt, _drop_dead(doc))
     except MalformedNetlist as exc:
         raise InputError(f"{exc.message} (the kernel's {fmt} reader)", path, exc.line) from None
 

@@ -106,7 +106,9 @@ def parse_certificate(raw: bytes, path: str = "<certificate>", max_inflated: int
     except UnicodeDecodeError:
         raise CertificateFileError(f"{path}: not a certificate (not UTF-8 text)") from None
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:  # two readings: a reader that keeps the first value sees another certificate
+        raise CertificateFileError(f"{path}: not a certificate: an object names the key {str(exc)[:80]!r} twice") from None
     except json.JSONDecodeError as exc:
         raise CertificateFileError(f"{path}:{exc.lineno}: not a certificate: invalid JSON ({exc.msg})") from None
     except RecursionError:
@@ -115,7 +117,28 @@ def parse_certificate(raw: bytes, path: str = "<certificate>", max_inflated: int
         raise CertificateFileError(f"{path}: not a certificate: {'a number has more than 4,300 digits (the digits limit)' if 'integer string' in str(exc) else exc}") from None
     if not isinstance(doc, dict):
         raise CertificateFileError(f"{path}: not a certificate: the top level is not a JSON object")
+    if "\\u" in text and not _is_text(doc):  # a lone \udXXX escape decodes to no character at all
+        raise CertificateFileError(f"{path}: not a certificate: a string holds a lone UTF-16 surrogate (not text)")
     return doc
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        raise _DuplicateKey(next(k for i, (k, _) in enumerate(pairs) if any(k == j for j, _ in pairs[:i])))
+    return doc
+
+
+def _is_text(doc: dict[str, Any]) -> bool:
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _no_constant(name: str) -> Any:
