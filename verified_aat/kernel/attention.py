@@ -53,50 +53,47 @@ def key_lemma(score: Circuit | Bilinear, keys: dict[str, Circuit], facts: Sequen
 
 def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit]) -> Sets:
     """argmin_j (rk(row_i) − ck(row_j))² + pen(row_j) for every i; equal row keys, and row keys that choose
-    the same column keys, share one tuple (built once: no n² when many rows attend to one wide set).
-
-    For a row key a, the candidates are the column keys; the cost of key k is
-    (a − k)² + (the least penalty among columns with key k).  Walking outward
-    from a in both directions, (a − k)² only grows, so a direction can stop as
-    soon as (a − k)² + (the least penalty overall) exceeds the best cost found.
-    """
+    the same column keys, share one tuple (built once: no n² when many rows attend to one wide set)."""
     if not rows:
         return []
-    rk, ck, pen = (compiled(keys[k]) for k in ("row_key", "col_key", "col_penalty"))
+    rk, ck, pen = (compiled(keys[k], on_row=True) for k in ("row_key", "col_key", "col_penalty"))
     groups: dict[Number, dict[Number, list[int]]] = {}
-    for j, row in enumerate(rows):
-        groups.setdefault(ck(*row)[0], {}).setdefault(pen(*row)[0], []).append(j)
+    for j, k, penalty in zip(range(len(rows)), map(ck, rows), map(pen, rows)):
+        groups.setdefault(k, {}).setdefault(penalty, []).append(j)
     ordered = sorted(groups)
     least = {k: min(g) for k, g in groups.items()}
     floor = min(least.values())
     memo: dict[Number, tuple[int, ...]] = {}
-    by_choice: dict[tuple[Number, ...], tuple[int, ...]] = {}
-    out: Sets = []
-    for row in rows:
-        a = rk(*row)[0]
-        found = memo.get(a)
-        if found is None:
-            best: Any = None
-            chosen: list[Number] = []
-            start = bisect.bisect_left(ordered, a)
-            for k_range in (range(start - 1, -1, -1), range(start, len(ordered))):
-                for k in k_range:
-                    key = ordered[k]
-                    distance = (a - key) * (a - key)
-                    if best is not None and distance + floor > best:
-                        break
-                    cost = distance + least[key]
-                    if best is None or cost < best:
-                        best, chosen = cost, [key]
-                    elif cost == best:
-                        chosen.append(key)
-            choice = tuple(sorted(chosen))  # many row keys can choose the same column keys (all sinks)
-            found = by_choice.get(choice)
-            if found is None:
-                found = by_choice[choice] = tuple(sorted(j for key in choice for j in groups[key][least[key]]))
-            memo[a] = found
-        out.append(found)
-    return out
+    by_choice: dict[tuple[Number, ...], tuple[int, ...]] = {}  # many row keys can choose the same keys (all sinks)
+    row_keys = list(map(rk, rows))
+    for a in dict.fromkeys(row_keys):  # each distinct row key once; at key a the cost floor is the least:
+        chosen = [a] if least.get(a) == floor else _cheapest(a, ordered, least, floor)  # others pay (a − k)² > 0
+        choice = tuple(sorted(chosen))
+        if choice not in by_choice:  # one key's columns are already in increasing order
+            by_choice[choice] = (tuple(groups[choice[0]][least[choice[0]]]) if len(choice) == 1 else
+                                 tuple(sorted(j for key in choice for j in groups[key][least[key]])))
+        memo[a] = by_choice[choice]
+    return list(map(memo.__getitem__, row_keys))
+
+
+def _cheapest(a: Number, ordered: list[Number], least: dict[Number, Number], floor: Number) -> list[Number]:
+    """The column keys k of least cost (a − k)² + least[k] (least penalty of a column with key k): walking outward
+    from a, (a − k)² only grows, so a direction stops once (a − k)² + floor (the least penalty) exceeds the best."""
+    best: Any = None
+    chosen: list[Number] = []
+    start = bisect.bisect_left(ordered, a)
+    for k_range in (range(start - 1, -1, -1), range(start, len(ordered))):
+        for k in k_range:
+            key = ordered[k]
+            distance = (a - key) * (a - key)
+            if best is not None and distance + floor > best:
+                break
+            cost = distance + least[key]
+            if best is None or cost < best:
+                best, chosen = cost, [key]
+            elif cost == best:
+                chosen.append(key)
+    return chosen
 
 
 def brute_force(rows: Sequence[Sequence[Number]], score: Circuit | Bilinear) -> Sets:

@@ -86,13 +86,13 @@ def partial(circuit: Circuit, outputs: Sequence[int], known: Mapping[int, Number
     return [value[r] for r in roots], read
 
 
-def compiled(circuit: Circuit) -> Callable[..., tuple[Any, ...]]:
-    """``f(x0, …, x_{n−1}) -> outputs`` as straight-line Python (exact on ints and Fractions)."""
+def compiled(circuit: Circuit, on_row: bool = False) -> Callable[..., Any]:
+    """``f(x0, …, x_{n−1}) -> outputs`` (``on_row``: ``f(row) -> its one output``) as straight-line exact Python."""
     consts: dict[str, Any] = {"_sign": sign}
-    lines = [f"def _f({', '.join(f'x{i}' for i in range(circuit.n_inputs))}):"]
+    lines = [f"def _f({'row' if on_row else ', '.join(f'x{i}' for i in range(circuit.n_inputs))}):"]
     for g, gate in enumerate(circuit.gates):
         if gate.op == "input":
-            expr = f"x{gate.index}"
+            expr = f"row[{gate.index}]" if on_row else f"x{gate.index}"
         elif gate.op == "const":
             consts[f"_c{g}"] = gate.value
             expr = f"_c{g}"
@@ -103,7 +103,7 @@ def compiled(circuit: Circuit) -> Callable[..., tuple[Any, ...]]:
         else:
             expr = f"_sign(v{gate.args[0]})"
         lines.append(f"    v{g} = {expr}")
-    lines.append(f"    return ({''.join(f'v{o}, ' for o in circuit.outputs)})")
+    lines.append(f"    return v{circuit.outputs[0]}" if on_row else f"    return ({''.join(f'v{o}, ' for o in circuit.outputs)})")
     namespace: dict[str, Any] = dict(consts)
     exec(compile("\n".join(lines), "<kernel circuit>", "exec"), namespace)  # noqa: S102 - our own text
     return namespace["_f"]

@@ -71,7 +71,6 @@ class Deriver:
         self.sets = sets
         self.derivation = Derivation()
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
-        self._static: dict[tuple[int, tuple[int, ...]], list[tuple[int, int, int]]] = {}
         self._templates: dict[Any, tuple[int, list[tuple], int]] = {}
         self._shapes: dict[Any, str] = {}  # shape key → lemma id (per range of positions)
         self._found: dict[str, list] = {}  # lemma id → [text, kind, uses, order key, where] (per range)
@@ -105,10 +104,11 @@ class Deriver:
         # claims are shared dicts: one (settle, coordinate) signature per claim, one object per content
         signatures: dict[int, tuple[tuple[int, int], ...]] = {}
         interned: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
+        claims, local_kinds, frame_kinds, use = self.claims, self._local_kinds, self._frame_kinds, self._use
         for f_index, fn in enumerate(functions):
-            plans: dict[int, list[tuple[int, bool, tuple[int, ...]]]] = {}  # by signature object
+            plans: dict[int, list[tuple[int, bool, tuple[int, ...], list]]] = {}  # by signature object
             for p in (p for block in blocks for p in block):
-                claim = self.claims[p]
+                claim = claims[p]
                 if not claim:
                     continue
                 signature = signatures.get(id(claim))
@@ -117,20 +117,9 @@ class Deriver:
                     signature = signatures[id(claim)] = interned.setdefault(found, found)
                 plan = plans.get(id(signature))
                 if plan is None:
-                    settles = {s for s, _ in signature}
-                    at = set()
-                    for s in settles:
-                        i = bisect.bisect_left(fn.layers, s)
-                        if i < len(fn.layers):
-                            at.add(fn.layers[i])
-                    # at layer ℓ the claims settled by ℓ are the goal: coordinates in increasing order
-                    plan = plans[id(signature)] = [(layer, layer in settles,
-                                                    tuple(sorted(c for s, c in signature if s <= layer)))
-                                                   for layer in sorted(at)]
-                role_kind = self._role_kinds[p]
-                for k, (layer, local, coords) in enumerate(plan):
-                    kind = (f"local-step:{role_kind}" if local else f"frame:{self._frame_kinds[p]}")
-                    self._use(fn, p, layer, kind, coords, (f_index, p, k))
+                    plan = plans[id(signature)] = self._plan(fn, signature)
+                for k, (layer, local, coords, static) in enumerate(plan):
+                    use(fn, p, layer, local_kinds[p] if local else frame_kinds[p], coords, static, (f_index, p, k))
         return self._found, self._counts
 
     def _merge(self, parts: list[tuple[dict, Counter]]) -> None:
@@ -154,23 +143,31 @@ class Deriver:
             lemma.uses += uses
 
     def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
-        """Obligation kinds: local-step:<gate op or role kind>, frame:<role kind>."""
-        self._role_kinds = role_kinds
-        self._frame_kinds = frame_kinds
+        """Obligation kinds: local-step:<gate op or role kind>, frame:<role kind> (one string per kind)."""
+        local, frame = ({kind: prefix + kind for kind in set(kinds)} for prefix, kinds in
+                        (("local-step:", role_kinds), ("frame:", frame_kinds)))
+        self._local_kinds, self._frame_kinds = list(map(local.__getitem__, role_kinds)), list(map(frame.__getitem__, frame_kinds))
+
+    def _plan(self, fn: Function, signature: tuple[tuple[int, int], ...]) -> list[tuple[int, bool, tuple[int, ...], list]]:
+        """Where F checks a position whose claims settle as ``signature`` ((settle, coordinate) pairs): at the first
+        layer ≥ each settle layer, the goal's coordinates (the claims settled by then, increasing) and static reads."""
+        settles, act, plan = {s for s, _ in signature}, fn.layer.activation, []
+        at = {fn.layers[i] for i in (bisect.bisect_left(fn.layers, s) for s in settles) if i < len(fn.layers)}
+        for layer in sorted(at):
+            coords = tuple(sorted(c for s, c in signature if s <= layer))
+            static = [divmod(k, self.d) + (k,) for k in sorted(reads(act, [act.outputs[c] for c in coords]))
+                      if k % self.d in self.structural]
+            plan.append((layer, layer in settles, coords, static))
+        return plan
 
     # -- one obligation -------------------------------------------------------------------
-    def _use(self, fn: Function, p: int, layer: int, kind: str, coords: tuple[int, ...], order: tuple) -> None:
-        """The obligation of p under F at ``layer``, whose goal is the claims on ``coords``; ``order`` is
-        its place in the sequential derivation (for the merge)."""
+    def _use(self, fn: Function, p: int, layer: int, kind: str, coords: tuple[int, ...],
+             static: list[tuple[int, int, int]], order: tuple) -> None:
+        """The obligation of p under F at ``layer``, whose goal is the claims on ``coords`` (with ``static``, their
+        structural reads); ``order`` is its place in the sequential derivation (for the merge)."""
         # long because it is the derivation's inner loop (once per position, layer and goal): its closures share
         # the obligation's variable names (ys, hs) as locals, which helpers would pass or look up on every value
         claim = self.claims[p]
-        static = self._static.get((fn.number, coords))
-        act = fn.layer.activation
-        if static is None:
-            wanted = sorted(reads(act, [act.outputs[c] for c in coords]))
-            static = self._static[(fn.number, coords)] = [divmod(k, self.d) + (k,) for k in wanted
-                                                          if k % self.d in self.structural]
         row, heads = self.rows[p], fn.layer.heads
         values = tuple([row[c] if owner == 0 else pooled(heads[owner - 1].pooling, self.sets[(fn.number, owner - 1)][p],
                                                           self.rows, c) for owner, c, _ in static])

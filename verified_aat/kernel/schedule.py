@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 from .circuits import constant_values, depths
 from .data import MAX_SCHEDULE_INT, Circuit, as_dict, as_int, as_list, need
-from .encoding import Encoding
+from .encoding import Encoding, Role
 
 Claims = list[dict[int, tuple[int, int, int]]]  # per position: coordinate → (gate, power, settle)
 POWERS = (1, 2)
@@ -58,26 +58,26 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
             need(key not in deltas, kw, "given twice")
             deltas[key] = as_int(item[2], f"{kw}[2]", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
         used = {ref} | {r for _, r, _ in entries}  # which of the role's gates name its claim
-        parsed[kind] = (scale, offset, ref, entries, deltas, "gate" in used, "source" in used)
-    depth = depths(circuit)
+        field = Role._fields.index  # a role's gate and source by their place in the tuple Role
+        parsed[kind] = (scale, offset, field(ref), [(c, field(r), power) for c, r, power in entries], deltas,
+                        "gate" in used, "source" in used)
+    depth, ops = depths(circuit), [gate.op for gate in circuit.gates]
     claims: Claims = []
     empty: dict[int, tuple[int, int, int]] = {}
     shared: dict[tuple, dict[int, tuple[int, int, int]]] = {}  # equal claims are one (read-only) dict
-    for role in encoding.roles:
-        rule = parsed.get(role.kind)
+    for role in encoding.roles:  # a Role is the tuple (kind, gate, source, slot)
+        rule = parsed.get(role[0])
         if rule is None:
             claims.append(empty)
             continue
         scale, offset, ref, entries, deltas, by_gate, by_source = rule
-        key = (role.kind, role.gate if by_gate else None, role.source if by_source else None)
+        key = (role[0], role[1] if by_gate else None, role[2] if by_source else None)
         claim = shared.get(key)
         if claim is None:
-            refs = {"gate": role.gate, "source": role.source}
-            anchor = refs[ref]
-            base = scale * depth[anchor] + offset  # type: ignore[index]
-            op = circuit.gates[anchor].op  # type: ignore[index]
-            claim = shared[key] = {c: (refs[r], power, base + deltas.get((op, c), 0))  # type: ignore[misc]
-                                   for c, r, power in entries}
+            anchor = role[ref]
+            base = scale * depth[anchor] + offset
+            op = ops[anchor]
+            claim = shared[key] = {c: (role[r], power, base + deltas.get((op, c), 0)) for c, r, power in entries}
         claims.append(claim)
     return claims
 
