@@ -43,10 +43,10 @@ KINDS = {"per-circuit": ("checks", PER_CIRCUIT_ONLY_WITH),
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a binarization section": 3_063, "per-circuit with a circuit file": 3_151,
-               "per-circuit with a netlist link (Bench)": 3_662, "per-circuit with a netlist link (BLIF)": 3_730,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_674,
-               "per-circuit with a netlist link (AIGER)": 3_794,
+OVER_TARGET = {"per-circuit with a binarization section": 3_056, "per-circuit with a circuit file": 3_144,
+               "per-circuit with a netlist link (Bench)": 3_655, "per-circuit with a netlist link (BLIF)": 3_723,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_667,
+               "per-circuit with a netlist link (AIGER)": 3_787,
                "schematic instantiated at a circuit file": 3_230}  # not there yet: no growth
 
 

@@ -75,7 +75,7 @@ class Deriver:
         self._shapes: dict[Any, str] = {}  # shape key → lemma id (per range of positions)
         self._found: dict[str, list] = {}  # lemma id → [text, kind, uses, order key, where] (per range)
         self._counts: Counter = Counter()
-        self._constants: dict[int, str] = {}  # const gate → its numeral
+        self._constants = {g: numeral(gate.value) for g, gate in enumerate(self.gates) if gate.op == "const"}  # type: ignore[arg-type]
 
     # -- the plan: which layers check which position --------------------------------
     def run(self, functions: list[Function], shards: Any = None) -> Derivation:
@@ -179,14 +179,8 @@ class Deriver:
         hs: dict[tuple[int, int], str] = {}
         gates, claims, limit, constants = self.gates, self.claims, layer - 1, self._constants
 
-        def gate_value(g: int) -> str:
-            gate = gates[g]
-            if gate.op == "const":
-                text = constants.get(g)
-                if text is None:
-                    text = constants[g] = numeral(gate.value)  # type: ignore[arg-type]
-                return text
-            name = ys.get(g)
+        def gate_value(g: int) -> str:  # a constant's numeral, else the gate's variable
+            name = ys.get(g) or constants.get(g)
             if name is None:
                 name = ys[g] = f"y{len(ys)}"
             return name
@@ -202,22 +196,19 @@ class Deriver:
             return name
 
         members_of = self.sets
-        args: list[str] = []
-        for slot in template[1]:
-            tag = slot[0]
-            if tag == "lit":
-                args.append(slot[1])
-            elif tag == "own":
-                args.append(value_at(p, slot[1]))
+        args = template[1].copy()  # the literals in place: own and pooled values go in, in input order
+        for i, slot in template[3]:
+            if slot[0] == "own":
+                args[i] = value_at(p, slot[1])
             else:
                 _, h, c, pooling = slot
                 members = members_of[(fn.number, h)][p]
                 if pooling == "leftmost":
-                    args.append(value_at(members[0], c))
+                    args[i] = value_at(members[0], c)
                 elif pooling == "rightmost" or len(members) == 1:
-                    args.append(value_at(members[-1], c))
+                    args[i] = value_at(members[-1], c)
                 else:
-                    args.append(f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)")
+                    args[i] = f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)"
         expected = []
         for c in coords:
             g, power, _ = claim[c]
@@ -256,8 +247,9 @@ class Deriver:
         else:
             entry[2] += 1
 
-    def _template(self, fn: Function, coords: tuple[int, ...], known: dict[int, Number]) -> tuple[int, list[tuple], int]:
-        """Per activation input: a literal (numeral or free variable), the own value, or a pooled value."""
+    def _template(self, fn: Function, coords: tuple[int, ...], known: dict[int, Number]) -> tuple[int, list, int, list]:
+        """Per activation input: a literal (numeral or free variable), the own value, or a pooled value; then the
+        literals in input order (None elsewhere) and the (input, slot) pairs of the others."""
         act = fn.layer.activation
         residual = partial(act, list(coords), known)[1]
         slots: list[tuple] = []
@@ -273,7 +265,8 @@ class Deriver:
                 slots.append(("own", c))
             else:
                 slots.append(("pool", owner - 1, c, fn.layer.heads[owner - 1].pooling))
-        return len(self._templates), slots, free
+        return (len(self._templates), [s[1] if s[0] == "lit" else None for s in slots], free,
+                [(k, s) for k, s in enumerate(slots) if s[0] != "lit"])
 
     def _prefix_for(self, fn: Function, coords: tuple[int, ...]) -> str:
         key = (fn.number, coords)
