@@ -68,3 +68,24 @@ def test_the_argmax_set_digest_is_the_same_in_the_engine_and_the_kernel(sets, re
     number: dict = {}
     ids = [number.setdefault(s, len(number)) for s in sets]
     assert summary(sets)["digest"] == sets_digest(ids, list(number))
+
+
+@settings(max_examples=15, deadline=None)
+@given(sizes=st.lists(st.integers(0, 3), min_size=1, max_size=8), count=st.one_of(st.integers(1, 40),
+                                                                                  st.integers(65_530, 70_000)),
+       seed=st.integers(0, 9))
+def test_the_argmax_set_digest_is_its_definition_past_one_block_of_sets(sizes, count, seed):
+    """Both printers (one ``%`` over a format per block, sets of mixed sizes, past 65,536 distinct sets) equal the
+    definition line by line: ``p:s`` per position, then ``#s:j1 j2 …`` per distinct set."""
+    import random
+
+    from verified_aat.certificates.attention_digest import sets_digest
+    from verified_aat.kernel.agreement import summary
+    rng = random.Random(seed)
+    distinct = [()] + [(10 * i, *sorted(rng.sample(range(10 * i + 1, 10**8), sizes[i % len(sizes)]))) for i in range(count)]
+    ids = list(range(len(distinct))) + [rng.randrange(len(distinct)) for _ in range(50)]
+    text = "".join(f"{p}:{s}\n" for p, s in enumerate(ids)) + "".join(
+        f"#{s}:{' '.join(map(str, members))}\n" for s, members in enumerate(distinct))
+    expected = hashlib.sha256(text.encode()).hexdigest()
+    assert sets_digest(ids, distinct) == expected
+    assert summary([distinct[i] for i in ids])["digest"] == expected

@@ -19,9 +19,20 @@ def sets_digest(set_ids: Sequence[int], distinct: Sequence[Sequence[int]]) -> st
         pairs: list[int] = [0] * (2 * len(part))
         pairs[0::2], pairs[1::2] = range(start, start + len(part)), part
         h.update((("%d:%d\n" * len(part)) % tuple(pairs)).encode())
-    for s, members in enumerate(distinct):
-        h.update(f"#{s}:{' '.join(map(str, members))}\n".encode())
+    for start in range(0, len(distinct), CHUNK):  # "#s:members" lines, one format string per chunk
+        h.update(_set_lines(start, distinct[start:start + CHUNK]).encode())
     return h.hexdigest()
+
+
+def _set_lines(start: int, chunk: Sequence[Sequence[int]]) -> str:
+    """The lines ``#s:j1 j2 …`` of sets start, start + 1, …: one ``%`` over one format string (a format per set
+    size), not one string per set."""
+    flat: list[int] = []
+    for s, members in enumerate(chunk, start):
+        flat.append(s)
+        flat.extend(members)
+    formats = {n: "#%d:" + " ".join(["%d"] * n) + "\n" for n in set(map(len, chunk))}
+    return "".join(map(formats.__getitem__, map(len, chunk))) % tuple(flat)
 
 
 CHUNK = 65536

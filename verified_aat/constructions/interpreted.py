@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from fractions import Fraction
-from itertools import chain, compress, count, groupby, repeat
+from itertools import chain, compress, count, repeat
 from operator import attrgetter, is_, itemgetter
 from typing import Callable
 
@@ -179,28 +179,35 @@ def _exactly(inner: Callable[[tuple], int | Fraction]) -> Callable[[tuple], int 
 
 
 def _gates(fns, plans, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
-    """One row per gate, in order: runs of one kind whose row is columns (:func:`_row_plan`) are built in bulk."""
+    """One row per gate, in order: the gates of one kind are built in bulk (as columns where :func:`_row_plan`
+    allows), then put in place (kinds alternate in most circuits: runs of one kind are short)."""
     gates, slot, start = circuit.gates, group.input, len(rows)
-    for kind, run in groupby(zip(count(), map(_KIND, gates)), key=itemgetter(1)):
-        lo = next(run)[0]
-        hi = lo + 1 + len(list(run))
-        part = gates[lo:hi]
-        indices = list(map(_INDEX, part)) if kind is Kind.INPUT else [0] * (hi - lo)
+    kinds = list(map(_KIND, gates))
+    where: dict[Kind, list[int]] = {}
+    for g, kind in enumerate(kinds):
+        where.setdefault(kind, []).append(g)
+    params = (range(len(gates)), list(map(len, map(_ARGS, gates))), values,
+              [gate.index if kind is Kind.INPUT else 0 for gate, kind in zip(gates, kinds)])
+    built: list = [None] * len(gates)
+    for kind, at in where.items():
+        columns = [list(map(column.__getitem__, at)) for column in params]
         plan = plans[kind]
-        params = (range(lo, hi), list(map(len, map(_ARGS, part))), values[lo:hi], indices)
         if plan is None:
-            rows.extend(map(fns[kind], zip(*params)))
+            made = map(fns[kind], zip(*columns))
         else:
             picks, fixed = plan
             constant = iter(fixed)
-            rows.extend(zip(*[params[i] if i is not None else repeat(next(constant), hi - lo) for i in picks]))
+            made = zip(*[columns[i] if i is not None else repeat(next(constant), len(at)) for i in picks])
+        for g, row in zip(at, made):
+            built[g] = row
         if kind is Kind.INPUT and slot is not None:
-            slots.extend(zip(range(start + lo, start + hi), repeat(slot), indices))
+            slots.extend(zip([start + g for g in at], repeat(slot), columns[3]))
+    rows.extend(built)
     roles.extend(instances(Role, len(gates), kind=repeat("gate"), gate=range(len(gates)), source=repeat(None),
                            slot=repeat(None)))
 
 
-_KIND, _ARGS, _INDEX, _GATE = (attrgetter(f) for f in ("kind", "args", "index", "gate"))
+_KIND, _ARGS, _GATE = (attrgetter(f) for f in ("kind", "args", "gate"))
 
 
 def _edges(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]

@@ -77,10 +77,14 @@ def summary(sets: Sequence[tuple[int, ...]]) -> dict[str, Any]:
         pairs: list[int] = [0] * (2 * len(part))
         pairs[0::2], pairs[1::2] = range(start, start + len(part)), part
         digest.update((("%d:%d\n" * len(part)) % tuple(pairs)).encode())
-    distinct = list(number)  # numbered 0, 1, … in this order
+    distinct = list(number)  # numbered 0, 1, … in this order: "#s:members" lines, one format string per block
     for start in range(0, len(distinct), 65536):
-        digest.update("".join([f"#{start + i}:{' '.join(map(str, s))}\n"
-                               for i, s in enumerate(distinct[start:start + 65536])]).encode())
+        part, flat = distinct[start:start + 65536], []
+        for i, s in enumerate(part, start):
+            flat.append(i)
+            flat.extend(s)
+        formats = {n: "#%d:" + " ".join(["%d"] * n) + "\n" for n in set(map(len, part))}
+        digest.update(("".join(map(formats.__getitem__, map(len, part))) % tuple(flat)).encode())
     return {"positions": len(sets), "distinct": len(number), "members": sum(map(len, number)),
             "digest": digest.hexdigest()}
 
