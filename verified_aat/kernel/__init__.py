@@ -108,7 +108,9 @@ def parse_certificate(raw: bytes, path: str = "<certificate>", max_inflated: int
     try:
         doc = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except _DuplicateKey as exc:  # two readings: a reader that keeps the first value sees another certificate
-        raise CertificateFileError(f"{path}: not a certificate: an object names the key {str(exc)[:80]!r} twice") from None
+        key = exc.args[0]
+        raise CertificateFileError(f"{path}: not a certificate: an object names "
+                                   f"{f'the key {key!r}' if len(key) <= 80 else 'a key'} twice") from None
     except json.JSONDecodeError as exc:
         raise CertificateFileError(f"{path}:{exc.lineno}: not a certificate: invalid JSON ({exc.msg})") from None
     except RecursionError:

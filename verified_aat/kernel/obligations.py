@@ -144,8 +144,8 @@ class Deriver:
 
     def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
         """Obligation kinds: local-step:<gate op or role kind>, frame:<role kind> (one string per kind)."""
-        local, frame = ({kind: prefix + kind for kind in set(kinds)} for prefix, kinds in
-                        (("local-step:", role_kinds), ("frame:", frame_kinds)))
+        local = {kind: "local-step:" + kind for kind in set(role_kinds)}
+        frame = {kind: "frame:" + kind for kind in set(frame_kinds)}
         self._local_kinds, self._frame_kinds = list(map(local.__getitem__, role_kinds)), list(map(frame.__getitem__, frame_kinds))
 
     def _plan(self, fn: Function, signature: tuple[tuple[int, int], ...]) -> list[tuple[int, bool, tuple[int, ...], list]]:
