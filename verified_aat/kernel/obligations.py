@@ -71,7 +71,7 @@ class Deriver:
         self.sets = sets
         self.derivation = Derivation()
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
-        self._templates: dict[Any, tuple[int, list[tuple], int]] = {}
+        self._templates: dict[Any, tuple[int, list, int, list]] = {}  # see _template
         self._shapes: dict[Any, str] = {}  # shape key → lemma id (per range of positions)
         self._found: dict[str, list] = {}  # lemma id → [text, kind, uses, order key, where] (per range)
         self._counts: Counter = Counter()

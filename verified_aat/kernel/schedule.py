@@ -26,7 +26,8 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
     """Instantiate the rules at every position; :class:`Malformed` when a rule breaks the kernel's rule form."""
     coords = encoding.coordinates
     obj = as_dict(rules, "$.hints.schedule", set(), set(encoding.role_kinds))
-    parsed: dict[str, tuple[int, int, str, list[tuple[int, str, int]], dict[tuple[str, int], int], bool, bool]] = {}
+    parsed: dict[str, tuple[int, int, int, list[tuple[int, int, int]], dict[tuple[str, int], int], bool, bool]] = {}
+    field = Role._fields.index  # a role's gate and source by their place in the tuple Role
     for kind, raw in sorted(obj.items()):
         where = f"$.hints.schedule.{kind}"
         rule = as_dict(raw, where, {"scale", "offset", "ref", "claims", "kind_offsets"})
@@ -58,7 +59,6 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
             need(key not in deltas, kw, "given twice")
             deltas[key] = as_int(item[2], f"{kw}[2]", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
         used = {ref} | {r for _, r, _ in entries}  # which of the role's gates name its claim
-        field = Role._fields.index  # a role's gate and source by their place in the tuple Role
         parsed[kind] = (scale, offset, field(ref), [(c, field(r), power) for c, r, power in entries], deltas,
                         "gate" in used, "source" in used)
     depth, ops = depths(circuit), [gate.op for gate in circuit.gates]
