@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verified_aat.certificates.document import dumps_certificate
-from verified_aat.kernel.audit_proof import reciprocal_lemmas, select_lemma
+from verified_aat.kernel.audit_proof import argmax_lemma, reciprocal_lemmas, select_lemma
 from verified_aat.kernel.identity import decide
 from verified_aat.kernel.positivity import BadProof, check_proof
 from verified_aat.kernel.report import Options
@@ -107,17 +107,81 @@ def test_the_listed_recip_step_is_the_all_n_one_in_three_integer_cases() -> None
     assert wrong != lemmas[1].text and decide(wrong) is not True and find_proof(wrong) is None
 
 
-@pytest.mark.parametrize("n,j,pooling", [(4, 3, "leftmost"), (4, 0, "rightmost"), (6, 2, "leftmost"), (9, 4, "rightmost")])
+@pytest.mark.parametrize("n,j,pooling", [(4, 3, "leftmost"), (4, 0, "rightmost"), (6, 2, "leftmost"), (9, 4, "rightmost"),
+                                         (32, 31, "leftmost"), (32, 0, "rightmost")])
 def test_select_lemmas_get_a_case_tree_and_a_wrong_one_gets_none(n: int, j: int, pooling: str) -> None:
     text = select_lemma(n, j, pooling, 1).text
     proof = find_proof(text)
     assert proof is not None
     check_proof(text, proof)
-    other = (j + 1) % n if pooling == "leftmost" else (j - 1) % n  # a mark on the wrong side of j
-    wrong = text.replace(f"(= m{j} 1.0)", f"(= m{j} 1.0) (= m{other} 0.0)", 1)
+    assert len(json.dumps(proof)) < 600 * n  # a chain, not a tree over every mark
+    head, claim = text.split("(assert (not ")
+    wrong_side = range(j + 1, n) if pooling == "leftmost" else range(j)
+    edits = [(f"(= m{j} 1.0)", f"(and (= m{j} 1.0) (= m{k} 0.0))") for k in wrong_side][:1]  # a mark that does not count
+    edits += [(f"(= m{k} 0.0)", f"(= m{k} 1.0)") for k in (range(j) if pooling == "leftmost" else range(j + 1, n))][:1]
+    assert edits
+    for old, new in edits:
+        wrong = head + "(assert (not " + claim.replace(old, new, 1)
+        assert wrong != text and find_proof(wrong) is None
+        with pytest.raises(BadProof):
+            check_proof(wrong, proof)
+
+
+@pytest.mark.parametrize("n,j", [(5, 0), (8, 3), (32, 31)])
+def test_argmax_lemmas_get_a_chain_of_at_most_splits_to_n_32_and_a_wrong_one_gets_none(n: int, j: int) -> None:
+    """Past N = 4, ARGMAX rested on a solver (a cases-on tree has 3^(N-1) leaves); a chain has 3N - 2 nodes."""
+    text = argmax_lemma(n, j, 1).text
+    proof = find_proof(text)
+    assert proof is not None and "at-most" in proof
+    check_proof(text, proof)
+    assert json.dumps(proof).count("at-most") == n - 1
+    other = (j + 1) % n
+    wrong = text.replace(f"(>= s{j} s{other})", f"(> s{j} s{other})", 1)  # a tie is a maximum too
     assert wrong != text and find_proof(wrong) is None
     with pytest.raises(BadProof):
         check_proof(wrong, proof)
+
+
+def test_an_at_most_split_the_wrong_way_round_does_not_check() -> None:
+    """The case t <= 0 decides s1 > s0 (false) for t = s1 - s0, not for t = s0 - s1: the tree over the negated
+    term does not check."""
+    text = argmax_lemma(2, 0, 1).text
+    proof = find_proof(text)
+    assert proof is not None and proof["at-most"] == "(+ (* (- 1.0) s0) (* 1.0 s1))"
+    check_proof(text, proof)
+    flipped = json.loads(json.dumps(proof).replace(proof["at-most"], "(+ (* 1.0 s0) (* (- 1.0) s1))"))
+    with pytest.raises(BadProof):
+        check_proof(text, flipped)
+    text = argmax_lemma(3, 0, 1).text
+    proof = find_proof(text)
+    assert proof is not None and proof["cases"][0] != proof["cases"][1]
+    with pytest.raises(BadProof):
+        check_proof(text, dict(proof, cases=proof["cases"][::-1]))  # the cases swapped
+
+
+_TERMS = ["a", "b", "(- a b)", "(+ a b)", "(- 1.0 a)"]
+_trees: Any = st.recursive(st.just({"identity": True}), lambda sub: st.tuples(st.sampled_from(_TERMS), sub, sub).map(
+    lambda t: {"at-most": t[0], "cases": [t[1], t[2]]}), max_leaves=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.deferred(lambda: conditions), st.sampled_from(["a", "b", "(+ a b)", "1.0"]), st.sampled_from(["a", "0.0", "(* a b)"]),
+       _trees)
+def test_whatever_an_at_most_tree_proves_holds_at_every_point(c: Any, x: str, y: str, tree: Any) -> None:
+    """A case tree of at-most splits over identity leaves that checks for ``(ite c x y) = goal`` must make it hold
+    at every sample point: the bound t <= 0 decides only the comparisons it implies."""
+    for goal in (x, y):
+        text = "\n".join(["(set-logic QF_NRA)", "(declare-const a Real)", "(declare-const b Real)",
+                          f"(assert (not (= (ite {_show(c)} {x} {y}) {goal})))", "(check-sat)"])
+        try:
+            check_proof(text, tree)
+        except BadProof:
+            continue
+        points = [Fraction(-1), Fraction(0), Fraction(1, 2), Fraction(1), Fraction(2)]
+        for a, b in product(points, repeat=2):
+            env = {"a": a, "b": b}
+            taken = x if _condition_value(c, env) else y
+            assert _value(taken, env) == _value(goal, env), (text, tree, a, b)
 
 
 # -- ite conditions: true and false are read; and, or, not of known comparisons -------------------------------

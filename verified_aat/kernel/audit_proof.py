@@ -13,7 +13,8 @@ unrolled circuit U_N, and the local lemmas.  The kernel trusts none of it:
   the same gadget functions,
   and requires the certificate's list to be exactly its own (kind, scope,
   use count and byte-identical SMT-LIB text) (U4);
-* a solver must answer *unsat* for every lemma (U5).
+* the kernel decides every lemma: by its normal form or the lemma's proof object, else by a solver, which the
+  verdict then names (U5, S12).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from .unroll import (
 )
 
 AUDIT_FORMAT = "verified-aat/audit-certificate"
-AUDIT_VERSION = 2  # 2: RECIP in three integer cases over the reals
+AUDIT_VERSION = 3  # 2: RECIP in three integer cases over the reals; 3: ARGMAX and SELECT state their flags ≥ 0
 MAX_LENGTH = 32
 MAX_TOTAL_GATES = 20_000_000
 ALL_N = "all N"
@@ -98,6 +99,14 @@ def _text(title: str, defs: list[str], params: list[str], assumptions: list[str]
     return "\n".join(line for line in lines if line) + "\n"
 
 
+def _every(conditions: list[str]) -> str:
+    """1.0 if every condition holds, else 0.0, as nested ``ite``s: the first false one decides (S12c)."""
+    value = "1.0"
+    for c in reversed(conditions):
+        value = f"(ite {c} {value} 0.0)"
+    return value
+
+
 def _and(parts: list[str]) -> str:
     return "true" if not parts else (parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})")
 
@@ -120,17 +129,18 @@ def gt_lemma(uses: int) -> Lemma:
 
 
 def argmax_lemma(n: int, j: int, uses: int) -> Lemma:
-    """ARGMAX: given g_k = GT(s_k, s_j) for k ≠ j (lemma GT), NONE(g) = 1 exactly when s_j is a maximum."""
+    """ARGMAX: given g_k = GT(s_k, s_j) for k ≠ j (lemma GT), NONE(g) = 1 exactly when s_j is a maximum.  The
+    hypotheses g_k ≥ 0 follow from the first ones; stated, and with the claim as nested ``ite``s, they let a
+    proof object close a case as soon as one g_k is 1 (S12c)."""
     b = Builder()
     others = [k for k in range(n) if k != j]
     params = [f"s{k}" for k in range(n)] + [f"g{k}" for k in others]
     for _ in range(n):
         b.input()
     defs, (m,) = _gadget(b, [none(b, [b.input() for _ in others])], params)
-    facts = [f"(= g{k} (ite (> s{k} s{j}) 1.0 0.0))" for k in others]
-    top = _and([f"(>= s{j} s{k})" for k in others])
-    return Lemma("argmax", f"N = {n}", _text(f"ARGMAX N={n} j={j}", defs, params, facts,
-                                             f"(= {m} (ite {top} 1.0 0.0))"), uses)
+    facts = [f"(= g{k} (ite (> s{k} s{j}) 1.0 0.0))" for k in others] + [f"(>= g{k} 0.0)" for k in others]
+    top = _every([f"(>= s{j} s{k})" for k in others])
+    return Lemma("argmax", f"N = {n}", _text(f"ARGMAX N={n} j={j}", defs, params, facts, f"(= {m} {top})"), uses)
 
 
 def reciprocal_lemmas(uses: int) -> list[Lemma]:
@@ -154,16 +164,17 @@ def reciprocal_lemmas(uses: int) -> list[Lemma]:
 
 
 def select_lemma(n: int, j: int, pooling: str, uses: int) -> Lemma:
-    """For marks in {0, 1}: L_j = 1 exactly when m_j = 1 and no mark before (leftmost) / after (rightmost) j is."""
+    """For marks in {0, 1}: L_j = 1 exactly when m_j = 1 and no mark before (leftmost) / after (rightmost) j is
+    (m_k ≥ 0 follows from m_k ∈ {0, 1}, stated for the proof object as in ARGMAX)."""
     b = Builder()
     params = [f"m{k}" for k in range(n)]
     marks = [b.input() for _ in range(n)]
     defs, (sel,) = _gadget(b, [select(b, marks, j, pooling == "leftmost")], params)
     others = range(j) if pooling == "leftmost" else range(j + 1, n)
-    first = _and([f"(= m{j} 1.0)"] + [f"(= m{k} 0.0)" for k in others])
-    binary = [f"(or (= m{k} 0.0) (= m{k} 1.0))" for k in range(n)]
-    return Lemma(pooling, f"N = {n}", _text(f"{pooling.upper()} N={n} j={j}", defs, params, binary,
-                                            f"(= {sel} (ite {first} 1.0 0.0))"), uses)
+    first = _every([f"(= m{j} 1.0)"] + [f"(= m{k} 0.0)" for k in others])
+    binary = [f"(or (= m{k} 0.0) (= m{k} 1.0))" for k in range(n)] + [f"(>= m{k} 0.0)" for k in range(n)]
+    return Lemma(pooling, f"N = {n}", _text(f"{pooling.upper()} N={n} j={j}", defs, params, binary, f"(= {sel} {first})"),
+                 uses)
 
 
 def copy_lemma(f: Circuit, label: str, uses: int) -> Lemma:
@@ -226,7 +237,8 @@ def read_header(ctx: AuditContext, top: set[str], fmt: str, version: int, kind: 
     doc = as_dict(ctx.doc, "$", top, {"timings"})
     need(doc["format"] == fmt, "$.format", f"must be {fmt!r}")
     need(type(doc["version"]) is int and doc["version"] == version, "$.version",
-         f"this kernel checks {kind} certificates of version {version}")
+         f"this kernel checks {kind} certificates of version {version} (regenerate older ones with audit --prove), "
+         "got {given!r}", given=doc["version"])
     need(type(doc["claim"]) is str and type(doc["info"]) is dict, "$", "claim must be a string, info an object")
     result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
     need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}", status=result["status"])
@@ -317,7 +329,7 @@ def _solvers(ctx: AuditContext) -> list[str]:
 
 
 AUDIT_CHECKS: tuple[Check, ...] = (
-    Check("audit-document", "U1", "an audit certificate of version 1 that claims a proof", _document),
+    Check("audit-document", "U1", f"an audit certificate of version {AUDIT_VERSION} that claims a proof", _document),
     Check("audit-transformer", "U1", "the embedded transformer is well-formed and small enough", _transformer),
     Check("audit-hashes", "U1", "the transformer hash is that of the embedded transformer", _hashes),
     Check("audit-pooling", "U2", "every head pools exactly (average, leftmost or rightmost)", _pooling),

@@ -6,7 +6,7 @@ polynomial over Q (``sparse_poly.py``) in the declared constants, where ``(sgn t
 t when t's normal form is a constant, else an opaque atom named by t's normal form (equal normal
 forms, equal signs).  Earlier assertions (hypotheses) are not used: an identity holds under any.
 An ``ite`` is its branch where the condition's comparisons have constant (or, in a proof object's
-case, proved) signs.  Anything else — an order, a division by a non-constant, a size limit — is *not decided*
+case, proved) signs or bounds.  Anything else — an order, a division by a non-constant, a size limit — is *not decided*
 here (``None``), never *false*: the solvers then decide, and the verdict says so.
 """
 
@@ -55,7 +55,7 @@ class _Normaliser:
         self.variables: dict[str, int] = {}
         self.functions: dict[str, tuple[list[str], Sexp]] = {}
         self.atoms: dict[tuple, int] = {}
-        self.known: dict[tuple, int] = {}  # sign of a normal form proved in the current case (positivity.py)
+        self.known: dict[tuple, int] = {}  # sign (or bound ±2: ≥ 0 / ≤ 0) of a normal form proved in this case
         self.pending: list[Poly] = []      # condition differences of unknown sign met (read by the prover only)
 
     def term(self, t: Sexp, env: dict[str, Poly]) -> Poly:
@@ -153,6 +153,9 @@ class _Normaliser:
         difference = add(dict(self.term(c[1], env)), self.term(c[2], env), -1)
         sign = self.sign(difference)
         if set(sign) - {()}:
+            bound = self.known.get(poly_key(difference))  # ±2: proved ≥ 0 / ≤ 0 (a proof's at-most case)
+            if bound == 2 and c[0] in ("<", ">=") or bound == -2 and c[0] in (">", "<="):
+                return c[0] in (">=", "<=")
             self.pending.append(difference)  # for a prover: a sign worth splitting on
             raise Undecided("a condition whose sign is not known")
         return COMPARE[c[0]](sign.get((), 0))
@@ -162,10 +165,10 @@ class _Normaliser:
             return {}
         if set(p) == {()}:
             return {(): 1 if p[()] > 0 else -1}
-        key = poly_key(p)
-        if key in self.known:
-            return {(): self.known[key]} if self.known[key] else {}
-        atom = self.atoms.setdefault(key, SIGN_ATOM + len(self.atoms))
+        value = self.known.get(poly_key(p))
+        if value in (-1, 0, 1):  # a bound ±2 leaves the sign an atom
+            return {(): value} if value else {}
+        atom = self.atoms.setdefault(poly_key(p), SIGN_ATOM + len(self.atoms))
         return {(atom,): 1}
 
 

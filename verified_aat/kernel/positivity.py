@@ -13,8 +13,9 @@ per disjunct of assertion k, in order), whose leaves close their case:
 
 A node ``{"cases-on": TERM, "cases": [N₊, N₀, N₋]}`` splits on the sign of TERM (each case knows it,
 so sgn and ``ite`` conditions on ±TERM are decided there, and adds TERM ≥ 0, both, or −TERM ≥ 0 to
-its facts).  In every case an assertion ``(= v t)`` with v an unsubstituted declared constant and t
-decided there substitutes t for v.
+its facts); ``{"at-most": TERM, "cases": [N₊, N₋₀]}`` into TERM > 0 and TERM ≤ 0 (a bound: it decides
+TERM > 0 and TERM ≤ 0, not sgn).  In every case an assertion ``(= v t)`` with v an unsubstituted declared
+constant and t decided there substitutes t for v.
 A node ``{"signs": [[TERM, "+" or "-", POSITIVE], …], "then": NODE}`` proves ±TERM > 0 in its case
 by a positive certificate (as above, for ±TERM instead of b − a), then checks NODE with sgn of every
 term whose normal form is TERM's replaced by ±1.
@@ -76,13 +77,14 @@ class _Lemma:
                 self.node(case, self._assume(disjunct, env), chosen + [disjunct], budget)
             return
         env = self._equalities(env)
-        if "cases-on" in proof:  # trichotomy: t > 0, t = 0, t < 0 — every real is in one case
-            (term,) = parse(proof["cases-on"]) if type(proof["cases-on"]) is str else (None,)
+        if "cases-on" in proof or "at-most" in proof:  # t > 0, t = 0, t < 0 (or t > 0, t ≤ 0): every real is in one
+            rule = "cases-on" if "cases-on" in proof else "at-most"
+            (term,) = parse(proof[rule]) if type(proof[rule]) is str else (None,)
             cases = proof.get("cases")
-            if term is None or type(cases) is not list or len(cases) != 3:
-                raise BadProof("cases-on is a TERM with three cases (> 0, = 0, < 0)")
+            if term is None or type(cases) is not list or len(cases) != (3 if rule == "cases-on" else 2):
+                raise BadProof(f"{rule} is a TERM with its cases (> 0, = 0, < 0 or > 0, <= 0)")
             saved = dict(self.n.known)
-            for (known, facts), case in zip(self.trichotomy(term, env), cases):
+            for (known, facts), case in zip(self.trichotomy(term, env, rule == "at-most"), cases):
                 self.n.known = known
                 self.node(case, env, chosen + facts, budget)
             self.n.known = saved
@@ -145,13 +147,12 @@ class _Lemma:
         if add(total, target, -1):
             raise BadProof("the positive quantity is not the stated sum")
 
-    def trichotomy(self, term: Sexp, env: dict[str, Poly]) -> list[tuple[dict[tuple, int], list[Sexp]]]:
-        """The cases t > 0, t = 0, t < 0 of a ``cases-on`` node: each case's known signs (of t and −t, on
-        top of those known here) and the facts it adds."""
-        t = self.poly(term, env)
-        return [({**self.n.known, poly_key(t): sign, poly_key(add({}, t, -1)): -sign}, facts)
-                for sign, facts in ((1, [[">=", term, "0.0"]]), (0, [[">=", term, "0.0"], [">=", "0.0", term]]),
-                                    (-1, [[">=", "0.0", term]]))]
+    def trichotomy(self, term: Sexp, env: dict[str, Poly], at_most: bool = False) -> list[tuple[dict[tuple, int], list[Sexp]]]:
+        """The cases t > 0, t = 0, t < 0 of a ``cases-on`` node (t > 0, t ≤ 0: the bound −2 of an ``at-most`` one):
+        each case's known signs (of t and −t, on top of those known here) and the facts it adds."""
+        t, above, below = self.poly(term, env), [[">=", term, "0.0"]], [[">=", "0.0", term]]
+        cases = [(1, above), (-2, below)] if at_most else [(1, above), (0, above + below), (-1, below)]
+        return [({**self.n.known, poly_key(t): sign, poly_key(add({}, t, -1)): -sign}, facts) for sign, facts in cases]
 
     def violated(self, k: int, env: dict[str, Poly]) -> bool:
         """Assertion k is ``(not (= a b))`` and a − b has normal form 0 here."""
