@@ -24,15 +24,14 @@ deeper cuts, last down to the inputs.  Only true equations are used (definitions
 annotations, proved using lower annotations only), so every choice is sound and a missed
 one is a rejection.  Exact mode decides polynomial identities over Q (no sign may occur).
 Threshold mode, when a sign occurs or the identity alone does not settle (b), checks a
-lemma over at most ENUMERATE y's alone at every point of {0,1}^k, and asks the solvers
-otherwise.  Lemmas are decided once per canonical text (variables renamed by first
+lemma over the y's alone on all of {0,1}^k by branch and bound (at most BRANCHES branches),
+and asks the solvers otherwise.  Lemmas are decided once per canonical text (variables renamed by first
 occurrence).
 """
 
 from __future__ import annotations
 
 import heapq
-import itertools
 from fractions import Fraction
 from typing import Any
 
@@ -40,14 +39,14 @@ from .context import circuit_for_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
-from .netlist_decide import Node, evaluate
+from .netlist_decide import Node, agree
 from .problems import Problem, no_link
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
 
 MAX_NODES = 100_000           # nodes in one lemma's expansion
 DEEPER = 3                    # deeper cuts tried for a lemma that fails at its frontier
 MAX_BASIS = 64                # operands a sum is matched against
-ENUMERATE = 12                # threshold lemmas over at most this many y alone are checked on all of {0,1}^k
+BRANCHES = 1 << 16            # branches of a threshold lemma over the y alone checked on {0,1}^k (netlist_decide)
 
 
 def check_netlist(ctx: Context) -> tuple[list[Problem | str], str]:
@@ -354,8 +353,8 @@ class _Prover:
         if signs and not self.threshold:
             return "a sign occurs in exact mode"
         top = max(lhs, rhs) + 1  # the nodes of both sides come first in the listing
-        if self.threshold and bs and len(bs) <= ENUMERATE and not any(item[0] == "v" for item in order[:top]):
-            if all(evaluate(order[:top], bits, lhs, rhs) for bits in itertools.product((0, 1), repeat=len(bs))):
+        if self.threshold and bs and not any(item[0] == "v" for item in order[:top]):
+            if agree(order[:top], len(bs), lhs, rhs, BRANCHES):
                 return "ok"  # both sides agree at every y ∈ {0,1}^k (y = F is not even needed)
         limit = MAX_PRODUCT_WORK // 20 if signs else MAX_PRODUCT_WORK  # with signs, the solvers may do better
         try:  # an identity with every sign(…) an independent variable is a proof

@@ -1,0 +1,105 @@
+"""The netlist link's decision of a threshold lemma over its operands y ∈ {0,1}^k (``kernel/netlist_decide.py``):
+branch and bound over exact intervals, the same answer as every point, and wide gates with no solver."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verified_aat.circuits.arithmetize import import_netlist
+from verified_aat.circuits.json_format import canonical_circuit_bytes
+from verified_aat.circuits.link_section import netlist_section
+from verified_aat.kernel.context import Context
+from verified_aat.kernel.data import load_circuit
+from verified_aat.kernel.netlist_decide import agree, bounds
+from verified_aat.kernel.netlist_link import link_report
+from verified_aat.kernel.report import Options
+
+
+def _value(order: list[Any], bits: tuple[int, ...]) -> list[Fraction]:
+    """The test's own evaluation of a node listing at a point of {0,1}^k."""
+    values: list[Any] = []
+    for item in order:
+        if item[0] in ("y", "n"):
+            values.append(bits[item[1]] if item[0] == "y" else item[1])
+        elif item[0] == "+":
+            values.append(item[1] + sum(c * values[m] for m, c in item[2]))
+        elif item[0] == "mul":
+            values.append(math.prod(values[m] for m in item[1]))
+        else:
+            values.append((values[item[1][0]] > 0) - (values[item[1][0]] < 0))
+    return values
+
+
+@st.composite
+def listings(draw: Any) -> tuple[list[Any], int]:
+    """A random node listing over k ≤ 6 operands, each node over earlier ones (sums, products, signs)."""
+    k = draw(st.integers(1, 6))
+    order: list[Any] = [("y", i) for i in range(k)] + [("n", draw(st.sampled_from([0, 1, -1, 2, Fraction(1, 2)])))]
+    for _ in range(draw(st.integers(1, 10))):
+        earlier = st.integers(0, len(order) - 1)
+        kind = draw(st.sampled_from(["+", "mul", "sign"]))
+        if kind == "+":
+            terms = sorted(set(draw(st.lists(earlier, min_size=1, max_size=4))))
+            order.append(("+", draw(st.sampled_from([0, 1, -1, -3])),
+                          tuple((m, draw(st.sampled_from([1, -1, 2, -2, Fraction(1, 2)]))) for m in terms)))
+        elif kind == "mul":
+            order.append(("mul", tuple(draw(st.lists(earlier, min_size=2, max_size=3)))))
+        else:
+            order.append(("sign", (draw(earlier),)))
+    return order, k
+
+
+@settings(max_examples=400, deadline=None)
+@given(listings(), st.data())
+def test_branch_and_bound_agrees_with_every_point(listing: tuple[list[Any], int], data: Any) -> None:
+    order, k = listing
+    lhs, rhs = data.draw(st.integers(0, len(order) - 1)), data.draw(st.integers(0, len(order) - 1))
+    points = [_value(order, bits) for bits in itertools.product((0, 1), repeat=k)]
+    assert agree(order, k, lhs, rhs, 1 << 16) == all(v[lhs] == v[rhs] for v in points)
+    fixed = data.draw(st.integers(0, k))
+    for prefix in itertools.product((0, 1), repeat=fixed):  # each interval holds every value it stands for
+        box = bounds(order, prefix)
+        for v in (p for bits, p in zip(itertools.product((0, 1), repeat=k), points) if bits[:fixed] == prefix):
+            assert all(low <= x <= high for (low, high), x in zip(box, v))
+
+
+def test_a_wide_and_closes_in_a_chain_and_the_budget_is_kept() -> None:
+    """AND of k operands as 1 + sgn(Σy − k) against Π y: one branch per operand, not 2^k; with too small a
+    budget the answer is False (the lemma then goes on to the next procedure), never True."""
+    k = 40
+    ys = [("y", i) for i in range(k)]
+    order = ys + [("+", -k, tuple((i, 1) for i in range(k))), ("sign", (k,)), ("+", 1, ((k + 1, 1),)),
+                  ("mul", tuple(range(k)))]
+    assert agree(order, k, k + 2, k + 3, 2 * k + 1)
+    assert not agree(order, k, k + 2, k + 3, k // 2)
+    wrong = order[:-1] + [("mul", tuple(range(k - 1)))]  # one operand left out: wrong where only it is 0
+    assert not agree(wrong, k, k + 2, k + 3, 1 << 16)
+
+
+def _wide_bench(tmp_path: Path, k: int, body: str) -> Path:
+    ins = [f"x{i}" for i in range(k)]
+    path = tmp_path / "wide.bench"
+    path.write_text("\n".join([f"INPUT({x})" for x in ins] + ["OUTPUT(g)", body.format(", ".join(ins))]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("op", ["AND", "NOR", "NAND", "OR"])
+def test_a_gate_of_24_inputs_is_linked_in_threshold_mode_with_no_solver(tmp_path: Path, op: str,
+                                                                       no_solver_at_all: None) -> None:
+    """Before: past 12 operands a threshold lemma went to the solvers, and Z3 timed out on a 16-input NOR."""
+    circuit = import_netlist(str(_wide_bench(tmp_path, 24, f"g = {op}({{}})")), "threshold")
+    ctx = Context({"netlist": netlist_section(circuit)}, Options(solver_trust=False))
+    ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
+                               extra_keys={"format", "version", "domain"})
+    problems, theorem, stats = link_report(ctx)
+    assert not problems and not ctx.unchecked and "{0,1}^24" in theorem
+    assert stats["solver_runs"] == 0
