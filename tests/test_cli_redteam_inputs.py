@@ -104,3 +104,16 @@ def test_a_json_circuit_with_a_repeated_key_is_bad_input(tmp_path: Path, capsys:
     code, err, _ = _run(capsys, "info", str(tmp_path / "c.json"))
     assert code == 2 and len(err) == 1 and "duplicate key 'outputs'" in err[0]
     assert json.loads(doc)["outputs"] == []  # what a lax reader would have taken silently
+
+
+@pytest.mark.parametrize("command", [["check"], ["show"], ["show", "--summary"], ["report", "-o", "r.html"]])
+def test_a_deep_certificate_with_an_escape_is_one_line(command: list[str], tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Nesting just under Python's parser limit, with a \\u escape in it: the text check walked the document
+    recursively and overflowed where the parser had not; now it is bad input like any too-deep file."""
+    depth = 987
+    bad = tmp_path / "deep.json"
+    bad.write_text('{"a": ' + "[" * depth + '"\\u00e9"' + "]" * depth + "}")
+    code, err, out = _run(capsys, command[0], str(bad), *command[1:])
+    assert code == 2 and len(err) == 1 and "nested" in err[0] and "Traceback" not in out
+    assert not (tmp_path / "r.html").exists()

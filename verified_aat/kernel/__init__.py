@@ -119,7 +119,7 @@ def parse_certificate(raw: bytes, path: str = "<certificate>", max_inflated: int
         raise CertificateFileError(f"{path}: not a certificate: {'a number has more than 4,300 digits (the digits limit)' if 'integer string' in str(exc) else exc}") from None
     if not isinstance(doc, dict):
         raise CertificateFileError(f"{path}: not a certificate: the top level is not a JSON object")
-    if "\\u" in text and not _is_text(doc):  # a lone \udXXX escape decodes to no character at all
+    if "\\u" in text and not _is_text(doc, path):  # a lone \udXXX escape decodes to no character at all
         raise CertificateFileError(f"{path}: not a certificate: a string holds a lone UTF-16 surrogate (not text)")
     return doc
 
@@ -135,11 +135,13 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return doc
 
 
-def _is_text(doc: dict[str, Any]) -> bool:
+def _is_text(doc: dict[str, Any], path: str) -> bool:
     try:
         json.dumps(doc, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return False
+    except RecursionError:  # the encoder's stack is shallower than the decoder's
+        raise CertificateFileError(f"{path}: not a certificate: JSON nested too deeply") from None
     return True
 
 

@@ -45,6 +45,7 @@ MAX_BITS = 200_000          # of a number the kernel computes with concrete valu
 MAX_K = 10_000              # info.depth_bound of a per-circuit certificate (limits.MAX_K)
 
 _RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z", re.ASCII)
+_NUMERAL = re.compile(r"(-?[0-9]+)(?:\.([0-9]+))?(?:/([0-9]+))?\Z", re.ASCII)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z", re.ASCII)
 
 
@@ -160,6 +161,16 @@ def too_big(value: Number) -> bool:
     if type(value) is int:
         return value.bit_length() > MAX_BITS
     return value.numerator.bit_length() + value.denominator.bit_length() > MAX_BITS  # type: ignore[union-attr]
+
+
+def read_numeral(text: str) -> Number | None:
+    """The value of ``p``, ``p.d``, ``p/q`` or ``p.d/q`` (ASCII digits, at most :data:`MAX_DIGITS`), else None.
+    Every numeral a certificate writes goes through here: ``Fraction("1e99999999")`` would compute 10^(10^8)."""
+    m = _NUMERAL.match(text) if len(text) <= MAX_DIGITS else None
+    if m is None or m.group(3) is not None and not int(m.group(3)):
+        return None
+    frac = m.group(2) or ""
+    return exact(Fraction(int(m.group(1) + frac), 10 ** len(frac) * int(m.group(3) or 1)))
 
 
 def exact(value: Number) -> Number:

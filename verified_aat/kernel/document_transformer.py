@@ -11,10 +11,9 @@ matter, argument order does).  This check can only reject, or let the theorem sa
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 from typing import Any
 
-from .data import Bilinear, Circuit, Malformed, Transformer, exact, need
+from .data import Bilinear, Circuit, Malformed, Transformer, need, read_numeral
 from .problems import Problem
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
@@ -72,7 +71,7 @@ class Terms:
                 stack.pop()
                 continue
             if _LITERAL.match(name):
-                known[name] = self.term(("const", exact(Fraction(name))))
+                known[name] = self.term(("const", _literal(name, path)))
                 stack.pop()
                 continue
             if name not in definitions:
@@ -88,7 +87,7 @@ class Terms:
             if op == "const":
                 if len(args) != 1 or not _LITERAL.match(args[0]):
                     raise Malformed(path, "{name!r}: const takes one rational", {"name": name})
-                known[name] = self.term(("const", exact(Fraction(args[0]))))
+                known[name] = self.term(("const", _literal(args[0], path)))
             else:
                 known[name] = self.term((op, tuple(known[a] for a in args)))
             stack.pop()
@@ -139,6 +138,13 @@ def _same_layer(raw: Any, layer: Any, coordinates: tuple[str, ...], functions: d
     return _terms(raw.get("activation"), functions, inputs, terms, path) == terms.of_circuit(layer.activation)
 
 
+def _literal(text: str, path: str) -> Any:
+    q = read_numeral(text)
+    if q is None:
+        raise Malformed(path, "not a rational the kernel reads (p, p.d or p/q, at most 2,000 digits)")
+    return q
+
+
 def _terms(ref: Any, functions: dict[str, Any], inputs: list[str], terms: Terms, path: str) -> tuple[int, ...] | None:
     lines = functions.get(ref) if type(ref) is str else ref
     try:
@@ -158,7 +164,10 @@ def _bilinear(score: Any, coordinates: tuple[str, ...]) -> tuple[tuple[int, int,
                 or parts[0][2:] not in coordinates or parts[1][2:] not in coordinates \
                 or type(value) is not str or not _LITERAL.match(value):
             return None
-        out.append((coordinates.index(parts[0][2:]), coordinates.index(parts[1][2:]), exact(Fraction(value))))
+        q = read_numeral(value)
+        if q is None:
+            return None
+        out.append((coordinates.index(parts[0][2:]), coordinates.index(parts[1][2:]), q))
     return tuple(sorted(out))
 
 

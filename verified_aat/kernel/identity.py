@@ -16,6 +16,7 @@ from fractions import Fraction
 from functools import reduce
 from typing import Any
 
+from .data import read_numeral
 from .smt import SGN
 from .sparse_poly import SIGN_ATOM, Poly, TooLarge, add, multiply
 
@@ -116,11 +117,9 @@ class _Normaliser:
             return {(self.variables[t],): 1}
         q = _NUMERALS.get(t)
         if q is None:
-            try:
-                value = Fraction(t)
-            except ValueError:
-                raise Undecided(f"unknown symbol {t}") from None
-            q = value.numerator if value.denominator == 1 else value  # ints: faster, equally exact
+            q = read_numeral(t)  # ints for integers: faster, equally exact
+            if q is None:
+                raise Undecided("an unknown symbol")
             if len(_NUMERALS) < 100_000:  # a bounded memo of numerals (immutable values)
                 _NUMERALS[t] = q
         return {(): q} if q else {}

@@ -30,6 +30,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from .data import read_numeral
 from .identity import Sexp, Undecided, parse, poly_key, read_lemma
 from .sparse_poly import Poly, TooLarge, add, multiply
 
@@ -215,9 +216,10 @@ def _index(k: Any, n: int) -> int:
 
 
 def _rational(q: Any) -> Fraction:
-    if type(q) is not str or len(q) > 200:
+    value = read_numeral(q) if type(q) is str and len(q) <= 200 else None
+    if value is None:
         raise BadProof("a rational is a string p/q")
-    return Fraction(q)
+    return Fraction(value)
 
 
 def _nonnegative(q: Any) -> Fraction:

@@ -20,6 +20,7 @@ from ..errors import InputError
 from ..transformer.key_join import ArgmaxSets
 from ..transformer.model import Transformer
 from .diff import TransformerDiff, transformer_diff
+from .fields import count, counts, listing, mapping, phase_seconds, stated_status
 from .names import net_names
 
 
@@ -135,19 +136,17 @@ def from_certificate(doc: dict[str, Any], kernel_report: Any = None, source: str
         status = kernel_report.outcome
         verdict = ((kernel_report.theorem,) if kernel_report.accepted else ()) + tuple(kernel_report.reasons)
     else:
-        status = str((doc.get("result") or {}).get("status", "unknown"))
+        status = stated_status(doc)
         verdict = ("the certificate says so; not re-checked here (run `verified-aat check` for the kernel's verdict)",)
-    lemmas = tuple(LemmaView(str(l.get("id")), str(l.get("kind")), int(l.get("uses") or 0), str(l.get("engine")),
-                             str(l.get("smt2"))) for l in doc.get("lemmas") or [] if isinstance(l, dict))
-    derived = doc.get("derived") if isinstance(doc.get("derived"), dict) else {}
-    obligations = tuple(sorted((str(k), int(v)) for k, v in (derived.get("obligations") or {}).items()))
+    lemmas = tuple(LemmaView(str(l.get("id")), str(l.get("kind")), count(l.get("uses")), str(l.get("engine")),
+                             str(l.get("smt2"))) for l in listing(doc.get("lemmas")) if type(l) is dict)
+    obligations = counts(mapping(doc.get("derived")).get("obligations"))
     names, naming = net_names(circuit, doc.get("netlist"))
-    phases = ((doc.get("timings") or {}).get("phases") or {}) if isinstance(doc.get("timings"), dict) else {}
     return ReportData(
         title=f"{name} on {circuit.name}", status=status, verdict=verdict, construction=name, depth_bound=depth,
         construction_document=embedded,
         circuit=circuit, transformer=transformer, encoding=encoding, attention=attention, obligations=obligations,
-        lemmas=lemmas, source=source, timings=tuple(sorted((k, float(v)) for k, v in phases.items())),
+        lemmas=lemmas, source=source, timings=phase_seconds(mapping(doc.get("timings")).get("phases")),
         names=names, naming=naming)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import InputError
 from ..transformer.model import Transformer
 from .data import LemmaView, transformer_from_form
+from .fields import count, listing, mapping, stated_status
 
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
 AUDIT_FORMAT = "verified-aat/audit-certificate"
@@ -64,19 +65,19 @@ def from_theorem_certificate(doc: dict[str, Any], kernel_report: Any = None,
     if not is_theorem_certificate(doc):
         raise InputError("not a schematic or audit certificate", source)
     kind = "schematic" if doc["format"] == SCHEMATIC_FORMAT else "audit"
-    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+    info = mapping(doc.get("info"))
     if kernel_report is not None:
         status = kernel_report.outcome
         verdict = ((kernel_report.theorem,) if kernel_report.accepted else ()) + tuple(kernel_report.reasons)
     else:
-        status = str((doc.get("result") or {}).get("status", "unknown"))
+        status = stated_status(doc)
         verdict = (("the certificate says so; not re-checked here (run `verified-aat check` for the kernel's "
                     "verdict)"),)
-    lemmas = tuple(ScopedLemma(LemmaView(str(l.get("id")), str(l.get("kind")), _int(l.get("uses")),
+    lemmas = tuple(ScopedLemma(LemmaView(str(l.get("id")), str(l.get("kind")), count(l.get("uses")),
                                          str(l.get("engine") or "solver"), str(l.get("smt2"))),
                                str(l.get("scope") or ("every K" if kind == "schematic" else "all N"
                                                       if doc["format"] == FAMILY_FORMAT else "")))
-                   for l in doc.get("lemmas") or [] if isinstance(l, dict))
+                   for l in listing(doc.get("lemmas")) if type(l) is dict)
     unrolled: tuple[tuple[int, int, int], ...] = ()
     if kind == "schematic":
         name = doc.get("construction") if isinstance(doc.get("construction"), str) else None
@@ -90,21 +91,21 @@ def from_theorem_certificate(doc: dict[str, Any], kernel_report: Any = None,
         label = str(info.get("transformer") or "T")
         first = label.split()[0] if label.split() else ""
         name = first if first in CONSTRUCTIONS else None
-        measures = doc.get("measures") if isinstance(doc.get("measures"), dict) else {}
+        measures = mapping(doc.get("measures"))
         covers = [("transformer", (f"{label}: {info.get('layers', '?')} layers, {info.get('heads', '?')} heads, "
                                    f"dimension {info.get('dimension', '?')}")),
                   ("claim", str(doc.get("claim") or "")),
                   ("lengths N", "every N ≥ 1 (one uniform family, no lemma mentions N)"),
                   ("depth of U_N", f"{measures.get('depth', '?')} for every N ≥ 2"),
-                  ("non-constant gates of U_N (N⁰ … N³)", ", ".join(map(str, measures.get("gates_cubic") or [])))]
+                  ("non-constant gates of U_N (N⁰ … N³)", ", ".join(map(str, listing(measures.get("gates_cubic")))))]
         title = f"{label} unrolled for every N (all-N audit certificate)"
     else:
         label = str(info.get("transformer") or "T")
         first = label.split()[0] if label.split() else ""
         name = first if first in CONSTRUCTIONS else None
-        lengths = [n for n in doc.get("lengths") or [] if type(n) is int]
-        unrolled = tuple((_int(u.get("n")), _int(u.get("gates")), _int(u.get("depth")))
-                         for u in doc.get("unrolled") or [] if isinstance(u, dict))
+        lengths = [n for n in listing(doc.get("lengths")) if type(n) is int]
+        unrolled = tuple((count(u.get("n")), count(u.get("gates")), count(u.get("depth")))
+                         for u in listing(doc.get("unrolled")) if type(u) is dict)
         scopes = _kinds_by_scope(lemmas)
         covers = [("transformer", (f"{label}: {info.get('layers', '?')} layers, {info.get('heads', '?')} heads, "
                                    f"dimension {info.get('dimension', '?')}")),
@@ -139,10 +140,6 @@ def _with_layer_names(t: Transformer | None, construction: str | None, depth: An
     if len(own.layers) != len(t.layers) or any(heads(a) != heads(b) for a, b in zip(own.layers, t.layers)):
         return t
     return replace(t, layers=tuple(replace(a, name=b.name) for a, b in zip(t.layers, own.layers)))
-
-
-def _int(value: Any) -> int:
-    return value if type(value) is int else 0
 
 
 def _kinds_by_scope(lemmas: tuple[ScopedLemma, ...]) -> dict[str, list[str]]:
