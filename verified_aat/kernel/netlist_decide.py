@@ -1,29 +1,70 @@
-"""How the netlist link (``netlist_link.py``) decides a lemma over {0,1}^k: a lemma is a node listing (``v``
-variable, ``y`` operand, ``n`` numeral, ``+`` affine sum, ``mul``, ``sign``); ``netlist_smt.py`` states one to the
+"""How the netlist link (``netlist_link.py``) decides a lemma: a lemma is a node listing (``v`` variable, ``y``
+operand, ``n`` numeral, ``+`` affine sum, ``mul``, ``sign``), decided over {0,1}^k by branch and bound (threshold
+mode) or as a polynomial identity in shifted coordinates (both modes); ``netlist_smt.py`` states one to the
 solvers."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+from collections.abc import Sequence
 from typing import Any
 
 from .data import Number
+from .sparse_poly import MAX_MONOMIALS, MAX_PRODUCT_WORK, SIGN_ATOM, Poly, TooLarge, add, mul
 
 Node = tuple[Any, ...]
 
 
-def agree(order: list[Node], k: int, lhs: int, rhs: int, budget: int) -> bool:
-    """Whether both sides (over the y only) are equal at every y ∈ {0,1}^k, by branch and bound: a branch fixes
-    the first y's, and where both sides are one and the same number over it (:func:`bounds`) it holds at all
-    its points.  False: the sides differ at a point, or more than ``budget`` branches are open."""
+def agree(order: list[Node], k: int, lhs: int, rhs: int, budget: int,
+          hypotheses: Sequence[tuple[int, int]] = ()) -> bool:
+    """Whether both sides (over the y only) are equal at every y ∈ {0,1}^k where each hypothesis y_i = node
+    holds, by branch and bound: a branch fixes the first y's; where both sides are one and the same number over
+    it (:func:`bounds`) it holds at all its points, and where a hypothesis's two intervals are disjoint it has
+    no such point.  False: the sides differ at such a point, or more than ``budget`` branches are open."""
     stack: list[tuple[int, ...]] = [()]
     while stack:
         bits, budget = stack.pop(), budget - 1
         values = bounds(order, bits)
+        if any(values[n][0] > (bits[i] if i < len(bits) else 1) or values[n][1] < (bits[i] if i < len(bits) else 0)
+               for i, n in hypotheses):
+            continue  # y_i = F_i fails at every point of the branch
         if not values[lhs][0] == values[lhs][1] == values[rhs][0] == values[rhs][1]:
             if len(bits) == k or budget < 0:
                 return False
             stack += [bits + (0,), bits + (1,)]
     return True
+
+
+def over_operands(order: list[Node], lhs: int, rhs: int,
+                  bs: list[int]) -> tuple[list[Node], int, int, list[tuple[int, int]]] | None:
+    """The lemma over the y alone: each frontier variable v written (y_i − α)/β, where an operand's form F_i is
+    α + β·v (the hypothesis y_i = F_i makes v that); the sides, and as hypotheses y_i = F_i each F_i that is
+    then over the y alone.  None if a side has a v that no F_i is so."""
+    solved: dict[int, tuple[int, Number, Number]] = {}  # v -> (i, α, β)
+    for i, b in enumerate(bs):
+        item = order[b]
+        if item[0] == "+" and len(item[2]) == 1 and order[item[2][0][0]][0] == "v" and item[2][0][1] != 0:
+            solved.setdefault(order[item[2][0][0]][1], (i, item[1], item[2][0][1]))
+        elif item[0] == "v":
+            solved.setdefault(item[1], (i, 0, 1))
+    out: list[Node] = []
+    new: list[int] = []  # each node's place in out, -1 for a node over a v no F_i solves
+    for item in order:
+        kids = [m for m, _ in item[2]] if item[0] == "+" else list(item[1]) if item[0] in ("mul", "sign") else []
+        if item[0] == "v" and item[1] not in solved or any(new[m] < 0 for m in kids):
+            new.append(-1)
+            continue
+        if item[0] == "v":
+            i, alpha, beta = solved[item[1]]
+            out += [("y", i), ("+", -Fraction(alpha) / beta, ((len(out), 1 / Fraction(beta)),))]
+        elif item[0] == "+":
+            out.append(("+", item[1], tuple((new[m], c) for m, c in item[2])))
+        else:
+            out.append((item[0], tuple(new[m] for m in kids)) if kids else item)
+        new.append(len(out) - 1)
+    if new[lhs] < 0 or new[rhs] < 0:
+        return None
+    return out, new[lhs], new[rhs], [(i, new[b]) for i, b in enumerate(bs) if new[b] >= 0]
 
 
 def bounds(order: list[Node], bits: tuple[int, ...]) -> list[tuple[Number, Number]]:
@@ -50,3 +91,102 @@ def bounds(order: list[Node], bits: tuple[int, ...]) -> list[tuple[Number, Numbe
         else:
             values.append(tuple((x > 0) - (x < 0) for x in values[item[1][0]]))  # type: ignore[arg-type]
     return values
+
+
+# -- identities over all of R^k, as exact sparse polynomials (sparse_poly.py) --------------------------------
+
+# Shifted coordinates z = x − a for the variables x of a lemma: a change of variables keeps an identity an
+# identity, and a wide gate is small in one of them — AND Πx at a = 0, OR 1 − Π(1 − x) at a = 1, XOR
+# (1 − Π(1 − 2x))/2 at a = 1/2, a cube Π of literals x or 1 − x at a = 0 or 1 per variable — where it has 2^k
+# monomials in x.  A shift is (a per variable, a for the others).
+Shift = tuple[dict[int, Number], Number]
+UNIFORM: tuple[Number, ...] = (0, Fraction(1, 2), 1)
+
+
+def polynomials(order: list[tuple[Any, ...]], limit: int = MAX_PRODUCT_WORK,
+                shift: Shift = ({}, 0)) -> list[Poly]:
+    """The polynomial of every node of a lemma listing (``netlist_link._Prover._canonical``), each variable
+    x written z + a; a sign node is an atom: an identity that holds for every value of it holds."""
+    polys: list[Poly] = []
+    work = 0
+    for item in order:
+        if item[0] in ("v", "y"):
+            var = item[1] if item[0] == "v" else -1 - item[1]
+            a = shift[0].get(var, shift[1])
+            p: Poly = {(var,): 1, (): a} if a else {(var,): 1}
+        elif item[0] == "n":
+            p = {(): item[1]} if item[1] else {}
+        elif item[0] == "+":
+            p = {(): item[1]} if item[1] else {}
+            for m, c in item[2]:
+                add(p, polys[m], c)
+        elif item[0] == "sign":
+            p = {(SIGN_ATOM + len(polys),): 1}  # an opaque variable
+        else:
+            p = polys[item[1][0]]
+            for m in item[1][1:]:
+                work += len(p) * len(polys[m])
+                if work > limit:
+                    raise TooLarge(f"more than {limit} term products")
+                p = mul(p, polys[m])
+        if len(p) > MAX_MONOMIALS:
+            raise TooLarge(f"more than {MAX_MONOMIALS} monomials")
+        polys.append(p)
+    return polys
+
+
+def substitute(d: Poly, subs: list[Poly], limit: int = MAX_PRODUCT_WORK) -> Poly:
+    """d after replacing y_i by subs[i], one y at a time (fewest terms first) until d vanishes:
+    products of wide operands cancel before they would be expanded."""
+    work = 0
+    while d:
+        ys = {v for mono in d for v in mono if v < 0}
+        if not ys:
+            return d
+        y = min(ys, key=lambda v: (len(subs[-1 - v]), v))
+        powers: list[Poly] = [{(): 1}]
+        out: Poly = {}
+        for mono, c in d.items():
+            e = mono.count(y)
+            while len(powers) <= e:
+                work += len(powers[-1]) * len(subs[-1 - y])
+                if work > limit:
+                    raise TooLarge(f"more than {limit} term products")
+                powers.append(mul(powers[-1], subs[-1 - y]))
+            work += len(powers[e])
+            if work > limit or len(out) > MAX_MONOMIALS:
+                raise TooLarge(f"more than {MAX_MONOMIALS} monomials or {limit} term products")
+            add(out, powers[e], c, tuple(v for v in mono if v != y))
+        d = out
+    return d
+
+def difference(order: list[tuple[Any, ...]], lhs: int, rhs: int, bs: list[int], limit: int) -> Poly:
+    """lhs − rhs with y_i = bs[i] substituted, in the first shift where it stays within the limits (each
+    shift first with a fiftieth of them); zero iff the lemma is an identity.  ``TooLarge`` if none does."""
+    shifts = [({}, a) for a in UNIFORM[:1]] + [(_literal_shifts(order), 0)] + [({}, a) for a in UNIFORM[1:]]
+    tries = [(budget, shift) for budget in (limit // 50, limit) for shift in shifts]
+    for budget, shift in tries[:-1]:
+        try:
+            return _difference(order, lhs, rhs, bs, budget, shift)
+        except TooLarge:
+            pass
+    return _difference(order, lhs, rhs, bs, *tries[-1])
+
+
+def _difference(order: list[tuple[Any, ...]], lhs: int, rhs: int, bs: list[int], limit: int, shift: Shift) -> Poly:
+    polys = polynomials(order, limit, shift)
+    d = add(dict(polys[lhs]), polys[rhs], -1)
+    if d and bs:  # y_i = F_i is u_i = F_i − a_i, for u_i = y_i − a_i
+        d = substitute(d, [add(dict(polys[n]), {(): shift[0].get(-1 - i, shift[1])}, -1) for i, n in enumerate(bs)],
+                       limit)
+    return d
+
+def _literal_shifts(order: list[tuple[Any, ...]]) -> dict[int, Number]:
+    """Per variable x, the a that makes its first affine literal c + k·x in the listing a monomial k·z."""
+    shifts: dict[int, Number] = {}
+    for item in order:
+        if item[0] == "+" and len(item[2]) == 1 and order[item[2][0][0]][0] in ("v", "y"):
+            var = order[item[2][0][0]]
+            a = -Fraction(item[1]) / item[2][0][1]
+            shifts.setdefault(var[1] if var[0] == "v" else -1 - var[1], a.numerator if a.denominator == 1 else a)
+    return shifts

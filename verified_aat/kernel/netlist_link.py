@@ -22,9 +22,11 @@ the F_i are named y_i, and an expanded sum that is an affine combination of the 
 becomes that combination of the y_i.  A lemma that fails at its frontier is tried again at
 deeper cuts, last down to the inputs.  Only true equations are used (definitions;
 annotations, proved using lower annotations only), so every choice is sound and a missed
-one is a rejection.  Exact mode decides polynomial identities over Q (no sign may occur).
+one is a rejection (one past the size limits is not decided).  Exact mode decides polynomial
+identities over Q (no sign may occur), in shifted coordinates (netlist_decide.difference).
 Threshold mode, when a sign occurs or the identity alone does not settle (b), checks a
-lemma over the y's alone on all of {0,1}^k by branch and bound (at most BRANCHES branches),
+lemma over the y's alone (a frontier variable v with an operand form F_i = α + β·v written
+(y_i − α)/β) on all of {0,1}^k by branch and bound (at most BRANCHES branches),
 and asks the solvers otherwise.  Lemmas are decided once per canonical text (variables renamed by first
 occurrence).
 """
@@ -39,14 +41,15 @@ from .context import circuit_for_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
-from .netlist_decide import Node, agree
+from .netlist_decide import Node, agree, difference, over_operands
 from .problems import Problem, no_link
-from .sparse_poly import MAX_PRODUCT_WORK, TooLarge, add, polynomials, substitute
+from .sparse_poly import MAX_PRODUCT_WORK, TooLarge
 
 MAX_NODES = 100_000           # nodes in one lemma's expansion
 DEEPER = 3                    # deeper cuts tried for a lemma that fails at its frontier
 MAX_BASIS = 64                # operands a sum is matched against
 BRANCHES = 1 << 16            # branches of a threshold lemma over the y alone checked on {0,1}^k (netlist_decide)
+BOUND_WORK = 2_000_000        # and node intervals computed for it in all (a few seconds)
 
 
 def check_netlist(ctx: Context) -> tuple[list[Problem | str], str]:
@@ -119,7 +122,8 @@ class _Prover:
             if heap and -heap[0] == g:
                 continue
             if len(left) + len(right) > MAX_NODES:
-                problems.append(f"annotation of gate {t}: the lemma is too large to check (the sides do not meet)")
+                self.ctx.unchecked.append(f"netlist link, annotation of gate {t}: the lemma is too large to check "
+                                          "(the sides do not meet)")
                 return
             sides = [side for side in (left, right) if g in side]
             if len(sides) == 2 or self.gates[g].op == "input":
@@ -314,9 +318,10 @@ class _Prover:
             frontier = (frontier - used) | {h for g in used for h in self._deps(g, subject)}
         if verdict.startswith("unknown:"):
             self.ctx.unchecked.append(f"netlist link, {what}: {verdict}")
+        elif verdict.startswith("too large"):  # a limit: not decided, neither proved nor refuted
+            self.ctx.unchecked.append(f"netlist link, {what}: the lemma is {verdict} (docs/soundness.md N)")
         elif verdict != "ok":
-            problems.append(Problem("{what:160}: the local lemma does not hold ({why:200})" if not first.startswith(
-                "too large") else "{what:160}: the lemma is {why:200}", {"what": what, "why": first}))
+            problems.append(Problem("{what:160}: the local lemma does not hold ({why:200})", {"what": what, "why": first}))
 
     def _canonical(self, roots: list[int]) -> tuple[str, list[Node], list[int]]:
         """Post-order listing of the nodes under ``roots``, variables renamed by first occurrence."""
@@ -352,16 +357,9 @@ class _Prover:
         signs = any(item[0] == "sign" for item in order)
         if signs and not self.threshold:
             return "a sign occurs in exact mode"
-        top = max(lhs, rhs) + 1  # the nodes of both sides come first in the listing
-        if self.threshold and bs and not any(item[0] == "v" for item in order[:top]):
-            if agree(order[:top], len(bs), lhs, rhs, BRANCHES):
-                return "ok"  # both sides agree at every y ∈ {0,1}^k (y = F is not even needed)
         limit = MAX_PRODUCT_WORK // 20 if signs else MAX_PRODUCT_WORK  # with signs, the solvers may do better
         try:  # an identity with every sign(…) an independent variable is a proof
-            polys = polynomials(order, limit)
-            d = add(dict(polys[lhs]), polys[rhs], -1)
-            if d and bs:
-                d = substitute(d, [polys[b] for b in bs], limit)
+            d = difference(order, lhs, rhs, bs, limit)
             if not d:
                 return "ok"
             if not signs and not (self.threshold and bs):  # a non-zero polynomial is non-zero somewhere
@@ -369,6 +367,10 @@ class _Prover:
         except TooLarge:
             if not self.threshold:
                 raise
+        sides = over_operands(order, lhs, rhs, bs) if self.threshold and bs else None
+        if sides is not None and agree(sides[0], len(bs), sides[1], sides[2],
+                                       min(BRANCHES, BOUND_WORK // len(sides[0])), sides[3]):
+            return "ok"  # both sides agree at every y ∈ {0,1}^k where y = F can hold
         if not self.ctx.options.solver_trust:
             return "unknown: the kernel's own procedures do not decide it, and no solver is trusted (--no-solver-trust)"
         from .netlist_smt import solvers_verdict  # the solver runner: reached only for a lemma the trust line then names

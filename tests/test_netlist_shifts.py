@@ -1,0 +1,125 @@
+"""Wide gates in the netlist link: the kernel decides a lemma's polynomial identity in shifted coordinates
+z = x − a (``kernel/netlist_decide.py``, ``difference``), where a gate with 2^k monomials in x is a few monomials —
+OR at a = 1, XOR at a = 1/2, a cube per literal —; and a lemma too large in every one is not decided (not checked),
+never a rejection."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verified_aat.circuits.arithmetize import import_netlist
+from verified_aat.circuits.json_format import canonical_circuit_bytes
+from verified_aat.circuits.link_section import netlist_section
+from verified_aat.kernel import netlist_decide, netlist_link, sparse_poly
+from verified_aat.kernel.context import Context
+from verified_aat.kernel.data import load_circuit
+from verified_aat.kernel.netlist_link import link_report
+from verified_aat.kernel.report import Options
+
+
+def _linked(path: Path, mode: str) -> tuple[Context, Any]:
+    circuit = import_netlist(str(path), mode)
+    ctx = Context({"netlist": netlist_section(circuit)}, Options(solver_trust=False))
+    ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
+                               extra_keys={"format", "version", "domain"})
+    return ctx, link_report(ctx)
+
+
+def _wide(tmp_path: Path, k: int, op: str) -> Path:
+    ins = [f"x{i}" for i in range(k)]
+    path = tmp_path / "wide.bench"
+    path.write_text("\n".join([f"INPUT({x})" for x in ins] + ["OUTPUT(g)", f"g = {op}({', '.join(ins)})"]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("mode", ["exact", "threshold"])
+@pytest.mark.parametrize("op", ["AND", "OR", "NAND", "NOR", "XOR", "XNOR"])
+def test_a_gate_of_24_inputs_is_linked_with_no_solver(tmp_path: Path, op: str, mode: str,
+                                                      no_solver_at_all: None) -> None:
+    """Before: a 16-input XOR in exact mode was a rejection ("more than 100000 monomials"): 2^16 monomials in x."""
+    ctx, (problems, theorem, stats) = _linked(_wide(tmp_path, 24, op), mode)
+    assert not problems and not ctx.unchecked and "^24" in theorem and stats["solver_runs"] == 0
+
+
+def test_a_lemma_too_large_in_every_shift_is_not_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         no_solver_at_all: None) -> None:
+    """A limit leaves the lemma undecided: the certificate is not checked (exit 3), not rejected."""
+    monkeypatch.setattr(netlist_link, "MAX_PRODUCT_WORK", 10)
+    ctx, (problems, _, _) = _linked(_wide(tmp_path, 12, "XOR"), "exact")
+    assert not problems
+    assert any("too large" in u and "signal 'g' (XOR)" in u for u in ctx.unchecked)
+
+
+def _evaluate(p: sparse_poly.Poly, point: dict[int, Fraction]) -> Fraction:
+    return sum((c * math.prod((point[v] for v in mono), start=Fraction(1)) for mono, c in p.items()), Fraction(0))
+
+
+@st.composite
+def lemmas(draw: Any) -> tuple[list[Any], int, int, list[int]]:
+    """A random lemma listing: frontier variables v, operands y with their forms F_i over the v (nodes before
+    the y), then sums, products and signs over all of them; lhs, rhs, and the F_i."""
+    nv, ny = draw(st.integers(1, 4)), draw(st.integers(0, 3))
+    order: list[Any] = [("v", i) for i in range(nv)]
+    coefficient = st.sampled_from([1, -1, 2, -2, Fraction(1, 2), Fraction(-3, 2)])
+    bs = []
+    for _ in range(ny):
+        terms = sorted(set(draw(st.lists(st.integers(0, nv - 1), min_size=1, max_size=2))))
+        order.append(("+", draw(st.sampled_from([0, 1, -1])), tuple((m, draw(coefficient)) for m in terms)))
+        bs.append(len(order) - 1)
+    order += [("y", i) for i in range(ny)]
+    for _ in range(draw(st.integers(1, 8))):
+        earlier = st.integers(0, len(order) - 1)
+        kind = draw(st.sampled_from(["+", "+", "mul", "sign"]))
+        if kind == "+":
+            terms = sorted(set(draw(st.lists(earlier, min_size=1, max_size=3))))
+            order.append(("+", draw(st.sampled_from([0, 1, -1, Fraction(1, 2)])),
+                          tuple((m, draw(coefficient)) for m in terms)))
+        elif kind == "mul":
+            order.append(("mul", tuple(draw(st.lists(earlier, min_size=2, max_size=3)))))
+        else:
+            order.append(("sign", (draw(earlier),)))
+    lhs, rhs = draw(st.integers(0, len(order) - 1)), draw(st.integers(0, len(order) - 1))
+    return order, lhs, rhs, bs
+
+
+@settings(max_examples=300, deadline=None)
+@given(lemmas(), st.data())
+def test_a_shift_changes_the_coordinates_not_the_lemma(lemma: tuple[list[Any], int, int, list[int]],
+                                                       data: Any) -> None:
+    """d_a(x − a) = d_0(x) at random points, for random shifts of every variable (y's alike): so d_a is zero
+    exactly when d_0 is, whichever shift decides the lemma."""
+    order, lhs, rhs, bs = lemma
+    plain = netlist_decide._difference(order, lhs, rhs, bs, 10**6, ({}, 0))
+    variables = [i for i, item in enumerate(order) if item[0] == "v"]
+    a_of = st.sampled_from([0, 1, Fraction(1, 2), -2, Fraction(1, 3)])
+    shift = ({v: data.draw(a_of) for v in variables} | {-1 - i: data.draw(a_of) for i in range(len(bs))},
+             data.draw(a_of))
+    shifted = netlist_decide._difference(order, lhs, rhs, bs, 10**6, shift)
+    assert (not plain) == (not shifted)
+    atoms = {m for p in (plain, shifted) for mono in p for m in mono if m >= sparse_poly.SIGN_ATOM}
+    for _ in range(3):
+        x = {v: Fraction(data.draw(st.integers(-5, 5)), data.draw(st.integers(1, 3))) for v in variables}
+        x |= {m: Fraction(data.draw(st.integers(-2, 2))) for m in atoms}
+        z = {v: x[v] - shift[0].get(v, shift[1]) if v < sparse_poly.SIGN_ATOM else x[v] for v in x}
+        assert _evaluate(shifted, z) == _evaluate(plain, x)
+    assert (not netlist_decide.difference(order, lhs, rhs, bs, 10**6)) == (not plain)
+
+
+def test_the_literal_shift_makes_a_mixed_cube_one_monomial() -> None:
+    """Π over x_0, 1 − x_1, x_2, 1 − x_3 …: a = 0 for a positive literal, 1 for a negated one."""
+    k = 20
+    order: list[Any] = [("v", i) for i in range(k)]
+    order += [("+", 1, ((i, -1),)) for i in range(1, k, 2)]
+    order.append(("mul", tuple(i if i % 2 == 0 else k + i // 2 for i in range(k))))
+    shifts = netlist_decide._literal_shifts(order)
+    assert shifts == {i: 1 for i in range(1, k, 2)}
+    assert len(netlist_decide.polynomials(order, 10**6, (shifts, 0))[-1]) == 1
+    assert len(netlist_decide.polynomials(order, 10**7)[-1]) == 2 ** (k // 2)
