@@ -123,3 +123,17 @@ def test_the_literal_shift_makes_a_mixed_cube_one_monomial() -> None:
     assert shifts == {i: 1 for i in range(1, k, 2)}
     assert len(netlist_decide.polynomials(order, 10**6, (shifts, 0))[-1]) == 1
     assert len(netlist_decide.polynomials(order, 10**7)[-1]) == 2 ** (k // 2)
+
+
+def test_past_twenty_undecided_lemmas_the_rest_are_not_stated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              no_solver_at_all: None) -> None:
+    """Each undecided lemma may cost the kernel its whole budget; a netlist of many (a forged one, say) must not
+    make the check last hours: the rest are not stated, and the certificate is not checked."""
+    monkeypatch.setattr(netlist_link, "MAX_PRODUCT_WORK", 10)
+    ins = [f"x{i}" for i in range(12)]
+    lines = [f"INPUT({x})" for x in ins] + [f"OUTPUT(g{j})" for j in range(30)]
+    lines += [f"g{j} = XOR({', '.join(ins[j % 3:])})" for j in range(30)]
+    (tmp_path / "many.bench").write_text("\n".join(lines) + "\n")
+    ctx, (problems, _, stats) = _linked(tmp_path / "many.bench", "exact")
+    assert not problems and len(ctx.unchecked) == netlist_link.UNDECIDED + 1
+    assert "not stated" in ctx.unchecked[-1] and stats["lemmas"] <= netlist_link.UNDECIDED + 1

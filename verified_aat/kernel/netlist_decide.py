@@ -100,7 +100,6 @@ def bounds(order: list[Node], bits: tuple[int, ...]) -> list[tuple[Number, Numbe
 # (1 − Π(1 − 2x))/2 at a = 1/2, a cube Π of literals x or 1 − x at a = 0 or 1 per variable — where it has 2^k
 # monomials in x.  A shift is (a per variable, a for the others).
 Shift = tuple[dict[int, Number], Number]
-UNIFORM: tuple[Number, ...] = (0, Fraction(1, 2), 1)
 
 
 def polynomials(order: list[tuple[Any, ...]], limit: int = MAX_PRODUCT_WORK,
@@ -160,10 +159,11 @@ def substitute(d: Poly, subs: list[Poly], limit: int = MAX_PRODUCT_WORK) -> Poly
         d = out
     return d
 
+
 def difference(order: list[tuple[Any, ...]], lhs: int, rhs: int, bs: list[int], limit: int) -> Poly:
     """lhs − rhs with y_i = bs[i] substituted, in the first shift where it stays within the limits (each
     shift first with a fiftieth of them); zero iff the lemma is an identity.  ``TooLarge`` if none does."""
-    shifts = [({}, a) for a in UNIFORM[:1]] + [(_literal_shifts(order), 0)] + [({}, a) for a in UNIFORM[1:]]
+    shifts: list[Shift] = [({}, 0), (_literal_shifts(order), 0), ({}, Fraction(1, 2)), ({}, 1)]
     tries = [(budget, shift) for budget in (limit // 50, limit) for shift in shifts]
     for budget, shift in tries[:-1]:
         try:

@@ -50,6 +50,7 @@ DEEPER = 3                    # deeper cuts tried for a lemma that fails at its 
 MAX_BASIS = 64                # operands a sum is matched against
 BRANCHES = 1 << 16            # branches of a threshold lemma over the y alone checked on {0,1}^k (netlist_decide)
 BOUND_WORK = 2_000_000        # and node intervals computed for it in all (a few seconds)
+UNDECIDED = 20                # lemmas left undecided (a limit, a solver's unknown) before the rest are not stated
 
 
 def check_netlist(ctx: Context) -> tuple[list[Problem | str], str]:
@@ -108,7 +109,7 @@ class _Prover:
                 c, base = self.alias.get(terms[0][0], (1, terms[0][0]))
                 self.alias[t] = (c * terms[0][1], base)
         self.verdicts: dict[str, str] = {}
-        self.stated = self.runs = 0
+        self.stated = self.runs = self.undecided = 0
 
     # -- the three kinds --------------------------------------------------------
     def annotation(self, t: int, problems: list[Problem | str]) -> None:
@@ -122,8 +123,7 @@ class _Prover:
             if heap and -heap[0] == g:
                 continue
             if len(left) + len(right) > MAX_NODES:
-                self.ctx.unchecked.append(f"netlist link, annotation of gate {t}: the lemma is too large to check "
-                                          "(the sides do not meet)")
+                self._undecided(f"annotation of gate {t}: the lemma is too large to check (the sides do not meet)")
                 return
             sides = [side for side in (left, right) if g in side]
             if len(sides) == 2 or self.gates[g].op == "input":
@@ -284,8 +284,8 @@ class _Prover:
         """Decide the lemma at its frontier; if it fails there, again with the frontier gates it
         uses replaced by what they are built from (deeper cuts lose less), up to DEEPER times,
         and last with no frontier at all."""
-        if len(problems) >= 5:  # a bound on the work: past five false lemmas the rest are not stated
-            return
+        if len(problems) >= 5 or self.undecided >= UNDECIDED:  # a bound on the work: past five false (or
+            return  # undecided) lemmas the rest are not stated, and the certificate is not accepted
         self.stated += 1
         self.subject = subject
         first = ""
@@ -317,11 +317,17 @@ class _Prover:
                 break
             frontier = (frontier - used) | {h for g in used for h in self._deps(g, subject)}
         if verdict.startswith("unknown:"):
-            self.ctx.unchecked.append(f"netlist link, {what}: {verdict}")
+            self._undecided(f"{what}: {verdict}")
         elif verdict.startswith("too large"):  # a limit: not decided, neither proved nor refuted
-            self.ctx.unchecked.append(f"netlist link, {what}: the lemma is {verdict} (docs/soundness.md N)")
+            self._undecided(f"{what}: the lemma is {verdict} (docs/soundness.md N)")
         elif verdict != "ok":
             problems.append(Problem("{what:160}: the local lemma does not hold ({why:200})", {"what": what, "why": first}))
+
+    def _undecided(self, why: str) -> None:
+        self.ctx.unchecked.append(f"netlist link, {why}")
+        self.undecided += 1
+        if self.undecided == UNDECIDED:
+            self.ctx.unchecked.append(f"netlist link: the lemmas after these {UNDECIDED} undecided ones are not stated")
 
     def _canonical(self, roots: list[int]) -> tuple[str, list[Node], list[int]]:
         """Post-order listing of the nodes under ``roots``, variables renamed by first occurrence."""
