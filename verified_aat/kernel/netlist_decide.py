@@ -16,11 +16,12 @@ Node = tuple[Any, ...]
 
 
 def agree(order: list[Node], k: int, lhs: int, rhs: int, budget: int,
-          hypotheses: Sequence[tuple[int, int]] = ()) -> bool:
+          hypotheses: Sequence[tuple[int, int]] = ()) -> bool | None:
     """Whether both sides (over the y only) are equal at every y ∈ {0,1}^k where each hypothesis y_i = node
     holds, by branch and bound: a branch fixes the first y's; where both sides are one and the same number over
     it (:func:`bounds`) it holds at all its points, and where a hypothesis's two intervals are disjoint it has
-    no such point.  False: the sides differ at such a point, or more than ``budget`` branches are open."""
+    no such point.  False: the sides differ at such a point (a leaf: every value exact); None: more than
+    ``budget`` branches are open."""
     stack: list[tuple[int, ...]] = [()]
     while stack:
         bits, budget = stack.pop(), budget - 1
@@ -30,7 +31,7 @@ def agree(order: list[Node], k: int, lhs: int, rhs: int, budget: int,
             continue  # y_i = F_i fails at every point of the branch
         if not values[lhs][0] == values[lhs][1] == values[rhs][0] == values[rhs][1]:
             if len(bits) == k or budget < 0:
-                return False
+                return False if len(bits) == k else None
             stack += [bits + (0,), bits + (1,)]
     return True
 

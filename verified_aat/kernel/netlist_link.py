@@ -374,9 +374,12 @@ class _Prover:
             if not self.threshold:
                 raise
         sides = over_operands(order, lhs, rhs, bs) if self.threshold and bs else None
-        if sides is not None and agree(sides[0], len(bs), sides[1], sides[2],
-                                       min(BRANCHES, BOUND_WORK // len(sides[0])), sides[3]):
+        found = sides and agree(sides[0], len(bs), sides[1], sides[2], min(BRANCHES, BOUND_WORK // len(sides[0])),
+                                sides[3])
+        if found:
             return "ok"  # both sides agree at every y ∈ {0,1}^k where y = F can hold
+        if found is False and len(sides[3]) == len(bs):  # a point where every hypothesis holds: a deeper cut may do
+            return "a counterexample over its frontier variables under the hypotheses F_i ∈ {0,1} (branch and bound)"
         if not self.ctx.options.solver_trust:
             return "unknown: the kernel's own procedures do not decide it, and no solver is trusted (--no-solver-trust)"
         from .netlist_smt import solvers_verdict  # the solver runner: reached only for a lemma the trust line then names
