@@ -170,3 +170,59 @@ def test_random_wide_netlists_link_with_no_solver(text: str, mode: str) -> None:
         path.write_text(text)
         ctx, (problems, theorem, stats) = _linked(path, mode)
     assert not problems and not ctx.unchecked and theorem and stats["solver_runs"] == 0, text
+
+
+def _evaluate_circuit(doc: dict[str, Any], x: list[Fraction]) -> list[Fraction]:
+    """The test's own evaluation of a circuit section (canonical JSON gates) at x."""
+    values: list[Fraction] = []
+    for op, arg in doc["gates"]:
+        if op == "input":
+            values.append(x[arg])
+        elif op == "const":
+            values.append(Fraction(arg))
+        elif op == "add":
+            values.append(sum((values[a] for a in arg), Fraction(0)))
+        elif op == "mul":
+            values.append(math.prod((values[a] for a in arg), start=Fraction(1)))
+        else:
+            v = values[arg[0]]
+            values.append(Fraction((v > 0) - (v < 0)))
+    return [values[o] for o in doc["outputs"]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(wide_netlists(), st.sampled_from(["exact", "threshold"]), st.data())
+def test_a_mutated_circuit_is_linked_only_if_it_computes_the_netlist(text: str, mode: str, data: Any) -> None:
+    """Soundness of the link's own procedures (shifts, branch and bound with the hypotheses, deeper cuts): the
+    netlist section of the honest circuit, checked against a circuit with one gate changed, is accepted only if
+    the changed circuit still computes the netlist — on {0,1}^n, and in exact mode also at rational points."""
+    import itertools
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "wide.bench"
+        path.write_text(text)
+        circuit = import_netlist(str(path), mode)
+    section = netlist_section(circuit)
+    honest = json.loads(canonical_circuit_bytes(circuit))
+    doc = json.loads(json.dumps(honest))
+    gates = doc["gates"]
+    g = data.draw(st.integers(0, len(gates) - 1))
+    op, arg = gates[g]
+    if op == "const":
+        gates[g] = ["const", data.draw(st.sampled_from(["0", "1", "-1", "2", "1/2"]))]
+    elif op in ("add", "mul") and len(arg) >= 2:
+        gates[g] = ["mul" if op == "add" else "add", arg]
+    elif op in ("add", "mul", "sign") and g > 0:
+        gates[g] = [op, [data.draw(st.integers(0, g - 1))] + arg[1:]]
+    ctx = Context({"netlist": section}, Options(solver_trust=False))
+    ctx.circuit = load_circuit(doc, "$.circuit", extra_keys={"format", "version", "domain"})
+    problems, theorem, _ = link_report(ctx)
+    if problems or ctx.unchecked:
+        return  # not accepted: nothing to hold it to
+    n = sum(1 for op, _ in gates if op == "input")
+    points = [list(map(Fraction, bits)) for bits in itertools.product((0, 1), repeat=n)]
+    if mode == "exact":
+        points += [[Fraction(data.draw(st.integers(-3, 3)), data.draw(st.integers(1, 3))) for _ in range(n)]
+                   for _ in range(3)]
+    for x in points:
+        assert _evaluate_circuit(doc, x) == _evaluate_circuit(honest, x), (text, gates[g], x)
