@@ -5,8 +5,8 @@ solvers."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 from .data import Number
