@@ -9,10 +9,22 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from .data import Number
+from .data import Number, exact
 from .sparse_poly import MAX_MONOMIALS, MAX_PRODUCT_WORK, SIGN_ATOM, Poly, TooLarge, add, mul
 
 Node = tuple[Any, ...]
+
+
+def children(node: Node) -> list[int]:
+    """The nodes a listing node reads: a sum's terms, a product's factors, a sign's argument."""
+    return [m for m, _ in node[2]] if node[0] == "+" else list(node[1]) if node[0] in ("mul", "sign") else []
+
+
+def _literal(order: list[Node], node: Node) -> tuple[Node, Number, Number] | None:
+    """(x, c, k) if ``node`` is an affine literal c + k·x of one variable node x (k ≠ 0), else None."""
+    if node[0] == "+" and len(node[2]) == 1 and order[node[2][0][0]][0] in ("v", "y") and node[2][0][1] != 0:
+        return order[node[2][0][0]], node[1], node[2][0][1]
+    return None
 
 
 def agree(order: list[Node], k: int, lhs: int, rhs: int, budget: int,
@@ -43,15 +55,13 @@ def over_operands(order: list[Node], lhs: int, rhs: int,
     then over the y alone.  None if a side has a v that no F_i is so."""
     solved: dict[int, tuple[int, Number, Number]] = {}  # v -> (i, α, β)
     for i, b in enumerate(bs):
-        item = order[b]
-        if item[0] == "+" and len(item[2]) == 1 and order[item[2][0][0]][0] == "v" and item[2][0][1] != 0:
-            solved.setdefault(order[item[2][0][0]][1], (i, item[1], item[2][0][1]))
-        elif item[0] == "v":
-            solved.setdefault(item[1], (i, 0, 1))
+        literal = _literal(order, order[b]) or (order[b], 0, 1)
+        if literal[0][0] == "v":
+            solved.setdefault(literal[0][1], (i, literal[1], literal[2]))
     out: list[Node] = []
     new: list[int] = []  # each node's place in out, -1 for a node over a v no F_i solves
     for item in order:
-        kids = [m for m, _ in item[2]] if item[0] == "+" else list(item[1]) if item[0] in ("mul", "sign") else []
+        kids = children(item)
         if item[0] == "v" and item[1] not in solved or any(new[m] < 0 for m in kids):
             new.append(-1)
             continue
@@ -182,12 +192,13 @@ def _difference(order: list[tuple[Any, ...]], lhs: int, rhs: int, bs: list[int],
                        limit)
     return d
 
+
 def _literal_shifts(order: list[tuple[Any, ...]]) -> dict[int, Number]:
     """Per variable x, the a that makes its first affine literal c + k·x in the listing a monomial k·z."""
     shifts: dict[int, Number] = {}
     for item in order:
-        if item[0] == "+" and len(item[2]) == 1 and order[item[2][0][0]][0] in ("v", "y"):
-            var = order[item[2][0][0]]
-            a = -Fraction(item[1]) / item[2][0][1]
-            shifts.setdefault(var[1] if var[0] == "v" else -1 - var[1], a.numerator if a.denominator == 1 else a)
+        literal = _literal(order, item)
+        if literal is not None:
+            (kind, number), c, k = literal
+            shifts.setdefault(number if kind == "v" else -1 - number, exact(-Fraction(c) / k))
     return shifts

@@ -41,7 +41,7 @@ from .context import circuit_for_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
-from .netlist_decide import Node, agree, difference, over_operands
+from .netlist_decide import Node, agree, children, difference, over_operands
 from .problems import Problem, no_link
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge
 
@@ -340,7 +340,7 @@ class _Prover:
             while stack:
                 n = stack[-1]
                 key = self.defs[n]
-                kids = [m for m, _ in key[2]] if key[0] == "+" else list(key[1]) if key[0] in ("mul", "sign") else []
+                kids = children(key)
                 todo = [m for m in kids if m not in new]
                 if n in new or todo:
                     stack.pop() if n in new else stack.extend(reversed(todo))
