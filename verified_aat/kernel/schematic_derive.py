@@ -11,7 +11,7 @@ from typing import Callable
 
 from .derivation import Derivation, Function
 from .schematic_relevance import Needs
-from .schematic_lemmas import (Lemma, Scheme, Shape, Templates, claimed, gate_value, output, pooled_in_edges,
+from .schematic_lemmas import (Lemma, Scheme, Shape, Templates, claimed, gate_value, last_slot, output, pooled_in_edges,
                                pooled_over, score)
 
 EDGE = None  # the edge template in lists of shapes
@@ -205,9 +205,9 @@ def _symbolic_add(T: Templates, fn: Function, lemma: Lemma, sets: dict[str, str]
         if intended == "slot-1":  # k may be 1: no slot-1 in-edge, nothing claimed
             pooled.append(T.havoc(lemma, f"p{h}"))
             continue
-        if head.pooling != "average" or intended != "in-edges":  # one in-edge, value unrelated to S
-            y = lemma.var(f"y{h}")
-            pooled.append(T.edge(lemma, f"e{h}", target="i_g", values=_settled(T, y), slot=0))
+        if head.pooling != "average" or intended != "in-edges":  # one in-edge, value unrelated to S: slot 0,
+            y = lemma.var(f"y{h}")  # or k − 1 for the rightmost of all k in-edges
+            pooled.append(T.edge(lemma, f"e{h}", target="i_g", values=_settled(T, y), slot=last_slot(head, intended)))
             continue
         row = []
         for c, name in enumerate(T.coordinates):

@@ -17,7 +17,7 @@ from .data import Head
 from .formula import Sym, smt
 from .layouts import Construction
 from .derivation import Derivation, Function
-from .schematic_lemmas import Lemma, Shape, claimed, gate_value, output, pooled_in_edges, score
+from .schematic_lemmas import Lemma, Shape, claimed, gate_value, last_slot, output, pooled_in_edges, score
 from .schematic_relevance import Needs
 
 SLOT_CLASSES = (0, 1, None)  # slot 0, a symbolic slot s ≥ 1, sink
@@ -48,7 +48,7 @@ class EdgeTemplates:
         sink = self.construction.group("sink")
         self.sink_target = 0 if sink is None else sink.target
 
-    def _row(self, lemma: Lemma, shape: Shape, p: str, u: str, v: str | int, slot: int | None,
+    def _row(self, lemma: Lemma, shape: Shape, p: str, u: str, v: str | int, slot: int | Sym | None,
              position_name: str) -> list[str]:
         """The document's row of an edge (slot 0 or a symbolic slot ≥ 1) or sink (slot None) out of u."""
         const = Sym(lemma.var(f"{p}_c")) if shape.op == "const" else 0
@@ -56,7 +56,7 @@ class EdgeTemplates:
         if shape.fan_in is None:
             lemma.hyps.append(f"(>= {p}_k 1.0)")
         s = f"{position_name}_slot"
-        position = 0 if slot == 0 or slot is None else Sym(s, low=1)
+        position = slot if isinstance(slot, Sym) else 0 if slot == 0 or slot is None else Sym(s, low=1)
         params = {"src": Sym(u), "dst": Sym(v) if isinstance(v, str) else v, "slot": position, "k": k, "c": const}
         row = [smt(x) for x in self.construction.row("sink" if slot is None else "edge", shape.op, params)]
         if isinstance(position, Sym) and any(s in x for x in row) and s not in lemma.names:
@@ -64,7 +64,7 @@ class EdgeTemplates:
             lemma.hyps.append(f"(>= {s} 1.0)")
         return row
 
-    def edge(self, lemma: Lemma, p: str, shape: Shape | None, slot: int | None, target: str | None = None,
+    def edge(self, lemma: Lemma, p: str, shape: Shape | None, slot: int | Sym | None, target: str | None = None,
              values: dict[str, str] | None = None) -> list[str]:
         """Edge (or sink) ``p`` out of a gate of ``shape`` (None: any shape) into ``target``."""
         u = lemma.var(f"{p}_u", is_id=True)
@@ -176,8 +176,9 @@ def _symbolic(T: EdgeTemplates, lemma: Lemma, heads: tuple[Head, ...], sets: dic
             pooled.append(T.havoc(lemma, f"p{h}"))
             continue
         if head.pooling != "average" or sets.get(head.name, "in-edges") != "in-edges":
-            y = lemma.var(f"y{h}")  # one in-edge, its value unrelated to S: an over-approximation
-            pooled.append(T.edge(lemma, f"e{h}", None, 0, target="i_u", values={"val": y, "sq": f"(* {y} {y})"}))
+            y = lemma.var(f"y{h}")  # one in-edge (slot 0, or k − 1 for the rightmost of all), its value free
+            slot = last_slot(head, sets.get(head.name, "in-edges"))
+            pooled.append(T.edge(lemma, f"e{h}", None, slot, target="i_u", values={"val": y, "sq": f"(* {y} {y})"}))
             continue
         row = []
         for c, name in enumerate(T.coordinates):

@@ -134,7 +134,7 @@ class Templates:
         return self._values(lemma, row, p, values or {})
 
     def edge(self, lemma: Lemma, p: str, target: str | None = None, source: str | None = None,
-             values: dict[str, str] | None = None, slot: int | None = None) -> list[str]:
+             values: dict[str, str] | None = None, slot: int | Sym | None = None) -> list[str]:
         """Edge position ``p``: source u < target v (symbolic unless given), argument slot ``slot``
         (None: a symbolic slot ≥ 0, declared only if the row reads it).  The edge rows of this family
         do not depend on the source's kind (``schematic_scheme.py``): the add row serves."""
@@ -203,6 +203,12 @@ def pooled_in_edges(T: Any, lemma: Lemma, heads: Sequence[Any], sets: dict[str, 
     chosen = [members(sets.get(head.name, "in-edges"), edges) for head in heads]
     return [T.havoc(lemma, f"p{n}") if m is None else pooled_over(head.pooling, m)
             for n, (head, m) in enumerate(zip(heads, chosen))]
+
+
+def last_slot(head: Any, intended: str) -> int | Sym:
+    """The slot of the one in-edge a head pools at an add of symbolic fan-in i_k: the last, k − 1, for the rightmost
+    of all in-edges; else the first (leftmost of all, or the slot-0 set)."""
+    return Sym("(- i_k 1.0)", low=0) if head.pooling == "rightmost" and intended == "in-edges" else 0
 
 
 def gate_value(op: str, ys: Sequence[str]) -> str:

@@ -103,14 +103,20 @@ class EarlySchedule(Exception):
 
 
 def encoding_problems(scheme: Scheme | EdgeScheme) -> list[str]:
-    """P3, on the row formulas with symbolic parameters: x_i goes alone into val of input i's positions,
-    a const's positions hold c (and c² in sq), an add of fan-in 0 holds 0, outputs are read at val of
-    the gate (gate-edge) or of the sink (edge)."""
+    """P3, on the row formulas with symbolic parameters: x_i goes alone into val of input i's positions (and no
+    group puts it into a coordinate held at its formula), a const's positions hold c (and c² in sq), an add of
+    fan-in 0 holds 0, no input edge is claimed to hold x_i² at layer 0, outputs are read at val of the gate
+    (gate-edge) or of the sink (edge)."""
     c = scheme.construction
     val = c.coordinates.index("val")
     sq = c.coordinates.index("sq") if "sq" in scheme.values else None
     holders = ("gate",) if isinstance(scheme, Scheme) else ("edge", "sink")
-    problems = []
+    problems = [f"inputs are placed in {c.coordinates[g.input]} of the {g.role} positions, which the induction holds "
+                "at its row formula (an input goes into val, or a coordinate the induction treats as a value)"
+                for g in c.groups if g.input is not None and c.coordinates[g.input] not in scheme.values]
+    if isinstance(scheme, EdgeScheme) and sq is not None and scheme.extra_layers == 0:
+        problems.append("with offset 0 an input's edges would hold x_i² in sq at layer 0; an encoding puts x_i in val "
+                        "only")
     for role in holders:
         group = c.group(role)
         assert group is not None
