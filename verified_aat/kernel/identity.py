@@ -18,7 +18,7 @@ from typing import Any
 
 from .data import read_numeral
 from .smt import SGN
-from .sparse_poly import SIGN_ATOM, Poly, TooLarge, add, multiply
+from .sparse_poly import MAX_PRODUCT_WORK, SIGN_ATOM, Poly, TooLarge, add, multiply
 
 Sexp = Any  # a str atom or a list of Sexp
 COMPARE = {">": lambda s: s > 0, ">=": lambda s: s >= 0, "<": lambda s: s < 0, "<=": lambda s: s <= 0,
@@ -58,8 +58,18 @@ class _Normaliser:
         self.atoms: dict[tuple, int] = {}
         self.known: dict[tuple, int] = {}  # sign (or bound ±2: ≥ 0 / ≤ 0) of a normal form proved in this case
         self.pending: list[Poly] = []      # condition differences of unknown sign met (read by the prover only)
+        self.work = 0                      # term pairs multiplied, times their degree (one budget per lemma)
+
+    def multiply(self, p: Poly, q: Poly) -> Poly:
+        """p·q on the lemma's budget (a proof object's long product must not cost minutes)."""
+        self.work += len(p) * len(q) * (1 + max(map(len, p), default=0) + max(map(len, q), default=0))
+        if self.work > MAX_PRODUCT_WORK:
+            raise TooLarge(f"more than {MAX_PRODUCT_WORK} units of product work in one lemma")
+        return multiply(p, q)
 
     def term(self, t: Sexp, env: dict[str, Poly]) -> Poly:
+        if isinstance(t, list) and t and t[0] == "let":
+            env = dict(env)  # one copy per chain, then extended in place: a copy per let made a chain quadratic
         while isinstance(t, list) and t and t[0] == "let":  # a let chain: a loop, not a recursion
             if len(t) != 3 or not isinstance(t[1], list):
                 raise Undecided("let")
@@ -71,7 +81,7 @@ class _Normaliser:
                     bound[binding[0]] = self.term(binding[1], env)
                 except TooLarge as exc:  # too large *if used*: a product with a zero factor never uses it
                     bound[binding[0]] = exc  # type: ignore[assignment]
-            env = {**env, **bound}
+            env.update(bound)
             t = t[2]
         if isinstance(t, str):
             return self.symbol(t, env)
@@ -136,7 +146,7 @@ class _Normaliser:
                 return {}
         if not values or any(isinstance(v, TooLarge) for v in values):
             raise next((v for v in values if isinstance(v, TooLarge)), Undecided("an empty product"))
-        return reduce(multiply, values)
+        return reduce(self.multiply, values)
 
     def truth(self, c: Sexp, env: dict[str, Poly]) -> bool:
         """A condition's truth where every comparison's difference has a constant or proved sign."""

@@ -32,9 +32,11 @@ from typing import Any
 
 from .data import read_numeral
 from .identity import Sexp, Undecided, parse, poly_key, read_lemma
-from .sparse_poly import Poly, TooLarge, add, multiply
+from .sparse_poly import Poly, TooLarge, add
 
 MAX_NODES = 2_000  # case-tree nodes of one proof object
+MAX_TERM = 2_000   # characters of one TERM; facts in one product (the prover's: 36 and 2); the product work is
+MAX_FACTORS = 16   # bounded per lemma (identity._Normaliser.multiply), these bound the numbers' digits
 
 
 class BadProof(Exception):
@@ -80,7 +82,7 @@ class _Lemma:
         env = self._equalities(env)
         if "cases-on" in proof or "at-most" in proof:  # t > 0, t = 0, t < 0 (or t > 0, t ≤ 0): every real is in one
             rule = "cases-on" if "cases-on" in proof else "at-most"
-            (term,) = parse(proof[rule]) if type(proof[rule]) is str else (None,)
+            term = _term(proof[rule])
             cases = proof.get("cases")
             if term is None or type(cases) is not list or len(cases) != (3 if rule == "cases-on" else 2):
                 raise BadProof(f"{rule} is a TERM with its cases (> 0, = 0, < 0 or > 0, <= 0)")
@@ -95,7 +97,7 @@ class _Lemma:
             saved = dict(self.n.known)
             facts = self.facts(chosen, env)
             for t, sign, certificate in claims:
-                (term,) = parse(t) if type(t) is str else (None,)
+                term = _term(t)
                 if sign not in ("+", "-") or term is None:
                     raise BadProof("a sign claim is [TERM, '+' or '-', certificate]")
                 value = self.poly(term, env)
@@ -135,16 +137,18 @@ class _Lemma:
             raise BadProof("the constant must be > 0")
         add(total, {(): constant})
         for q, ks in arg["products"]:
+            if len(ks) > MAX_FACTORS:  # a longer product is beyond the kernel's limits (not checked)
+                raise TooLarge(f"a product of more than {MAX_FACTORS} facts")
             term: Poly = {(): 1}
             for k in ks:
-                term = multiply(term, facts[_index(k, len(facts))])
+                term = self.n.multiply(term, facts[_index(k, len(facts))])
             add(total, term, _nonnegative(q))
         for q, t in arg["squares"]:
-            if type(t) is not str:
+            square = _term(t)
+            if square is None:
                 raise BadProof("a square is an SMT-LIB term")
-            (square,) = parse(t)
             s = self.poly(square, env)
-            add(total, multiply(s, s), _nonnegative(q))
+            add(total, self.n.multiply(s, s), _nonnegative(q))
         if add(total, target, -1):
             raise BadProof("the positive quantity is not the stated sum")
 
@@ -207,6 +211,14 @@ def _conjuncts(t: Sexp) -> list[list]:
     if not isinstance(t, list) or not t:
         return []
     return [d for x in t[1:] for d in _conjuncts(x)] if t[0] == "and" else [t]
+
+
+def _term(text: Any) -> Sexp | None:
+    """One SMT-LIB TERM (longer than MAX_TERM characters: beyond the kernel's limits), or None."""
+    if type(text) is str and len(text) > MAX_TERM:
+        raise TooLarge(f"a term of more than {MAX_TERM} characters")
+    terms = parse(text) if type(text) is str else []
+    return terms[0] if len(terms) == 1 else None
 
 
 def _index(k: Any, n: int) -> int:

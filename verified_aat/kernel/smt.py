@@ -64,10 +64,7 @@ def term(circuit: Circuit, output: int, params: Sequence[str]) -> str:
             expr = f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})"
         text[g] = f"g{g}"
         bound.append((g, expr))
-    body = text[root]
-    for g, expr in reversed(bound):
-        body = f"(let ((g{g} {expr})) {body})"
-    return body
+    return "".join(f"(let ((g{g} {expr})) " for g, expr in bound) + text[root] + ")" * len(bound)
 
 
 def define_fun(name: str, circuit: Circuit, output: int, params: Sequence[str]) -> str:
