@@ -28,7 +28,8 @@ from verified_aat.cli.main import main
 from verified_aat.constructions.binarize import binarize
 from verified_aat.constructions.registry import get_construction
 from verified_aat.kernel import binarized as bz
-from verified_aat.kernel.checks import CIRCUIT_FORMAT, sha256_json
+from verified_aat.kernel.checks import sha256_json
+from verified_aat.kernel.data import STRUCTURE as CIRCUIT_FORMAT
 from verified_aat.kernel.defence_compile import evaluate
 from verified_aat.kernel.data import load_circuit
 from verified_aat.kernel.context import Context
@@ -212,7 +213,7 @@ def _b_checks(C, B, roots) -> tuple[list[str], Context]:
     ctx = Context({"original": {"circuit": structure, "sha256": sha256_json(structure), "roots": list(roots)}},
                   Options())
     ctx.circuit = load_circuit(circuit_structure(B), "$.circuit")
-    problems = bz.load_original(ctx, CIRCUIT_FORMAT, sha256_json)
+    problems = bz.load_original(ctx, sha256_json)
     for run in (bz.depth_failures, bz.gate_failures, bz.tree_failures, bz.output_failures):
         problems = problems or run(ctx)
     return problems, ctx

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, overload
 
 from .circuits.ir import Circuit
 from .errors import InputError
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .refutation.refute import Refutation
     from .results import Certificate, CheckReport
     from .schematic import SchematicResult
+    from .schematic.instance import InstanceResult
     from .symbolic.certify import CertifyResult
     from .transformer.model import Transformer
 
@@ -90,10 +91,25 @@ def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str | 
     return tuple(compiled.encoding.read(result.outputs))
 
 
+@overload
+def certify(circuit: Circuit, construction: str | Construction = ..., *, depth_bound: int | None = ...,
+            transformer: Transformer | str | None = ..., timeout: float = ..., jobs: int = ..., refute: bool = ...,
+            kernel: bool = ..., cluster: str | None = ..., progress: Callable[[str, int, int], None] | None = ...,
+            every_k: Literal[False] = ...) -> CertifyResult: ...
+
+
+@overload
+def certify(circuit: Circuit, construction: str | Construction = ..., *, depth_bound: int | None = ...,
+            transformer: Transformer | str | None = ..., timeout: float = ..., jobs: int = ..., refute: bool = ...,
+            kernel: bool = ..., cluster: str | None = ..., progress: Callable[[str, int, int], None] | None = ...,
+            every_k: Literal[True]) -> InstanceResult: ...
+
+
 def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *, depth_bound: int | None = None,
             transformer: Transformer | str | None = None, timeout: float = 10.0, jobs: int = 1,
             refute: bool = True, kernel: bool = True, cluster: str | None = None,
-            progress: Callable[[str, int, int], None] | None = None) -> CertifyResult:
+            progress: Callable[[str, int, int], None] | None = None,
+            every_k: bool = False) -> CertifyResult | InstanceResult:
     """Prove (or refute) that the construction simulates ``circuit`` on every input (a CertifyResult).
 
     ``depth_bound``: K (default the circuit's depth); ``transformer``: check this (edited)
@@ -105,10 +121,23 @@ def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *,
     on a Dask cluster, ``"local:N"`` or ``"tcp://HOST:PORT"`` (``jobs`` ≥ 2 without one: a local
     cluster of ``jobs`` workers; the certificate is the same); ``progress``: called with
     (phase, done, total) as certify goes.
+
+    ``every_k=True``: instead, the construction's every-K theorem instantiated at ``circuit`` (an
+    InstanceResult, docs/soundness.md P10): ``prove_construction`` proves T_K for every circuit of the class,
+    the certificate embeds ``circuit``, and the kernel checks both; nothing is derived per circuit, so it
+    costs what reading the circuit costs.  Not with ``depth_bound`` (K is the circuit's depth); ``refute``,
+    ``jobs``, ``cluster`` and ``progress`` have nothing to do there; *unknown* when the every-K theorem is
+    not proved (the per-circuit route may still prove or refute this circuit).
     """
-    from .pipeline import certify as _certify
     from .transformer.spec import load_transformer
     model = load_transformer(transformer) if isinstance(transformer, str) else transformer
+    if every_k:
+        from .schematic.instance import certify_every_k
+        if depth_bound is not None:
+            raise InputError("every_k instantiates the every-K theorem at K = the circuit's depth: no depth_bound")
+        return certify_every_k(circuit, _resolve(construction), model, timeout_ms=_milliseconds("timeout", timeout),
+                               kernel=kernel)
+    from .pipeline import certify as _certify
     return _certify(circuit, _resolve(construction), depth_bound, model,
                     timeout_ms=_milliseconds("timeout", timeout), jobs=_at_least_one("jobs", jobs), refute=refute,
                     kernel=kernel, progress=progress, cluster=_cluster(cluster))
@@ -160,16 +189,22 @@ def audit_transformer(transformer: Transformer | str, *, lengths: Sequence[int] 
     return _audit(model, tuple(lengths), samples, seed)
 
 
-def certificate(result: CertifyResult, *, timings: bool = True, circuit: Circuit | None = None) -> Certificate:
+def certificate(result: CertifyResult | InstanceResult, *, timings: bool = True,
+                circuit: Circuit | None = None) -> Certificate:
     """The certificate document of a proved result (a ``dict``; ``timings=False`` leaves out the
     informational timings, so equal inputs give equal documents).  When the certified circuit is an
     imported netlist (``result.circuit``, or the original ``circuit``, carries its link section), the
-    certificate embeds the netlist and the kernel also proves that C equals it."""
+    certificate embeds the netlist and the kernel also proves that C equals it.  For ``every_k``'s result:
+    its every-K certificate with the circuit embedded."""
     from .certificates.document import build_certificate
     from .circuits.link_section import carry_link, netlist_section
     from .results import Certificate
     if result.status != "proved":
         raise ValueError(f"no certificate: the result is {result.status}")
+    from .schematic.instance import InstanceResult
+    if isinstance(result, InstanceResult):
+        doc = dict(result.certificate or {})
+        return Certificate(doc if timings else {k: v for k, v in doc.items() if k != "timings"})
     link = netlist_section(result.circuit)
     if link is None and circuit is not None:
         link = netlist_section(carry_link(circuit, result.circuit))

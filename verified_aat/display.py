@@ -140,6 +140,25 @@ def certify_html(result: Any) -> str:
     return html_table("CertifyResult", title, rows, status=result.status)
 
 
+def _instance_rows(result: Any) -> tuple[str, Rows]:
+    rows: Rows = [("construction", result.construction), ("depth", result.depth),
+                  ("every-K proof", str(result.schematic.status)), ("lemmas", result.schematic.lemmas),
+                  ("seconds", f"{result.seconds.get('total', 0.0):.3f}"), ("kernel", result.kernel)]
+    return f"{result.status} for {result.circuit.name!r} (every K)", rows
+
+
+def instance_repr(result: Any) -> str:
+    title, rows = _instance_rows(result)
+    return one_line("InstanceResult", title, rows)
+
+
+def instance_html(result: Any) -> str:
+    title, rows = _instance_rows(result)
+    rows = [("circuit", circuit_repr(result.circuit)), *rows, ("problems", _listed(result.problems)),
+            ("theorem (the kernel's)", result.theorem or None)]
+    return html_table("InstanceResult", title, rows, status=result.status)
+
+
 def counterexample_rows(found: Any) -> Rows:
     """Inputs, outputs (circuit vs transformer) and the first mismatching gate of a counterexample."""
     mismatch = next((s for s in found.steps if not s.agrees), None)

@@ -38,6 +38,12 @@ def _canonical(circuit: Any) -> dict[str, Any]:
             **circuit_structure(circuit)}
 
 
+def instance_section(circuit: Any) -> dict[str, Any]:
+    """The ``instance`` section of a schematic certificate (``certify --every-k``, docs/soundness.md P10): the
+    circuit the every-K theorem is instantiated at, in the canonical structure the kernel loads (as S1's)."""
+    return {"circuit": _canonical(circuit)}
+
+
 def original_section(original: Any, roots: tuple[int, ...]) -> dict[str, Any]:
     """The ``original`` section of a ``--binarize`` certificate (docs/soundness.md, B): the circuit before
     binarization, its hash, and per gate the root of its tree in the certified circuit (a hint)."""

@@ -25,6 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(a modified construction); encoding and schedule still come from --construction")
     p.add_argument("--depth-bound", "-K", type=int, default=None)
     p.add_argument("--binarize", action="store_true", help="binarize n-ary products (and sums for unique-hard) first")
+    p.add_argument("--every-k", action="store_true",
+                   help="certify by the construction's every-K theorem instantiated at CIRCUIT (docs/soundness.md "
+                        "P10): no per-circuit obligations, so a certificate costs what reading the circuit costs; "
+                        "for T_K of a construction prove-construction proves (or --transformer, at its K)")
     p.add_argument("-o", "--output", metavar="CERT", help="write the certificate here (only when proved; "
                    "- for standard output, the summary then goes to standard error)")
     p.add_argument("--export-smt", metavar="DIR", help="also write every lemma as an .smt2 file")
@@ -57,13 +61,12 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "json", False) and args.output == "-":
         raise InputError("--json and -o - both write to standard output; give -o a file", "--json")
-    if args.output and args.output != "-":
-        import os
-        directory = os.path.dirname(os.path.abspath(args.output))
-        if not os.path.isdir(directory):  # before any work, not after the proof
-            raise InputError(f"cannot write: no directory {os.path.dirname(args.output) or '.'}", args.output)
     from .report_cmd import check_output_path
+    check_output_path(None if args.output == "-" else args.output, "-o")  # before any work, not after the proof
     check_output_path(getattr(args, "report", None))
+    if args.every_k:
+        from .certify_every_k import refuse_per_circuit_options
+        refuse_per_circuit_options(args)
     with progress_reporter(args.progress or sys.stderr.isatty()) as progress:
         with progress.stage("import"):
             circuit = circuit_from_args(args)
@@ -83,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
             from .transformer_arg import load_for_construction
             transformer = load_for_construction(args.transformer, construction)
             _check_transformer_constants(transformer, args.transformer)
+        if args.every_k:
+            from .certify_every_k import run_every_k
+            return run_every_k(args, circuit, construction, transformer, progress)
         from ..certificates.document import original_section
         from ..circuits.link_section import carry_link, netlist_section
 

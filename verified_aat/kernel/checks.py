@@ -17,7 +17,7 @@ from .agreement import compare_derived, layers_needed, match_lemmas, summary
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma
 from .structure import reads, score_reads
 from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, as_dict, as_list, as_rational,
-                   load_circuit, load_transformer, need)
+                   load_circuit, load_structure, load_transformer, need)
 from .defence import run_defence
 from .document_transformer import own_transformer_problems  # S2, shared with P2
 from .encoding import Illegitimate, build, encoding_digest
@@ -32,7 +32,6 @@ from .rules import Check, sha256_json
 
 FORMAT = "verified-aat/certificate"
 VERSION = 2
-CIRCUIT_FORMAT = "verified-aat/circuit-structure"
 KEY_KIND = "attention:key-decomposition"
 TOP_KEYS = {"format", "version", "claim", "construction", "info", "hashes", "circuit", "transformer", "hints",
             "derived", "lemmas", "result"}
@@ -64,12 +63,8 @@ def _depth_bound(ctx: Context) -> list[str]:
 
 
 def _circuit(ctx: Context) -> list[str]:
-    raw = ctx.doc["circuit"]
-    ctx.circuit = load_circuit(raw, "$.circuit", extra_keys={"format", "version", "domain"})
-    need(raw.get("format") == CIRCUIT_FORMAT and raw.get("version") == 1 and type(raw.get("version")) is int,
-         "$.circuit", f"expected format {CIRCUIT_FORMAT!r} version 1")
-    need(raw.get("domain") in ("rationals", "boolean"), "$.circuit.domain", "must be 'rationals' or 'boolean'")
-    ctx.domain = raw["domain"]
+    ctx.circuit = load_structure(ctx.doc["circuit"], "$.circuit")
+    ctx.domain = ctx.doc["circuit"]["domain"]
     return []
 
 
@@ -318,7 +313,7 @@ def _binarization(name: str) -> Callable[[Context], list[Problem | str]]:
             return []
         from . import binarized
         if name == "load_original":
-            return binarized.load_original(ctx, CIRCUIT_FORMAT, sha256_json)
+            return binarized.load_original(ctx, sha256_json)
         return getattr(binarized, name)(ctx)
     return run
 

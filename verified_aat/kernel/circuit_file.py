@@ -17,14 +17,13 @@ import re
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Union
 
-from .data import MAX_DIGITS, MAX_GATES, Circuit, Malformed, NotChecked, load_circuit
+from .data import MAX_DIGITS, MAX_GATES, STRUCTURE, Circuit, Malformed, NotChecked, load_structure
 from .problems import Problem, no_link
 from .rules import sha256_json
 
 if TYPE_CHECKING:
     from .context import Context
 
-CIRCUIT_FORMAT = "verified-aat/circuit-structure"
 _DEFINITION = re.compile(r"\s*([^\s=]+)\s*=(.*)\Z", re.S)
 _LITERAL = re.compile(r"[+-]?(?:(\d+)(?:/(\d+))?|(\d+\.\d*|\.\d+))\Z", re.ASCII)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]\-]*\Z", re.ASCII)
@@ -192,7 +191,7 @@ def _ordered(defs: _Definitions, outputs: list[Ref], domain: str) -> dict[str, A
         if len(gates) > MAX_GATES:
             raise Unreadable(0, f"more than {MAX_GATES} gates")
     outs = [at[r] if type(r) is str else constant(r) for r in outputs]
-    return {"format": CIRCUIT_FORMAT, "version": 1, "domain": domain, "gates": gates, "outputs": outs}
+    return {"format": STRUCTURE, "version": 1, "domain": domain, "gates": gates, "outputs": outs}
 
 
 def structure(data: bytes, fmt: str) -> dict[str, Any]:
@@ -208,11 +207,7 @@ def read_circuit(data: bytes, fmt: str) -> tuple[dict[str, Any], Circuit]:
             value = json.loads(data)
         else:
             value = _ordered(*(_text(data) if fmt == "text" else _json(data)))
-        circuit = load_circuit(value, "$circuit-file", extra_keys={"format", "version", "domain"})
-        if value.get("format") != CIRCUIT_FORMAT or value.get("version") != 1 or \
-                value.get("domain") not in ("rationals", "boolean"):
-            raise Unreadable(0, "not a canonical circuit structure")
-        return value, circuit
+        return value, load_structure(value, "$circuit-file")
     except (Unreadable, Malformed, ValueError, UnicodeDecodeError, AttributeError, TypeError) as exc:
         raise NotChecked(f"the kernel's own {fmt} reader does not read the given circuit file ({exc})") from None
 

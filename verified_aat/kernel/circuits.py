@@ -11,8 +11,15 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
-from .data import Circuit, Number, exact, too_big
+from .data import MAX_BITS, Circuit, Number, exact
 from .structure import cone, depths, reads, score_reads  # noqa: F401 - re-exported
+
+
+def too_big(value: Number) -> bool:
+    """Whether an exact number is beyond what the kernel computes with (:data:`~.data.MAX_BITS`)."""
+    if type(value) is int:
+        return value.bit_length() > MAX_BITS
+    return value.numerator.bit_length() + value.denominator.bit_length() > MAX_BITS  # type: ignore[union-attr]
 
 
 def sign(v: Number) -> int:

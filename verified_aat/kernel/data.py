@@ -156,13 +156,6 @@ def as_rational(value: Any, path: str) -> Number:
     return q
 
 
-def too_big(value: Number) -> bool:
-    """Whether an exact number is beyond what the kernel computes with (:data:`MAX_BITS`)."""
-    if type(value) is int:
-        return value.bit_length() > MAX_BITS
-    return value.numerator.bit_length() + value.denominator.bit_length() > MAX_BITS  # type: ignore[union-attr]
-
-
 def read_numeral(text: str) -> Number | None:
     """The value of ``p``, ``p.d``, ``p/q`` or ``p.d/q`` (ASCII digits, at most :data:`MAX_DIGITS`), else None.
     Every numeral a certificate writes goes through here: ``Fraction("1e99999999")`` would compute 10^(10^8)."""
@@ -230,6 +223,17 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
     for k, o in enumerate(outputs):
         need(type(o) is int and 0 <= o < len(gates), f"{path}.outputs[{k}]", "{o!r} is not a gate", o=o)
     return Circuit(tuple(gates), tuple(outputs), len(inputs), tuple(inputs[i] for i in range(len(inputs))))
+
+
+STRUCTURE = "verified-aat/circuit-structure"
+
+
+def load_structure(value: Any, path: str) -> Circuit:
+    """A circuit in the canonical structure that certificates embed and files reduce to (S1, B1, P10)."""
+    need(type(value) is dict and value.get("format") == STRUCTURE and type(value.get("version")) is int and
+         value["version"] == 1 and value.get("domain") in ("rationals", "boolean"), path,
+         f"expected format {STRUCTURE!r} version 1 with domain 'rationals' or 'boolean'")
+    return load_circuit(value, path, extra_keys={"format", "version", "domain"})
 
 
 # -- transformers -----------------------------------------------------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from .circuits import apply, cone, reads, sign
-from .data import Circuit, Number, exact, too_big
+from .circuits import apply, cone, reads, sign, too_big
+from .data import Circuit, Number, exact
 
 try:  # GMP rationals: the same exact numbers, an order of magnitude faster than fractions.Fraction
     from gmpy2 import mpq as _mpq

@@ -23,7 +23,8 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from .context import Context
-from .data import Number, exact, too_big
+from .circuits import too_big
+from .data import Number, exact
 from .defence_compile import Specialized, TooBig, evaluate, mean, rational, role
 from .problems import Problem
 

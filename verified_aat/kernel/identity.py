@@ -61,10 +61,11 @@ class _Normaliser:
         self.work = 0                      # term pairs multiplied, times their degree (one budget per lemma)
 
     def multiply(self, p: Poly, q: Poly) -> Poly:
-        """p·q on the lemma's budget (a proof object's long product must not cost minutes)."""
-        self.work += len(p) * len(q) * (1 + max(map(len, p), default=0) + max(map(len, q), default=0))
-        if self.work > MAX_PRODUCT_WORK:
+        """p·q on the lemma's budget (a proof object's long product must not cost minutes); a refusal costs none."""
+        cost = len(p) * len(q) * (1 + max(map(len, p), default=0) + max(map(len, q), default=0))
+        if self.work + cost > MAX_PRODUCT_WORK:
             raise TooLarge(f"more than {MAX_PRODUCT_WORK} units of product work in one lemma")
+        self.work += cost
         return multiply(p, q)
 
     def term(self, t: Sexp, env: dict[str, Poly]) -> Poly:

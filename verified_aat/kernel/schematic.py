@@ -32,7 +32,7 @@ from .schematic_scheme import EarlySchedule, encoding_problems, scheme_of
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
 SCHEMATIC_VERSION = 1
 KEYS = {"format", "version", "construction", "depth_bound", "transformer", "hashes", "lemmas", "result"}
-OPTIONAL = {"info", "timings", "hints", "construction_document"}
+OPTIONAL = {"info", "timings", "hints", "construction_document", "instance"}
 MAX_DEPTH_BOUND = 50_000
 
 
@@ -96,11 +96,10 @@ def _scheme(ctx: SchematicContext) -> list[str]:
     hints = as_dict(ctx.doc.get("hints", {"sets": {}}), "$.hints", {"sets"})
     sets = as_dict(hints["sets"], "$.hints.sets", set(), {h.name for layer in T.layers for h in layer.heads})
     allowed = SETS if isinstance(scheme, EdgeScheme) or scheme.slots is not None else ("in-edges",)
-    for head, chosen in sets.items():
-        need(chosen in allowed, f"$.hints.sets.{head}", f"an intended set is one of {list(allowed)}")
-    ctx.sets = {**intended_sets(ctx.construction), **sets}
+    ctx.sets = {**intended_sets(ctx.construction), **sets}  # the hints' and the document's intended sets
     for head, chosen in ctx.sets.items():
-        need(chosen in allowed, "$.construction_document.attends", f"an intended set is one of {list(allowed)}")
+        need(chosen in allowed, "$.hints.sets" if head in sets else "$.construction_document.attends",
+             f"an intended set is one of {list(allowed)}")
     return own_transformer_problems(ctx, ctx.doc.get("info"))
 
 
@@ -163,8 +162,8 @@ def _lemmas(ctx: SchematicContext) -> list[Problem]:
 
 
 def _instance(ctx: SchematicContext) -> list[str]:
-    """P10 (``schematic_instance.py``), entered only with ``check --circuit FILE``."""
-    if ctx.options.circuit_file is None:
+    """P10 (``schematic_instance.py``), entered only with an embedded circuit or ``check --circuit FILE``."""
+    if ctx.options.circuit_file is None and "instance" not in ctx.doc:
         return []
     from .schematic_instance import instantiate
     return instantiate(ctx)
@@ -183,7 +182,8 @@ SCHEMATIC_CHECKS: tuple[Check, ...] = (
                                     "as K needs", _layers),
     Check("schematic-lemmas", "P5", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
     Check("schematic-solvers", "P8", "every lemma is unsat (valid over the reals)", solvers_check),  # type: ignore[arg-type]
-    Check("schematic-instance", "P10", "a circuit given with --circuit is in the class, within the depth bound",
+    Check("schematic-instance", "P10", "the embedded circuit, or one given with --circuit, is in the class, within "
+                                       "the depth bound",
           _instance),
 )
 

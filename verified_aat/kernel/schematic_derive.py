@@ -42,34 +42,23 @@ def derive(scheme: Scheme, phase_functions: dict[str, list[Function]], needs: Ne
         _gather(scheme, fn, derivation, sets, needs)
         _frame(scheme, fn, "gather", derivation, needs)
     for fn in phase_functions.get("trailing", []):
-        _trailing(scheme, fn, derivation, needs)
+        _frame(scheme, fn, "trailing", derivation, needs)
     return derivation
 
 
 def _frame(scheme: Scheme, fn: Function, phase: str, derivation: Derivation, needs: Needs) -> None:
-    """P7: structural outputs equal the inputs, for any values and any pooled vectors."""
-    T = Templates(scheme)
-    use = _emit(derivation, "schematic:frame")
-    focus = [(s, None) for s in scheme.shapes] + [(EDGE, slot) for slot in scheme.edge_slots()]
+    """P7: structural outputs equal the inputs, for any values and any pooled vectors; P9: a trailing layer (after
+    the 2K) keeps every needed coordinate of every gate's row, whatever its heads pool."""
+    T, trailing = Templates(scheme), phase == "trailing"
+    focus = [(s, None) for s in scheme.shapes] + [(EDGE, slot) for slot in scheme.edge_slots()] * (not trailing)
     for shape, slot in focus:
-        lemma = Lemma(f"function {fn.number} ({phase}) frame at a {_label(shape)} position{_slot(slot)}")
+        lemma = Lemma(f"function {fn.number} (trailing) keeps a {_label(shape)} gate's row" if trailing else
+                      f"function {fn.number} ({phase}) frame at a {_label(shape)} position{_slot(slot)}")
         i = T.edge(lemma, "i", slot=slot) if shape is None else T.gate(lemma, shape, "i")
         pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
-        lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in T.structural() if needs.claims(fn, c)]
-        use(lemma)
-
-
-def _trailing(scheme: Scheme, fn: Function, derivation: Derivation, needs: Needs) -> None:
-    """P9: a layer after the 2K keeps every needed coordinate of every gate's row, whatever its heads pool."""
-    T = Templates(scheme)
-    use = _emit(derivation, "schematic:trailing")
-    for shape in scheme.shapes:
-        lemma = Lemma(f"function {fn.number} (trailing) keeps a {shape.name} gate's row")
-        i = T.gate(lemma, shape, "i")
-        pooled = [T.havoc(lemma, f"p{h}") for h in range(len(fn.layer.heads))]
-        lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in range(len(T.coordinates))
-                        if needs.claims(fn, c)]
-        use(lemma)
+        kept = range(len(T.coordinates)) if trailing else T.structural()
+        lemma.goals += [f"(= {output(fn.layer, c, i, pooled)} {i[c]})" for c in kept if needs.claims(fn, c)]
+        lemma.use_in(derivation, "schematic:trailing" if trailing else "schematic:frame")
 
 
 def _fetch(scheme: Scheme, fn: Function, derivation: Derivation, needs: Needs) -> None:

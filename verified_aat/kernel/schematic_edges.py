@@ -17,7 +17,8 @@ from .data import Head
 from .formula import Sym, smt
 from .layouts import Construction
 from .derivation import Derivation, Function
-from .schematic_lemmas import Lemma, Shape, claimed, gate_value, last_slot, output, pooled_in_edges, score
+from .schematic_lemmas import (Lemma, Rows, Shape, claimed, gate_value, last_slot, output, pooled_in_edges,
+                               score)
 from .schematic_relevance import Needs
 
 SLOT_CLASSES = (0, 1, None)  # slot 0, a symbolic slot s ≥ 1, sink
@@ -39,12 +40,11 @@ def _slot(c: int | None) -> str:
     return {0: "slot-0 edge", 1: "slot-≥1 edge", None: "sink"}[c]
 
 
-class EdgeTemplates:
+class EdgeTemplates(Rows):
+    """The edge layout's edge and sink positions, their rows on the source's shape."""
+
     def __init__(self, scheme: EdgeScheme):
-        self.scheme = scheme
-        self.construction = scheme.construction
-        self.coordinates = self.construction.coordinates
-        self.values = scheme.values
+        super().__init__(scheme)
         sink = self.construction.group("sink")
         self.sink_target = 0 if sink is None else sink.target
 
@@ -85,12 +85,7 @@ class EdgeTemplates:
             if varying:
                 cases = [f"(and {' '.join(f'(= {row[c]} {r[c]})' for c in varying)})" for r in rows]
                 lemma.hyps.append(f"(or {' '.join(cases)})")
-        for c in self.values:
-            row[self.coordinates.index(c)] = (values or {}).get(c) or lemma.var(f"{p}_{c}", of=(p, c))
-        return row
-
-    def havoc(self, lemma: Lemma, p: str) -> list[str]:
-        return [lemma.var(f"{p}_{c}", of=(p, c)) for c in self.coordinates]
+        return self._values(lemma, row, p, values or {})
 
 
 def derive_edges(scheme: EdgeScheme, functions: list[Function], needs: Needs,

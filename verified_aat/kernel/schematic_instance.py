@@ -1,20 +1,19 @@
-"""P10: a schematic certificate's theorem instantiated at the circuit given with ``check --circuit FILE``.
+"""P10: a schematic certificate's theorem instantiated at a circuit: the one its ``instance`` section embeds
+(``certify --every-k``), or one given with ``check --circuit FILE`` (with both, they must be the same circuit).
 
-The theorem holds for every circuit of the construction's class of depth ≤ K (for every K ≥ 1, or for the
-certificate's K), so for the given circuit C it holds at K = max(1, depth(C)); with a fixed K, depth(C) ≤ K
-is needed.  The kernel reads the file with its own reader (``circuit_file.py``), tests the class with the
-encoding's own test (``encoding.check_class``) and takes the depth over all gates (``structure.depths``,
-the depth of the schedule).  Nothing is derived per circuit: checking C costs reading it (the command's parser
-reads it first, for bad input).  A circuit the theorem does not cover is *not checked*: the certificate is not at fault.
-"""
+The theorem covers every circuit of the class of depth ≤ K (every K, or the certificate's K), so it holds for C at
+K = max(1, depth(C)) (a fixed K needs depth(C) ≤ K).  The kernel reads C with its own loaders, tests the class
+(``layouts.check_class``, as S2) and takes the depth over all gates (``structure.depths``); nothing is derived per
+circuit.  A circuit the theorem does not cover is *not checked*: the certificate is not at fault."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from .circuit_file import read_circuit
+from .data import NotChecked, as_dict, load_structure
 from .layouts import OutsideLayout, check_class
+from .problems import Problem
 from .rules import sha256_json
 from .structure import depths
 
@@ -29,18 +28,25 @@ class Instance:
     K: int         # the K the theorem is instantiated at
 
 
-def instantiate(ctx: Any) -> list[str]:
-    """P10: the given circuit is in the class and within the depth bound; ``ctx.instance`` says at which K."""
-    structure, C = read_circuit(*ctx.options.circuit_file[1:])
+def instantiate(ctx: Any) -> list[str | Problem]:
+    """P10: the circuit is in the class and within the depth bound; ``ctx.instance`` says at which K."""
+    if "instance" in ctx.doc:
+        structure = as_dict(ctx.doc["instance"], "$.instance", {"circuit"})["circuit"]
+        C = load_structure(structure, "$.instance.circuit")
+    if ctx.options.circuit_file is not None:  # only then the file's reader
+        from .circuit_file import read_circuit
+        given, C_file = read_circuit(*ctx.options.circuit_file[1:])
+        if "instance" in ctx.doc and given != structure:
+            return [Problem("the given circuit is not the certificate's embedded circuit (structure hashes {given:16} "
+                            "and {embedded:16})", {"given": sha256_json(given), "embedded": sha256_json(structure)})]
+        structure, C = given, C_file
     try:
         check_class(ctx.construction, C)
     except OutsideLayout as exc:
-        ctx.unchecked.append(f"the given circuit is not in the class the theorem covers: {exc}")
-        return []
+        raise NotChecked(f"the given circuit is not in the class the theorem covers: {exc}") from None
     depth = max(depths(C), default=0)
     if ctx.depth_bound is not None and depth > ctx.depth_bound:
-        ctx.unchecked.append(f"the given circuit has depth {depth}; the theorem covers depth ≤ {ctx.depth_bound}")
-        return []
+        raise NotChecked(f"the given circuit has depth {depth}; the theorem covers depth ≤ {ctx.depth_bound}")
     K = max(1, depth) if ctx.depth_bound is None else ctx.depth_bound
     ctx.instance = Instance(sha256_json(structure), len(C.gates), len(C.outputs), C.n_inputs, depth, K)
     return []

@@ -109,14 +109,27 @@ class Lemma:
         return "\n".join(lines) + "\n"
 
 
-class Templates:
-    """Rows of symbolic positions: the document's own row formulas on symbolic ids, fan-ins and slots (P2)."""
+class Rows:
+    """Rows of symbolic positions: the document's own row formulas on symbolic ids, fan-ins and slots (P2); value
+    coordinates given or fresh (both inductions: ``Templates`` here, ``schematic_edges.EdgeTemplates``)."""
 
-    def __init__(self, scheme: Scheme):
+    def __init__(self, scheme: Any):
         self.scheme = scheme
-        self.construction = scheme.construction
+        self.construction: Construction = scheme.construction
         self.coordinates = self.construction.coordinates
-        self.values = scheme.values
+        self.values: tuple[str, ...] = scheme.values
+
+    def _values(self, lemma: Lemma, row: list[str], p: str, values: dict[str, str]) -> list[str]:
+        for c in self.values:
+            row[self.coordinates.index(c)] = values.get(c) or lemma.var(f"{p}_{c}", of=(p, c))
+        return row
+
+    def havoc(self, lemma: Lemma, p: str) -> list[str]:
+        return [lemma.var(f"{p}_{c}", of=(p, c)) for c in self.coordinates]
+
+
+class Templates(Rows):
+    """The gate layout's gate and edge positions."""
 
     def gate(self, lemma: Lemma, shape: Shape, p: str, values: dict[str, str] | None = None,
              gid: str | None = None) -> list[str]:
@@ -147,14 +160,6 @@ class Templates:
         if slot is None and any(s in x for x in row):
             lemma.var(s, is_id=True)
         return self._values(lemma, row, p, values or {})
-
-    def _values(self, lemma: Lemma, row: list[str], p: str, values: dict[str, str]) -> list[str]:
-        for c in self.values:
-            row[self.coordinates.index(c)] = values.get(c) or lemma.var(f"{p}_{c}", of=(p, c))
-        return row
-
-    def havoc(self, lemma: Lemma, p: str) -> list[str]:
-        return [lemma.var(f"{p}_{c}", of=(p, c)) for c in self.coordinates]
 
     def structural(self) -> list[int]:
         return [k for k, c in enumerate(self.coordinates) if c not in self.values]

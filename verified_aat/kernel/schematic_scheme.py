@@ -112,8 +112,8 @@ def encoding_problems(scheme: Scheme | EdgeScheme) -> list[str]:
     sq = c.coordinates.index("sq") if "sq" in scheme.values else None
     holders = ("gate",) if isinstance(scheme, Scheme) else ("edge", "sink")
     problems = [f"inputs are placed in {c.coordinates[g.input]} of the {g.role} positions, which the induction holds "
-                "at its row formula (an input goes into val, or a coordinate the induction treats as a value)"
-                for g in c.groups if g.input is not None and c.coordinates[g.input] not in scheme.values]
+                "at its row formula (an input goes into val or sq)" for g in c.groups if g.role not in holders
+                and g.input is not None and c.coordinates[g.input] not in scheme.values]
     if isinstance(scheme, EdgeScheme) and sq is not None and scheme.extra_layers == 0:
         problems.append("with offset 0 an input's edges would hold x_i² in sq at layer 0; an encoding puts x_i in val "
                         "only")
