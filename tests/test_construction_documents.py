@@ -260,6 +260,13 @@ BAD = {  # case: (edit, text on the expected line, words of the message)
     "description text of two lines": (_edit(["description"], {"readout": "a\nb"}), '"readout": "a',
                                       "must be one line of text"),
     "unknown description key": (_edit(["description"], {"layouts": {}}), '"layouts"', "unknown key 'layouts'"),
+    # red team, 2026-12-06: each of these passed `construction check` and then made certify say unknown (exit 3)
+    "a row of degree above the kernel's": (_edit(["positions", 0, "row", "*", "a"], "id*id*id*id*id*id*id*id*id"),
+                                           '"id*id', "degree above 8 in the parameters"),
+    "a class with min above max": (_edit(["class", "fan_in", "add"], {"min": 3, "max": 1}), '"add": {',
+                                   "min 3 is above max 1"),
+    "a digit that is not ASCII": (_edit(["positions", 0, "row", "*", "a"], "\u0663*id"), '"\u0663*id"',
+                                  "unexpected character"),
 }
 
 
@@ -280,6 +287,22 @@ def test_a_bad_document_is_one_located_error(case, tmp_path, capsys):
     assert words in captured.err
     assert main(["certify", str(ROOT / "specs/circuits/difference_of_squares.circ"), "-c", str(path)]) == 2
     assert capsys.readouterr().err.startswith(f"verified-aat: {path}:{line}: ")
+
+
+@pytest.mark.parametrize("claims,words", [([["val", "gate", 1], ["op", "gate", 1]], "coordinate 'op' is structural"),
+                                          ([["val", "gate", 1], ["val", "gate", 2]], "'val' is claimed twice")])
+def test_a_claim_the_induction_cannot_make_is_one_located_error(claims, words, tmp_path, capsys):
+    """Red team, 2026-12-06: these passed `construction check`, then certify said unknown (exit 3) and wrote SMT
+    that Z3 refused ("named expression already defined")."""
+    doc = _base()
+    doc["schedule"]["gate"]["claims"] = claims
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc, indent=1))
+    for argv in (["construction", "check", str(path)],
+                 ["certify", str(ROOT / "specs/circuits/difference_of_squares.circ"), "-c", str(path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"verified-aat: {path}:") and words in err, err
 
 
 def test_the_shipped_documents_are_the_builtins_own_data():
@@ -317,6 +340,18 @@ def test_any_text_parses_or_is_a_formula_error(text):
         parse_formula(text, {"k", "id"})
     except FormulaError:
         pass
+
+
+@pytest.mark.parametrize("text", ["\u0663*id", "\uff12*id", "id + \u0661/2"])
+def test_a_digit_that_is_not_ascii_is_no_literal_in_either_reader(text):
+    """The grammar's RATIONAL is ASCII digits: "٣*id" read as 3·id in both readers (red team, 2026-12-06)."""
+    from verified_aat.constructions.formula import FormulaError, parse_formula
+    from verified_aat.kernel import formula as kernel_formula
+    from verified_aat.kernel.data import Malformed
+    with pytest.raises(FormulaError):
+        parse_formula(text, {"id"})
+    with pytest.raises(Malformed):
+        kernel_formula.parse(text, frozenset({"id"}), "$.row")
 
 
 def test_a_rational_literal_and_its_zero_denominator():
@@ -368,6 +403,15 @@ def test_refute_and_run_take_a_document(tmp_path, capsys):
     assert main(["run", str(out / "transformer.json"), "--encoding", str(out / "encoding.json"), "--input=3,2",
                  "-c", str(wrong)]) == 0
     assert capsys.readouterr().out.startswith("outputs:")
+
+
+def test_audit_round_trip_takes_a_document(capsys):
+    """docs/cli.md says `audit -c` takes FILE.json; it answered "invalid choice" (red team, 2026-12-06)."""
+    src = str(ROOT / "specs/circuits/difference_of_squares.circ")
+    assert main(["audit", "-c", str(DATA / "gate-edge-5.json"), src, "--round-trip"]) == 0
+    assert "result: proved" in capsys.readouterr().out
+    assert main(["audit", "-c", str(DATA / "gate-edge-mean.json"), src, "--round-trip"]) == 1
+    assert "result: refuted" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, words", [

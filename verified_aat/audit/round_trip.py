@@ -55,7 +55,7 @@ from typing import Any
 from ..status import Status
 from ..circuits.evaluate import evaluate
 from ..circuits.ir import Circuit, Domain
-from ..constructions.registry import get_construction
+from ..constructions.registry import resolve_construction
 from ..symbolic import polynomial as poly
 from .prove import Witness as AuditWitness
 from .prove import kernel_limit, prove_audit, structure_hash
@@ -257,7 +257,7 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
     ``on_lap(phase, seconds)``: called as each phase ends.
     """
     clock = _Clock(on_lap)
-    con = get_construction(construction)
+    con = resolve_construction(construction)  # a built-in's name, or a construction document's path
     compiled = con.compile(circuit)
     T = compiled.transformer
     lower, certificates, certified = SKIPPED, {}, None

@@ -18,7 +18,7 @@ from typing import Any
 from ..audit.check import DEFAULT_LENGTHS, AuditReport, audit
 from ..audit.unroll import unroll
 from ..circuits.io import save_circuit
-from ..constructions.registry import CONSTRUCTIONS
+from ..constructions.registry import construction_choice
 from ..errors import EXIT_OK, EXIT_REFUTED, InputError
 from ..limits import MAX_AUDIT_LENGTH, MAX_AUDIT_LENGTHS, MAX_ENCODED, MAX_SAMPLES
 from ..transformer.model import Transformer
@@ -37,8 +37,9 @@ def register(subparsers: Any) -> None:
                     "the exact count formula and its depth (the same for every N >= 2), and compare it with the "
                     "exact engine on seeded random sequences with ties.")
     parser.add_argument("model", nargs="?", metavar="MODEL", help="transformer spec (verified-aat/transformer JSON)")
-    parser.add_argument("--construction", "-c", metavar="NAME", choices=sorted(CONSTRUCTIONS),
-                        help="audit the construction's compiled transformer for a circuit (CIRCUIT or --family)")
+    parser.add_argument("--construction", "-c", metavar="NAME|FILE.json", type=construction_choice,
+                        help="audit the construction's compiled transformer for a circuit (CIRCUIT or --family): a "
+                             "built-in's name or a construction document")
     add_circuit_argument(parser)
     parser.add_argument("--lengths", default=None, metavar="N,N,...",
                         help="sequence lengths to audit, a list with ranges such as 2..8,16 (default "

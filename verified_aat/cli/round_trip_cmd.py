@@ -96,10 +96,10 @@ def _require_memory(circuit, args: argparse.Namespace) -> None:
     T_K alone); not built (link 3 by composition), it needs no memory."""
     from ..audit.round_trip import builds_unrolling
     from ..audit.size import size_formula
-    from ..constructions.registry import get_construction
+    from ..constructions.registry import resolve_construction
     from .resources import require_memory
     try:
-        compiled = get_construction(args.construction).compile(circuit)
+        compiled = resolve_construction(args.construction).compile(circuit)
     except InputError:
         return  # outside the construction's class: round_trip says so itself
     T, n = compiled.transformer, compiled.encoding.length

@@ -22,7 +22,7 @@ from ..transformer.spec import FORMAT as SPEC_FORMAT, VERSION as SPEC_VERSION, t
 from .base import Description, RoleRule, ScoreHint
 from .document_description import description as _description
 from .document_intentions import hints as _hints, schedule as _schedule
-from .formula import Formula, FormulaError, parse_formula
+from .formula import MAX_ROW_DEGREE, Formula, FormulaError, parse_formula, row_degree
 
 FORMAT = "verified-aat/construction"
 VERSION = 1
@@ -168,7 +168,7 @@ def parse_document(data: Any, file: str, locator: Locator | None = None) -> Docu
     readout = _readout(r, coordinates, groups)
     prefix, block, suffix = _transformer(r, name, coordinates)
     heads = {h.name for layer in prefix + block + suffix for h in layer.heads}
-    schedule = _schedule(r, coordinates, groups)
+    schedule = _schedule(r, coordinates, groups, structural)
     hints = _hints(r, coordinates, heads)
     _attends(r, heads)
     return Document(file, data, name, summary, paper, coordinates, structural, rule, tuple(constants.items()),
@@ -248,6 +248,12 @@ def _class(r: _Reader, name: str) -> ClassRule:
         spec = r.obj(spec, where, {"min", "max"}, f"\"class.fan_in.{kind}\"", {"min", "max"})
         low = None if "min" not in spec else r.integer(spec["min"], where + ("min",), "\"min\"")
         high = None if "max" not in spec else r.integer(spec["max"], where + ("max",), "\"max\"")
+        for bound, value in (("min", low), ("max", high)):
+            if value is not None and value < 0:
+                raise r.error(f"\"class.fan_in.{kind}.{bound}\": a fan-in is ≥ 0, got {value}", where + (bound,))
+        if low is not None and high is not None and low > high:
+            raise r.error(f"\"class.fan_in.{kind}\": min {low} is above max {high}, so the class has no {kind} gate "
+                          "(leave the kind out, or write its range)", where)
         limits.append((kind, low, high))
     bounded = data.get("bounded_fan_in", False)
     if not isinstance(bounded, bool):
@@ -318,6 +324,9 @@ def _rows(r: _Reader, data: Any, path: tuple[str | int, ...], role: str, coordin
         for coord, text in entries.items():
             try:
                 parsed[kind][coord] = parse_formula(text, allowed)
+                if row_degree(parsed[kind][coord], set(PARAMETERS[role])) > MAX_ROW_DEGREE:
+                    raise FormulaError(f"degree above {MAX_ROW_DEGREE} in the parameters (the kernel reads rows of "
+                                       f"degree ≤ {MAX_ROW_DEGREE})")
             except FormulaError as exc:
                 raise r.error(f"{role} positions, row {kind!r}, {coord}: {exc}", where + (coord,)) from None
     rows = []

@@ -17,9 +17,10 @@ _RULE = {"scale", "offset", "ref", "claims", "kind_offsets"}
 _HINT = {"row_key", "col_key", "col_penalty", "facts"}
 
 
-def schedule(r: Any, coordinates: tuple[str, ...],
-              groups: tuple[Any, ...]) -> tuple[tuple[str, RoleRule], ...]:
-    """One :class:`RoleRule` per role that has positions, each entry checked."""
+def schedule(r: Any, coordinates: tuple[str, ...], groups: tuple[Any, ...],
+             structural: tuple[str, ...] = ()) -> tuple[tuple[str, RoleRule], ...]:
+    """One :class:`RoleRule` per role that has positions, each entry checked: a claim is about a value
+    coordinate (never a structural one, which holds its row), each coordinate claimed at most once."""
     data = r.obj(r.data["schedule"], ("schedule",), set(ROLES), "\"schedule\"", set(ROLES))
     rules = []
     for role, rule in data.items():
@@ -44,6 +45,10 @@ def schedule(r: Any, coordinates: tuple[str, ...],
                 where = where + tuple(bad[:1])
                 raise r.error(f"schedule {role!r}: a claim is [coordinate, {refs[0]!r}, 1 or 2] with a known "
                               f"coordinate, got {claim!r}"[:300], where)
+            if claim[0] in structural or claim[0] in [c for c, _, _ in claims]:
+                raise r.error(f"schedule {role!r}: coordinate {claim[0]!r} is "
+                              + ("structural: it holds its row, a claim cannot give it a value" if claim[0] in structural
+                                 else "claimed twice"), where)
             claims.append((claim[0], claim[1], claim[2]))
         offsets = []
         for n, item in enumerate(r.lst(rule.get("kind_offsets", []), path + ("kind_offsets",), "\"kind_offsets\"")):

@@ -24,7 +24,8 @@ from typing import Any, Callable, Mapping, Union
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
-_TOKEN = re.compile(r"\s*(?:(\d+(?:/\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))")
+_TOKEN = re.compile(r"\s*(?:(\d+(?:/\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))", re.ASCII)  # "٣" is no digit here
+MAX_ROW_DEGREE = 8  # a row formula's degree in the parameters: the kernel's limit (kernel/formula.py MAX_DEGREE)
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,18 @@ class _Parser:
             self._expect(")")
             return node
         raise FormulaError(f"unexpected {value!r} in formula {self.text!r}")
+
+
+def row_degree(formula: Formula, parameters: set[str] | frozenset[str]) -> int:
+    """The syntactic degree in ``parameters`` (a product adds, min/max take the larger), as the kernel counts it."""
+    def walk(node: Node) -> int:
+        if isinstance(node, Num):
+            return 0
+        if isinstance(node, Name):
+            return int(node.name in parameters)
+        degrees = [walk(a) for a in node.args]
+        return sum(degrees) if node.op == "*" else max(degrees)
+    return walk(formula.tree)
 
 
 def _eval(node: Node, env: Mapping[str, Fraction | int]) -> int | Fraction:

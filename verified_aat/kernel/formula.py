@@ -25,7 +25,7 @@ from .smt import numeral
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
 MAX_DEGREE = 8  # a row is a polynomial of at most this degree in the parameters (keeps rows small)
-_TOKEN = re.compile(r"\s*(?:(\d{1,200}(?:/\d{1,200})?)|([A-Za-z_][A-Za-z0-9_]*)|(\S))")
+_TOKEN = re.compile(r"\s*(?:(\d{1,200}(?:/\d{1,200})?)|([A-Za-z_][A-Za-z0-9_]*)|(\S))", re.ASCII)
 
 Node = tuple  # ("num", q) | ("name", n) | (op, a[, b]) with op in + - * neg min max
 
