@@ -1,7 +1,7 @@
 """A user script over the README's Python API, checked by ``mypy --strict`` (tests/test_typing.py).
 
 Certifies the bundled depth-6 circuit and a family member, has the trusted kernel check each
-certificate, and runs the compiled transformer exactly.  From the checkout, after
+certificate, certifies the circuit again by the every-K theorem, and runs the compiled transformer exactly.  From the checkout, after
 ``pip install -e .``::
 
     python examples/typed_api_use.py
@@ -33,6 +33,9 @@ def main() -> None:
     majority = va.family("majority", 5)
     verdicts = [certify_and_check(circuit), certify_and_check(majority)]
     assert verdicts == [va.Verdict.ACCEPTED, va.Verdict.ACCEPTED]
+    every_k = va.certify(circuit, "gate-edge", every_k=True)  # the every-K proof instantiated at the circuit
+    assert every_k.status is va.Status.PROVED and every_k.depth == 6
+    assert va.check(va.certificate(every_k)).outcome is va.Verdict.ACCEPTED
     x: list[Fraction | int] = [Fraction(i, 3) - 1 for i in range(circuit.n_inputs)]
     outputs = va.simulate(circuit, x)                      # exact run of the compiled transformer
     assert outputs == va.evaluate(circuit, x)

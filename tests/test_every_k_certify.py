@@ -147,3 +147,14 @@ def test_json_stdout_and_report(tmp_path: Path, capsys: pytest.CaptureFixture) -
 def test_the_api_refuses_a_depth_bound() -> None:
     with pytest.raises(va.InputError):
         va.certify(va.family("relu", 2), every_k=True, depth_bound=3)
+
+
+def test_certify_points_at_every_k_for_a_large_circuit(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    from verified_aat.cli import certify_cmd
+    circuit = str(SPECS / "relu_via_sign.circ")
+    assert main(["certify", circuit]) == 0 and "--every-k" not in capsys.readouterr().out
+    monkeypatch.setattr(certify_cmd, "EVERY_K_HINT", 1)
+    assert main(["certify", circuit]) == 0 and "`certify --every-k` states the same theorem" in capsys.readouterr().out
+    c17 = str(ROOT.parent / "shared" / "circuits" / "iscas85" / "c17.bench")
+    assert main(["certify", c17]) == 0 and "--every-k" not in capsys.readouterr().out  # a netlist: not that route

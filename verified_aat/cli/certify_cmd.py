@@ -174,10 +174,17 @@ def _report_json(result, doc, args: argparse.Namespace) -> int:
         counterexample=counterexample_json(result.counterexample) if result.status == "refuted" else None))
 
 
+EVERY_K_HINT = 100_000  # gates from which certify points at --every-k (for the construction's own T_K)
+
+
 def _report(result, doc, args: argparse.Namespace) -> int:
     from ..certificates.document import export_smt
 
     print_summary(result)
+    from ..circuits.link_section import netlist_section
+    if result.circuit.size >= EVERY_K_HINT and not args.transformer and netlist_section(result.circuit) is None:
+        print(f"hint             {result.circuit.size:,} gates: `certify --every-k` states the same theorem from the "
+              "construction's every-K proof, with no per-circuit obligations (docs/cli.md)")
     if result.kernel is not None:
         outcome, detail = _kernel_line(result)
         print(f"kernel           {outcome}")
