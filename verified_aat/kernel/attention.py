@@ -20,11 +20,12 @@ import bisect
 from typing import Any, Sequence
 
 from .circuits import compiled
-from .data import Bilinear, Circuit, Number
+from .data import Bilinear, Circuit, NotChecked, Number
 from .smt import LOGIC, SGN, bilinear_term, numeral, term
 
 BRUTE_FORCE_LIMIT = 1500
 """Longest sequence on which brute-force attention is evaluated (N² score evaluations)."""
+WORK = 10**8  # score gates brute force evaluates; a join walks 10^7 keys beyond 64 a row (past either: not checked)
 
 Sets = list[tuple[int, ...]]
 
@@ -65,9 +66,9 @@ def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit]) -> Sets:
     floor = min(least.values())
     memo: dict[Number, tuple[int, ...]] = {}
     by_choice: dict[tuple[Number, ...], tuple[int, ...]] = {}  # many row keys can choose the same keys (all sinks)
-    row_keys = list(map(rk, rows))
+    row_keys, budget = list(map(rk, rows)), [WORK // 10 + 64 * len(rows)]
     for a in dict.fromkeys(row_keys):  # each distinct row key once; at key a the cost floor is the least:
-        chosen = [a] if least.get(a) == floor else _cheapest(a, ordered, least, floor)  # others pay (a − k)² > 0
+        chosen = [a] if least.get(a) == floor else _cheapest(a, ordered, least, floor, budget)  # others pay (a − k)² > 0
         choice = tuple(sorted(chosen))
         if choice not in by_choice:  # one key's columns are already in increasing order
             by_choice[choice] = (tuple(groups[choice[0]][least[choice[0]]]) if len(choice) == 1 else
@@ -76,7 +77,8 @@ def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit]) -> Sets:
     return list(map(memo.__getitem__, row_keys))
 
 
-def _cheapest(a: Number, ordered: list[Number], least: dict[Number, Number], floor: Number) -> list[Number]:
+def _cheapest(a: Number, ordered: list[Number], least: dict[Number, Number], floor: Number,
+              budget: list[int]) -> list[Number]:
     """The column keys k of least cost (a − k)² + least[k] (least penalty of a column with key k): walking outward
     from a, (a − k)² only grows, so a direction stops once (a − k)² + floor (the least penalty) exceeds the best."""
     best: Any = None
@@ -84,6 +86,9 @@ def _cheapest(a: Number, ordered: list[Number], least: dict[Number, Number], flo
     start = bisect.bisect_left(ordered, a)
     for k_range in (range(start - 1, -1, -1), range(start, len(ordered))):
         for k in k_range:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise NotChecked("the key join walks too many keys (penalties that keep every key in reach)")
             key = ordered[k]
             distance = (a - key) * (a - key)
             if best is not None and distance + floor > best:
@@ -108,6 +113,9 @@ def brute_force(rows: Sequence[Sequence[Number]], score: Circuit | Bilinear) -> 
 
         def value(x: Sequence[Number], y: Sequence[Number]) -> Number:
             return f(*x, *y)[0]
+    size = len(score.entries) if isinstance(score, Bilinear) else len(score.gates)
+    if len(rows) ** 2 * size > WORK:
+        raise NotChecked(f"brute force on {len(rows)} positions with a score of size {size} is past {WORK} steps")
     out: Sets = []
     for x in rows:
         values = [value(x, y) for y in rows]

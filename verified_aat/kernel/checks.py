@@ -16,7 +16,7 @@ from typing import Callable
 from .agreement import compare_derived, layers_needed, match_lemmas, summary
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma
 from .structure import reads, score_reads
-from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, as_dict, as_list, as_rational,
+from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, NotChecked, as_dict, as_list, as_rational,
                    load_circuit, load_structure, load_transformer, need)
 from .defence import run_defence
 from .document_transformer import own_transformer_problems  # S2, shared with P2
@@ -185,6 +185,9 @@ def _attention(ctx: Context) -> list[Problem]:
                                                                                     by_score)
             if problems:
                 return problems
+            members = sum(map(len, by_score[cache]))  # each one a term of some lemma's mean (S9)
+            if members > 64 * len(ctx.rows) + 10**7:
+                raise NotChecked(f"layer {fn.layers[0]}, head {head.name}: argmax sets of {members} members in all")
             ctx.sets[(fn.number, h)] = by_score[cache]
             ctx.attention_methods[(fn.number, h)] = method
     if claims:

@@ -206,19 +206,26 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
             need(len(args) == 1 if op == "sign" else op != "mul" or len(args) >= 2, where, f"{op} of fan-in {len(args)}")
             gates.append(Gate(op, tuple(args)))
     need(sorted(inputs) == list(range(len(inputs))), f"{path}.gates", "input indices must be 0..n-1, each once")
-    if max_degree is not None:
+    if max_degree is not None:  # and the bits its numbers reach beside the inputs' (numerators, denominators)
         degree: list[int] = []
+        top: list[int] = []
+        low: list[int] = []
         for gate in gates:
-            if gate.op == "input":
-                degree.append(1)
-            elif gate.op in ("const", "sign"):
-                degree.append(0)
-            elif gate.op == "add":
-                degree.append(max((degree[a] for a in gate.args), default=0))
-            else:
-                degree.append(sum(degree[a] for a in gate.args))
-            need(degree[-1] <= max_degree, f"{path}.gates[{len(degree) - 1}]",
-                 f"degree above {max_degree}: the kernel does not evaluate circuits whose numbers grow that fast")
+            a = gate.args
+            if gate.op in ("input", "const", "sign"):
+                q = Fraction(gate.value if gate.op == "const" else 1)
+                degree.append(int(gate.op == "input"))
+                top.append(q.numerator.bit_length())
+                low.append(q.denominator.bit_length() - 1)
+            else:  # a sum's denominators multiply; each term's numerator times the other denominators
+                low.append(sum(low[x] for x in a))
+                add = gate.op == "add"
+                degree.append(max((degree[x] for x in a), default=0) if add else sum(degree[x] for x in a))
+                top.append(max((top[x] + low[-1] - low[x] for x in a), default=0) + (len(a) - 1).bit_length() if add
+                           else sum(top[x] for x in a))
+            need(degree[-1] <= max_degree and top[-1] + low[-1] <= MAX_BITS, f"{path}.gates[{len(degree) - 1}]",
+                 f"degree above {max_degree}, or constants past {MAX_BITS} bits: the kernel does not evaluate circuits "
+                 "whose numbers grow that fast")
     outputs = as_list(obj["outputs"], f"{path}.outputs", limit)
     for k, o in enumerate(outputs):
         need(type(o) is int and 0 <= o < len(gates), f"{path}.outputs[{k}]", "{o!r} is not a gate", o=o)

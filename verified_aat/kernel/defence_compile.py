@@ -46,7 +46,7 @@ def evaluate(circuit: Circuit, x: Sequence[Any], number: Callable[[Number], Any]
             values.append(number(gate.value))  # type: ignore[arg-type]
         else:
             value = apply(gate.op, [values[a] for a in gate.args])
-            if gate.op == "mul" and too_big(value):
+            if value is None or gate.op == "mul" and too_big(value):
                 raise TooBig(f"gate {len(values)}")
             values.append(value)
     return values
@@ -112,6 +112,8 @@ class Specialized:
             args = gate.args
             if all(a in value for a in args):
                 value[g] = apply(gate.op, [value[a] for a in args])
+                if value[g] is None:
+                    raise TooBig(f"gate {g} folded past the bound")
                 continue
             if gate.op == "mul" and any(a in value and value[a] == 0 for a in args):
                 value[g] = 0

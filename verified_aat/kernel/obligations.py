@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Any, Sequence
 
 from .circuits import cone, mean, partial, reads
-from .data import Circuit, Layer, Number, Transformer
+from .data import Circuit, Layer, NotChecked, Number, Transformer
 from .derivation import Derivation, Function, Lemma, layer_functions  # noqa: F401 - re-exported
 from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
@@ -289,6 +289,9 @@ def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequenc
         if root.op == "input" and root.index == c:
             continue  # the identity x.c
         needed = reads(act, [act.outputs[c]])
+        if len(rows) * len(cone(act, [act.outputs[c]])) > max(10**7, 128 * len(rows)):
+            raise NotChecked(f"layer {fn.layers[0]}: structural coordinate {transformer.coordinates[c]} is computed "
+                             "by a circuit too large to evaluate at every position")
         if any(k % d not in structural for k in needed):
             problems.append(f"layer {fn.layers[0]}: structural coordinate {transformer.coordinates[c]} is computed "
                             f"from value coordinates")

@@ -7,7 +7,7 @@ not decided, never a hang).
 
 from __future__ import annotations
 
-from .data import Number
+from .data import MAX_BITS, Number
 
 MAX_MONOMIALS = 100_000       # terms of one polynomial
 MAX_PRODUCT_WORK = 5_000_000  # term pairs multiplied for one lemma
@@ -22,12 +22,15 @@ class TooLarge(Exception):
 # -- exact sparse polynomials (monomial = sorted tuple of variables, y_i is -1-i) ---------------
 
 def add(out: Poly, q: Poly, c: Number = 1, shift: tuple[int, ...] = ()) -> Poly:
-    """out += c·q·(the monomial ``shift``), in place."""
+    """out += c·q·(the monomial ``shift``), in place; ``TooLarge`` for a coefficient past MAX_BITS bits (a sum of
+    fractions grows with every term: one of 1,500 of 2,000 digits each took minutes)."""
     for m, v in q.items():
         key = tuple(sorted(m + shift)) if shift else m
         s = out.get(key, 0) + c * v
         if s:
             out[key] = s
+            if (s.bit_length() if type(s) is int else s.numerator.bit_length() + s.denominator.bit_length()) > MAX_BITS:
+                raise TooLarge(f"a coefficient past {MAX_BITS} bits")
         else:
             out.pop(key, None)
     return out

@@ -1,0 +1,182 @@
+"""A small hostile certificate cannot make the kernel work for minutes: every super-linear path is bounded.
+
+A red-team helper (2026-12-06) built seven certificates of 27 KB to 3 MB, each from a shipped one with every hash
+fixed by the kernel's own functions, that made ``check`` run 55–142 s (two also took 4.6 and 6 GB) before it
+rejected them.  Each class now has a bound, and past it the check ends at once — rejected where a *data* limit is
+passed (the file states a circuit whose numbers the kernel does not compute with, an audit past the unrolling cap,
+as every data limit of docs/soundness.md "Limits"), *not checked* where the kernel's own work would be past its
+budget.  The sizes here took the old kernel from 2 to 20 s each (so each test fails slowly on it); with the bounds
+every check is under a second or two.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from verified_aat.kernel import Options, check_certificate
+from verified_aat.kernel.audit_proof import _size
+from verified_aat.kernel.circuits import apply
+from verified_aat.kernel.data import load_structure, load_transformer
+from verified_aat.kernel.encoding import build, encoding_digest
+from verified_aat.kernel.layouts import construction_of
+from verified_aat.kernel.rules import sha256_json
+from verified_aat.kernel.sparse_poly import TooLarge, add
+
+PROOFS = Path(__file__).resolve().parent.parent / "proofs"
+BASE = PROOFS / "gate-edge" / "constant_output.cert.json"
+AUDIT = PROOFS / "audit" / "mixed_pooling.N1-4.audit.json"
+
+
+def _base() -> dict:
+    return json.loads(BASE.read_text())
+
+
+def _with_circuit(doc: dict, gates: list, outputs: list[int]) -> dict:
+    """``doc`` about another circuit, its circuit and encoding hashes the kernel's own (tests/forge.py's way)."""
+    structure = {"domain": "rationals", "format": "verified-aat/circuit-structure", "gates": gates,
+                 "outputs": outputs, "version": 1}
+    doc["circuit"], doc["hashes"]["circuit"] = structure, sha256_json(structure)
+    construction = construction_of(doc["construction"], doc.get("construction_document"))
+    doc["hashes"]["encoding"] = encoding_digest(build(construction, load_structure(structure, "$.circuit")))
+    return doc
+
+
+def _sum_of(m: int) -> dict:
+    return _with_circuit(_base(), [["input", i] for i in range(m)] + [["add", list(range(m))]], [m])
+
+
+def _verdict(doc: dict) -> tuple[str, str]:
+    report = check_certificate(json.loads(json.dumps(doc)), Options(solver_trust=False))
+    return report.outcome, " ".join(report.reasons)
+
+
+def test_a_sum_of_many_large_fractions_is_cut_short() -> None:
+    """F1: one add over 300 constants 1/q_i of 2,000 digits (S5's constant folding summed them all first)."""
+    gates = [["input", 0]] + [["const", f"1/{10**1990 + 2 * i + 1}"] for i in range(300)] + [["add", list(range(1, 301))]]
+    assert _verdict(_with_circuit(_base(), gates, [301]))[0] == "rejected"  # the lemma list is another circuit's
+    assert apply("add", [Fraction(1, 10**1990 + 2 * i + 1) for i in range(300)]) is None
+    assert apply("add", [Fraction(1, 3), Fraction(1, 6)]) == Fraction(1, 2)
+    with pytest.raises(TooLarge):  # the normal form's sums are bounded the same way
+        out: dict = {}
+        for i in range(300):
+            add(out, {(): Fraction(1, 10**1990 + 2 * i + 1)})
+
+
+def _bounded_constant_part(doc: dict, where: list, extra: list) -> dict:
+    target = doc
+    for key in where:
+        target = target[key]
+    n, out = len(target["gates"]), target["outputs"][0]
+    target["gates"] += [[op, [n + a for a in args] if isinstance(args, list) else args] for op, args in extra]
+    target["gates"].append(["add", [out, len(target["gates"]) - 1]])
+    target["outputs"][0] = len(target["gates"]) - 1
+    return doc
+
+
+def test_a_key_circuit_whose_constants_explode_is_refused_when_read() -> None:
+    """F2: 0 times a product of 300 copies of a 1,999-digit constant in a row key (degree 0, so MAX_DEGREE passed
+    it; every row evaluated the product)."""
+    doc = _bounded_constant_part(_base(), ["hints", "attention", 0, "key", "row_key"],
+                                 [("const", "9" * 1999), ("mul", [0] * 300), ("const", "0"), ("mul", [1, 2])])
+    outcome, why = _verdict(doc)
+    assert outcome == "rejected" and "constants past 200000 bits" in why
+
+
+def test_an_activation_that_squares_a_constant_again_and_again_is_refused_when_read() -> None:
+    """F3: 0 · 3^(2^22) added to an output (22 squarings of degree 0)."""
+    doc = _base()
+    T = doc["transformer"]
+    f = T["functions"][T["layers"][0]["activation"]]
+    c, n = T["coordinates"].index("val"), len(f["gates"])
+    f["gates"] += [["const", "3"]] + [["mul", [n + i, n + i]] for i in range(22)]
+    top = len(f["gates"]) - 1
+    f["gates"] += [["const", "0"], ["mul", [top, top + 1]], ["add", [f["outputs"][c], top + 2]]]
+    f["outputs"][c] = len(f["gates"]) - 1
+    doc["hashes"]["transformer"] = sha256_json(T)
+    outcome, why = _verdict(doc)
+    assert outcome == "rejected" and "constants past 200000 bits" in why
+
+
+def test_a_long_chain_of_additions_is_still_read() -> None:
+    """The bound on constants is not a bound on length: an add chain of 30,000 gates grows one bit a level."""
+    doc = _base()
+    T = doc["transformer"]
+    f = T["functions"][T["layers"][0]["activation"]]
+    c, n = T["coordinates"].index("val"), len(f["gates"])
+    f["gates"] += [["const", "1/6"]] + [["add", [n + i, n]] for i in range(30_000)]
+    load_transformer(T)  # no Malformed: the numbers a chain of sums reaches are small
+
+
+def test_brute_force_past_its_work_is_not_checked() -> None:
+    """F4: a brute-force score of 60,000 gates on about 60 positions (N² × gates, not N, was what cost)."""
+    doc = _sum_of(30)
+    T = doc["transformer"]
+    d, op = len(T["coordinates"]), T["coordinates"].index("op")
+    score = [["input", i] for i in range(2 * d)]
+    for _ in range(60_000):
+        score.append(["add", [len(score) - 1 if len(score) > 2 * d else op, d + op]])
+    T["functions"].append({"gates": score, "outputs": [len(score) - 1]})
+    head = T["layers"][0]["heads"][0]
+    head["score"] = len(T["functions"]) - 1
+    doc["hashes"]["transformer"] = sha256_json(T)
+    for entry in doc["hints"]["attention"]:
+        if entry["head"] == head["name"]:
+            entry.update(method="brute-force", function=0)
+            entry.pop("key", None)
+    outcome, why = _verdict(doc)
+    assert outcome == "not-checked" and "brute force on" in why
+
+
+def test_a_structural_output_too_large_to_evaluate_everywhere_is_not_checked() -> None:
+    """F5: op + 0·(a 60,000-gate chain over op), evaluated at every one of about 400 positions."""
+    doc = _sum_of(200)
+    T = doc["transformer"]
+    op = T["coordinates"].index("op")
+    f = T["functions"][T["layers"][0]["activation"]]
+    src = prev = f["outputs"][op]
+    for _ in range(60_000):
+        f["gates"].append(["add", [prev, src]])
+        prev = len(f["gates"]) - 1
+    f["gates"] += [["const", "0"], ["mul", [prev, len(f["gates"])]], ["add", [src, len(f["gates"]) + 1]]]
+    f["outputs"][op] = len(f["gates"]) - 1
+    doc["hashes"]["transformer"] = sha256_json(T)
+    outcome, why = _verdict(doc)
+    assert outcome == "not-checked" and "too large to evaluate at every position" in why
+
+
+def _keys(row: list, col: list, penalty: list) -> dict:
+    inputs = [["input", i] for i in range(5)]
+    return {name: {"gates": inputs + extra, "outputs": [len(inputs) + len(extra) - 1 if extra else out]}
+            for name, (extra, out) in (("row_key", row), ("col_key", col), ("col_penalty", penalty))} | {"facts": []}
+
+
+@pytest.mark.parametrize("constant", [False, True])
+def test_keys_that_make_every_set_wide_are_not_checked(constant: bool) -> None:
+    """F6: hint keys rk = ck = b with the penalty −b⁴, which keeps every key in reach of every row key (the walk went
+    over every key for every row key), or constant keys, where all positions tie (the derivation wrote every member
+    of every set into the lemmas: 4.6 GB at 10⁴ inputs)."""
+    doc = _sum_of(3000 if constant else 5000)
+    b = doc["transformer"]["coordinates"].index("b")
+    zero = ([["const", "0"]], None)
+    doc["hints"]["attention"][0]["key"] = _keys(zero, zero, zero) if constant else \
+        _keys(([], b), ([], b), ([["mul", [b, b, b, b]], ["const", "-1"], ["mul", [5, 6]]], None))
+    outcome, why = _verdict(doc)
+    assert outcome == "not-checked" and ("argmax sets of" if constant else "walks too many keys") in why
+
+
+def test_an_audit_past_the_unrolling_cap_is_refused_before_unrolling() -> None:
+    """F7: 89 copies of one layer at N = 32 (15.8 million gates: 56 s and 6 GB before the hash was compared)."""
+    doc = json.loads(AUDIT.read_text())
+    T = doc["transformer"]
+    layer, t = T["layers"][1], load_transformer(T)
+    per = sum(32 * 32 * (6 * 32 + 6 + t.dimension + _size(h.score)) for h in t.layers[1].heads) \
+        + 32 * _size(t.layers[1].activation)
+    T["layers"] = [copy.deepcopy(layer)] * (6_000_000 // per)
+    doc["lengths"], doc["hashes"]["transformer"] = [32], sha256_json(T)
+    outcome, why = _verdict(doc)
+    assert outcome == "rejected" and "would exceed 5000000 gates" in why
