@@ -144,3 +144,23 @@ def test_a_red_team_certificate_of_a_false_theorem_is_rejected(name: str) -> Non
 def test_a_red_team_document_is_not_proved_for_every_k(name: str) -> None:
     construction = construction_of_record(name, json.loads((DATA / f"{name}.json").read_text()))
     assert prove_construction(construction, timeout_ms=10_000, witness_budget=3.0).status != "proved"
+
+
+def test_own_for_every_k_needs_the_documents_t_k_to_be_the_repetition() -> None:
+    """A differential fuzzer's find (2026-12-06): gate-edge with block [fetch] and suffix [gather]. Its T_1 is
+    gate-edge's T_1, so every lemma held and the kernel ACCEPTED "for every K … T_K = the first 2 layers of T
+    repeated K times, ge-split's own T_K"; but the document's T_K is fetch^K · gather, which reads out 0 for
+    sign(x·y) at (2, −3) with K = 3.  Now P4 refuses 'own' for every K unless prefix + K × block + suffix is the
+    repetition, and prove-construction refutes it with the document's T_3."""
+    from verified_aat.kernel import load_certificate
+    report = check_certificate(load_certificate(str(DATA / "ge-split.schematic.json.gz")), Options(solver_trust=False))
+    assert report.outcome == "rejected" and report.rejections[0].check == "schematic-layers"
+    construction = construction_of_record("ge-split", json.loads((DATA / "ge-split.json").read_text()))
+    b = CircuitBuilder("sign_of_add_of_mul")
+    x, y = b.input("x"), b.input("y")
+    b.output(b.sign(b.add(b.mul(x, y, name="p"), name="s"), name="o"))
+    circuit = b.build()
+    compiled = construction.compile(circuit)  # K = 3
+    run = run_exact(compiled.transformer, compiled.encoding.instantiate([Fraction(2), Fraction(-3)]))
+    assert tuple(compiled.encoding.read(run.outputs)) == (0,) and tuple(evaluate(circuit, [2, -3])) == (-1,)
+    assert prove_construction(construction, timeout_ms=10_000, witness_budget=6.0).status == "refuted"

@@ -137,6 +137,11 @@ def _layers(ctx: SchematicContext) -> list[str]:
                 len(f) != 1 for f in ctx.phases.values()):
             return [f"a proof for every K needs T to repeat one layer per phase; it has {len(T.layers)} layers and "
                     f"{ {p: len(f) for p, f in ctx.phases.items()} } functions per phase"]
+        spec, extra = ctx.construction.data["transformer"], ctx.scheme.extra_layers  # type: ignore[union-attr]
+        if ctx.own_depth is not None and (spec.get("prefix") or len(spec["block"]) != period or spec.get(
+                "suffix", []) != (spec["block"] * (extra + 1))[:extra]):  # T = the document's T_1 only (red team)
+            return ["the document's T_K = prefix + K × block + suffix is not the phases' layers repeated for every K, "
+                    "so T is its own T_K for one K only: the certificate may not say 'own' for every K"]
         return []
     if len(T.layers) < wanted:
         return [f"depth bound {ctx.depth_bound} needs {wanted} layers, T has {len(T.layers)}"]

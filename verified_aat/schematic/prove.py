@@ -299,7 +299,11 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         if found.counterexample is None:
             reach = depth_bound or intended_depth(construction, T)
             left = max(witness_budget - (time.perf_counter() - t0), witness_budget / 2)
-            found = refute(T, construction, budget_seconds=left, depth_bound=reach)
+            found = refute(T, construction, budget_seconds=left / (1 + 2 * own), depth_bound=reach)
+            for k in (2, 3) if own and depth_bound is None and found.counterexample is None else ():
+                found = refute(construction.transformer(k), construction, budget_seconds=left / 3, depth_bound=k)
+                if found.counterexample is not None:  # the document's T_K at a larger K (T was its T_1)
+                    break
         timings["witness"] = time.perf_counter() - t0
         if found.counterexample is not None and found.counterexample.rational:
             return finish(REFUTED, None, lemmas, problems + failed, found)
