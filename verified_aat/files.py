@@ -23,11 +23,12 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import BinaryIO
+from typing import BinaryIO, Union
 
 from .errors import InputError, LimitReached
 
 MAX_FILE_BYTES = 2 << 30
+Data = Union[str, bytes, Iterable[str]]  # what the writers take: text, bytes, or text in pieces (a large file)
 """The largest input file read (2 GiB on disk); past it the file is refused before it is read."""
 
 DEFAULT_MAX_INFLATED_MB = 256
@@ -191,13 +192,13 @@ def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False)
             raise InputError(f"is {same}: refusing to overwrite an input (choose another output file)", path)
 
 
-def write_atomically(path: str, data: str | bytes, inputs: Sequence[str] = ()) -> None:
-    """Write ``data`` (UTF-8 text, or bytes) to ``path`` after :func:`check_output`, via a temporary
+def write_atomically(path: str, data: Data, inputs: Sequence[str] = ()) -> None:
+    """Write ``data`` (UTF-8 text, bytes, or text in pieces) to ``path`` after :func:`check_output`, via a temporary
     file beside it and :func:`os.replace`."""
     write_all_atomically([(path, data)], inputs)
 
 
-def write_all_atomically(files: Sequence[tuple[str, str | bytes]], inputs: Sequence[str] = ()) -> None:
+def write_all_atomically(files: Sequence[tuple[str, Data]], inputs: Sequence[str] = ()) -> None:
     """Write several files: every target is checked before the first is written."""
     for path, _ in files:
         check_output(path, inputs)
@@ -205,7 +206,7 @@ def write_all_atomically(files: Sequence[tuple[str, str | bytes]], inputs: Seque
         _write_one(os.path.realpath(path) if os.path.islink(path) else path, data, shown=path)
 
 
-def write_into_directory(directory: str, files: Sequence[tuple[str, str | bytes]]) -> list[str]:
+def write_into_directory(directory: str, files: Sequence[tuple[str, Data]]) -> list[str]:
     """Write ``files`` (name, data) into ``directory``, made if missing; the directory and every target
     are checked before the directory is made or anything is written.  Returns the paths written."""
     check_output(directory, directory=True)
@@ -218,7 +219,7 @@ def write_into_directory(directory: str, files: Sequence[tuple[str, str | bytes]
     return [path for path, _ in targets]
 
 
-def _write_one(path: str, data: str | bytes, shown: str) -> None:
+def _write_one(path: str, data: Data, shown: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     try:
         handle, temp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
@@ -226,7 +227,8 @@ def _write_one(path: str, data: str | bytes, shown: str) -> None:
         raise _oserror(exc, shown, "write") from None
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            for piece in (data,) if isinstance(data, (str, bytes)) else data:  # text in pieces: never all at once
+                out.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
             out.flush()
             os.fsync(out.fileno())
         umask = os.umask(0)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from collections import deque
 from itertools import chain, repeat
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError
 
@@ -132,27 +132,47 @@ class Encoding:
         return Encoding(str(data["construction"]), coordinates, rows, slots, readout, roles, n_inputs, settle)
 
     def dumps(self) -> str:
-        """:meth:`to_json` as indented JSON with one line per row, input slot, read-out and role, each written
-        straight from the encoding (``json.dumps(indent=)`` runs the pure-Python encoder on every value and
-        holds every row twice: 104 s and 4.3 GB for 10⁶ gates)."""
+        """:meth:`to_json` as indented JSON with one line per row, input slot, read-out and role (:meth:`chunks`)."""
+        return "".join(self.chunks())
+
+    def chunks(self) -> Iterator[str]:
+        """:meth:`dumps` in pieces of at most BLOCK lines, each line written straight from the encoding
+        (``json.dumps(indent=)`` runs the pure-Python encoder on every value and holds every row twice: 104 s and
+        4.3 GB for 10⁶ gates; the whole text at once, 185 MB, and its bytes made compile's peak 1.5 GB)."""
         encode = json.JSONEncoder().encode
         kinds: dict[str, str] = {}
-
-        def listed(lines: Iterable[str]) -> str:
-            text = ",\n".join(lines)
-            return "[\n" + text + "\n ]" if text else "[]"
 
         def null(v: int | None) -> str:
             return "null" if v is None else str(v)
 
-        big = {"rows": listed('  ["' + '", "'.join(map(str, row)) + '"]' if row else "  []" for row in self.rows),  # numerals
-               "input_slots": listed("  [" + ", ".join(map(str, slot)) + "]" for slot in self.input_slots),
-               "readout": listed("  [" + ", ".join(map(str, at)) + "]" for at in self.readout),
-               "roles": listed(f"  [{kinds.get(r.kind) or kinds.setdefault(r.kind, encode(r.kind))}, {r.gate}, "
-                               f"{null(r.source)}, {null(r.slot)}]" for r in self.roles)}
-        fields = {**{k: encode(v) for k, v in self._head().items()}, **big,
-                  **{k: encode(v) for k, v in self._tail().items()}}
-        return "{\n" + ",\n".join(f" {encode(k)}: {v}" for k, v in fields.items()) + "\n}"
+        big = {"rows": ('  ["' + '", "'.join(map(str, row)) + '"]' if row else "  []" for row in self.rows),  # numerals
+               "input_slots": ("  [" + ", ".join(map(str, slot)) + "]" for slot in self.input_slots),
+               "readout": ("  [" + ", ".join(map(str, at)) + "]" for at in self.readout),
+               "roles": (f"  [{kinds.get(r.kind) or kinds.setdefault(r.kind, encode(r.kind))}, {r.gate}, "
+                         f"{null(r.source)}, {null(r.slot)}]" for r in self.roles)}
+        fields = [*((k, encode(v)) for k, v in self._head().items()), *((k, _listed(v)) for k, v in big.items()),
+                  *((k, encode(v)) for k, v in self._tail().items())]
+        yield "{\n"
+        for n, (key, value) in enumerate(fields):
+            yield (",\n" if n else "") + f" {encode(key)}: "
+            yield from [value] if isinstance(value, str) else value
+        yield "\n}"
+
+
+BLOCK = 4096  # lines of one piece of Encoding.chunks
+
+
+def _listed(lines: Iterable[str]) -> Iterator[str]:
+    """A JSON list, one item a line, in pieces of BLOCK lines."""
+    block: list[str] = []
+    opened = False
+    for line in chain(lines, [None]):
+        if line is not None:
+            block.append(line)
+        if block and (line is None or len(block) == BLOCK):
+            yield (",\n" if opened else "[\n") + ",\n".join(block)
+            block, opened = [], True
+    yield "\n ]" if opened else "[]"
 
 
 def _settle_json(settle: tuple[tuple[tuple[int, int], ...], ...]) -> dict[str, Any]:
