@@ -40,10 +40,11 @@ def test_the_quickstart_notebook_runs_and_shows_the_verdicts():
     client.execute()  # raises CellExecutionError, naming the cell, on any error
     cells = [_text(cell) for cell in notebook.cells if cell.cell_type == "code"]
     assert all(output for output in cells), "every code cell shows something"
-    circuit, proved, checked, refuted, smallest, report = cells
+    circuit, proved, checked, every_k, refuted, smallest, report = cells
     assert "&lt;Circuit &#x27;c17&#x27;" in circuit or "<Circuit 'c17'" in circuit
     assert "<CertifyResult proved for 'c17'" in proved
     assert "verdict: accepted" in checked and "reads out C(x)" in checked and "<CheckReport accepted" in checked
+    assert "T_2 (K = 2) on enc_gate-edge(C, x) reads out C(x)" in every_k and "<InstanceResult proved for 'small'" in every_k
     assert "status: refuted" in refuted and "<CertifyResult refuted for 'c17'" in refuted and "differs" in refuted
     assert "counterexample (rational, replayed exactly" in smallest and "<Refutation refuted" in smallest
     assert "<iframe srcdoc=" in report and "&lt;!DOCTYPE html&gt;" in report
