@@ -265,6 +265,9 @@ BAD = {  # case: (edit, text on the expected line, words of the message)
                                            '"id*id', "degree above 8 in the parameters"),
     "a class with min above max": (_edit(["class", "fan_in", "add"], {"min": 3, "max": 1}), '"add": {',
                                    "min 3 is above max 1"),
+    "output labels out of the coordinates' order": (  # a fuzzer's slip: outputs go by position, labels were ignored
+        _edit(["transformer", "functions", "activation-gather", -1], "output sq=x.sq val=new_val op=x.op a=x.a b=x.b"),
+        '"activation": "activation-gather"', "output 1 is labelled 'sq', but output 1 is coordinate 'val'"),
     "a digit that is not ASCII": (_edit(["positions", 0, "row", "*", "a"], "\u0663*id"), '"\u0663*id"',
                                   "unexpected character"),
 }

@@ -263,6 +263,13 @@ def _layer(reader: _Reader, coordinates: tuple[str, ...], entry: Any, index: int
         raise reader.error(f"the activation of {where}{ref} must take {plural((1 + len(heads)) * d, 'input')} and "
                            f"give {plural(d, 'output')} (the new {', '.join(coordinates)}), it takes {act.n_inputs} and "
                            f"gives {len(act.outputs)}", path + ("activation",))
+    misplaced = [(i, label) for i, label in enumerate(act.output_names or ()) if label in coordinates
+                 and label != coordinates[i]]
+    if misplaced:  # outputs go to coordinates by position: a label naming another coordinate is a slip
+        i, label = misplaced[0]
+        raise reader.error(f"the activation of {where}: output {i + 1} is labelled {label!r}, but output {i + 1} is "
+                           f"coordinate {coordinates[i]!r} (outputs are the new {', '.join(coordinates)} in this "
+                           "order, whatever their labels)", path + ("activation",))
     return Layer(tuple(heads), act, name)
 
 
