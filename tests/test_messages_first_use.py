@@ -73,7 +73,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 IP = ["--family", "inner-product", "--n", "2"]
 CASES = {  # id: (argv with {placeholders}, what the line must name)
-    "certify swapped coordinates": (["certify", *IP, "--transformer", "{swapped}"], ["{swapped}:", "coordinates"]),
+    "certify swapped coordinates": (["certify", *IP, "--transformer", "{swapped}"], ["{swapped}:", "coordinate"]),
     "certify softmax pooling": (["certify", *IP, "--transformer", "{softmax}"], ["{softmax}:", "softmax"]),
     "prove-construction another construction's T": (["prove-construction", "edge-only", "--transformer", "{ge}"],
                                                      ["{ge}:", "edge-only"]),
