@@ -76,14 +76,18 @@ def _text(result: Any, args: argparse.Namespace) -> int:
         for problem in result.problems[:6]:
             print(f"problem          {problem}")
         if result.kernel is not None:
-            outcome = result.kernel.upper() if result.kernel_report is not None else result.kernel
-            print(f"kernel           {outcome}")
+            print(f"kernel           {_outcome(result)}")
             if result.theorem:
                 print(f"theorem          {result.theorem}")
         if result.certificate is not None and args.output:
             print(f"certificate      {'(standard output)' if args.output == '-' else args.output}")
         print(f"result           {result.status}")
     return EXIT_PROVED if result.status == "proved" else EXIT_UNKNOWN
+
+
+def _outcome(result: Any) -> str:
+    """The kernel's verdict as the per-circuit route prints it (ACCEPTED, ...), or why there is none."""
+    return result.kernel.upper() if result.kernel_report is not None else result.kernel or "not run"
 
 
 def _json(result: Any, args: argparse.Namespace) -> int:
@@ -94,8 +98,7 @@ def _json(result: Any, args: argparse.Namespace) -> int:
     theorem = result.theorem if result.kernel == "accepted" else None
     return emit(envelope(
         "certify", str(result.status), reasons=list(result.problems),
-        kernel={"outcome": (result.kernel or "not run").upper() if result.kernel_report is not None
-                else result.kernel or "not run", "theorem": theorem},
+        kernel={"outcome": _outcome(result), "theorem": theorem},
         counts={"gates": C.size, "edges": C.n_edges, "depth": result.depth, "lemmas": proof.lemmas},
         timings=result.seconds, route="every-k", construction=result.construction,
         every_k={"status": proof.status, "depth_bound": proof.depth_bound},

@@ -103,6 +103,9 @@ def _cheapest(a: Number, ordered: list[Number], least: dict[Number, Number], flo
 
 def brute_force(rows: Sequence[Sequence[Number]], score: Circuit | Bilinear) -> Sets:
     """argmax_j score(row_i, row_j) on all pairs."""
+    size = len(score.entries) if isinstance(score, Bilinear) else len(score.gates)
+    if len(rows) ** 2 * size > WORK:
+        raise NotChecked(f"brute force on {len(rows)} positions with a score of size {size} is past {WORK} steps")
     if isinstance(score, Bilinear):
         entries = score.entries
 
@@ -113,9 +116,6 @@ def brute_force(rows: Sequence[Sequence[Number]], score: Circuit | Bilinear) -> 
 
         def value(x: Sequence[Number], y: Sequence[Number]) -> Number:
             return f(*x, *y)[0]
-    size = len(score.entries) if isinstance(score, Bilinear) else len(score.gates)
-    if len(rows) ** 2 * size > WORK:
-        raise NotChecked(f"brute force on {len(rows)} positions with a score of size {size} is past {WORK} steps")
     out: Sets = []
     for x in rows:
         values = [value(x, y) for y in rows]

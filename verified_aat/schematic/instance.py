@@ -57,7 +57,7 @@ class InstanceResult:
 def certify_every_k(circuit: Circuit, construction: Construction, transformer: Transformer | None = None, *,
                     timeout_ms: int = 20_000, witness_budget: float = 60.0, kernel: bool = True) -> InstanceResult:
     """The every-K theorem of ``construction`` (for its own T_K, or for ``transformer`` at the K it is meant for)
-    instantiated at ``circuit``, checked by the kernel; the caller has tested the circuit's class."""
+    instantiated at ``circuit``, checked by the kernel; a circuit outside the class is an InputError."""
     from ..certificates.document import certificate_bytes, instance_section
     from ..circuits.ir import circuit_sha256
 
