@@ -158,3 +158,17 @@ def test_certify_points_at_every_k_for_a_large_circuit(monkeypatch: pytest.Monke
     assert main(["certify", circuit]) == 0 and "`certify --every-k` states the same theorem" in capsys.readouterr().out
     c17 = str(ROOT.parent / "shared" / "circuits" / "iscas85" / "c17.bench")
     assert main(["certify", c17]) == 0 and "--every-k" not in capsys.readouterr().out  # a netlist: not that route
+
+
+def test_the_shipped_instance_certificate_is_accepted_and_regenerates() -> None:
+    """proofs/constructions/gate-edge.at-mixed_depth6.every-K.json (proofs/make_schematic_proofs.py): accepted with
+    no solver, its theorem naming the circuit as the per-circuit certificate of the same file does, byte-identical
+    when made again."""
+    from verified_aat.certificates.document import dumps_certificate
+    shipped = ROOT / "proofs" / "constructions" / "gate-edge.at-mixed_depth6.every-K.json"
+    doc = json.loads(shipped.read_text())
+    report = _kernel(doc)
+    per_circuit = json.loads((ROOT / "proofs" / "gate-edge" / "mixed_depth6.cert.json").read_text())
+    assert report.accepted and f"C (sha256 {per_circuit['hashes']['circuit']}," in report.theorem
+    again = va.certify(va.load_circuit(str(SPECS / "mixed_depth6.circ")), "gate-edge", every_k=True)
+    assert dumps_certificate(dict(va.certificate(again, timings=False))) == shipped.read_text()
