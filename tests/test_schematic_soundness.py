@@ -164,3 +164,34 @@ def test_own_for_every_k_needs_the_documents_t_k_to_be_the_repetition() -> None:
     run = run_exact(compiled.transformer, compiled.encoding.instantiate([Fraction(2), Fraction(-3)]))
     assert tuple(compiled.encoding.read(run.outputs)) == (0,) and tuple(evaluate(circuit, [2, -3])) == (-1,)
     assert prove_construction(construction, timeout_ms=10_000, witness_budget=6.0).status == "refuted"
+
+
+# -- slot classes: slot-0 and slot-1 heads under an unbounded add fan-in -------------------------------------
+
+def _slotkey(edit: str | None = None) -> tuple[dict, object]:
+    """A red-team helper's from-scratch construction: gates and edges keyed by target id, a mul of the slot-0 and
+    slot-1 in-edges' values picked by two heads with slot penalties, an add as k times the mean of all in-edges.
+    Certified per circuit, it was *unknown* for every K: the gate/edge induction had no slot classes for an
+    unbounded fan-in (slots 0, 1 and every slot from 2 on, now)."""
+    doc = json.loads((DATA / "slotkey.json").read_text())
+    functions = doc["transformer"]["functions"]
+    if edit == "mul of slot 0 twice":
+        functions["activation-gather"][2] = "p = mul first.val first.val"
+    doc["name"] = f"slotkey-{len(edit or '')}"
+    return doc, construction_of_record(doc["name"], json.loads(json.dumps(doc)))
+
+
+def test_slot_heads_under_an_unbounded_fan_in_are_proved_and_true() -> None:
+    doc, construction = _slotkey()
+    result = prove_construction(construction, timeout_ms=10_000, witness_budget=3.0)
+    assert result.status == "proved", result.problems
+    assert check_certificate(json.loads(json.dumps(result.certificate)), Options(solver_trust=False)).accepted
+    rng = random.Random(11)
+    for circuit in _circuits() + [_circuit("mul2")]:
+        assert _agrees(construction, circuit, rng), circuit.name
+
+
+def test_a_wrong_slot_head_is_not_proved() -> None:
+    doc, construction = _slotkey("mul of slot 0 twice")
+    assert prove_construction(construction, timeout_ms=10_000, witness_budget=3.0).status != "proved"
+    assert not _agrees(construction, _circuit("mul2"), random.Random(3))

@@ -11,7 +11,7 @@ from typing import Callable
 
 from .derivation import Derivation, Function
 from .schematic_relevance import Needs
-from .schematic_lemmas import (Lemma, Scheme, Shape, Templates, claimed, gate_value, last_slot, output, pooled_in_edges,
+from .schematic_lemmas import (ABOVE, Lemma, Scheme, Shape, Templates, claimed, gate_value, last_slot, output, pooled_in_edges,
                                pooled_over, score)
 
 EDGE = None  # the edge template in lists of shapes
@@ -125,6 +125,8 @@ def _gather(scheme: Scheme, fn: Function, derivation: Derivation, sets: dict[str
         comparator = {"in-edges": slots[0], "slot-0": 0, "slot-1": 1}[intended]
         for shape in (s for s in scheme.shapes if claimed(intended, s)):
             for other, j_slot in others:
+                if other == "in-edge" and shape.fan_in is not None and (j_slot == ABOVE or (j_slot or 0) >= shape.fan_in):
+                    continue  # a gate of fan-in n has no in-edge at slot n or above
                 label = f"{other}{_slot(j_slot)}" if isinstance(other, str) else f"{other.name} gate"
                 member = other == "in-edge" and (intended == "in-edges" or j_slot == comparator)
                 lemma = Lemma(f"function {fn.number} (gather) head {head.name} ({intended}): a {shape.name} gate "

@@ -54,10 +54,11 @@ class Scheme:
     circuit_class: str
     values: tuple[str, ...]          # value coordinates: val (gates: V(g); edges u → v: V(u)) and maybe sq (V(u)²)
     phases: tuple[str, ...] = ("fetch", "gather")
-    slots: tuple[int, ...] | None = None      # an edge's possible slots (fan-in ≤ 2: 0, 1); None: a symbolic slot
+    slots: tuple[int | str, ...] | None = None  # an edge's slot classes (fan-in ≤ 2: 0, 1; unbounded: 0, 1, ABOVE);
+    # None: one symbolic slot
     extra_layers: int = 0                     # T_K has 2K layers, none beside them
 
-    def edge_slots(self) -> tuple[int | None, ...]:
+    def edge_slots(self) -> tuple[int | str | None, ...]:
         """The slots to enumerate for an edge of unknown slot (None: one symbolic slot)."""
         return self.slots if self.slots is not None else (None,)
 
@@ -67,6 +68,7 @@ FSAC_SHAPES = (Shape("input", 0), Shape("const", 0), Shape("add", 0), Shape("add
 FNC_SHAPES = (Shape("input", 0), Shape("const", 0), Shape("add", 0), Shape("add", 1), Shape("add", 2),
               Shape("mul", 2), Shape("sign", 1))
 SETS = ("in-edges", "slot-0", "slot-1")  # a head's intended set: all in-edges; the slot-0 one; the slot-1 one
+ABOVE = "≥2"  # the slot class of every slot from 2 on (a symbolic slot s ≥ 2), beside slots 0 and 1
 
 
 class Lemma:
@@ -147,7 +149,7 @@ class Templates(Rows):
         return self._values(lemma, row, p, values or {})
 
     def edge(self, lemma: Lemma, p: str, target: str | None = None, source: str | None = None,
-             values: dict[str, str] | None = None, slot: int | Sym | None = None) -> list[str]:
+             values: dict[str, str] | None = None, slot: int | str | Sym | None = None) -> list[str]:
         """Edge position ``p``: source u < target v (symbolic unless given), argument slot ``slot``
         (None: a symbolic slot ≥ 0, declared only if the row reads it).  The edge rows of this family
         do not depend on the source's kind (``schematic_scheme.py``): the add row serves."""
@@ -155,6 +157,9 @@ class Templates(Rows):
         v = target or lemma.var(f"{p}_v", is_id=True)
         lemma.hyps.append(f"(>= (- {v} {u}) 1.0)")
         s = f"{p}_slot"
+        if slot == ABOVE:  # a symbolic slot from 2 on
+            slot = Sym(lemma.var(s, is_id=True), low=2)
+            lemma.hyps.append(f"(>= {s} 2.0)")
         params = {"src": Sym(u), "dst": Sym(v), "slot": Sym(s) if slot is None else slot, "k": 0, "c": 0}
         row = [smt(x) for x in self.construction.row("edge", "add", params)]
         if slot is None and any(s in x for x in row):

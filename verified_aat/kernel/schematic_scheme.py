@@ -18,7 +18,7 @@ from .data import NotChecked, need
 from .formula import Sym, names
 from .layouts import Construction
 from .schematic_edges import EdgeScheme
-from .schematic_lemmas import FNC_SHAPES, FSAC_SHAPES, Scheme, Shape
+from .schematic_lemmas import ABOVE, FNC_SHAPES, FSAC_SHAPES, Scheme, Shape
 
 
 def scheme_of(c: Construction) -> Scheme | EdgeScheme:
@@ -40,7 +40,8 @@ def scheme_of(c: Construction) -> Scheme | EdgeScheme:
         if len(forms) != 1 or any(names(f) - {"src", "dst", "slot"} for f in next(iter(forms))):
             raise NotChecked("the gate-edge induction needs edge rows that depend on src, dst and slot only")
         reads_slot = any("slot" in names(f) for f in next(iter(forms)))
-        slots = (0, 1) if reads_slot and all(s.fan_in is not None for s in shapes) else None
+        fixed = all(s.fan_in is not None for s in shapes)  # fan-in ≤ 2: slots 0 and 1; else also the class ≥ 2
+        slots = ((0, 1) if fixed else (0, 1, ABOVE)) if reads_slot else None
         return Scheme(c, shapes, circuit_class, values, slots=slots)
     if roles == {"edge", "sink"}:
         offset = schedule.get("edge", {}).get("offset") if type(schedule.get("edge")) is dict else None
