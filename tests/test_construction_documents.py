@@ -426,3 +426,17 @@ def test_construction_arguments_are_one_line_errors(argv, words, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("wrong", ["gate-edge-mean", "gate-edge-5"])
+def test_a_wrong_document_outside_the_every_k_induction_is_still_refuted(wrong, tmp_path, capsys):
+    """A class the every-K induction does not cover (mul fan-in up to 3) leaves nothing to prove with, but a
+    wrong T is still refuted by a replayed witness (gate-edge-5 multiplies two in-edges only, so a mul of
+    fan-in 3 is its counterexample); it was 'unknown' at once."""
+    doc = json.loads((DATA / f"{wrong}.json").read_text())
+    doc["class"]["fan_in"]["mul"] = {"min": 2, "max": 3}
+    path = tmp_path / f"{wrong}-mul3.json"
+    path.write_text(json.dumps(doc))
+    assert main(["prove-construction", str(path), "--budget", "30"]) == 1
+    out = capsys.readouterr().out
+    assert "states no schematic proof" in out and "REFUTED" in out and "<-- differs" in out

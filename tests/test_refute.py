@@ -47,3 +47,25 @@ def test_refute_command(tmp_path, capsys):
     assert main(["refute", str(good), str(one), "--budget", "5"]) == 3  # one circuit given: a search, never a proof
     assert "not a proof" in capsys.readouterr().out
     assert main(["refute", str(good), "--construction", "unique-hard"]) == 2
+
+
+def test_the_candidates_cover_the_shapes_an_encoding_may_get_wrong():
+    """Each shape a wrong encoding was seen to fail on only there (fuzzing, stop 37): a mul of fan-in 3, an
+    operand repeated apart, an input after a gate in id order, ids past 32; all distinct, in the class IR."""
+    from verified_aat.circuits.ir import Kind
+    from verified_aat.refutation.candidates import candidate_circuits
+
+    circuits = list(candidate_circuits())
+    assert len({c.name for c in circuits}) == len(circuits)
+
+    def has(test) -> bool:  # type: ignore[no-untyped-def]
+        return any(test(c) for c in circuits)
+
+    gates = lambda c: list(enumerate(c.gates))  # noqa: E731
+    assert has(lambda c: any(g.kind is Kind.MUL and len(g.args) == 3 for _, g in gates(c)))
+    for kind in (Kind.ADD, Kind.MUL):
+        assert has(lambda c: any(g.kind is kind and len(set(g.args)) < len(g.args) and g.args[0] == g.args[-1]
+                                 and g.args[0] != g.args[1] for _, g in gates(c)))
+    assert has(lambda c: any(g.kind is Kind.INPUT and any(h.kind not in (Kind.INPUT,) for h in c.gates[:i])
+                             for i, g in gates(c)))
+    assert has(lambda c: any(g.kind is not Kind.INPUT and max(g.args, default=0) >= 32 for _, g in gates(c)))

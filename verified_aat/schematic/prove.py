@@ -229,6 +229,19 @@ def refute_by_lemmas_then_search(T: Transformer, construction: Construction, cir
                   depth_bound=depth_bound)
 
 
+def _search(T: Transformer, construction: Construction, every_k: bool, depth_bound: int | None,
+            budget: float) -> Refutation:
+    """The search over small candidate circuits for T (at its K); for the construction's own T_K for every K,
+    then T_2 and T_3 too (a document whose T_1 is right may still be wrong at a larger K)."""
+    reach = depth_bound or intended_depth(construction, T)
+    found = refute(T, construction, budget_seconds=budget / (1 + 2 * every_k), depth_bound=reach)
+    for k in (2, 3) if every_k and found.counterexample is None else ():
+        found = refute(construction.transformer(k), construction, budget_seconds=budget / 3, depth_bound=k)
+        if found.counterexample is not None:
+            break
+    return found
+
+
 def _other_sets(ctx: SchematicContext, T: Transformer) -> list[dict[str, str]]:
     """Intended-set hints to try when attention lemmas fail: one head at a time, every other set."""
     if ctx.scheme is None or not (isinstance(ctx.scheme, EdgeScheme) or ctx.scheme.slots is not None):
@@ -261,9 +274,15 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
                                time.perf_counter() - wall, time.process_time() - cpu, timings)
 
     why = _no_induction(construction)
-    if why is not None:
-        return finish(UNKNOWN, None, 0, [f"the kernel states no schematic proof for {name}: {why}: not proved "
-                                         "(unknown)"])
+    if why is not None:  # nothing to prove with; a wrong T is still refuted by a replayed witness
+        t0 = time.perf_counter()
+        found = _search(T, construction, transformer is None and depth_bound is None, depth_bound,
+                        witness_budget)
+        timings["witness"] = time.perf_counter() - t0
+        reason = [f"the kernel states no schematic proof for {name}: {why}"]
+        if found.counterexample is not None and found.counterexample.rational:
+            return finish(REFUTED, None, 0, reason, found)
+        return finish(UNKNOWN, None, 0, reason + ["not proved (unknown)"], found)
     embedded = embedded_document(construction)
     t0 = time.perf_counter()
     problems: list[str] = []
@@ -297,13 +316,8 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         t0 = time.perf_counter()
         found = _witness_from_false_lemmas(T, construction, false, timeout_ms, witness_budget / 2)
         if found.counterexample is None:
-            reach = depth_bound or intended_depth(construction, T)
             left = max(witness_budget - (time.perf_counter() - t0), witness_budget / 2)
-            found = refute(T, construction, budget_seconds=left / (1 + 2 * own), depth_bound=reach)
-            for k in (2, 3) if own and depth_bound is None and found.counterexample is None else ():
-                found = refute(construction.transformer(k), construction, budget_seconds=left / 3, depth_bound=k)
-                if found.counterexample is not None:  # the document's T_K at a larger K (T was its T_1)
-                    break
+            found = _search(T, construction, own and depth_bound is None, depth_bound, left)
         timings["witness"] = time.perf_counter() - t0
         if found.counterexample is not None and found.counterexample.rational:
             return finish(REFUTED, None, lemmas, problems + failed, found)
