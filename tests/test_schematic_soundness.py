@@ -195,3 +195,44 @@ def test_a_wrong_slot_head_is_not_proved() -> None:
     doc, construction = _slotkey("mul of slot 0 twice")
     assert prove_construction(construction, timeout_ms=10_000, witness_budget=3.0).status != "proved"
     assert not _agrees(construction, _circuit("mul2"), random.Random(3))
+
+
+# -- P3 reads the base case's rows by their normal form, not their spelling ----------------------------------
+
+def _respelled(base: str, role_index: int, coordinate: str, formula: str) -> object:
+    doc = copy.deepcopy(document_data(get_construction(base)))
+    doc["name"] = f"{base}-respelled"
+    for key in ("description", "summary", "paper"):
+        doc.pop(key, None)
+    doc["positions"][role_index]["row"]["*"][coordinate] = formula
+    return construction_of_record(doc["name"], json.loads(json.dumps(doc)))
+
+
+@pytest.mark.parametrize("base, role, coordinate, formula, expected", [
+    ("gate-edge", 0, "val", "(c) + 0", "proved"),
+    ("gate-edge", 0, "val", "c + 1 - 1 + id*0 + c*0", "proved"),
+    ("edge-only", 0, "sq", "c*(c + 0*src) + dst - dst", "proved"),
+    ("edge-only", 1, "val", "(c + slot) - slot", "proved"),
+    ("gate-edge", 0, "val", "c + c*c", "refuted"),   # a const of 3/2 holds 15/4
+    ("edge-only", 0, "val", "c*c*0 + c + 1/2 - 1/2 + c*c", "refuted"),
+    # not c² for every c: refused, though this T never reads a const's sq (so no witness exists)
+    ("edge-only", 0, "sq", "c*c + c", "unknown"),
+])
+def test_the_base_case_is_read_by_its_normal_form(base: str, role: int, coordinate: str, formula: str,
+                                                  expected: str) -> None:
+    """A const row written `(c) + 0` was *unknown*: P3 compared rows by their spelling.  The kernel's normal form
+    decides them now; a row that differs from c (or c²) for some c is still refused, and the exact engine
+    agrees with the verdict on a circuit with constants."""
+    construction = _respelled(base, role, coordinate, formula)
+    result = prove_construction(construction, timeout_ms=10_000, witness_budget=6.0)
+    assert result.status == expected, result.problems
+    b = CircuitBuilder("const_times_x")
+    x = b.input("x")
+    b.output(b.add(b.mul(x, b.const(Fraction(3, 2))), b.const(Fraction(-2))))
+    circuit = b.build()
+    compiled = construction.compile(circuit)
+    run = run_exact(compiled.transformer, compiled.encoding.instantiate([Fraction(5)]))
+    agrees = tuple(compiled.encoding.read(run.outputs)) == tuple(evaluate(circuit, [Fraction(5)]))
+    assert agrees == (expected != "refuted")
+    if expected == "proved":
+        assert check_certificate(json.loads(json.dumps(result.certificate)), Options(solver_trust=False)).accepted

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from .data import NotChecked, need
-from .formula import Sym, names
+from .formula import Sym, names, smt
+from .identity import decide
 from .layouts import Construction
 from .schematic_edges import EdgeScheme
 from .schematic_lemmas import ABOVE, FNC_SHAPES, FSAC_SHAPES, Scheme, Shape
@@ -103,6 +104,15 @@ class EarlySchedule(Exception):
                          f"{scale}·depth + {offset} at which their operands' values can have reached them")
 
 
+def _same(row: Any, want: Any) -> bool:
+    """row = want for every value of the symbols, by the kernel's normal form (``(c) + 0`` is c); a row the
+    normal form does not decide (an ite on a symbol) is not the same."""
+    if row == want or not (isinstance(row, Sym) or isinstance(want, Sym)):
+        return bool(row == want)
+    declared = "".join(f"(declare-const {v} Real)" for v in "cgikstuv")
+    return decide(f"{declared}(assert (not (= {smt(row)} {smt(want)})))") is True
+
+
 def encoding_problems(scheme: Scheme | EdgeScheme) -> list[str]:
     """P3, on the row formulas with symbolic parameters: x_i goes alone into val of input i's positions (and no
     group puts it into a coordinate held at its formula), a const's positions hold c (and c² in sq), an add of
@@ -126,12 +136,13 @@ def encoding_problems(scheme: Scheme | EdgeScheme) -> list[str]:
         ids = {"id": Sym("g"), "index": Sym("i")} if role == "gate" else {"src": Sym("u"), "dst": Sym("v"),
                                                                           "slot": Sym("s")}
         base = {"k": 0, **ids}
-        if c.row(role, "const", {**base, "c": Sym("c")})[val] != Sym("c"):
+        if not _same(c.row(role, "const", {**base, "c": Sym("c")})[val], Sym("c")):
             problems.append(f"a const gate's {role} rows do not hold its constant in val")
-        if sq is not None and role != "gate" and c.row(role, "const", {**base, "c": Sym("c")})[sq] != Sym("(* c c)"):
+        if sq is not None and role != "gate" and not _same(c.row(role, "const", {**base, "c": Sym("c")})[sq],
+                                                           Sym("(* c c)")):
             problems.append(f"a const gate's {role} rows do not hold its constant's square in sq")
         for kind in ("input", "add"):
-            if c.row(role, kind, {**base, "c": 0})[val] != 0:
+            if not _same(c.row(role, kind, {**base, "c": 0})[val], 0):
                 problems.append(f"the {role} row of {'an input' if kind == 'input' else 'an add of fan-in 0'} "
                                 "does not hold 0 in val (x_i must be alone there; an empty sum is 0)")
     if c.readout != (holders[-1], val):
