@@ -26,8 +26,9 @@ from verified_aat.kernel.circuits import depths
 from verified_aat.kernel.data import as_rational, load_circuit, load_transformer
 from verified_aat.kernel.encoding import Encoding, encoding_digest
 from verified_aat.kernel.encoding import build as build_encoding
-from verified_aat.kernel.layouts import LAYOUTS
-from verified_aat.kernel.obligations import Derivation, Deriver, layer_functions
+from verified_aat.kernel.layouts import shipped_construction
+from verified_aat.kernel.derivation import Derivation, layer_functions
+from verified_aat.kernel.obligations import Deriver
 from verified_aat.transformer.model import Transformer
 
 KEY_KIND = "attention:key-decomposition"
@@ -107,7 +108,7 @@ def forge(f: Forgery) -> dict[str, Any]:
         from verified_aat.kernel.layouts import read_construction
         E = build_encoding(read_construction(f.document, "forged"), kC)
     else:
-        E = build_encoding(LAYOUTS[f.construction], kC)
+        E = build_encoding(shipped_construction(f.construction), kC)
     rows = list(E.rows)
     coords = E.coordinates
     structural_names = f.structural if f.structural is not None else list(construction.structural)

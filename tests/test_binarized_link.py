@@ -213,7 +213,7 @@ def _b_checks(C, B, roots) -> tuple[list[str], Context]:
     ctx = Context({"original": {"circuit": structure, "sha256": sha256_json(structure), "roots": list(roots)}},
                   Options())
     ctx.circuit = load_circuit(circuit_structure(B), "$.circuit")
-    problems = bz.load_original(ctx, sha256_json)
+    problems = bz.load_original(ctx)
     for run in (bz.depth_failures, bz.gate_failures, bz.tree_failures, bz.output_failures):
         problems = problems or run(ctx)
     return problems, ctx

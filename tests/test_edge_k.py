@@ -34,7 +34,7 @@ from verified_aat.kernel.data import load_circuit as kernel_circuit
 from dataclasses import replace
 
 from verified_aat.kernel.encoding import build as build_encoding
-from verified_aat.kernel.layouts import LAYOUTS
+from verified_aat.kernel.layouts import shipped_construction
 from verified_aat.symbolic.certify import certify
 from verified_aat.transformer.exact_engine import run_exact
 from verified_aat.transformer.spec import save_transformer, transformer_to_json
@@ -195,7 +195,7 @@ def test_an_honest_edge_k_forgery_is_accepted():
 def test_the_kernel_states_the_slot_bit_itself():
     """A proof about an encoding with the slot bit cleared (every op negative) is about the wrong enc(C, x)."""
     kC = kernel_circuit(json.loads(canonical_circuit_bytes(_probe())), "$", extra_keys={"format", "version", "domain"})
-    honest = build_encoding(LAYOUTS["edge-k"], kC)
+    honest = build_encoding(shipped_construction("edge-k"), kC)
     cleared = replace(honest, rows=tuple((-abs(row[0]),) + row[1:] for row in honest.rows))
     assert cleared.rows != honest.rows
     found = rejected_by(forge(Forgery(_probe(), construction="edge-k", encoding=cleared)), "encoding")
@@ -269,7 +269,7 @@ def test_the_kernels_join_builds_each_wide_set_once_and_agrees_with_the_engine()
 
     circuit = build_family("random-fsac", 60)
     kC = kernel_circuit(json.loads(canonical_circuit_bytes(circuit)), "$", extra_keys={"format", "version", "domain"})
-    rows = build_encoding(LAYOUTS["edge-k"], kC).rows
+    rows = build_encoding(shipped_construction("edge-k"), kC).rows
     for head, hint in EDGE_K.score_hints().items():
         key = honest_key("edge-k", head, EDGE_K.coordinates)
         sets = join(rows, {n: kernel_circuit(key[n], n) for n in ("row_key", "col_key", "col_penalty")})

@@ -83,7 +83,7 @@ def test_a_certificate_of_the_harmless_edit_does_not_cover_its_twin():
 
 def test_relevance_names_the_unread_head_and_coordinates():
     from verified_aat.kernel.data import load_transformer
-    from verified_aat.kernel.obligations import layer_functions
+    from verified_aat.kernel.derivation import layer_functions
     from verified_aat.kernel.schematic_relevance import needs
     from verified_aat.certificates.kernel_form import transformer_form
 

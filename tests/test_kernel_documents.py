@@ -16,7 +16,7 @@ from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.data import Malformed, load_circuit
 from verified_aat.kernel.encoding import build as build_encoding, encoding_digest
-from verified_aat.kernel.layouts import LAYOUTS, read_construction, shipped
+from verified_aat.kernel.layouts import read_construction, shipped, shipped_construction
 from verified_aat.schematic.prove import schematic_document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -232,7 +232,7 @@ def test_the_kernels_reading_of_every_built_in_is_the_engines_encoding(name, dat
     except InputError:
         return
     kC = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$", extra_keys={"format", "version", "domain"})
-    assert encoding_digest(build_encoding(LAYOUTS[name], kC)) == engine_digest(construction.encode(circuit))
+    assert encoding_digest(build_encoding(shipped_construction(name), kC)) == engine_digest(construction.encode(circuit))
 
 
 def test_the_kernels_formula_reader_refuses_what_is_not_a_formula():

@@ -30,7 +30,7 @@ from verified_aat.constructions.gate_edge import EDGE, GateEdge
 from verified_aat.constructions.registry import get_construction
 from verified_aat.kernel.data import load_circuit
 from verified_aat.kernel.encoding import build as build_encoding
-from verified_aat.kernel.layouts import LAYOUTS
+from verified_aat.kernel.layouts import shipped_construction
 from verified_aat.transformer.model import (CircuitScore, Head, Layer, Pooling, Transformer, activation_input_names,
                                             score_input_names)
 
@@ -345,7 +345,7 @@ def test_each_pooling_rule_is_used_as_written(construction, poolings, wrong):
 def test_an_encoding_with_moved_rows_is_refused():
     C = product()
     kC = load_circuit(json.loads(canonical_circuit_bytes(C)), "$", extra_keys={"format", "version", "domain"})
-    E = build_encoding(LAYOUTS["gate-edge"], kC)
+    E = build_encoding(shipped_construction("gate-edge"), kC)
     rows = list(E.rows)
     rows[0], rows[1] = rows[1], rows[0]
     found = rejected_by(forge(Forgery(C, encoding=replace(E, rows=tuple(rows)))), "encoding")
@@ -355,7 +355,7 @@ def test_an_encoding_with_moved_rows_is_refused():
 def test_an_encoding_that_places_an_input_elsewhere_is_refused():
     C = product()
     kC = load_circuit(json.loads(canonical_circuit_bytes(C)), "$", extra_keys={"format", "version", "domain"})
-    E = build_encoding(LAYOUTS["gate-edge"], kC)
+    E = build_encoding(shipped_construction("gate-edge"), kC)
     slots = ((E.input_slots[0][0], E.input_slots[0][1], 1), (E.input_slots[1][0], E.input_slots[1][1], 0))
     rejected_by(forge(Forgery(C, encoding=replace(E, input_slots=slots))), "encoding")
 

@@ -45,12 +45,11 @@ KINDS = {"per-circuit": ("checks", PER_CIRCUIT_ONLY_WITH),
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a binarization section": 3_055, "per-circuit with a circuit file": 3_140,
-               "per-circuit with a netlist link (Bench)": 3_843, "per-circuit with a netlist link (BLIF)": 3_911,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_855,
-               "per-circuit with a netlist link (AIGER)": 3_975,
-               "schematic instantiated at a circuit file": 3_260,
-               "schematic with an embedded circuit (certify --every-k)": 3_034}  # not there yet: no growth (the last: +3 in
+OVER_TARGET = {"per-circuit with a circuit file": 3_092,
+               "per-circuit with a netlist link (Bench)": 3_794, "per-circuit with a netlist link (BLIF)": 3_862,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_806,
+               "per-circuit with a netlist link (AIGER)": 3_926,
+               "schematic instantiated at a circuit file": 3_224}  # not there yet: no growth (the last: +3 in
 # identity.py, +4 in positivity.py for the at-most split, which takes ARGMAX and SELECT past N = 4 off the solvers;
 # +24 in netlist_decide.py for branch and bound, which takes threshold lemmas past 12 operands off them; +19 for
 # data.read_numeral, one bounded reader of the numerals in lemmas, proof objects and documents: Fraction(text) read
@@ -75,7 +74,11 @@ OVER_TARGET = {"per-circuit with a binarization section": 3_055, "per-circuit wi
 # 3,000 this stop, is 10 over since; +5 schematic for P4's rule that 'own' for every K needs the document's T_K to
 # be the phases' repetition: a fuzzer's document was ACCEPTED as its own T_K for every K and only T_1 was;
 # +8 schematic for slot classes 0, 1, >= 2 under an unbounded add fan-in and no in-edge lemma at a slot past a
-# fixed fan-in: correct documents that only the per-circuit route proved)
+# fixed fan-in: correct documents that only the per-circuit route proved; +11 schematic for P3's base case read
+# by the normal form; then -36 in every kind with layouts.py (one numeral reader, one canonical-JSON hash, one
+# cached read of a shipped document) and document_transformer.py (read_numeral for its literals), -12 per-circuit
+# (no re-exports, the netlist's choice of circuit moved into netlist_link.py, binarized.py's guards that checks.py
+# already makes): the binarization and the embedded-circuit kinds are now within the target)
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -14,24 +14,21 @@ is C(x).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
 
 from .structure import depths
 from .data import as_dict, as_int, as_list, load_structure, need
 from .context import Context
 from .problems import Problem
+from .rules import sha256_json
 
-KEYS = {"circuit", "sha256", "roots"}
 TREE_WORK = 4  # tree gates visited per gate of B (and per operand of C) before the check gives up
 
 
-def load_original(ctx: Context, sha256_json: Callable[[object], str]) -> list[str]:
+def load_original(ctx: Context) -> list[str]:
     """B1: the section is well formed, C loads with the kernel's reader, its hash is the stated one,
-    and C has B's inputs, outputs and domain; every root names a gate of B."""
-    raw = ctx.doc.get("original")
-    if raw is None:
-        return []
-    sec = as_dict(raw, "$.original", KEYS)
+    and C has B's inputs, outputs and domain; every root names a gate of B.  (checks.py enters B1-B5 only
+    for a certificate with the section, and B2-B5 only once B1 has passed: C is then loaded.)"""
+    sec = as_dict(ctx.doc["original"], "$.original", {"circuit", "sha256", "roots"})
     circuit = sec["circuit"]
     C = load_structure(circuit, "$.original.circuit")
     B = ctx.circuit
@@ -56,8 +53,6 @@ def load_original(ctx: Context, sha256_json: Callable[[object], str]) -> list[st
 
 def depth_failures(ctx: Context) -> list[str]:
     """B2: binarizing only deepens a circuit, so C is no deeper than B (the depth T is built for)."""
-    if ctx.original is None:
-        return []
     dc, db = max(depths(ctx.original), default=0), max(depths(ctx.circuit), default=0)  # type: ignore[arg-type]
     return [f"the circuit before binarization has depth {dc}, the certified circuit only {db}: a binarization "
             f"never makes a circuit shallower"] if dc > db else []
@@ -66,9 +61,7 @@ def depth_failures(ctx: Context) -> list[str]:
 def gate_failures(ctx: Context) -> list[str]:
     """B3: inputs, constants and signs of C are B's same gates over the roots of their operands."""
     C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
-    if C is None:
-        return []
-    assert B is not None
+    assert C is not None and B is not None
     problems = []
     for g, gate in enumerate(C.gates):
         image = B.gates[roots[g]]
@@ -92,9 +85,7 @@ def gate_failures(ctx: Context) -> list[str]:
 def tree_failures(ctx: Context) -> list[str]:
     """B4: every sum or product of C is a tree of B's gates of the same op over its operands' roots."""
     C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
-    if C is None:
-        return []
-    assert B is not None
+    assert C is not None and B is not None
     budget = TREE_WORK * (len(B.gates) + sum(len(g.args) for g in C.gates)) + 16
     problems = []
     for g, gate in enumerate(C.gates):
@@ -134,8 +125,6 @@ def tree_failures(ctx: Context) -> list[str]:
 def output_failures(ctx: Context) -> list[str]:
     """B5: output j of C is output j of B (so T's read-out of B(x) is C(x))."""
     C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
-    if C is None:
-        return []
-    assert B is not None
+    assert C is not None and B is not None
     return [f"output {j} of C is gate {o}, whose root {roots[o]} is not B's output {j} (gate {b})"
             for j, (o, b) in enumerate(zip(C.outputs, B.outputs)) if roots[o] != b]

@@ -23,8 +23,9 @@ from .document_transformer import own_transformer_problems  # S2, shared with P2
 from .encoding import Illegitimate, build, encoding_digest
 from .layouts import OutsideLayout, construction_of
 from .netlist_link import check_netlist
-from .obligations import Deriver, activation_params, frame_changes, layer_functions
+from .obligations import Deriver, activation_params, frame_changes
 from .context import Context
+from .derivation import layer_functions
 from .schedule import base_failures, claims_from_rules, count_base, readout_failures
 from .discharge import discharge_derivation
 from .problems import Problem
@@ -196,7 +197,6 @@ def _attention(ctx: Context) -> list[Problem]:
     return []
 
 
-
 def _key_join(ctx: Context, fn, head, entry, where: str, by_score: dict):  # type: ignore[no-untyped-def]
     """A key-join head: its key circuits read structural coordinates only, its facts hold in enc(C, x)."""
     T = ctx.transformer
@@ -290,8 +290,6 @@ def _lemmas(ctx: Context) -> list[Problem]:
                         {"id", "kind", "uses", "smt2"}, {"engine"})
 
 
-# -- S12: solvers ---------------------------------------------------------------------------------
-
 # -- D and N: the interpreter and the netlist link ---------------------------------------------------
 
 def _defence(ctx: Context) -> list[str]:
@@ -315,8 +313,6 @@ def _binarization(name: str) -> Callable[[Context], list[Problem | str]]:
         if ctx.doc.get("original") is None:
             return []
         from . import binarized
-        if name == "load_original":
-            return binarized.load_original(ctx, sha256_json)
         return getattr(binarized, name)(ctx)
     return run
 

@@ -45,8 +45,3 @@ class Context:
     solver_only: list[str] = field(default_factory=list)  # lemmas that rest on a solver's unsat alone
     defence: str = ""
     netlist_theorem: str = ""
-
-
-def circuit_for_link(ctx: Context) -> Circuit | None:
-    """The circuit a netlist link is about: C when the certificate records it, else the certified one."""
-    return ctx.original if ctx.original is not None else ctx.circuit

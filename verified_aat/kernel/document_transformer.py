@@ -17,7 +17,6 @@ from .data import Bilinear, Circuit, Malformed, Transformer, need, read_numeral
 from .problems import Problem
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
-_LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:/\d+)?\Z")
 MAX_LINES = 100_000
 
 
@@ -70,8 +69,8 @@ class Terms:
             if name in known:
                 stack.pop()
                 continue
-            if _LITERAL.match(name):
-                known[name] = self.term(("const", _literal(name, path)))
+            if read_numeral(name) is not None:  # a rational literal
+                known[name] = self.term(("const", read_numeral(name)))
                 stack.pop()
                 continue
             if name not in definitions:
@@ -85,9 +84,10 @@ class Terms:
                 stack += pending
                 continue
             if op == "const":
-                if len(args) != 1 or not _LITERAL.match(args[0]):
-                    raise Malformed(path, "{name!r}: const takes one rational", {"name": name})
-                known[name] = self.term(("const", _literal(args[0], path)))
+                if len(args) != 1 or read_numeral(args[0]) is None:
+                    raise Malformed(path, "{name!r}: not a rational the kernel reads (const takes one: p, p.d or p/q, at most 2,000 digits)",
+                                    {"name": name})
+                known[name] = self.term(("const", read_numeral(args[0])))
             else:
                 known[name] = self.term((op, tuple(known[a] for a in args)))
             stack.pop()
@@ -138,13 +138,6 @@ def _same_layer(raw: Any, layer: Any, coordinates: tuple[str, ...], functions: d
     return _terms(raw.get("activation"), functions, inputs, terms, path) == terms.of_circuit(layer.activation)
 
 
-def _literal(text: str, path: str) -> Any:
-    q = read_numeral(text)
-    if q is None:
-        raise Malformed(path, "not a rational the kernel reads (p, p.d or p/q, at most 2,000 digits)")
-    return q
-
-
 def _terms(ref: Any, functions: dict[str, Any], inputs: list[str], terms: Terms, path: str) -> tuple[int, ...] | None:
     lines = functions.get(ref) if type(ref) is str else ref
     try:
@@ -162,12 +155,9 @@ def _bilinear(score: Any, coordinates: tuple[str, ...]) -> tuple[tuple[int, int,
         parts = key.split() if type(key) is str else []
         if len(parts) != 2 or not parts[0].startswith("i.") or not parts[1].startswith("j.") \
                 or parts[0][2:] not in coordinates or parts[1][2:] not in coordinates \
-                or type(value) is not str or not _LITERAL.match(value):
+                or type(value) is not str or read_numeral(value) is None:
             return None
-        q = read_numeral(value)
-        if q is None:
-            return None
-        out.append((coordinates.index(parts[0][2:]), coordinates.index(parts[1][2:]), q))
+        out.append((coordinates.index(parts[0][2:]), coordinates.index(parts[1][2:]), read_numeral(value)))
     return tuple(sorted(out))
 
 

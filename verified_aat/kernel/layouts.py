@@ -17,17 +17,16 @@ exactly x_i).
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
-import re
-from fractions import Fraction
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from . import formula as fm
-from .data import Circuit, NotChecked, Number, as_dict, as_int, as_list, as_name, exact, need
+from .data import Circuit, NotChecked, Number, as_dict, as_int, as_list, as_name, need, read_numeral
 from .problems import render
+from .rules import sha256_json
 
 FORMAT = "verified-aat/construction"
 VERSION = 1
@@ -134,27 +133,15 @@ def read_construction(data: Any, path: str) -> Construction:
     need(readout["role"] in ("gate", "sink") and readout["role"] in roles, f"{path}.readout.role",
          "the read-out role must be 'gate' or 'sink' and have positions")
     need(readout["coordinate"] in coordinates, f"{path}.readout.coordinate", "not a coordinate")
-    return Construction(name, _digest(data), coordinates, _limits(doc.get("class"), f"{path}.class"), groups,
+    return Construction(name, sha256_json(data), coordinates, _limits(doc.get("class"), f"{path}.class"), groups,
                         (readout["role"], coordinates.index(readout["coordinate"])), data)
-
-
-_DOCUMENT_RATIONAL = re.compile(r"-?\d{1,300}(?:\.\d{1,300}|/\d{1,300})?\Z")
 
 
 def _rational(value: Any, path: str) -> Number:
     """A document's rational: a JSON integer, or a string ``p``, ``p/q`` or ``d.ddd`` (any terms: a person wrote it)."""
-    if type(value) is int:
-        need(abs(value) < 10**300, path, "number too large")
-        return value
-    need(type(value) is str and _DOCUMENT_RATIONAL.match(value) is not None, path,
-         "expected a rational 'p', 'p/q' or a decimal, got {value!r}", value=value)
-    need("/" not in value or int(value.split("/")[1]) != 0, path, "zero denominator")
-    return exact(Fraction(value))
-
-
-def _digest(data: Any) -> str:
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    q = value if type(value) is int and abs(value) < 10**300 else read_numeral(value) if type(value) is str else None
+    need(q is not None, path, "expected a rational 'p', 'p/q' or a decimal, got {value!r}", value=value)
+    return q  # type: ignore[return-value]
 
 
 def _limits(raw: Any, path: str) -> tuple[tuple[str, int | None, int | None], ...]:
@@ -230,7 +217,7 @@ def construction_of(name: Any, embedded: Any, path: str = "$.construction_docume
     A document named like a built-in must be exactly that built-in's document."""
     need(type(name) is str, "$.construction", "expected a string")
     if embedded is None:
-        known = LAYOUTS.get(name)  # a shipped document is read once per process
+        known = shipped_construction(name)
         if known is None:
             raise NotChecked(render("construction {name!r} is not a built-in and the certificate embeds no "
                                     "construction document: the kernel cannot state its encoding", {"name": name}))
@@ -243,21 +230,8 @@ def construction_of(name: Any, embedded: Any, path: str = "$.construction_docume
     return construction
 
 
-class _Shipped(dict):  # type: ignore[type-arg]
-    """name → Construction of the shipped documents, read on first use (for tests and tools)."""
-
-    def __missing__(self, name: str) -> Construction:
-        data = shipped(name)
-        if data is None:
-            raise KeyError(name)
-        self[name] = read_construction(data, f"shipped:{name}")
-        return self[name]
-
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
-        try:
-            return self[name]
-        except KeyError:
-            return default
-
-
-LAYOUTS: dict[str, Construction] = _Shipped()
+@functools.cache
+def shipped_construction(name: str) -> Construction | None:
+    """Built-in ``name`` as the kernel reads its shipped document, read once per process (None: no such built-in)."""
+    data = shipped(name)
+    return None if data is None else read_construction(data, f"shipped:{name}")

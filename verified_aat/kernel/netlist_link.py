@@ -37,7 +37,6 @@ import heapq
 from fractions import Fraction
 from typing import Any
 
-from .context import circuit_for_link
 from .data import Gate, Malformed, Number
 from .netlist_parse import Form, NetlistError, load_link, multilinear
 from .context import Context
@@ -68,7 +67,7 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
     if raw is None:
         return ([], "", {}) if ctx.options.netlist is None else \
             (["a netlist was given (--circuit), but the certificate carries no netlist link"], "", {})
-    C = circuit_for_link(ctx)  # with a record of the circuit before binarization, the link is about it (B)
+    C = ctx.original if ctx.original is not None else ctx.circuit  # with a record of the circuit before binarization, the link is about it (B)
     if C is None:
         return ["the certificate's circuit was not loaded"], "", {}
     try:

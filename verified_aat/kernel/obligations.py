@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 from .circuits import cone, mean, partial, reads
 from .data import Circuit, Layer, NotChecked, Number, Transformer
-from .derivation import Derivation, Function, Lemma, layer_functions  # noqa: F401 - re-exported
+from .derivation import Derivation, Function, Lemma
 from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 
@@ -309,6 +309,3 @@ def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequenc
                 break
     return problems
 
-
-__all__ = ["Deriver", "Derivation", "Function", "Lemma", "activation_params", "cone", "frame_changes",
-           "layer_functions", "pooled"]
