@@ -16,7 +16,7 @@ from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.data import Malformed, load_circuit
 from verified_aat.kernel.encoding import build as build_encoding, encoding_digest
-from verified_aat.kernel.layouts import read_construction, shipped, shipped_construction
+from verified_aat.kernel.layouts import read_construction, shipped_construction
 from verified_aat.schematic.prove import schematic_document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,11 +110,11 @@ def test_a_nonzero_row_beside_an_input_is_not_a_legitimate_encoding():
 
 def test_an_embedded_document_may_not_borrow_a_built_ins_name():
     doc = forge(Forgery(square_sum()))  # gate-edge, honest
-    other = copy.deepcopy(shipped("gate-edge"))
+    other = copy.deepcopy(shipped_construction("gate-edge").data)
     other["summary"] = "mine"
     doc["construction_document"] = other
     assert "differs from the shipped one" in rejected(doc, "construction")
-    doc["construction_document"] = shipped("gate-edge")  # the very same document: fine
+    doc["construction_document"] = copy.deepcopy(shipped_construction("gate-edge").data)  # the very same document: fine
     assert verdict(doc).outcome == "accepted"
 
 
@@ -182,7 +182,7 @@ def test_an_add_code_capped_at_any_fan_in_is_caught_without_sampling(cap):
     fan-in above ``cap`` wrongly makes a lemma false, whatever the cap (no check up to 64)."""
     from verified_aat.kernel.solvers import z3_answer
 
-    capped = copy.deepcopy(shipped("gate-edge"))
+    capped = copy.deepcopy(shipped_construction("gate-edge").data)
     capped["name"] = f"gate-edge-cap{cap}"
     capped["positions"][0]["row"]["add"]["op"] = f"min(k, {cap})"
     construction_doc, report = _schematic_for_builtin_transformer(capped, "gate-edge")
@@ -194,7 +194,7 @@ def test_an_add_code_capped_at_any_fan_in_is_caught_without_sampling(cap):
 
 def test_an_edge_row_that_departs_at_a_large_slot_is_caught():
     """edge-k with a slot bit that flips for slots ≥ 65: the symbolic slot s ≥ 1 sees it."""
-    odd = copy.deepcopy(shipped("edge-k"))
+    odd = copy.deepcopy(shipped_construction("edge-k").data)
     odd["name"] = "edge-k-odd"
     for group in odd["positions"]:
         for kind, row in group["row"].items():
@@ -249,7 +249,7 @@ def test_the_kernels_formula_reader_refuses_what_is_not_a_formula():
 def test_the_kernel_recognises_every_documents_own_transformer(name):
     """Each shipped document, renamed into a user's document: T_K compiled by the engine is, by the kernel's
     own reading of the document's layers, the document's own T_K for the right K."""
-    mine = copy.deepcopy(shipped(name))
+    mine = copy.deepcopy(shipped_construction(name).data)
     mine["name"] = f"my-{name}"
     doc = forge(Forgery(square_sum(), construction=mine["name"], document=mine))
     doc["info"]["transformer"] = "own"
@@ -340,7 +340,7 @@ def test_every_gate_of_the_documents_class_has_a_shape_and_the_theorem_names_the
     """A class narrower than FSAC⁰[sign] is named so in the theorem; no gate it allows is left without a shape."""
     from verified_aat.kernel.schematic_scheme import scheme_of
 
-    doc = copy.deepcopy(shipped("gate-edge"))
+    doc = copy.deepcopy(shipped_construction("gate-edge").data)
     doc["class"]["fan_in"]["add"] = limits
     scheme = scheme_of(read_construction(doc, "$"))
     assert [s.name for s in scheme.shapes if s.op == "add"] == shapes

@@ -21,7 +21,7 @@ import pytest
 from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.audit_proof import _size
 from verified_aat.kernel.circuits import apply
-from verified_aat.kernel.data import load_structure, load_transformer
+from verified_aat.kernel.data import NotChecked, load_structure, load_transformer
 from verified_aat.kernel.encoding import build, encoding_digest
 from verified_aat.kernel.layouts import construction_of
 from verified_aat.kernel.rules import sha256_json
@@ -180,3 +180,53 @@ def test_an_audit_past_the_unrolling_cap_is_refused_before_unrolling() -> None:
     doc["lengths"], doc["hashes"]["transformer"] = [32], sha256_json(T)
     outcome, why = _verdict(doc)
     assert outcome == "rejected" and "would exceed 5000000 gates" in why
+
+
+def _renamed_gate_edge(formulas: dict[str, str], constants: dict[str, str]) -> dict:
+    """gate-edge as a user's document with the gate group's row formulas ``formulas`` and extra ``constants``."""
+    document = copy.deepcopy(json.loads((PROOFS.parent / "verified_aat/data/constructions/gate-edge.json").read_text()))
+    document["name"] = "gate-edge-heavy"
+    document["constants"].update(constants)
+    document["positions"][0]["row"]["*"].update(formulas)
+    return document
+
+
+def test_a_document_constant_folded_past_max_bits_is_not_checked_at_once() -> None:
+    """F8 (red team, round 3): three row formulas, each the product of 960 copies of one 999/999-digit constant (an
+    18.8 KB schematic certificate) made P3 fold 10⁶-digit fractions for 147 s.  Every step of a formula's arithmetic
+    is now bounded by MAX_BITS, and constants are folded once, when the document is read."""
+    p, q = 10**998 + 12345, 10**998 + 6789
+    product = "*".join(f"({'*'.join(['B'] * 32)})" for _ in range(30))
+    doc = json.loads((PROOFS / "constructions" / "gate-edge.every-K.schematic.json").read_text())
+    doc["construction_document"] = _renamed_gate_edge({"a": product}, {"B": f"{p}/{q}"})
+    doc["construction"], doc["lemmas"] = "gate-edge-heavy", []
+    doc.pop("info", None)
+    outcome, why = _verdict(doc)
+    assert outcome == "not-checked" and "past 200000 bits" in why
+
+
+def test_row_formulas_that_compute_too_much_per_position_are_not_checked() -> None:
+    """F9: a row formula within every limit whose constants are small enough to fold, but which computes 400
+    products of a 2,000-digit constant at every position: the encoding has a work bound (10⁸ + 10⁴ bits a position),
+    so 20,001 positions stop after about twenty."""
+    doc = _sum_of(10_000)
+    heavy = "+".join(["id*L"] * 399)
+    doc["construction"] = "gate-edge-heavy"
+    doc["construction_document"] = _renamed_gate_edge({"a": heavy, "b": heavy}, {"L": "7" * 1999})
+    construction = construction_of(doc["construction"], doc["construction_document"])
+    with pytest.raises(NotChecked, match="work bound"):
+        build(construction, load_structure(doc["circuit"], "$.circuit"))
+    outcome, why = _verdict(doc)
+    assert outcome == "not-checked" and "work bound" in why
+
+
+def test_folding_a_formula_keeps_its_value() -> None:
+    """A folded formula is the same function of the parameters (so certificates did not change)."""
+    from verified_aat.kernel.formula import evaluate, fold, parse
+    allowed = frozenset({"id", "k"})
+    for text in ["(2*min(k, 1) - 1) * (3 + -4)", "id*id + 1/2*3", "max(1 - 2, k) * (1 - 1) + id", "-(3*4) + k*(2 - 2/3)"]:
+        node = parse(text, allowed, "$.f")
+        folded = fold(node)
+        assert all(evaluate(folded, {"id": i, "k": k}) == evaluate(node, {"id": i, "k": k})
+                   for i in (-3, 0, 5) for k in (0, 1, 7))
+    assert fold(parse("(2*min(k, 1) - 1) * (3 + -4)", allowed, "$.f"))[2] == ("num", -1)

@@ -21,12 +21,12 @@ from mutants import EdgeKSlotIgnored
 from verified_aat.constructions.registry import get_construction
 from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel import schematic_lemmas
-from verified_aat.kernel.layouts import shipped
+from verified_aat.kernel.layouts import shipped_construction
 from verified_aat.schematic.prove import schematic_document
 
 
 def _renamed(construction: str, old: str, new: str) -> dict[str, Any]:
-    doc = copy.deepcopy(shipped(construction))
+    doc = copy.deepcopy(shipped_construction(construction).data)
     doc["name"] = f"{construction}-{new}"
     doc["coordinates"] = [new if c == old else c for c in doc["coordinates"]]
     doc["structural"] = [new if c == old else c for c in doc["structural"]]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .structure import depths
 from .data import as_dict, as_int, as_list, load_structure, need
 from .context import Context
 from .problems import Problem
@@ -27,7 +26,7 @@ TREE_WORK = 4  # tree gates visited per gate of B (and per operand of C) before 
 def load_original(ctx: Context) -> list[str]:
     """B1: the section is well formed, C loads with the kernel's reader, its hash is the stated one,
     and C has B's inputs, outputs and domain; every root names a gate of B.  (checks.py enters B1-B5 only
-    for a certificate with the section, and B2-B5 only once B1 has passed: C is then loaded.)"""
+    for a certificate with the section, and B3-B5 only once B1 has passed: C is then loaded.)"""
     sec = as_dict(ctx.doc["original"], "$.original", {"circuit", "sha256", "roots"})
     circuit = sec["circuit"]
     C = load_structure(circuit, "$.original.circuit")
@@ -49,13 +48,6 @@ def load_original(ctx: Context) -> list[str]:
         as_int(r, f"$.original.roots[{g}]", 0, len(B.gates) - 1)
     ctx.original, ctx.original_roots, ctx.hashes["original"] = C, tuple(roots), digest
     return []
-
-
-def depth_failures(ctx: Context) -> list[str]:
-    """B2: binarizing only deepens a circuit, so C is no deeper than B (the depth T is built for)."""
-    dc, db = max(depths(ctx.original), default=0), max(depths(ctx.circuit), default=0)  # type: ignore[arg-type]
-    return [f"the circuit before binarization has depth {dc}, the certified circuit only {db}: a binarization "
-            f"never makes a circuit shallower"] if dc > db else []
 
 
 def gate_failures(ctx: Context) -> list[str]:

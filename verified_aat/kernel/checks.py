@@ -334,7 +334,6 @@ CHECKS: tuple[Check, ...] = (
     Check("hashes", "S1", "the hashes are those of the embedded objects", _hashes),
     Check("original", "B1", "the recorded circuit before binarization is well-formed, hashed, of the same shape",
           _binarization("load_original")),
-    Check("original-depth", "B2", "it is no deeper than the certified circuit", _binarization("depth_failures")),
     Check("original-gates", "B3", "its inputs, constants and signs are the certified circuit's", _binarization("gate_failures")),
     Check("original-trees", "B4", "each n-ary sum or product is a tree over the same operands", _binarization("tree_failures")),
     Check("original-outputs", "B5", "its outputs are the certified circuit's outputs", _binarization("output_failures")),

@@ -44,7 +44,6 @@ MAX_DEGREE = 64             # of a transformer's circuits (sign counts 0): keeps
 MAX_BITS = 200_000          # of a number the kernel computes with concrete values
 MAX_K = 10_000              # info.depth_bound of a per-circuit certificate (limits.MAX_K)
 
-_RATIONAL = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z", re.ASCII)
 _NUMERAL = re.compile(r"(-?[0-9]+)(?:\.([0-9]+))?(?:/([0-9]+))?\Z", re.ASCII)
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z", re.ASCII)
 
@@ -145,15 +144,11 @@ def as_name(value: Any, path: str) -> str:
 
 
 def as_rational(value: Any, path: str) -> Number:
-    """An exact rational written ``p`` or ``p/q`` (canonical: lowest terms, q > 1)."""
-    need(type(value) is str, path, f"expected a rational as a string, got {type(value).__name__}")
-    need(len(value) <= MAX_DIGITS, path, f"number too long ({len(value)} characters; the limit is {MAX_DIGITS})")
-    need(_RATIONAL.match(value) is not None, path, "not a rational 'p' or 'p/q': {value!r}", value=value)
-    if "/" not in value:
-        return int(value)
-    q = Fraction(value)
-    need(str(q) == value, path, "not in lowest terms: {value!r}", value=value)
-    return q
+    """An exact rational written ``p`` or ``p/q`` (canonical: lowest terms, q > 1, as ``str`` writes it)."""
+    q = read_numeral(value) if type(value) is str else None
+    need(q is not None and str(q) == value, path, "not a rational 'p' or 'p/q' in lowest terms, or a number too long "
+         f"(at most {MAX_DIGITS} characters): {{value!r}}", value=value)
+    return q  # type: ignore[return-value]
 
 
 def read_numeral(text: str) -> Number | None:

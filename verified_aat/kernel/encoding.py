@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from . import formula as fm
-from .data import Circuit, Number, exact
+from .data import Circuit, NotChecked, Number
 from .layouts import PARAMETERS, Construction, Group, check_class
 
 
@@ -48,9 +48,10 @@ def build(construction: Construction, circuit: Circuit) -> Encoding:
     slots: list[tuple[int, int, int]] = []
     where: dict[int, int] = {}
     for group in construction.groups:
-        rules = {kind: _row_builder(group.role, formulas) for kind, formulas in group.rows}
         first = len(rows)
         group_roles, ops, params = _positions(group, circuit)
+        fit = _work(len(params))
+        rules = {kind: _row_builder(group.role, formulas, fit) for kind, formulas in group.rows}
         rows += [rules[op](each) for op, each in zip(ops, params)]
         roles += group_roles
         if group.input is not None:
@@ -70,7 +71,22 @@ def build(construction: Construction, circuit: Circuit) -> Encoding:
     return Encoding(construction.coordinates, tuple(rows), tuple(roles), tuple(slots), readout_at, construction.role_kinds)
 
 
-def _row_builder(role: str, formulas: tuple[fm.Node, ...]) -> Callable[[tuple[Number, ...]], tuple[Number, ...]]:
+def _work(positions: int) -> Callable[[Number], Number]:
+    """``formula.fit`` charged to one group's budget, 10^8 + 10^4 bits a position (a shipped document's rows take
+    a few hundred): constants are folded when the document is read, but what a formula computes from the
+    parameters is computed at every position.  Past the budget the encoding is *not checked*."""
+    left = [10**8 + 10**4 * positions]
+
+    def fit(value: Number) -> Number:
+        value = fm.fit(value)
+        left[0] -= fm.size(value)
+        if left[0] < 0:
+            raise NotChecked("the document's row formulas compute more bits than the encoding's work bound")
+        return value
+    return fit
+
+
+def _row_builder(role: str, formulas: tuple[fm.Node, ...], fit: Callable[[Number], Number]) -> Callable[[tuple[Number, ...]], tuple[Number, ...]]:
     """The row of one group and kind from the position's parameter tuple (PARAMETERS order): a bare
     parameter or number is picked by index (one ``itemgetter``), anything else computed."""
     names = PARAMETERS[role]
@@ -85,7 +101,7 @@ def _row_builder(role: str, formulas: tuple[fm.Node, ...]) -> Callable[[tuple[Nu
             extra.append(node[1])
             picks.append(len(names) + len(extra) - 1)
         else:
-            computed.append(compile_formula(node, slots))
+            computed.append(compile_formula(node, slots, fit))
             picks.append(-len(computed))  # fixed below, once the constants are counted
     width = len(names) + len(extra)
     picks = [p if p >= 0 else width + (-p - 1) for p in picks]
@@ -96,7 +112,7 @@ def _row_builder(role: str, formulas: tuple[fm.Node, ...]) -> Callable[[tuple[Nu
     return lambda params: pick(params + constants + tuple(f(params) for f in computed))
 
 
-def compile_formula(node: fm.Node, slots: Mapping[str, int]) -> Callable[[tuple[Any, ...]], Any]:
+def compile_formula(node: fm.Node, slots: Mapping[str, int], fit: Callable[[Number], Number]) -> Callable[[tuple[Any, ...]], Any]:
     """A closure computing ``evaluate(node, env)`` on exact numbers, with the parameters at the positions
     ``slots`` of a tuple (the per-circuit hot path)."""
     tag = node[0]
@@ -106,17 +122,17 @@ def compile_formula(node: fm.Node, slots: Mapping[str, int]) -> Callable[[tuple[
     if tag == "name":
         index = slots[node[1]]
         return lambda env: env[index]
-    parts = [compile_formula(a, slots) for a in node[1:]]
+    parts = [compile_formula(a, slots, fit) for a in node[1:]]
     if tag == "neg":
         (f,) = parts
         return lambda env: -f(env)
     left, right = parts
-    if tag == "+":
-        return lambda env: exact(left(env) + right(env))
+    if tag == "+":  # fit: exact, and *not checked* past the work bound (every step)
+        return lambda env: fit(left(env) + right(env))
     if tag == "-":
-        return lambda env: exact(left(env) - right(env))
+        return lambda env: fit(left(env) - right(env))
     if tag == "*":
-        return lambda env: exact(left(env) * right(env))
+        return lambda env: fit(left(env) * right(env))
     pick = min if tag == "min" else max
     return lambda env: pick(left(env), right(env))
 

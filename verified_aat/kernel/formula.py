@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 from typing import Any, Mapping
 
-from .data import Malformed, exact
+from .data import MAX_BITS, Malformed, NotChecked, exact
 from .smt import numeral
 
 MAX_LENGTH = 2000
@@ -53,13 +53,26 @@ def smt(value: Any) -> str:
     return value.text if isinstance(value, Sym) else numeral(value)
 
 
+def size(value: Any) -> int:
+    """The bits of an exact number's numerator and denominator."""
+    return value.bit_length() if type(value) is int else value.numerator.bit_length() + value.denominator.bit_length()
+
+
+def fit(value: Any) -> Any:
+    """One step of a formula's arithmetic, exact, or *not checked* past MAX_BITS (S2, P3: three products of 960
+    copies of a 999/999-digit constant took 147 s to fold)."""
+    if size(value) > MAX_BITS:
+        raise NotChecked(f"a construction document's formula computes a number past {MAX_BITS} bits")
+    return exact(value)
+
+
 def _apply(op: str, a: Any, b: Any = None) -> Any:
-    """One operation, exact when both sides are numbers, else SMT-LIB text."""
+    """One operation, exact when both sides are numbers (*not checked* past MAX_BITS), else SMT-LIB text."""
     if not isinstance(a, Sym) and not isinstance(b, Sym):
         if op == "neg":
             return -a
-        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                "min": lambda: min(a, b), "max": lambda: max(a, b)}[op]()
+        return fit({"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                    "min": lambda: min(a, b), "max": lambda: max(a, b)}[op]())
     if op == "neg":
         return Sym(f"(- {smt(a)})")
     if op in ("min", "max"):  # decided where a symbol's lower bound is at least the number: min(k, 1) = 1 for k ≥ 1
@@ -81,6 +94,17 @@ def evaluate(node: Node, env: Mapping[str, Any]) -> Any:
     args = [evaluate(a, env) for a in node[1:]]
     value = _apply(tag, *args)
     return value if isinstance(value, Sym) else exact(value)
+
+
+def fold(node: Node) -> Node:
+    """Constant subformulas as their values (each step fitted), so they are computed once per document, not once
+    per position or per evaluation."""
+    if node[0] in ("num", "name"):
+        return node
+    args = [fold(a) for a in node[1:]]
+    if all(a[0] == "num" for a in args):
+        return ("num", exact(_apply(node[0], *(a[1] for a in args))))
+    return (node[0], *args)
 
 
 def names(node: Node) -> set[str]:

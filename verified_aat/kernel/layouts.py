@@ -192,7 +192,7 @@ def _formula(text: Any, allowed: frozenset[str], constants: Mapping[str, Number]
     node = fm.parse(text, allowed, path)
     if fm.degree(node, allowed - frozenset(constants)) > fm.MAX_DEGREE:
         raise NotChecked(f"{path}: a row formula of degree above {fm.MAX_DEGREE} is beyond the kernel's limits")
-    return _substitute(node, constants)
+    return fm.fold(_substitute(node, constants))
 
 
 def _substitute(node: fm.Node, constants: Mapping[str, Number]) -> fm.Node:
@@ -204,26 +204,17 @@ def _substitute(node: fm.Node, constants: Mapping[str, Number]) -> fm.Node:
     return (node[0],) + tuple(_substitute(a, constants) for a in node[1:])
 
 
-def shipped(name: str) -> Any | None:
-    """The shipped document of built-in ``name`` (None: there is none)."""
-    if not (0 < len(name) <= 80 and all(ch.isalnum() or ch in "-_" for ch in name)):
-        return None
-    path = SHIPPED / f"{name}.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
 def construction_of(name: Any, embedded: Any, path: str = "$.construction_document") -> Construction:
     """The construction a certificate is about: its embedded document, or the shipped one of its name.
     A document named like a built-in must be exactly that built-in's document."""
     need(type(name) is str, "$.construction", "expected a string")
+    builtin = shipped_construction(name)
     if embedded is None:
-        known = shipped_construction(name)
-        if known is None:
+        if builtin is None:
             raise NotChecked(render("construction {name!r} is not a built-in and the certificate embeds no "
                                     "construction document: the kernel cannot state its encoding", {"name": name}))
-        return known
-    builtin = shipped(name)
-    need(builtin is None or embedded == builtin, path,
+        return builtin
+    need(builtin is None or sha256_json(embedded) == builtin.digest, path,
          "the embedded document is named {name!r}, a built-in, but differs from the shipped one", name=name)
     construction = read_construction(embedded, path)
     need(construction.name == name, f"{path}.name", "the document's name must be the certificate's construction")
@@ -232,6 +223,9 @@ def construction_of(name: Any, embedded: Any, path: str = "$.construction_docume
 
 @functools.cache
 def shipped_construction(name: str) -> Construction | None:
-    """Built-in ``name`` as the kernel reads its shipped document, read once per process (None: no such built-in)."""
-    data = shipped(name)
-    return None if data is None else read_construction(data, f"shipped:{name}")
+    """Built-in ``name`` as the kernel reads its shipped document (``.data``: the document), read once per process;
+    None: no such built-in."""
+    path = SHIPPED / f"{name}.json"
+    if not (0 < len(name) <= 80 and all(ch.isalnum() or ch in "-_" for ch in name)) or not path.is_file():
+        return None
+    return read_construction(json.loads(path.read_text(encoding="utf-8")), f"shipped:{name}")

@@ -35,7 +35,7 @@ class Check:
 def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
     """Run ``checks`` in order into ``report``; the first failing one ends the run.  Every kind of
     certificate goes through here: a malformed field or an error is a rejection (fail closed); running
-    out of memory or of stack is *not checked* (a resource limit, not a verdict, as S12)."""
+    out of memory, of stack or of Python's digits is *not checked* (a resource limit, not a verdict, as S12)."""
     for number, check in enumerate(checks):
         if ctx.options.progress is not None:
             ctx.options.progress(check.name, number, len(checks))
@@ -44,22 +44,30 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
             problems = check.run(ctx)
         except Malformed as exc:
             problems = [Problem("{path:120}: " + exc.message, {**exc.data, "path": exc.path})]
-        except (RecursionError, MemoryError) as exc:  # a resource limit, not a verdict: never a rejection
-            what = "out of memory" if isinstance(exc, MemoryError) else "too deeply nested for the interpreter's stack"
-            ctx.unchecked.append(f"{check.name}: {what} (a resource limit was reached)")
-            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
-            break
         except NotChecked as exc:
             ctx.unchecked.append(f"{check.name}: {exc} (docs/soundness.md {check.step})")
             report.checks.append((check.name, "not checked", time.perf_counter() - t0))
             break
         except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
+            limit = _resource_limit(exc)
+            if limit is not None:  # a resource limit, not a verdict: never a rejection
+                ctx.unchecked.append(f"{check.name}: {limit} (a resource limit was reached)")
+                report.checks.append((check.name, "not checked", time.perf_counter() - t0))
+                break
             problems = [Problem("the kernel could not complete this check ({error:160})", {"error": f"{type(exc).__name__}: {exc}"})]
         report.checks.append((check.name, "fail" if problems else "ok", time.perf_counter() - t0))
         if problems:
             report.rejections = [Rejection(*((p, {}) if isinstance(p, str) else (p.message, p.data)),  # str: a fixed message
                                            check=check.name, step=check.step, rule=check.rule) for p in problems]
             break
+
+
+def _resource_limit(exc: Exception) -> str | None:
+    """What stopped a check when it is a resource limit (memory, stack, or Python's 4,300 digits for writing an int
+    into a lemma's text), else None."""
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return "a number of more than 4,300 digits to write"
+    return {MemoryError: "out of memory", RecursionError: "too deeply nested for the interpreter's stack"}.get(type(exc))
 
 
 def judge(ctx: Any, checks: tuple[Check, ...], counts: Callable[[Any], tuple[int, int]],

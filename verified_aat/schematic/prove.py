@@ -23,7 +23,7 @@ from ..kernel.report import Options, Report
 from ..kernel.rules import run_checks
 from ..kernel.schematic_edges import EdgeScheme
 from ..kernel.data import Malformed, NotChecked
-from ..kernel.layouts import SHIPPED, read_construction, shipped
+from ..kernel.layouts import SHIPPED, read_construction, shipped_construction
 from ..kernel.schematic import (SCHEMATIC_CHECKS, SCHEMATIC_FORMAT, SCHEMATIC_VERSION, SchematicContext, derive_lemmas,
                                 intended_sets, schematic_theorem)
 from ..kernel.schematic_scheme import EarlySchedule, scheme_of
@@ -54,7 +54,7 @@ def schematic_builtins() -> tuple[str, ...]:
     found = []
     for path in sorted(SHIPPED.glob("*.json")):
         try:
-            scheme_of(read_construction(shipped(path.stem), f"shipped:{path.stem}"))
+            scheme_of(shipped_construction(path.stem))
         except Exception:  # noqa: BLE001 - a built-in without an induction is simply not listed
             continue
         found.append(path.stem)
