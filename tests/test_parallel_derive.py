@@ -102,7 +102,7 @@ def test_a_wrong_transformer_fails_the_same_way_in_both_modes(monkeypatch, two_w
 # -- the kernel's sharded derivation ---------------------------------------------------------------
 
 def test_stripes_partition_the_positions():
-    from verified_aat.kernel.obligations import stripe
+    from verified_aat.kernel.sharded import stripe
     for n in (0, 1, 5, 4096, 10_000, 50_000):
         for k in (2, 3, 5):
             engine = [[p for r in derive.stripes(n, i, 7, count=k) for p in r] for i in range(k)]
@@ -113,9 +113,9 @@ def test_stripes_partition_the_positions():
 
 
 def _kernel_sharded(monkeypatch):
-    from verified_aat.kernel import obligations as kernel_obligations
+    from verified_aat.kernel import obligations as kernel_obligations, sharded
     monkeypatch.setattr(kernel_obligations, "PARALLEL_MIN_POSITIONS", 2)
-    monkeypatch.setattr(kernel_obligations, "STRIPE", 3)
+    monkeypatch.setattr(sharded, "STRIPE", 3)
 
 
 @pytest.mark.parametrize("family, n, construction", [("relu", 30, "gate-edge"), ("inner-product", 20, "gate-edge-dot"),

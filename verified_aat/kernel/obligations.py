@@ -27,20 +27,6 @@ from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 
 PARALLEL_MIN_POSITIONS = 200_000  # below this, sending the inputs to workers costs more than it saves
-STRIPE = 4096  # positions per block
-
-
-def stripe(n: int, which: int, count: int = 2) -> list[range]:
-    """Stripe ``which`` of ``count`` of range(n): every count-th block of STRIPE positions from block
-    ``which`` (so every stripe gets a share of every region of the encoding)."""
-    return [range(start, min(start + STRIPE, n)) for start in range(which * STRIPE, n, count * STRIPE)]
-
-
-def _derive_stripe(shared: tuple[Any, list[Function]], blocks: list[range]) -> tuple[dict, Counter]:
-    """One worker's stripe (a module-level function, so a worker process can unpickle it)."""
-    deriver, functions = shared
-    return deriver._run_range(functions, blocks)
-
 
 def pooled(pooling: str, members: tuple[int, ...], rows: Sequence[Sequence[Number]], c: int) -> Number:
     """The pooled value of coordinate c over an argmax set: the rule of S7, the same everywhere."""
@@ -79,20 +65,19 @@ class Deriver:
 
     # -- the plan: which layers check which position --------------------------------
     def run(self, functions: list[Function], shards: Any = None) -> Derivation:
-        """Derive every obligation into ``self.derivation``.  With ``shards`` (``Options.shards``: an object
-        whose ``map(fn, shared, parts)`` runs ``fn(shared, part)`` on other processes, e.g. a Dask cluster)
-        on a large encoding, each of ``shards.workers`` stripes of positions (alternate blocks) is derived
-        on a worker; the merge gives exactly the sequential derivation (same lemmas, uses, counts, and each
-        lemma's kind and first use from the earliest (function, position, layer))."""
-        n = len(self.claims)
+        """Derive every obligation into ``self.derivation``, on ``shards`` (``Options.shards``) when given and the
+        encoding has PARALLEL_MIN_POSITIONS (``sharded.py``, entered only then), else here; in first-use order."""
         parts = None
-        if shards is not None and n >= PARALLEL_MIN_POSITIONS:
-            try:
-                k = shards.workers
-                parts = shards.map(_derive_stripe, (self, functions), [stripe(n, i, k) for i in range(k)])
-            except Exception:  # noqa: BLE001 - a worker or the cluster failed: derive everything here instead
-                parts = None
-        self._merge(parts if parts is not None else [self._run_range(functions, [range(n)])])
+        if shards is not None and len(self.claims) >= PARALLEL_MIN_POSITIONS:
+            from .sharded import derive_on_shards
+            parts = derive_on_shards(self, functions, shards)  # None: a worker or the cluster failed
+        found, counts = parts or self._run_range(functions, [range(len(self.claims))])
+        self.derivation.counts.update(counts)
+        for digest, (text, kind, uses, _, where) in found.items():
+            lemma = self.derivation.lemmas.get(digest)
+            if lemma is None:
+                lemma = self.derivation.lemmas[digest] = Lemma(kind, text, where=where)
+            lemma.uses += uses
         return self.derivation
 
     def _run_range(self, functions: list[Function], blocks: list[range]) -> tuple[dict, Counter]:
@@ -121,26 +106,6 @@ class Deriver:
                 for k, (layer, local, coords, static) in enumerate(plan):
                     use(fn, p, layer, local_kinds[p] if local else frame_kinds[p], coords, static, (f_index, p, k))
         return self._found, self._counts
-
-    def _merge(self, parts: list[tuple[dict, Counter]]) -> None:
-        """Add the ranges' lemmas to the derivation in sequential first-use order; uses and counts add up."""
-        merged: dict[str, list] = {}
-        for found, counts in parts:
-            self.derivation.counts.update(counts)
-            for digest, entry in found.items():
-                seen = merged.get(digest)
-                if seen is None:
-                    merged[digest] = list(entry)
-                else:
-                    uses = seen[2] + entry[2]
-                    if entry[3] < seen[3]:
-                        seen[:] = entry
-                    seen[2] = uses
-        for digest, (text, kind, uses, _, where) in sorted(merged.items(), key=lambda item: item[1][3]):
-            lemma = self.derivation.lemmas.get(digest)
-            if lemma is None:
-                lemma = self.derivation.lemmas[digest] = Lemma(kind, text, where=where)
-            lemma.uses += uses
 
     def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
         """Obligation kinds: local-step:<gate op or role kind>, frame:<role kind> (one string per kind)."""

@@ -1,0 +1,54 @@
+"""The per-circuit derivation on shards (docs/soundness.md S9), entered only when a check is given shards.
+
+``Options.shards`` (``--cluster``, or ``--jobs`` ≥ 2) is an object whose ``map(fn, shared, parts)`` runs
+``fn(shared, part)`` on other processes, e.g. a Dask cluster.  Each of its ``workers`` stripes of positions
+(alternate blocks of :data:`STRIPE`; from ``obligations.PARALLEL_MIN_POSITIONS`` positions) is derived on a worker by the kernel's own ``Deriver._run_range``, and the
+parts merge into exactly the sequential result: the same lemmas in the same first-use order (each lemma's kind
+and first use from the earliest (function, position, layer)), with uses and counts added up.  A check without
+shards never enters this module, so it is a trusted-base kind of its own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+STRIPE = 4096  # positions per block
+
+
+def stripe(n: int, which: int, count: int = 2) -> list[range]:
+    """Stripe ``which`` of ``count`` of range(n): every count-th block of STRIPE positions from block
+    ``which`` (so every stripe gets a share of every region of the encoding)."""
+    return [range(start, min(start + STRIPE, n)) for start in range(which * STRIPE, n, count * STRIPE)]
+
+
+def _derive_stripe(shared: tuple[Any, list[Any]], blocks: list[range]) -> tuple[dict, Counter]:
+    """One worker's stripe (a module-level function, so a worker process can unpickle it)."""
+    deriver, functions = shared
+    return deriver._run_range(functions, blocks)
+
+
+def derive_on_shards(deriver: Any, functions: list[Any], shards: Any) -> tuple[dict, Counter] | None:
+    """``deriver._run_range`` over every position, from the workers' stripes: lemma id → [text, kind, uses, order
+    key, where] in first-use order, and the counts; None when a worker or the cluster fails (the caller then
+    derives everything itself)."""
+    n = len(deriver.claims)
+    try:
+        k = shards.workers
+        parts = shards.map(_derive_stripe, (deriver, functions), [stripe(n, i, k) for i in range(k)])
+    except Exception:  # noqa: BLE001 - a worker or the cluster failed: derive everything here instead
+        return None
+    merged: dict[str, list] = {}
+    counts: Counter = Counter()
+    for found, part_counts in parts:
+        counts.update(part_counts)
+        for digest, entry in found.items():
+            seen = merged.get(digest)
+            if seen is None:
+                merged[digest] = list(entry)
+            else:
+                uses = seen[2] + entry[2]
+                if entry[3] < seen[3]:
+                    seen[:] = entry
+                seen[2] = uses
+    return dict(sorted(merged.items(), key=lambda item: item[1][3])), counts
