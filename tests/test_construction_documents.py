@@ -270,6 +270,11 @@ BAD = {  # case: (edit, text on the expected line, words of the message)
         '"activation": "activation-gather"', "output 1 is labelled 'sq', but output 1 is coordinate 'val'"),
     "a digit that is not ASCII": (_edit(["positions", 0, "row", "*", "a"], "\u0663*id"), '"\u0663*id"',
                                   "unexpected character"),
+    # red team, round 3: folding this took minutes in the engine and in the kernel
+    "constants that fold past the kernel's bits": (
+        lambda doc: (doc["constants"].update(BIG="7" * 1999),
+                     _edit(["positions", 0, "row", "*", "a"], "*".join(["(" + "*".join(["BIG"] * 32) + ")"] * 2))(doc)),
+        '"(BIG*BIG', "fold to a number past 200,000 bits"),
 }
 
 

@@ -27,7 +27,7 @@ def test_every_wrong_transformer_is_refuted_on_a_small_circuit(mutant):
 
 def test_correct_transformer_is_not_refuted():
     construction = get_construction("gate-edge")
-    result = refute(construction.transformer(3), construction, budget_seconds=20)
+    result = refute(construction.transformer(3), construction, budget_seconds=8)
     assert result.counterexample is None and result.circuits_tried >= 15
 
 
@@ -69,3 +69,28 @@ def test_the_candidates_cover_the_shapes_an_encoding_may_get_wrong():
     assert has(lambda c: any(g.kind is Kind.INPUT and any(h.kind not in (Kind.INPUT,) for h in c.gates[:i])
                              for i, g in gates(c)))
     assert has(lambda c: any(g.kind is not Kind.INPUT and max(g.args, default=0) >= 32 for _, g in gates(c)))
+
+
+def test_wrong_documents_the_fuzzer_left_unknown_are_refuted():
+    """Two of 16 wrong documents that prove-construction left *unknown* in a fuzz run (2026-12-06): a row holding
+    min(c, 1) (wrong only where a constant above 1 is read out), and T_3 of unique-hard with two layers swapped
+    (wrong only at depth 3, where a sum reads a product before it is there).  The candidates now read out
+    constants above 1 and cancel x + (−1)·x, and random circuits come within the fixed K's depth too."""
+    from pathlib import Path
+
+    from verified_aat.constructions.registry import resolve_construction
+    from verified_aat.schematic import prove_construction
+    from verified_aat.transformer.model import Transformer
+
+    document = resolve_construction(str(Path(__file__).parent / "data/constructions/gate-edge-dot-min-c.json"))
+    result = prove_construction(document, depth_bound=1, timeout_ms=5000)
+    assert result.status == "refuted" and result.refutation.circuit.name == "constants"
+    construction = get_construction("unique-hard")
+    layers = construction.transformer(3).layers  # fetch, gather three times; swapped: F G F F G G
+    swapped = Transformer(construction.transformer(3).coordinates, layers[:3] + (layers[4], layers[3], layers[5]),
+                          "swapped")
+    result = prove_construction(construction, depth_bound=3, transformer=swapped, timeout_ms=5000)
+    assert result.status == "refuted", result.problems
+    circuit, xs = result.refutation.circuit, list(result.refutation.counterexample.inputs)
+    enc = construction.encode(circuit)
+    assert tuple(enc.read(run_exact(swapped, enc.instantiate(xs)).outputs)) != tuple(evaluate(circuit, xs))

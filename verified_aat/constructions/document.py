@@ -22,7 +22,7 @@ from ..transformer.spec import FORMAT as SPEC_FORMAT, VERSION as SPEC_VERSION, t
 from .base import Description, RoleRule, ScoreHint
 from .document_description import description as _description
 from .document_intentions import hints as _hints, schedule as _schedule
-from .formula import MAX_ROW_DEGREE, Formula, FormulaError, parse_formula, row_degree
+from .formula import MAX_ROW_DEGREE, Formula, FormulaError, check_folding, parse_formula, row_degree
 
 FORMAT = "verified-aat/construction"
 VERSION = 1
@@ -307,13 +307,13 @@ def _groups(r: _Reader, coordinates: tuple[str, ...], constants: dict[str, Fract
             raise r.error(f"{role} positions: input coordinate {slot!r} is structural; x_i cannot go there",
                           path + ("input",))
         allowed = set(PARAMETERS[role]) | set(constants)
-        groups.append(PositionGroup(role, _rows(r, item["row"], path + ("row",), role, coordinates, allowed),
+        groups.append(PositionGroup(role, _rows(r, item["row"], path + ("row",), role, coordinates, allowed, constants),
                                     None if slot is None else coordinates.index(slot), target))
     return tuple(groups)
 
 
 def _rows(r: _Reader, data: Any, path: tuple[str | int, ...], role: str, coordinates: tuple[str, ...],
-          allowed: set[str]) -> tuple[tuple[str, tuple[Formula, ...]], ...]:
+          allowed: set[str], constants: dict[str, Fraction]) -> tuple[tuple[str, tuple[Formula, ...]], ...]:
     """One full row per kind: the kind's own formulas, falling back on ``"*"`` per coordinate."""
     data = r.obj(data, path, set(KINDS) | {"*"}, f"{role} positions: \"row\"", set(KINDS) | {"*"})
     parsed: dict[str, dict[str, Formula]] = {}
@@ -327,6 +327,7 @@ def _rows(r: _Reader, data: Any, path: tuple[str | int, ...], role: str, coordin
                 if row_degree(parsed[kind][coord], set(PARAMETERS[role])) > MAX_ROW_DEGREE:
                     raise FormulaError(f"degree above {MAX_ROW_DEGREE} in the parameters (the kernel reads rows of "
                                        f"degree ≤ {MAX_ROW_DEGREE})")
+                check_folding(parsed[kind][coord], constants)
             except FormulaError as exc:
                 raise r.error(f"{role} positions, row {kind!r}, {coord}: {exc}", where + (coord,)) from None
     rows = []

@@ -26,6 +26,7 @@ MAX_LENGTH = 2000
 MAX_DEPTH = 60
 _TOKEN = re.compile(r"\s*(?:(\d+(?:/\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))", re.ASCII)  # "٣" is no digit here
 MAX_ROW_DEGREE = 8  # a row formula's degree in the parameters: the kernel's limit (kernel/formula.py MAX_DEGREE)
+MAX_FOLDED_BITS = 200_000  # one step of folding a formula's constants: the kernel's limit (kernel/formula.py fit)
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,24 @@ class _Parser:
             self._expect(")")
             return node
         raise FormulaError(f"unexpected {value!r} in formula {self.text!r}")
+
+
+def check_folding(formula: Formula, constants: Mapping[str, int | Fraction]) -> None:
+    """FormulaError if folding the formula's constant parts (with the document's ``constants``) passes
+    MAX_FOLDED_BITS at some step: the kernel would not check the document, and computing it took minutes."""
+    def walk(node: Node) -> int | Fraction | None:  # the value of a constant part, None where a parameter enters
+        if isinstance(node, Num):
+            return node.value
+        if isinstance(node, Name):
+            return constants.get(node.name)
+        values = [walk(a) for a in node.args]
+        if any(v is None for v in values):
+            return None
+        value = Fraction(_fold(node.op, values))  # type: ignore[arg-type]
+        if value.numerator.bit_length() + value.denominator.bit_length() > MAX_FOLDED_BITS:
+            raise FormulaError(f"its constants fold to a number past {MAX_FOLDED_BITS:,} bits (the kernel's limit)")
+        return value
+    walk(formula.tree)
 
 
 def row_degree(formula: Formula, parameters: set[str] | frozenset[str]) -> int:

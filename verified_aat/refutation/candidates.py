@@ -48,7 +48,31 @@ def _basic() -> list[Circuit]:
         _single("mul-repeat-apart", lambda b, x: b.mul(x[0], x[1], x[0]), 2),
         _late_input(),
         _single("large-ids", lambda b, x: b.mul(x[39], b.add(x[39], x[0], x[38])), 40),
+        _constants(),
+        _cancel(),
     ]
+
+
+def _constants() -> Circuit:
+    """Constants read out directly, beside the input: above 1, negative, fractional and 0 (a row that holds
+    min(c, 1) or |c| for c goes wrong only on some of them)."""
+    b = CircuitBuilder("constants")
+    x = b.input("x0")
+    for q in (Fraction(7), Fraction(-3, 2), Fraction(1, 2), Fraction(0), Fraction(2)):
+        b.output(b.const(q))
+    b.output(x)
+    return b.build()
+
+
+def _cancel() -> Circuit:
+    """A sum whose operands arrive at different depths and cancel, x + (−1)·x, and its sign: a transformer whose
+    layers are out of order reads the product before it is there and gives x and sign(x) instead of 0."""
+    b = CircuitBuilder("cancel")
+    x = b.input("x0")
+    total = b.add(x, b.mul(b.const(-1), x))
+    b.output(b.sign(total))
+    b.output(total)
+    return b.build()
 
 
 def _late_input() -> Circuit:
@@ -62,29 +86,45 @@ def _late_input() -> Circuit:
     return b.build()
 
 
-def _random(seed: int, gates: int) -> Circuit:
+def _random(seed: int, gates: int, max_depth: int | None = None) -> Circuit:
+    """Seeded random gates; with ``max_depth`` every operand is drawn from the wires below it, so the circuit is
+    within a fixed K's reach (a wrong T_K at K = 3 may fail only on circuits of depth 3)."""
     rng = random.Random(seed)
-    b = CircuitBuilder(f"random-{seed}")
+    b = CircuitBuilder(f"random-{seed}" if max_depth is None else f"random-{seed}-depth{max_depth}")
     wires = [b.input(f"x{i}") for i in range(3)]
+    depth = dict.fromkeys(wires, 0)
+
+    def pick() -> int:
+        return rng.choice(wires if max_depth is None else [w for w in wires if depth[w] < max_depth])
+
     for _ in range(gates):
         kind = rng.choice(["add", "add", "mul", "sign", "const", "input"])
         if kind == "add":
-            wires.append(b.add(*[rng.choice(wires) for _ in range(rng.randint(0, 4))]))
+            args = [pick() for _ in range(rng.randint(0, 4))]
+            wires.append(b.add(*args))
         elif kind == "mul":  # fan-in 2 mostly (FSAC⁰[sign]); others where the class allows them
-            wires.append(b.mul(*[rng.choice(wires) for _ in range(rng.choice((2, 2, 2, 3)))]))
+            args = [pick() for _ in range(rng.choice((2, 2, 2, 3)))]
+            wires.append(b.mul(*args))
         elif kind == "input":
+            args = []
             wires.append(b.input(f"x{sum(1 for w in wires if b.gate(w).kind is Kind.INPUT)}"))
         elif kind == "sign":
-            wires.append(b.sign(rng.choice(wires)))
+            args = [pick()]
+            wires.append(b.sign(*args))
         else:
+            args = []
             wires.append(b.const(Fraction(rng.randint(-5, 5), rng.randint(1, 3))))
+        depth[wires[-1]] = 0 if kind in ("input", "const") else 1 + max((depth[a] for a in args), default=0)
     b.output(wires[-1])
     b.output(rng.choice(wires))
     return b.build()
 
 
-def candidate_circuits(random_count: int = 40) -> Iterator[Circuit]:
-    """Single-gate circuits of every kind and shape, then growing random ones."""
+def candidate_circuits(random_count: int = 40, max_depth: int | None = None) -> Iterator[Circuit]:
+    """Single-gate circuits of every kind and shape, then growing random ones (with ``max_depth``: as many more
+    again of depth at most that, so a search at a fixed K does not skip most of them)."""
     yield from _basic()
     for seed in range(random_count):
         yield _random(seed, 2 + seed // 4)
+        if max_depth is not None:
+            yield _random(seed, 2 + min(seed, 60) // 4, max_depth)

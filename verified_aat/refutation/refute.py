@@ -68,7 +68,7 @@ def refute(transformer: Transformer, construction: Construction, circuits: Itera
     start = time.perf_counter()
     reach = depth_bound or intended_depth(construction, transformer)
     tried = 0
-    for circuit in circuits if circuits is not None else candidate_circuits():
+    for circuit in circuits if circuits is not None else candidate_circuits(400, max_depth=reach):
         if time.perf_counter() - start > budget_seconds:
             break
         try:
