@@ -368,6 +368,20 @@ def test_a_broken_netlist_given_to_check_is_bad_input(tmp_path: Path, c17_cert: 
     assert caught.value.line == line
 
 
+@pytest.mark.parametrize("command", ["info", "eval", "certify", "check"])
+def test_a_binary_aiger_header_of_ten_million_inputs_is_bad_input_at_once(tmp_path: Path, c17_cert: Path,
+                                                                         command: str,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Red team, round 4: a binary AIGER states its inputs in the header alone, so these 28 bytes made ``info``
+    build 10⁷ inputs (252 s, 15 GB) and ``check --circuit`` 4 GB of them before the kernel compared the bytes."""
+    path = tmp_path / "huge.aig"
+    path.write_bytes(b"aig 9999999 9999999 0 1 0\n2\n")
+    argv = {"info": ["info", str(path)], "eval": ["eval", str(path), "--input=0"],
+            "certify": ["certify", str(path), "-c", "gate-edge", "-o", str(tmp_path / "c.json")],
+            "check": ["check", str(c17_cert), "--circuit", str(path)]}[command]
+    one_line(capsys, argv, 2, f"{path}:1:", "past the binary AIGER limit of 100,000")
+
+
 def test_a_well_formed_netlist_that_does_not_match_is_still_rejected(tmp_path: Path, c17_cert: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     other = tmp_path / "c17b.aag"

@@ -55,6 +55,9 @@ def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any],
         return GivenCircuit(netlist=(name, data), binarized=_binarized_netlist(path, fmt, mode) if "netlist" not in doc else ())
     if fmt in NETLIST_FORMATS:
         netlist = (os.path.basename(path), read_input(path, "netlist"))
+        if fmt == "aiger":
+            from .circuits.aiger import require_implicit_inputs_within_limit
+            require_implicit_inputs_within_limit(netlist[1], path)
         _require_well_formed(netlist[1], fmt, doc, path)  # the kernel's reader names what it cannot read, then
         _require_parsed(netlist[1], fmt, doc, path)  # the engine's parser, stricter, as on every route
         binarized = _binarized_netlist(path, fmt, mode) if "netlist" not in doc else ()

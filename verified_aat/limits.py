@@ -43,6 +43,10 @@ MAX_AIGER_DIGITS = 18
 MAX_AIGER_VARIABLES = 10_000_000
 """The header's M of an AIGER file (the kernel's ``aiger_parse.MAX_VARIABLES``)."""
 
+MAX_AIGER_IMPLICIT_INPUTS = 100_000
+"""Inputs of a binary AIGER file, which states them in its header alone: 'aig 9999999 9999999 0 1 0' (28 bytes)
+made ``info`` build 10⁷ inputs for 252 s and 15 GB.  An ASCII AIGER file (one line per input) may have more."""
+
 MAX_VERILOG_AND_GATES = 1_000_000
 """And-gates a Verilog file's multiplications are estimated to need before Yosys runs (``circuits/verilog.py``)."""
 

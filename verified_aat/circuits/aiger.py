@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..limits import MAX_AIGER_DIGITS, MAX_AIGER_VARIABLES
+from ..limits import MAX_AIGER_DIGITS, MAX_AIGER_IMPLICIT_INPUTS, MAX_AIGER_VARIABLES
 from .netlist_model import BoolGate, Netlist, Parsed, assemble_netlist
 
 
@@ -67,6 +67,7 @@ def _header(data: bytes, file: str) -> tuple[str, list[int], int]:
     if m > MAX_AIGER_VARIABLES:
         raise InputError(f"M = {m:,} variables is past the AIGER limit of {MAX_AIGER_VARIABLES:,} "
                          "(limits.MAX_AIGER_VARIABLES)", file, 1)
+    require_implicit_inputs_within_limit(data, file)
     # binary: an output literal takes at least 2 bytes ("2\n"), an AND 2 (its deltas); an ASCII file's
     # lines are read one by one and end at the end of the file with its own message
     least = 2 * nums[3] + 2 * a
@@ -75,6 +76,18 @@ def _header(data: bytes, file: str) -> tuple[str, list[int], int]:
         raise InputError(f"unexpected end of file: the header declares {nums[3]} outputs and {a} ANDs, at "
                          f"least {least:,} bytes, and the file has {after:,} after it", file, _line_of(data, len(data)))
     return tokens[0], nums[:5], end + 1
+
+
+def require_implicit_inputs_within_limit(data: bytes, file: str) -> None:
+    """A binary AIGER header's I is at most MAX_AIGER_IMPLICIT_INPUTS: its inputs are in the header alone, so the
+    28 bytes 'aig 9999999 9999999 0 1 0' made ``info`` build 10⁷ inputs (252 s, 15 GB).  Checked before any
+    reader builds anything from the file (``check --circuit`` runs the kernel's reader first)."""
+    fields = data[:200].split(b"\n", 1)[0].split()
+    if len(fields) > 2 and fields[0] == b"aig" and fields[2].isdigit() and len(fields[2]) <= MAX_AIGER_DIGITS \
+            and int(fields[2]) > MAX_AIGER_IMPLICIT_INPUTS:
+        raise InputError(f"I = {int(fields[2]):,} inputs is past the binary AIGER limit of "
+                         f"{MAX_AIGER_IMPLICIT_INPUTS:,} (limits.MAX_AIGER_IMPLICIT_INPUTS: a binary file states its "
+                         "inputs in its header alone; write it as ASCII AIGER, one line per input, for more)", file, 1)
 
 
 def _check_digits(token: str | bytes, file: str, line: int) -> None:
