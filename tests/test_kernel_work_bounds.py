@@ -230,3 +230,67 @@ def test_folding_a_formula_keeps_its_value() -> None:
         assert all(evaluate(folded, {"id": i, "k": k}) == evaluate(node, {"id": i, "k": k})
                    for i in (-3, 0, 5) for k in (0, 1, 7))
     assert fold(parse("(2*min(k, 1) - 1) * (3 + -4)", allowed, "$.f"))[2] == ("num", -1)
+
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits"
+
+
+@pytest.fixture(scope="module")
+def c17_netlist_certificate(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    from verified_aat.cli.main import main
+    path = tmp_path_factory.mktemp("c17") / "c17.json"
+    assert main(["certify", str(SHARED / "iscas85" / "c17.bench"), "-c", "gate-edge", "-o", str(path)]) == 0
+    return json.loads(path.read_text())
+
+
+def test_a_netlist_lemma_of_huge_degree_is_not_checked_at_once(c17_netlist_certificate: dict) -> None:
+    """F10 (red team, round 4): shadow gates P = S³⁶·x₀^4096 and Q = x₀^4096·S³⁶ (91,390 monomials, each a tuple of
+    4,132 variables) in candidates 1 − g5 + c·P − c·Q of one signal: true lemmas, 89 s and 6.2 GB for a 35 KB
+    certificate.  A product's work now counts the monomials' degree, as the identity normal form's does."""
+    doc = copy.deepcopy(c17_netlist_certificate)
+    net, n = doc["netlist"], len(doc["circuit"]["gates"])
+    shadow: list = []
+
+    def new(gate: list) -> int:
+        shadow.append(gate)
+        return n + len(shadow) - 1
+    s = t = new(["add", [1, 2, 3, 4, new(["const", "1"])]])
+    for _ in range(35):
+        t = new(["mul", [t, s]])
+    a = 0
+    for _ in range(12):
+        a = new(["mul", [a, a]])
+    p, q = new(["mul", [t, a]]), new(["mul", [a, t]])
+    net["shadow"] = shadow
+    (form, used), = net["signals"]["10"]
+    net["signals"]["10"] = [[form, used]] + [[[form[0], form[1] + [[p, str(c)], [q, str(-c)]]], used] for c in (1, 2)]
+    outcome, why = _verdict(doc)
+    assert outcome == "not-checked" and "term products" in why
+
+
+def test_a_cover_whose_cofactors_are_huge_is_not_checked_at_once(c17_netlist_certificate: dict) -> None:
+    """F11 (red team, round 4): a 50-input BLIF cover of 14 cubes x_i·y_i (2^14 distinct cofactors) and 800 cubes
+    in every one of them: 93 s and 5 GB for a 78 KB certificate.  The cofactors' total size is bounded."""
+    import hashlib
+    import random
+
+    doc = copy.deepcopy(c17_netlist_certificate)
+    rng, width, inputs = random.Random(1), 50, ["a", "b", "c", "d", "e"]
+    small = ["-" * i + "1" + "-" * 13 + "1" + "-" * (width - 15 - i) for i in range(14)]
+    big: set[str] = set()
+    while len(big) < 800:
+        cube = ["-"] * width
+        for position in rng.sample(range(28, width), 3):
+            cube[position] = rng.choice("01")
+        big.add("".join(cube))
+    text = (".model m\n.inputs " + " ".join(inputs) + "\n.outputs o1 o2\n.names "
+            + " ".join(inputs[j % 5] for j in range(width)) + " o1\n" + "".join(r + " 1\n" for r in small + sorted(big))
+            + ".names a o2\n1 1\n.end\n")
+    net = doc["netlist"]
+    net.update(file="m.blif", format="blif", text=text, sha256=hashlib.sha256(text.encode()).hexdigest(), shadow=[],
+               annotations=[], outputs=[0, 0])
+    net["signals"] = {s: [[["0", [[k, "1"]]], []]] for k, s in enumerate(inputs)}
+    net["signals"]["o1"] = [[["0", []], [0] * width]]
+    net["signals"]["o2"] = [[["0", [[0, "1"]]], [0]]]
+    outcome, why = _verdict(doc)
+    assert "cofactors hold more than" in why and outcome in ("rejected", "not-checked")

@@ -134,8 +134,8 @@ def polynomials(order: list[tuple[Any, ...]], limit: int = MAX_PRODUCT_WORK,
             p = {(SIGN_ATOM + len(polys),): 1}  # an opaque variable
         else:
             p = polys[item[1][0]]
-            for m in item[1][1:]:
-                work += len(p) * len(polys[m])
+            for m in item[1][1:]:  # a monomial is a tuple of its variables: degree costs as terms do (F1, round 4)
+                work += len(p) * len(polys[m]) * (1 + _degree(p) + _degree(polys[m]))
                 if work > limit:
                     raise TooLarge(f"more than {limit} term products")
                 p = mul(p, polys[m])
@@ -143,6 +143,10 @@ def polynomials(order: list[tuple[Any, ...]], limit: int = MAX_PRODUCT_WORK,
             raise TooLarge(f"more than {MAX_MONOMIALS} monomials")
         polys.append(p)
     return polys
+
+
+def _degree(p: Poly) -> int:
+    return max(map(len, p), default=0)
 
 
 def substitute(d: Poly, subs: list[Poly], limit: int = MAX_PRODUCT_WORK) -> Poly:
@@ -159,11 +163,11 @@ def substitute(d: Poly, subs: list[Poly], limit: int = MAX_PRODUCT_WORK) -> Poly
         for mono, c in d.items():
             e = mono.count(y)
             while len(powers) <= e:
-                work += len(powers[-1]) * len(subs[-1 - y])
+                work += len(powers[-1]) * len(subs[-1 - y]) * (1 + _degree(powers[-1]) + _degree(subs[-1 - y]))
                 if work > limit:
                     raise TooLarge(f"more than {limit} term products")
                 powers.append(mul(powers[-1], subs[-1 - y]))
-            work += len(powers[e])
+            work += len(powers[e]) * (1 + len(mono) + _degree(powers[e]))
             if work > limit or len(out) > MAX_MONOMIALS:
                 raise TooLarge(f"more than {MAX_MONOMIALS} monomials or {limit} term products")
             add(out, powers[e], c, tuple(v for v in mono if v != y))
