@@ -2,11 +2,11 @@
 
 A red-team helper (2026-12-06) built seven certificates of 27 KB to 3 MB, each from a shipped one with every hash
 fixed by the kernel's own functions, that made ``check`` run 55–142 s (two also took 4.6 and 6 GB) before it
-rejected them.  Each class now has a bound, and past it the check ends at once — rejected where a *data* limit is
+rejected them.  Each class now has a bound, and past it the check ends at once — *not checked* where a data limit is
 passed (the file states a circuit whose numbers the kernel does not compute with, an audit past the unrolling cap,
-as every data limit of docs/soundness.md "Limits"), *not checked* where the kernel's own work would be past its
-budget.  The sizes here took the old kernel from 2 to 20 s each (so each test fails slowly on it); with the bounds
-every check is under a second or two.
+as every size limit of docs/soundness.md "Limits"), and where the kernel's own work would be past its
+budget: a limit is never a verdict.  The sizes here took the old kernel from 2 to 20 s each (so each test fails
+slowly on it); with the bounds every check is under a second or two.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_a_key_circuit_whose_constants_explode_is_refused_when_read() -> None:
     doc = _bounded_constant_part(_base(), ["hints", "attention", 0, "key", "row_key"],
                                  [("const", "9" * 1999), ("mul", [0] * 300), ("const", "0"), ("mul", [1, 2])])
     outcome, why = _verdict(doc)
-    assert outcome == "rejected" and "constants past 200000 bits" in why
+    assert outcome == "not-checked" and "constants past 200000 bits" in why
 
 
 def test_an_activation_that_squares_a_constant_again_and_again_is_refused_when_read() -> None:
@@ -99,7 +99,7 @@ def test_an_activation_that_squares_a_constant_again_and_again_is_refused_when_r
     f["outputs"][c] = len(f["gates"]) - 1
     doc["hashes"]["transformer"] = sha256_json(T)
     outcome, why = _verdict(doc)
-    assert outcome == "rejected" and "constants past 200000 bits" in why
+    assert outcome == "not-checked" and "constants past 200000 bits" in why
 
 
 def test_a_long_chain_of_additions_is_still_read() -> None:
@@ -179,7 +179,7 @@ def test_an_audit_past_the_unrolling_cap_is_refused_before_unrolling() -> None:
     T["layers"] = [copy.deepcopy(layer)] * (6_000_000 // per)
     doc["lengths"], doc["hashes"]["transformer"] = [32], sha256_json(T)
     outcome, why = _verdict(doc)
-    assert outcome == "rejected" and "would exceed 5000000 gates" in why
+    assert outcome == "not-checked" and "would exceed 5000000 gates" in why
 
 
 def _renamed_gate_edge(formulas: dict[str, str], constants: dict[str, str]) -> dict:

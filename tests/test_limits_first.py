@@ -400,14 +400,19 @@ def test_kernel_keeps_the_depth_bound_limit() -> None:
 @pytest.mark.parametrize("bound", [10**9, -5, 0, 10_001, "3", True, 2.0])
 def test_a_forged_depth_bound_is_rejected_at_its_check(c17_cert: Path, bound: Any, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Not an integer K ≥ 1: rejected; past the kernel's 10,000: a size limit, *not checked* (exit 3)."""
     doc = json.loads(c17_cert.read_text())
     forged = copy.deepcopy(doc)
     forged["info"]["depth_bound"] = bound
     report = check_certificate(forged, Options())
-    assert not report.accepted and [r.check for r in report.rejections] == ["depth-bound"]
-    assert "10000" in report.rejections[0].detail
     path = tmp_path / "forged.cert.json"
     path.write_text(json.dumps(forged))
+    if type(bound) is int and bound > 10_000:
+        assert report.outcome == "not-checked" and "10000" in report.unchecked[0] and not report.rejections
+        assert main(["check", str(path)]) == 3
+        return
+    assert not report.accepted and [r.check for r in report.rejections] == ["depth-bound"]
+    assert "K >= 1" in report.rejections[0].detail
     assert main(["check", str(path)]) == 1
     assert "[depth-bound]" in capsys.readouterr().out
 

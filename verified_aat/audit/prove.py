@@ -147,7 +147,7 @@ def kernel_limit(transformer: Transformer, lengths: Sequence[int]) -> str | None
     Runs the kernel's own size check on the kernel form of T, so the answer agrees with ``check`` exactly.
     """
     from ..kernel.audit_proof import MAX_LENGTH, AuditContext, _transformer
-    from ..kernel.data import Malformed
+    from ..kernel.data import Malformed, NotChecked
     from ..kernel.problems import render
     from ..kernel.report import Options
 
@@ -159,6 +159,8 @@ def kernel_limit(transformer: Transformer, lengths: Sequence[int]) -> str | None
         _transformer(AuditContext({"transformer": form}, Options(), lengths=sorted(set(lengths))))
     except Malformed as exc:
         return f"past the kernel's cap: {render(exc.message, exc.data)}"
+    except NotChecked as exc:
+        return f"past the kernel's cap: {exc}"
     return None
 
 

@@ -60,11 +60,11 @@ def build_family_certificate(transformer: Transformer, family: Family | None = N
 def kernel_limit_all_n(transformer: Transformer, kernel_form: Any = None) -> str | None:
     """The kernel's own size cap on the kernel form of T (so the answer agrees with ``check``), or None."""
     from ..kernel.audit_family import too_large
-    from ..kernel.data import Malformed
+    from ..kernel.data import Malformed, NotChecked
 
     try:
         problem = too_large((kernel_form or _kernel_form(transformer))[1])
-    except Malformed as exc:  # the kernel's reader refuses T's form past its caps (coordinates, heads, layers)
+    except (Malformed, NotChecked) as exc:  # the kernel's reader refuses T's form past its caps (coordinates, heads, layers)
         problem = str(exc)
     return None if problem is None else f"past the kernel's cap: {problem}; nothing built, U_N = T not proved"
 
@@ -82,12 +82,12 @@ def prove_all_n(transformer: Transformer, family: Family | None = None, *, name:
                 samples: int = 20, seed: int = 0) -> ProofResult:
     """Certify U_N = T for every N (``family``: a changed one, to see it refuted; ``name`` labels it)."""
     from ..kernel.audit_family import check_audit_family
-    from ..kernel.data import Malformed
+    from ..kernel.data import Malformed, NotChecked
     from ..kernel.report import Options
 
     try:
         forms = _kernel_form(transformer)
-    except Malformed:  # past the kernel reader's caps: kernel_limit_all_n says which
+    except (Malformed, NotChecked):  # past the kernel reader's caps: kernel_limit_all_n says which
         forms = None
     limit = kernel_limit_all_n(transformer, forms)
     if limit is not None:  # the kernel would refuse: say so before building anything

@@ -35,6 +35,7 @@ from .data import (
     as_list,
     load_transformer,
     need,
+    within,
 )
 from .problems import Problem
 from .report import Options, Report
@@ -260,8 +261,8 @@ def _transformer(ctx: AuditContext) -> list[str]:
     for n in ctx.lengths:  # a bound on the size of every U_N together, before building anything
         total += sum(sum(n * n * (6 * n + 6 + T.dimension + _size(h.score)) for h in layer.heads)
                      + n * _size(layer.activation) for layer in T.layers)
-        need(total <= MAX_TOTAL_GATES, "$.lengths", f"the unrollings up to N = {n} would exceed "
-                                                    f"{MAX_TOTAL_GATES} gates together")
+        within(total <= MAX_TOTAL_GATES, "$.lengths", f"the unrollings up to N = {n} would exceed "
+                                                      f"{MAX_TOTAL_GATES} gates together")
     return []
 
 

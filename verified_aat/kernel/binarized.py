@@ -42,7 +42,7 @@ def load_original(ctx: Context) -> list[str]:
     if (C.n_inputs, len(C.outputs)) != (B.n_inputs, len(B.outputs)):
         return [f"the circuit before binarization has {C.n_inputs} inputs and {len(C.outputs)} outputs, the "
                 f"certified one {B.n_inputs} and {len(B.outputs)}"]
-    roots = as_list(sec["roots"], "$.original.roots", len(C.gates))
+    roots = as_list(sec["roots"], "$.original.roots", len(C.gates), size=False)
     need(len(roots) == len(C.gates), "$.original.roots", f"needs one gate of B per gate of C ({len(C.gates)})")
     for g, r in enumerate(roots):
         as_int(r, f"$.original.roots[{g}]", 0, len(B.gates) - 1)

@@ -16,7 +16,7 @@ from typing import Callable
 from .agreement import compare_derived, layers_needed, match_lemmas, summary
 from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma
 from .structure import reads, score_reads
-from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, NotChecked, as_dict, as_list, as_rational,
+from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, NotChecked, as_dict, as_list, as_rational, within,
                    load_circuit, load_structure, load_transformer, need)
 from .defence import run_defence
 from .document_transformer import own_transformer_problems  # S2, shared with P2
@@ -58,8 +58,9 @@ def _document(ctx: Context) -> list[str]:
 
 def _depth_bound(ctx: Context) -> list[str]:
     bound = ctx.doc["info"].get("depth_bound")
-    need(bound is None or (type(bound) is int and 1 <= bound <= MAX_K), "$.info.depth_bound",
-         "must be an integer 1 <= K <= {limit}, got {bound}", limit=MAX_K, bound=bound)
+    need(bound is None or (type(bound) is int and 1 <= bound), "$.info.depth_bound",
+         "must be an integer K >= 1, got {bound}", bound=bound)
+    within(bound is None or bound <= MAX_K, "$.info.depth_bound", f"K = {bound} (at most {MAX_K})")
     return []
 
 
@@ -134,7 +135,7 @@ def _names(ctx: Context) -> list[str]:
 
 def _structural(ctx: Context) -> list[str]:
     hints = as_dict(ctx.doc["hints"], "$.hints", {"structural", "schedule", "attention"})
-    raw = as_list(hints["structural"], "$.hints.structural", 256)
+    raw = as_list(hints["structural"], "$.hints.structural", 256, size=False)
     coords = ctx.encoding.coordinates  # type: ignore[union-attr]
     for k, c in enumerate(raw):
         need(c in coords, f"$.hints.structural[{k}]", "unknown coordinate {c!r}", c=c)
@@ -231,9 +232,8 @@ def _brute_force(ctx: Context, fn, head, entry, where: str, by_score: dict):  # 
         return [Problem("head {head}: brute-force attention on a score that reads value coordinates {coordinates}: "
                         "its argmax sets may depend on x", {"head": head.name, "coordinates": sorted(
                             ctx.transformer.coordinates[c] for c in value_reads)})], None  # type: ignore[union-attr]
-    if len(ctx.rows) > BRUTE_FORCE_LIMIT:
-        return [Problem("head {head}: brute force is limited to {limit} positions, the sequence has {n}",
-                        {"head": head.name, "limit": BRUTE_FORCE_LIMIT, "n": len(ctx.rows)})], None
+    within(len(ctx.rows) <= BRUTE_FORCE_LIMIT, where, f"head {head.name}: brute force on {len(ctx.rows)} positions "
+           f"(at most {BRUTE_FORCE_LIMIT})")
     cache = ("brute", head.score_key)
     if cache not in by_score:
         by_score[cache] = brute_force(ctx.rows, head.score)
@@ -246,7 +246,7 @@ def _load_key(raw: object, path: str, ctx: Context):  # type: ignore[no-untyped-
             for name in ("row_key", "col_key", "col_penalty")}
     coords = ctx.transformer.coordinates  # type: ignore[union-attr]
     facts = []
-    for k, item in enumerate(as_list(obj["facts"], f"{path}.facts", len(coords))):
+    for k, item in enumerate(as_list(obj["facts"], f"{path}.facts", len(coords), size=False)):
         need(type(item) is list and len(item) == 2 and item[0] in coords, f"{path}.facts[{k}]",
              "expected [coordinate, value]")
         facts.append((coords.index(item[0]), as_rational(item[1], f"{path}.facts[{k}][1]")))

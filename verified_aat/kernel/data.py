@@ -122,9 +122,16 @@ def as_int(value: Any, path: str, low: int | None = None, high: int | None = Non
     return value
 
 
-def as_list(value: Any, path: str, limit: int) -> list[Any]:
+def within(ok: bool, path: str, message: str) -> None:
+    """A size limit (docs/soundness.md, "Limits"): past it the certificate is *not checked*, never rejected."""
+    if not ok:
+        raise NotChecked(f"{path}: {message}, past the kernel's limit")
+
+
+def as_list(value: Any, path: str, limit: int, size: bool = True) -> list[Any]:
+    """At most ``limit`` entries: a size limit (*not checked*), or with ``size=False`` a format rule (rejected)."""
     need(type(value) is list, path, f"expected a list, got {type(value).__name__}")
-    need(len(value) <= limit, path, f"too long ({len(value)} entries; the limit is {limit})")
+    (within if size else need)(len(value) <= limit, path, f"too long ({len(value)} entries; the limit is {limit})")
     return value
 
 
@@ -145,9 +152,9 @@ def as_name(value: Any, path: str) -> str:
 
 def as_rational(value: Any, path: str) -> Number:
     """An exact rational written ``p`` or ``p/q`` (canonical: lowest terms, q > 1, as ``str`` writes it)."""
+    within(type(value) is not str or len(value) <= MAX_DIGITS, path, f"a number of more than {MAX_DIGITS} characters")
     q = read_numeral(value) if type(value) is str else None
-    need(q is not None and str(q) == value, path, "not a rational 'p' or 'p/q' in lowest terms, or a number too long "
-         f"(at most {MAX_DIGITS} characters): {{value!r}}", value=value)
+    need(q is not None and str(q) == value, path, "not a rational 'p' or 'p/q' in lowest terms: {value!r}", value=value)
     return q  # type: ignore[return-value]
 
 
@@ -218,9 +225,8 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
                 degree.append(max((degree[x] for x in a), default=0) if add else sum(degree[x] for x in a))
                 top.append(max((top[x] + low[-1] - low[x] for x in a), default=0) + (len(a) - 1).bit_length() if add
                            else sum(top[x] for x in a))
-            need(degree[-1] <= max_degree and top[-1] + low[-1] <= MAX_BITS, f"{path}.gates[{len(degree) - 1}]",
-                 f"degree above {max_degree}, or constants past {MAX_BITS} bits: the kernel does not evaluate circuits "
-                 "whose numbers grow that fast")
+            within(degree[-1] <= max_degree and top[-1] + low[-1] <= MAX_BITS, f"{path}.gates[{len(degree) - 1}]",
+                 f"degree above {max_degree} or constants past {MAX_BITS} bits (numbers that grow that fast)")
     outputs = as_list(obj["outputs"], f"{path}.outputs", limit)
     for k, o in enumerate(outputs):
         need(type(o) is int and 0 <= o < len(gates), f"{path}.outputs[{k}]", "{o!r} is not a gate", o=o)
@@ -285,7 +291,7 @@ def _load_score(raw: Any, path: str, functions: list[Circuit], d: int) -> tuple[
     obj = as_dict(raw, path, {"bilinear"})
     entries = []
     seen = set()
-    for k, e in enumerate(as_list(obj["bilinear"], f"{path}.bilinear", d * d)):
+    for k, e in enumerate(as_list(obj["bilinear"], f"{path}.bilinear", d * d, size=False)):
         need(type(e) is list and len(e) == 3, f"{path}.bilinear[{k}]", "expected [row, column, q]")
         r, c = as_int(e[0], f"{path}.bilinear[{k}][0]", 0, d - 1), as_int(e[1], f"{path}.bilinear[{k}][1]", 0, d - 1)
         q = as_rational(e[2], f"{path}.bilinear[{k}][2]")

@@ -130,7 +130,7 @@ def parse(text: Any, allowed: frozenset[str], path: str) -> Node:
     if type(text) is not str or not text.strip():
         raise Malformed(path, "expected a formula as a non-empty string")
     if len(text) > MAX_LENGTH:
-        raise Malformed(path, f"formula longer than {MAX_LENGTH} characters")
+        raise NotChecked(f"{path}: a formula longer than {MAX_LENGTH} characters, past the kernel's limit")
     tokens: list[tuple[str, str]] = []
     pos = 0
     while pos < len(text):
@@ -166,7 +166,7 @@ class _Parser:
 
     def expr(self, depth: int) -> Node:
         if depth > MAX_DEPTH:
-            raise self.fail(f"nested more than {MAX_DEPTH} deep")
+            raise NotChecked(f"{self.path}: a formula nested more than {MAX_DEPTH} deep, past the kernel's limit")
         node = self.term(depth + 1)
         while (token := self.peek()) in (("op", "+"), ("op", "-")):
             self.pos += 1
@@ -182,7 +182,7 @@ class _Parser:
 
     def unary(self, depth: int) -> Node:
         if depth > MAX_DEPTH:
-            raise self.fail(f"nested more than {MAX_DEPTH} deep")
+            raise NotChecked(f"{self.path}: a formula nested more than {MAX_DEPTH} deep, past the kernel's limit")
         if self.peek() == ("op", "-"):
             self.pos += 1
             return ("neg", self.unary(depth + 1))

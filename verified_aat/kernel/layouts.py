@@ -126,7 +126,7 @@ def read_construction(data: Any, path: str) -> Construction:
              "a constant may not be named like a parameter or min/max")
         constants[key] = _rational(value, f"{path}.constants.{key}")
     groups = tuple(_group(raw, f"{path}.positions[{n}]", coordinates, constants)
-                   for n, raw in enumerate(as_list(doc["positions"], f"{path}.positions", 3)))
+                   for n, raw in enumerate(as_list(doc["positions"], f"{path}.positions", 3, size=False)))
     roles = [g.role for g in groups]
     need(bool(groups) and len(set(roles)) == len(roles), f"{path}.positions", "one group per role, at least one")
     readout = as_dict(doc["readout"], f"{path}.readout", {"role", "coordinate"})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from .data import NotChecked
 from .netlist_parse import Netlist, NetlistError, parse
 
 
@@ -29,6 +30,8 @@ def read_given(data: bytes, fmt: str, drop_dead: bool = False) -> Netlist:
         raise MalformedNetlist("not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
     try:
         return parse(text, fmt, drop_dead and fmt in ("bench", "blif"))
+    except NotChecked as exc:  # a size limit of the kernel's reader: for the command, bad input
+        raise MalformedNetlist(str(exc), None) from None
     except NetlistError as exc:
         found = _AT_LINE.match(str(exc))
         if found is None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need
+from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need, within
 from .netlist_form import NGate, NetlistError
 from .problems import Problem
 
@@ -33,8 +33,7 @@ class Netlist:
 
 def parse(text: str, fmt: str, drop_dead: bool = False, expect: tuple[int, int] | None = None) -> Netlist:
     """The netlist; ``expect`` = (inputs, outputs) lets a reader whose header fixes them refuse early."""
-    if len(text) > MAX_NETLIST_CHARS:
-        raise NetlistError(f"netlist too long ({len(text)} characters; the limit is {MAX_NETLIST_CHARS})")
+    within(len(text) <= MAX_NETLIST_CHARS, "$.netlist.text", f"{len(text)} characters (at most {MAX_NETLIST_CHARS})")
     if fmt == "aiger":  # the file's bytes, one character each
         from .aiger_parse import AigerError, read
         try:
@@ -179,7 +178,7 @@ def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | P
     notes = _annotations(sec["annotations"], len(gates))
     cands = _candidates(as_dict(sec["signals"], "$.netlist.signals", set(net.inputs) | {g.name for g in net.gates}),
                         net, C, len(gates))
-    outs = as_list(sec["outputs"], "$.netlist.outputs", len(net.outputs))
+    outs = as_list(sec["outputs"], "$.netlist.outputs", len(net.outputs), size=False)
     need(len(outs) == len(net.outputs), "$.netlist.outputs", "needs one candidate index per netlist output")
     for j, (s, o) in enumerate(zip(net.outputs, outs)):
         as_int(o, f"$.netlist.outputs[{j}]", 0, len(cands[s]) - 1)
@@ -217,7 +216,7 @@ def _candidates(signals: dict[str, Any], net: Netlist, C: Circuit, size: int) ->
         cands[gate.name] = []
         for k, entry in enumerate(entries):
             need(type(entry) is list and len(entry) == 2, f"{where}[{k}]", "expected [form, from]")
-            origin = as_list(entry[1], f"{where}[{k}][1]", len(gate.args))
+            origin = as_list(entry[1], f"{where}[{k}][1]", len(gate.args), size=False)
             need(len(origin) == len(gate.args), f"{where}[{k}][1]", f"needs one index per operand ({len(gate.args)})")
             for j, (a, o) in enumerate(zip(gate.args, origin)):
                 as_int(o, f"{where}[{k}][1][{j}]", 0, len(cands[a]) - 1)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from .circuits import constant_values, depths
-from .data import MAX_SCHEDULE_INT, Circuit, as_dict, as_int, as_list, need
+from .data import MAX_SCHEDULE_INT, Circuit, as_dict, as_int, as_list, need, within
 from .encoding import Encoding, Role
 
 Claims = list[dict[int, tuple[int, int, int]]]  # per position: coordinate → (gate, power, settle)
@@ -31,13 +31,12 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
     for kind, raw in sorted(obj.items()):
         where = f"$.hints.schedule.{kind}"
         rule = as_dict(raw, where, {"scale", "offset", "ref", "claims", "kind_offsets"})
-        scale = as_int(rule["scale"], f"{where}.scale", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
-        offset = as_int(rule["offset"], f"{where}.offset", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
+        scale, offset = (_integer(rule[key], f"{where}.{key}") for key in ("scale", "offset"))
         ref = rule["ref"]
         need(ref in REFS[kind], f"{where}.ref", "a {kind} position can anchor on {refs}, not {ref!r}", kind=kind,
              refs=REFS[kind], ref=ref)
         entries: list[tuple[int, str, int]] = []
-        for k, claim in enumerate(as_list(rule["claims"], f"{where}.claims", len(coords))):
+        for k, claim in enumerate(as_list(rule["claims"], f"{where}.claims", len(coords), size=False)):
             cw = f"{where}.claims[{k}]"
             need(type(claim) is list and len(claim) == 3, cw, "expected [coordinate, ref, power]")
             need(claim[0] in coords, cw, "unknown coordinate {c!r}", c=claim[0])
@@ -50,14 +49,14 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
                  "power must be 1 or 2 (the kernel's claim forms V(g) and V(g)^2), got {power!r}", power=claim[2])
             entries.append((c, claim[1], claim[2]))
         deltas: dict[tuple[str, int], int] = {}
-        for k, item in enumerate(as_list(rule["kind_offsets"], f"{where}.kind_offsets", 5 * len(coords))):
+        for k, item in enumerate(as_list(rule["kind_offsets"], f"{where}.kind_offsets", 5 * len(coords), size=False)):
             kw = f"{where}.kind_offsets[{k}]"
             need(type(item) is list and len(item) == 3, kw, "expected [gate kind, coordinate, delta]")
             need(item[0] in ("input", "const", "add", "mul", "sign"), kw, "unknown gate kind {op!r}", op=item[0])
             need(item[1] in coords, kw, "unknown coordinate {c!r}", c=item[1])
             key = (item[0], coords.index(item[1]))
             need(key not in deltas, kw, "given twice")
-            deltas[key] = as_int(item[2], f"{kw}[2]", -MAX_SCHEDULE_INT, MAX_SCHEDULE_INT)
+            deltas[key] = _integer(item[2], f"{kw}[2]")
         used = {ref} | {r for _, r, _ in entries}  # which of the role's gates name its claim
         parsed[kind] = (scale, offset, field(ref), [(c, field(r), power) for c, r, power in entries], deltas,
                         "gate" in used, "source" in used)
@@ -80,6 +79,12 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
             claim = shared[key] = {c: (role[r], power, base + deltas.get((op, c), 0)) for c, r, power in entries}
         claims.append(claim)
     return claims
+
+
+def _integer(value: Any, path: str) -> int:
+    """A schedule integer: |value| ≤ MAX_SCHEDULE_INT is a size limit (*not checked* past it)."""
+    within(abs(as_int(value, path)) <= MAX_SCHEDULE_INT, path, f"{value} (|x| at most {MAX_SCHEDULE_INT})")
+    return value
 
 
 def base_failures(claims: Claims, circuit: Circuit, encoding: Encoding) -> Iterator[str]:

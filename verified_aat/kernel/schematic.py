@@ -18,7 +18,7 @@ from .agreement import match_lemmas
 from .discharge import discharge_derivation as solvers_check
 from .document_transformer import own_transformer_problems
 from .rules import Check, judge, sha256_json
-from .data import Transformer, as_dict, as_int, load_transformer, need
+from .data import Transformer, as_dict, as_int, load_transformer, need, within
 from .layouts import Construction, construction_of
 from .derivation import Derivation, Function, layer_functions
 from .problems import Problem
@@ -65,7 +65,8 @@ def _document(ctx: SchematicContext) -> list[str]:
     result = as_dict(doc["result"], "$.result", {"status"})
     need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}", status=result["status"])
     bound = doc["depth_bound"]
-    ctx.depth_bound = None if bound is None else as_int(bound, "$.depth_bound", 1, MAX_DEPTH_BOUND)
+    within(type(bound) is not int or bound <= MAX_DEPTH_BOUND, "$.depth_bound", f"K = {bound} (at most {MAX_DEPTH_BOUND})")
+    ctx.depth_bound = None if bound is None else as_int(bound, "$.depth_bound", 1)
     return []
 
 
