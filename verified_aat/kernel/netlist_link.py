@@ -308,9 +308,9 @@ class _Prover:
                 verdict = self.verdicts[text]
             except TooLarge as exc:
                 verdict = f"too large to check: {exc}"
-            first = first or verdict
-            if verdict == "ok" or verdict.startswith(("unknown:", "too large")):
-                break
+            first = verdict if not first or first.startswith("unknown:") else first
+            if verdict == "ok" or verdict.startswith("too large"):  # undecided at this cut: a deeper one may
+                break  # decide it, as after a solver's sat (without one, XOR(a, a, XOR(a, a)) was not checked)
             used = {key[1] for key in self.defs if key[0] == "v" and self.gates[key[1]].op != "input"}
             if not used:
                 break
