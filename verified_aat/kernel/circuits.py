@@ -11,15 +11,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
-from .data import MAX_BITS, Circuit, Number, exact
+from .data import MAX_BITS, Circuit, Number, bits, exact
 from .structure import cone, depths, reads, score_reads  # noqa: F401 - re-exported
 
 
 def too_big(value: Number) -> bool:
     """Whether an exact number is beyond what the kernel computes with (:data:`~.data.MAX_BITS`)."""
-    if type(value) is int:
-        return value.bit_length() > MAX_BITS
-    return value.numerator.bit_length() + value.denominator.bit_length() > MAX_BITS  # type: ignore[union-attr]
+    return bits(value) > MAX_BITS
 
 
 def sign(v: Number) -> int:

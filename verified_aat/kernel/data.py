@@ -175,6 +175,11 @@ def exact(value: Number) -> Number:
     return value
 
 
+def bits(value: Number) -> int:
+    """The bits of an exact number's numerator and denominator (what MAX_BITS bounds)."""
+    return value.bit_length() if type(value) is int else value.numerator.bit_length() + value.denominator.bit_length()
+
+
 # -- circuits --------------------------------------------------------------------
 
 def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[str] = frozenset(),  # type: ignore[assignment]

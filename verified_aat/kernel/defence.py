@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from .circuits import compiled, reads
 
 from .context import Context
-from .data import Bilinear, Circuit, Number
+from .data import Bilinear, Circuit, Number, bits
 from .defence_compile import Specialized, TooBig, evaluate, mean, rational, role
 
 ALL_PAIRS_LIMIT = 200
@@ -224,9 +224,7 @@ class _Run:
             own = X[p]
             new = function(key(own, pool, p))(own, pool, p)
             if new != own:
-                if not len(updates) % SIZE_EVERY and any(
-                        v.bit_length() > RUN_BITS if type(v) is int else
-                        v.denominator.bit_length() + v.numerator.bit_length() > RUN_BITS for v in new):
+                if not len(updates) % SIZE_EVERY and any(bits(v) > RUN_BITS for v in new):
                     raise TooBig(f"past {RUN_BITS} bits at position {p} after layer {layer}")
                 updates.append((p, new))
         moved: set[int] = set()

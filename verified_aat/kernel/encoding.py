@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from . import formula as fm
-from .data import Circuit, NotChecked, Number
+from .data import MAX_BITS, Circuit, NotChecked, Number, bits, exact
 from .layouts import PARAMETERS, Construction, Group, check_class
 
 
@@ -72,16 +72,18 @@ def build(construction: Construction, circuit: Circuit) -> Encoding:
 
 
 def _work(positions: int) -> Callable[[Number], Number]:
-    """``formula.fit`` charged to one group's budget, 10^8 + 10^4 bits a position (a shipped document's rows take
-    a few hundred): constants are folded when the document is read, but what a formula computes from the
-    parameters is computed at every position.  Past the budget the encoding is *not checked*."""
+    """``formula.fit`` (MAX_BITS a step) charged to one group's budget, 10^8 + 10^4 bits a position (a shipped
+    document's rows take a few hundred): constants are folded when the document is read, but what a formula
+    computes from the parameters is computed at every position.  Past either the encoding is *not checked*."""
     left = [10**8 + 10**4 * positions]
 
     def fit(value: Number) -> Number:
-        value = fm.fit(value)
-        left[0] -= fm.size(value)
-        if left[0] < 0:
-            raise NotChecked("the document's row formulas compute more bits than the encoding's work bound")
+        value = exact(value)
+        size = bits(value)  # once a step, on the per-position hot path
+        left[0] -= size
+        if size > MAX_BITS or left[0] < 0:
+            raise NotChecked(f"the document's row formulas compute a number past {MAX_BITS} bits, or more bits than "
+                             "the encoding's work bound")
         return value
     return fit
 

@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 from typing import Any, Mapping
 
-from .data import MAX_BITS, Malformed, NotChecked, exact
+from .data import MAX_BITS, Malformed, NotChecked, bits, exact
 from .smt import numeral
 
 MAX_LENGTH = 2000
@@ -53,15 +53,10 @@ def smt(value: Any) -> str:
     return value.text if isinstance(value, Sym) else numeral(value)
 
 
-def size(value: Any) -> int:
-    """The bits of an exact number's numerator and denominator."""
-    return value.bit_length() if type(value) is int else value.numerator.bit_length() + value.denominator.bit_length()
-
-
 def fit(value: Any) -> Any:
     """One step of a formula's arithmetic, exact, or *not checked* past MAX_BITS (S2, P3: three products of 960
     copies of a 999/999-digit constant took 147 s to fold)."""
-    if size(value) > MAX_BITS:
+    if bits(value) > MAX_BITS:
         raise NotChecked(f"a construction document's formula computes a number past {MAX_BITS} bits")
     return exact(value)
 

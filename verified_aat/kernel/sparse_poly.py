@@ -7,7 +7,7 @@ not decided, never a hang).
 
 from __future__ import annotations
 
-from .data import MAX_BITS, Number
+from .data import MAX_BITS, Number, bits
 
 MAX_MONOMIALS = 100_000       # terms of one polynomial
 MAX_PRODUCT_WORK = 5_000_000  # term pairs multiplied for one lemma
@@ -29,7 +29,7 @@ def add(out: Poly, q: Poly, c: Number = 1, shift: tuple[int, ...] = ()) -> Poly:
         s = out.get(key, 0) + c * v
         if s:
             out[key] = s
-            if (s.bit_length() if type(s) is int else s.numerator.bit_length() + s.denominator.bit_length()) > MAX_BITS:
+            if bits(s) > MAX_BITS:
                 raise TooLarge(f"a coefficient past {MAX_BITS} bits")
         else:
             out.pop(key, None)
