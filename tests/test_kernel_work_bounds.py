@@ -87,12 +87,17 @@ def test_a_key_circuit_whose_constants_explode_is_refused_when_read() -> None:
     assert outcome == "not-checked" and "constants past 200000 bits" in why
 
 
+def _first_activation(doc: dict) -> tuple[dict, dict, int, int]:
+    """``doc``'s transformer, its first layer's activation circuit, the val output's index and the gate count."""
+    T = doc["transformer"]
+    f = T["functions"][T["layers"][0]["activation"]]
+    return T, f, T["coordinates"].index("val"), len(f["gates"])
+
+
 def test_an_activation_that_squares_a_constant_again_and_again_is_refused_when_read() -> None:
     """F3: 0 · 3^(2^22) added to an output (22 squarings of degree 0)."""
     doc = _base()
-    T = doc["transformer"]
-    f = T["functions"][T["layers"][0]["activation"]]
-    c, n = T["coordinates"].index("val"), len(f["gates"])
+    T, f, c, n = _first_activation(doc)
     f["gates"] += [["const", "3"]] + [["mul", [n + i, n + i]] for i in range(22)]
     top = len(f["gates"]) - 1
     f["gates"] += [["const", "0"], ["mul", [top, top + 1]], ["add", [f["outputs"][c], top + 2]]]
@@ -104,10 +109,7 @@ def test_an_activation_that_squares_a_constant_again_and_again_is_refused_when_r
 
 def test_a_long_chain_of_additions_is_still_read() -> None:
     """The bound on constants is not a bound on length: an add chain of 30,000 gates grows one bit a level."""
-    doc = _base()
-    T = doc["transformer"]
-    f = T["functions"][T["layers"][0]["activation"]]
-    c, n = T["coordinates"].index("val"), len(f["gates"])
+    T, f, c, n = _first_activation(_base())
     f["gates"] += [["const", "1/6"]] + [["add", [n + i, n]] for i in range(30_000)]
     load_transformer(T)  # no Malformed: the numbers a chain of sums reaches are small
 

@@ -100,21 +100,17 @@ def _random(seed: int, gates: int, max_depth: int | None = None) -> Circuit:
     for _ in range(gates):
         kind = rng.choice(["add", "add", "mul", "sign", "const", "input"])
         if kind == "add":
-            args = [pick() for _ in range(rng.randint(0, 4))]
-            wires.append(b.add(*args))
+            wires.append(b.add(*[pick() for _ in range(rng.randint(0, 4))]))
         elif kind == "mul":  # fan-in 2 mostly (FSAC⁰[sign]); others where the class allows them
-            args = [pick() for _ in range(rng.choice((2, 2, 2, 3)))]
-            wires.append(b.mul(*args))
+            wires.append(b.mul(*[pick() for _ in range(rng.choice((2, 2, 2, 3)))]))
         elif kind == "input":
-            args = []
             wires.append(b.input(f"x{sum(1 for w in wires if b.gate(w).kind is Kind.INPUT)}"))
         elif kind == "sign":
-            args = [pick()]
-            wires.append(b.sign(*args))
+            wires.append(b.sign(pick()))
         else:
-            args = []
             wires.append(b.const(Fraction(rng.randint(-5, 5), rng.randint(1, 3))))
-        depth[wires[-1]] = 0 if kind in ("input", "const") else 1 + max((depth[a] for a in args), default=0)
+        gate = b.gate(wires[-1])  # an empty sum has depth 1, as in the kernel's structure.depths
+        depth[wires[-1]] = 0 if kind in ("input", "const") else 1 + max((depth[a] for a in gate.args), default=0)
     b.output(wires[-1])
     b.output(rng.choice(wires))
     return b.build()
