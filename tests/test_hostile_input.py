@@ -168,18 +168,17 @@ def test_a_certificate_version_must_be_the_integer_2(capsys, tmp_path, certifica
 
 @pytest.mark.parametrize("depth", [-5, 10**9, 0, "6", True])
 def test_a_hostile_informational_depth_bound_costs_nothing(capsys, tmp_path, certificate, depth) -> None:
-    import time
-
+    """The engine's reading of ``info`` gives up at once, and the kernel stops at its depth-bound check: not an
+    integer K >= 1 is rejected there, K past 10,000 is not checked (a limit), before any derivation."""
     from verified_aat.certificates.document import is_constructions_own
     doc = json.loads(certificate.read_text())
     assert is_constructions_own(doc) is True
     doc["info"]["depth_bound"] = depth
-    start = time.perf_counter()
     assert is_constructions_own(doc) is False
     path = tmp_path / "c.json"
     path.write_text(json.dumps(doc))
-    main(["check", str(path)])  # the informational field is not part of the theorem
-    assert time.perf_counter() - start < 30
+    assert main(["check", str(path)]) == (3 if depth == 10**9 else 1)
+    assert "depth-bound" in capsys.readouterr().out
 
 
 # -- item 3: argparse errors --------------------------------------------------------------------
