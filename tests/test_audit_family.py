@@ -540,3 +540,58 @@ def test_every_all_n_check_points_to_its_step() -> None:
     soundness = (Path(__file__).resolve().parent.parent / "docs" / "soundness.md").read_text()
     for check in FAMILY_CHECKS:
         assert f"**{check.step} —" in soundness and f"`{check.name}`" in soundness, check
+
+
+def test_past_the_kernels_cap_a_certificate_is_not_checked_never_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A size limit is never a verdict (red team, round 5): the honest certificate of a T whose U_5 passes the
+    kernel's cap was REJECTED at V1; it is *not checked*, as the engine says *unknown* for it."""
+    import verified_aat.kernel.audit_family as kernel_family_module
+    doc = build_family_certificate(multi_head())
+    assert check_certificate(copy.deepcopy(doc), SERIAL).accepted
+    monkeypatch.setattr(kernel_family_module, "MAX_GATES_AT_5", 1000)
+    report = check_certificate(doc, SERIAL)
+    assert report.outcome == "not-checked" and not report.rejections
+    assert "family-transformer" in report.unchecked[0] and "past the kernel's" in report.unchecked[0]
+
+
+def _product_of_sums(factors: int) -> Transformer:
+    """One layer, no heads: c0 ← 2·Π_k (c_{2k} + c_{2k+1}), whose normal form has 2^factors monomials."""
+    from verified_aat.transformer.spec import transformer_from_json
+    d = 2 * factors
+    lines = [f"s{k} = add x.c{2 * k} x.c{2 * k + 1}" for k in range(factors)]
+    lines += ["p = mul 2 " + " ".join(f"s{k}" for k in range(factors)),
+              "output " + " ".join(["c0=p"] + [f"c{k}=x.c{k}" for k in range(1, d)])]
+    return transformer_from_json({
+        "format": "verified-aat/transformer", "version": 1, "name": "product-of-sums",
+        "coordinates": [f"c{k}" for k in range(d)], "functions": {"f": lines},
+        "layers": [{"name": "one", "heads": [], "activation": "f"}]})
+
+
+def test_a_copy_lemma_past_the_normal_form_is_decided_by_its_structure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team, round 5: COPY of 2·Π_{k<64}(x_2k + x_2k+1) is an identity whose normal form has 2^64 monomials,
+    so `check --no-solver-trust` said *not checked* of a certificate `audit --prove` wrote. The kernel now decides
+    a COPY lemma by the copy's structure (the binarised products are f's, up to associativity); a copy that is
+    not f's (one factor repeated, or two swapped) is not decided so."""
+    import verified_aat.kernel.audit_proof as kernel_audit
+    from verified_aat.kernel.unroll import copy as kernel_copy
+    result = prove_all_n(_product_of_sums(64), jobs=1)
+    assert result.status == PROVED and result.certificate is not None
+    report = check_certificate(json.loads(json.dumps(result.certificate)), NO_SOLVER)
+    assert report.accepted and report.kernel_decided == report.lemmas == 1, report.reasons
+    f = kernel_transformer(result.certificate["transformer"]).layers[0].activation
+    assert kernel_audit.faithful(f)
+
+    def wrong(drop: bool) -> Callable[..., list[int]]:
+        def copied(b: Any, circuit: Any, inputs: Any) -> list[int]:
+            outs = kernel_copy(b, circuit, inputs)
+            last = b.gates[outs[0]]
+            b.gates[outs[0]] = type(last)("mul", (last.args[1], last.args[0]) if not drop else (last.args[0], last.args[0]))
+            return outs
+        return copied
+    for drop in (False, True):  # commutativity is not used: a swap is not "faithful" either, only associativity is
+        monkeypatch.setattr(kernel_audit, "copy", wrong(drop))
+        assert not kernel_audit.faithful(f)
+    small = kernel_transformer(build_family_certificate(_product_of_sums(3))["transformer"]).layers[0].activation
+    assert not kernel_audit.faithful(small)  # with the dropped factor; the honest copy of the same f is faithful:
+    monkeypatch.setattr(kernel_audit, "copy", kernel_copy)
+    assert kernel_audit.faithful(small)

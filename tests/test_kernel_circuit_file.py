@@ -21,12 +21,17 @@ from verified_aat.circuits.ir import circuit_sha256
 from verified_aat.circuits.json_format import dumps_circuit, parse_circuit_json
 from verified_aat.circuits.text_format import parse_circuit_text, print_circuit
 from verified_aat.cli.main import main
-from verified_aat.kernel.circuit_file import sha256_json, structure
+from verified_aat.kernel.circuit_file import read_circuit, sha256_json
 from verified_aat.kernel.data import NotChecked
 
 from strategies import circuits
 
 SPECS = Path(__file__).resolve().parent.parent / "specs" / "circuits"
+
+
+def structure(data: bytes, fmt: str) -> dict:
+    """The kernel's canonical structure of a circuit file."""
+    return read_circuit(data, fmt)[0]
 
 
 def _shuffled_text(text: str, seed: int) -> str:

@@ -228,10 +228,10 @@ def test_folding_a_formula_keeps_its_value() -> None:
     allowed = frozenset({"id", "k"})
     for text in ["(2*min(k, 1) - 1) * (3 + -4)", "id*id + 1/2*3", "max(1 - 2, k) * (1 - 1) + id", "-(3*4) + k*(2 - 2/3)"]:
         node = parse(text, allowed, "$.f")
-        folded = fold(node)
+        folded = fold(node, {})
         assert all(evaluate(folded, {"id": i, "k": k}) == evaluate(node, {"id": i, "k": k})
                    for i in (-3, 0, 5) for k in (0, 1, 7))
-    assert fold(parse("(2*min(k, 1) - 1) * (3 + -4)", allowed, "$.f"))[2] == ("num", -1)
+    assert fold(parse("(2*min(k, 1) - 1) * (3 + -4)", allowed, "$.f"), {})[2] == ("num", -1)
 
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import hashlib
 import json
 import tracemalloc
 from pathlib import Path
@@ -389,6 +390,23 @@ def test_a_well_formed_netlist_that_does_not_match_is_still_rejected(tmp_path: P
     assert main(["check", str(c17_cert), "--circuit", str(other)]) == 1
     assert "REJECTED" in capsys.readouterr().out
     assert main(["check", str(c17_cert), "--circuit", str(DATA / "c17.aag")]) == 0
+
+
+@pytest.mark.parametrize("m", ["100000000", "1" + "0" * 30])
+def test_an_embedded_aiger_header_past_the_kernels_limits_is_not_checked(c17_cert: Path, m: str) -> None:
+    """A size limit is never a verdict: an AIGER netlist section whose header's M is past the kernel's 10⁷
+    variables (or has more than 18 digits), hashed consistently, is *not checked*; it was a rejection."""
+    forged = json.loads(c17_cert.read_text())
+    head, rest = forged["netlist"]["text"].split("\n", 1)
+    forged["netlist"]["text"] = " ".join([head.split()[0], m, *head.split()[2:]]) + "\n" + rest
+    forged["netlist"]["sha256"] = hashlib.sha256(forged["netlist"]["text"].encode("latin-1")).hexdigest()
+    report = check_certificate(forged, Options())
+    assert report.outcome == "not-checked" and not report.rejections, report.rejections
+    assert "AIGER: line 1:" in report.unchecked[0]
+    truthful = json.loads(c17_cert.read_text())
+    truthful["netlist"]["text"] = truthful["netlist"]["text"].replace("\n2\n", "\n4\n", 1)  # another netlist
+    truthful["netlist"]["sha256"] = hashlib.sha256(truthful["netlist"]["text"].encode("latin-1")).hexdigest()
+    assert check_certificate(truthful, Options()).outcome == "rejected"
 
 
 # -- item 4: the kernel bounds info.depth_bound ------------------------------------------------------

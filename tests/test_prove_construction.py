@@ -343,3 +343,21 @@ def test_the_random_schematic_attack_is_not_vacuous():
                                           compiled.depth_bound)
         outcomes.add(check_certificate(forged).outcome)
     assert outcomes == {"accepted", "rejected"}
+
+
+@pytest.mark.parametrize("mutant", mutants.WRONG[:3], ids=[m.__name__ for m in mutants.WRONG[:3]])
+def test_a_wrong_mutant_whose_lemmas_no_solver_decides_is_still_refuted(mutant, monkeypatch):
+    """With every lemma the normal form leaves open *undecided* (a solver that always says unknown), a wrong
+    construction was *unknown* at once, with no search; the candidate circuits now refute it, replayed exactly.
+    A right one stays *unknown* (never refuted, never proved)."""
+    import verified_aat.schematic.prove as prove_module
+    monkeypatch.setattr(prove_module, "z3_answer", lambda text, timeout_ms: "unknown")
+    result = prove_construction(mutant(), depth_bound=2, witness_budget=40)
+    if result.problems and "states no schematic proof" in result.problems[0]:
+        pytest.skip(f"{mutant.__name__} has no schematic statement")
+    assert result.status == "refuted", result.problems
+    found = result.refutation.counterexample
+    assert found.rational and found.expected != found.actual
+    right = prove_construction("edge-k", depth_bound=2, witness_budget=4)
+    assert right.status == "unknown" and any("z3 says unknown" in p for p in right.problems), right.problems
+    assert any("not refuted" in p for p in right.problems)

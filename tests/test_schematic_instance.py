@@ -16,7 +16,7 @@ from verified_aat import api
 from verified_aat.circuits.io import load_circuit
 from verified_aat.cli.main import main
 from verified_aat.kernel import Options, check_certificate
-from verified_aat.kernel.circuit_file import structure
+from verified_aat.kernel.circuit_file import read_circuit
 from verified_aat.schematic import prove_construction
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +25,11 @@ SPECS = ROOT / "specs" / "circuits"
 CASES = [(construction, circuit) for construction in ["gate-edge", "edge-only", "unique-hard"]
          for circuit in ["relu_via_sign", "mixed_depth6", "no_inputs", "repeated_outputs"]
          if (PROOFS / construction / f"{circuit}.cert.json").exists()]
+
+
+def structure(data: bytes, fmt: str) -> dict:
+    """The kernel's canonical structure of a circuit file."""
+    return read_circuit(data, fmt)[0]
 
 
 def _schematic(construction: str) -> dict:

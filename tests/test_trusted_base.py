@@ -48,12 +48,11 @@ KINDS = {"per-circuit": ("checks", PER_CIRCUIT_ONLY_WITH),
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a circuit file": 3_104,
-               "per-circuit with a netlist link (Bench)": 3_809, "per-circuit with a netlist link (BLIF)": 3_879,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_821,
-               "per-circuit with a netlist link (AIGER)": 3_941,
-               "schematic instantiated at a circuit file": 3_252,
-               "schematic with an embedded circuit (certify --every-k)": 3_026}  # not there yet: no growth (the last: +3 in
+OVER_TARGET = {"per-circuit with a circuit file": 3_036,
+               "per-circuit with a netlist link (Bench)": 3_800, "per-circuit with a netlist link (BLIF)": 3_870,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_812,
+               "per-circuit with a netlist link (AIGER)": 3_939,
+               "schematic instantiated at a circuit file": 3_165}  # not there yet: no growth (the last: +3 in
 # identity.py, +4 in positivity.py for the at-most split, which takes ARGMAX and SELECT past N = 4 off the solvers;
 # +24 in netlist_decide.py for branch and bound, which takes threshold lemmas past 12 operands off them; +19 for
 # data.read_numeral, one bounded reader of the numerals in lemmas, proof objects and documents: Fraction(text) read
@@ -88,7 +87,11 @@ OVER_TARGET = {"per-circuit with a circuit file": 3_104,
 # checked, less B2 (implied by B3 and B4) and one numeral reader for circuit constants (as_rational); -35 per-circuit for the
 # merge of sharded derivations moved into sharded.py, a kind of its own, entered only with shards; +4 to +6 netlist for
 # products that count their monomials' degree and a bound on a cover's cofactors (89 s / 6.2 GB and 93 s / 5 GB);
-# +11 per-circuit, +8 schematic and audit for data.within: a size limit is *not checked*, never a rejection)
+# +11 per-circuit, +8 schematic and audit for data.within: a size limit is *not checked*, never a rejection;
+# -57 for the circuit-file reader (one numeral reader, data.need for its errors, one table of gates), -16 for
+# P10's theorem as one sentence, -12 in every kind for formula.fold substituting the document's constants and
+# reading numerals with read_numeral: the embedded-circuit kind is within the target again; +1 for discharge's
+# lemmas decided another way, and audit +30 for deciding a COPY lemma by the copy's structure (red team, round 5))
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .data import NotChecked
+
 MAX_VARIABLES = 10_000_000
 _NEWLINE = b"\n"
 
@@ -22,9 +24,14 @@ class AigerError(ValueError):
     pass
 
 
+class PastLimit(AigerError, NotChecked):
+    """A header past the kernel's limits: the link is *not checked*, never rejected (the engine: bad input)."""
+
+
 def _uint(token: bytes, where: str) -> int:
-    if not token.isdigit() or len(token) > 18:
-        raise AigerError(f"{where}: not a number: {token!r}")
+    if not token.isdigit() or len(token) > 18:  # a header's long number is a limit; a literal's is past 2·M anyway
+        error = PastLimit if where == "line 1" and token.isdigit() else AigerError
+        raise error(f"{where}: not a number of at most 18 digits: {token!r}")
     return int(token)
 
 
@@ -41,7 +48,7 @@ def read(data: bytes, expect: tuple[int, int] | None = None
     if len(nums) > 9 or any(nums[5:]) or nums[2] or nums[0] < nums[1] + nums[4]:
         raise AigerError("line 1: the kernel reads combinational AIGER 1 only (no latches, B, C, J, F)")
     if nums[0] > MAX_VARIABLES:
-        raise AigerError(f"line 1: M = {nums[0]} is past the kernel's limit of {MAX_VARIABLES} variables")
+        raise PastLimit(f"line 1: M = {nums[0]} is past the kernel's limit of {MAX_VARIABLES} variables")
     m, n_in, _, n_out, n_and, *_ = nums
     binary = tokens[0] == b"aig"
     if expect is not None and (n_in, n_out) != expect:

@@ -38,7 +38,7 @@ from .audit_proof import (
 )
 from .agreement import match_lemmas
 from .rules import Check, judge, sha256_json
-from .data import Bilinear, Circuit, Transformer, load_transformer, need
+from .data import Bilinear, Circuit, Transformer, load_transformer, within
 from .problems import Problem
 from .report import Options, Report
 from .unroll import Builder, depth, none, select, unroll
@@ -213,7 +213,7 @@ def too_large(T: Transformer) -> str | None:
 def _transformer(ctx: AuditContext) -> list[str]:
     T = ctx.transformer = load_transformer(ctx.doc["transformer"])
     problem = too_large(T)
-    need(problem is None, "$.transformer", str(problem))
+    within(problem is None, "$.transformer", str(problem))  # a size limit: *not checked*, never a rejection
     return []
 
 

@@ -68,6 +68,7 @@ class Lemma:
     scope: str        # "all N" or "N = k"
     text: str
     uses: int
+    by_structure: bool = False  # a COPY lemma the kernel decides by the copy's structure (``faithful``)
 
     @property
     def id(self) -> str:
@@ -186,7 +187,35 @@ def copy_lemma(f: Circuit, label: str, uses: int) -> Lemma:
     originals = [smt.define_fun(f"orig{k}", f, k, params) for k in range(len(f.outputs))]
     apps = [f"(orig{k} {' '.join(params)})" for k in range(len(f.outputs))]
     claim = _and([f"(= {c} {o})" for c, o in zip(copies, apps)])
-    return Lemma("copy", ALL_N, _text(f"COPY {label}", defs + originals, params, [], claim), uses)
+    return Lemma("copy", ALL_N, _text(f"COPY {label}", defs + originals, params, [], claim), uses, faithful(f))
+
+
+def faithful(f: Circuit) -> bool:
+    """COPY decided by structure (U5): the binarised copy is f gate for gate, up to the associativity of products.
+    The normal form would expand a product of 64 sums into 2^64 monomials (red team). False: not decided so."""
+    b = Builder()
+    outputs = copy(b, f, [b.input() for _ in range(f.n_inputs)])
+    ids: dict[tuple, int] = {}  # one numbering of terms for both circuits
+    copied, original = _terms(b.circuit(), ids), _terms(f, ids)
+    return copied is not None and original is not None and [copied[o] for o in outputs] == [original[o] for o in f.outputs]
+
+
+def _terms(c: Circuit, ids: dict[tuple, int]) -> list[int] | None:
+    """Each gate's term as an interned number, nested products flattened in order; None past 10^6 factors."""
+    terms: list[int] = []
+    factors: list[tuple[int, ...]] = []  # of each product gate, flattened
+    work = 0
+    for gate in c.gates:
+        flat: tuple[int, ...] = ()
+        if gate.op == "mul":
+            flat = tuple(x for a in gate.args for x in (factors[a] if c.gates[a].op == "mul" else (terms[a],)))
+            work += len(flat)
+            if work > 10**6:
+                return None
+        factors.append(flat)
+        key = (gate.op, flat) if flat else (gate.op, gate.index, gate.value, tuple(terms[a] for a in gate.args))
+        terms.append(ids.setdefault(key, len(ids)))
+    return terms
 
 
 def bilinear_lemma(score: Bilinear, d: int, uses: int) -> Lemma:
@@ -326,7 +355,7 @@ def _solvers(ctx: AuditContext) -> list[str]:
                                      [ctx.options.timeout_ms] * len(jobs), chunksize=1))
         return [solve(text, name, ctx.options.timeout_ms) for text, name in jobs]
     return discharge(ctx, [(f"{x.kind} lemma {x.id} ({x.scope})", x.text) for x in ctx.lemmas], answer,
-                     [ctx.proofs.get(x.id) for x in ctx.lemmas])
+                     [ctx.proofs.get(x.id) for x in ctx.lemmas], [x.by_structure for x in ctx.lemmas])
 
 
 AUDIT_CHECKS: tuple[Check, ...] = (

@@ -21,12 +21,13 @@ Answer = Callable[[list[tuple[str, str]]], list[str]]  # [(text, solver)] → an
 
 
 def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
-              proofs: Sequence[Any] | None = None) -> list[Problem]:
+              proofs: Sequence[Any] | None = None, decided: Sequence[bool] = ()) -> list[Problem]:
     """Decide ``lemmas`` ((label, text) pairs; ``proofs``: each one's proof object from the certificate, or
-    None); fill ``ctx.unchecked``, ``ctx.solver_runs``, ``ctx.kernel_decided`` and ``ctx.solver_only``;
-    return the false lemmas and the proof objects that do not check (rejections)."""
+    None; ``decided``: those the caller's kernel check decided another way); fill ``ctx.unchecked``,
+    ``ctx.solver_runs``, ``ctx.kernel_decided`` and ``ctx.solver_only``; return the false lemmas and the proof
+    objects that do not check (rejections)."""
     options = ctx.options
-    own = [decide(text) is True for _, text in lemmas]
+    own = [k < len(decided) and decided[k] or decide(text) is True for k, (_, text) in enumerate(lemmas)]
     problems: list[Problem] = []
     for k, proof in enumerate(proofs or []):
         if proof is not None and not own[k]:

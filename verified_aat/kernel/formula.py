@@ -16,10 +16,9 @@ symbolic numbers (:class:`Sym`, SMT-LIB text) for the schematic templates (P2).
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 from typing import Any, Mapping
 
-from .data import MAX_BITS, Malformed, NotChecked, bits, exact
+from .data import MAX_BITS, Malformed, NotChecked, bits, exact, read_numeral
 from .smt import numeral
 
 MAX_LENGTH = 2000
@@ -44,9 +43,6 @@ class Sym:
 
     def __hash__(self) -> int:
         return hash(self.text)
-
-    def __repr__(self) -> str:
-        return f"Sym({self.text!r})"
 
 
 def smt(value: Any) -> str:
@@ -91,12 +87,14 @@ def evaluate(node: Node, env: Mapping[str, Any]) -> Any:
     return value if isinstance(value, Sym) else exact(value)
 
 
-def fold(node: Node) -> Node:
-    """Constant subformulas as their values (each step fitted), so they are computed once per document, not once
-    per position or per evaluation."""
+def fold(node: Node, constants: Mapping[str, Any]) -> Node:
+    """Named constants and constant subformulas as their values (each step fitted), so a row depends on the
+    parameters alone and is computed once per document, not once per position or per evaluation."""
+    if node[0] == "name" and node[1] in constants:
+        return ("num", constants[node[1]])
     if node[0] in ("num", "name"):
         return node
-    args = [fold(a) for a in node[1:]]
+    args = [fold(a, constants) for a in node[1:]]
     if all(a[0] == "num" for a in args):
         return ("num", exact(_apply(node[0], *(a[1] for a in args))))
     return (node[0], *args)
@@ -190,10 +188,9 @@ class _Parser:
         kind, value = token
         self.pos += 1
         if kind == "num":
-            p, _, q = value.partition("/")
-            if q and int(q) == 0:
+            if read_numeral(value) is None:
                 raise self.fail("zero denominator")
-            return ("num", exact(Fraction(int(p), int(q or 1))))
+            return ("num", read_numeral(value))
         if kind == "name" and value in ("min", "max"):
             self.expect("(")
             left = self.expr(depth)

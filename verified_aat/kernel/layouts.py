@@ -192,16 +192,7 @@ def _formula(text: Any, allowed: frozenset[str], constants: Mapping[str, Number]
     node = fm.parse(text, allowed, path)
     if fm.degree(node, allowed - frozenset(constants)) > fm.MAX_DEGREE:
         raise NotChecked(f"{path}: a row formula of degree above {fm.MAX_DEGREE} is beyond the kernel's limits")
-    return fm.fold(_substitute(node, constants))
-
-
-def _substitute(node: fm.Node, constants: Mapping[str, Number]) -> fm.Node:
-    """Named constants become numbers, so a row depends on the parameters alone."""
-    if node[0] == "name":
-        return ("num", constants[node[1]]) if node[1] in constants else node
-    if node[0] == "num":
-        return node
-    return (node[0],) + tuple(_substitute(a, constants) for a in node[1:])
+    return fm.fold(node, constants)
 
 
 def construction_of(name: Any, embedded: Any, path: str = "$.construction_document") -> Construction:

@@ -30,9 +30,7 @@ def read_given(data: bytes, fmt: str, drop_dead: bool = False) -> Netlist:
         raise MalformedNetlist("not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
     try:
         return parse(text, fmt, drop_dead and fmt in ("bench", "blif"))
-    except NotChecked as exc:  # a size limit of the kernel's reader: for the command, bad input
-        raise MalformedNetlist(str(exc), None) from None
-    except NetlistError as exc:
+    except (NotChecked, NetlistError) as exc:  # a size limit of the kernel's reader, too: for the command, bad input
         found = _AT_LINE.match(str(exc))
         if found is None:
             raise MalformedNetlist(str(exc), None) from None

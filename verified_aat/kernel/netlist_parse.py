@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need, within
+from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need, within, NotChecked
 from .netlist_form import NGate, NetlistError
 from .problems import Problem
 
@@ -38,6 +38,8 @@ def parse(text: str, fmt: str, drop_dead: bool = False, expect: tuple[int, int] 
         from .aiger_parse import AigerError, read
         try:
             ins, outs, rows = read(text.encode("latin-1"), expect)
+        except NotChecked as exc:  # a header past the reader's limits
+            raise NotChecked(f"AIGER: {exc} (the netlist's text)") from None
         except (AigerError, UnicodeEncodeError) as exc:
             raise NetlistError("AIGER: {error:200}", error=str(exc)) from None
         return _order(ins, outs, [(NGate(name, op, args, cube), 0) for name, op, args, cube in rows])

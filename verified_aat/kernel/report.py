@@ -70,9 +70,9 @@ class Report:
 def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
     """What an accepted verdict rests on, in one line."""
     if not solver_only:
-        return (f"all {lemmas} lemmas decided by the kernel itself (normal form or checked proof object): no solver "
+        return (f"all {lemmas} lemmas decided by the kernel itself (normal form, checked proof object or a COPY's structure): no solver "
                 "on the path to ACCEPTED")
     shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
-    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form or checked proof "
+    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form, checked proof "
             f"object); {len(solver_only)} {'more ' if kernel_decided == lemmas else ''}rest on a solver's unsat "
             f"alone: {shown}")

@@ -55,7 +55,7 @@ class SchematicContext:
     proofs: dict[str, Any] = field(default_factory=dict)  # lemma id → its proof object (S12c)
     transformer_hash: str = ""
     trailing: int = 0  # layers after the 2K of a fixed K (P9)
-    instance: Any = None  # the given circuit the theorem is instantiated at (P10, ``schematic_instance.py``)
+    instance: str = ""  # the theorem at the given circuit (P10, ``schematic_instance.py``)
 
 
 def _document(ctx: SchematicContext) -> list[str]:
@@ -220,7 +220,4 @@ def schematic_theorem(ctx: SchematicContext) -> str:
     else:
         text = (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
                 f"T (sha256 {ctx.transformer_hash}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")
-    if ctx.instance is None:
-        return text
-    from .schematic_instance import instance_sentence  # P10: only with --circuit
-    return text + instance_sentence(ctx)
+    return text + ctx.instance

@@ -8,7 +8,6 @@ circuit.  A circuit the theorem does not cover is *not checked*: the certificate
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from .data import NotChecked, as_dict, load_structure
@@ -18,18 +17,9 @@ from .rules import sha256_json
 from .structure import depths
 
 
-@dataclass(frozen=True)
-class Instance:
-    sha256: str    # of the circuit's canonical structure, as a per-circuit certificate's hashes.circuit
-    gates: int
-    outputs: int
-    inputs: int
-    depth: int
-    K: int         # the K the theorem is instantiated at
-
-
 def instantiate(ctx: Any) -> list[str | Problem]:
-    """P10: the circuit is in the class and within the depth bound; ``ctx.instance`` says at which K."""
+    """P10: the circuit is in the class and within the depth bound; ``ctx.instance``: the theorem at it, which names
+    C by the hash of its canonical structure, as a per-circuit certificate's ``hashes.circuit`` does."""
     if "instance" in ctx.doc:
         structure = as_dict(ctx.doc["instance"], "$.instance", {"circuit"})["circuit"]
         C = load_structure(structure, "$.instance.circuit")
@@ -48,13 +38,7 @@ def instantiate(ctx: Any) -> list[str | Problem]:
     if ctx.depth_bound is not None and depth > ctx.depth_bound:
         raise NotChecked(f"the given circuit has depth {depth}; the theorem covers depth ≤ {ctx.depth_bound}")
     K = max(1, depth) if ctx.depth_bound is None else ctx.depth_bound
-    ctx.instance = Instance(sha256_json(structure), len(C.gates), len(C.outputs), C.n_inputs, depth, K)
+    ctx.instance = (f"; so, for the given circuit C (sha256 {sha256_json(structure)}, {len(C.gates)} gates, "
+                    f"{len(C.outputs)} outputs, depth {depth}) and every x ∈ R^{C.n_inputs}: "
+                    f"{'T' if ctx.depth_bound else f'T_{K}'} (K = {K}) on enc_{ctx.doc['construction']}(C, x) reads out C(x)")
     return []
-
-
-def instance_sentence(ctx: Any) -> str:
-    """The theorem at the given circuit, appended to the schematic theorem."""
-    i, name = ctx.instance, ctx.doc["construction"]
-    T = f"T_{i.K}" if ctx.depth_bound is None else "T"
-    return (f"; so, for the given circuit C (sha256 {i.sha256}, {i.gates} gates, {i.outputs} outputs, depth "
-            f"{i.depth}) and every x ∈ R^{i.inputs}: {T} (K = {i.K}) on enc_{name}(C, x) reads out C(x)")

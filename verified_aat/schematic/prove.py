@@ -312,7 +312,7 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         timings["proof_objects"] = time.perf_counter() - t0
         doc["timings"] = {k: round(v, 3) for k, v in timings.items()}
         return finish(PROVED, doc, lemmas, [], theorem=schematic_theorem(ctx))
-    if problems or failed:
+    if problems or failed or undecided:  # undecided only: a wrong T may still go wrong on a candidate circuit
         t0 = time.perf_counter()
         found = _witness_from_false_lemmas(T, construction, false, timeout_ms, witness_budget / 2)
         if found.counterexample is None:
@@ -326,4 +326,4 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
                                                                      "only: not refuted over Q"], found)
         return finish(UNKNOWN, None, lemmas, problems + failed + undecided +
                       [f"no replayed witness in {found.circuits_tried} circuits: not refuted"], found)
-    return finish(UNKNOWN, None, lemmas, undecided)
+    raise AssertionError("unreachable: proved, or problems, false or undecided lemmas")
