@@ -28,7 +28,7 @@ from verified_aat.kernel.encoding import Encoding, encoding_digest
 from verified_aat.kernel.encoding import build as build_encoding
 from verified_aat.kernel.layouts import shipped_construction
 from verified_aat.kernel.derivation import Derivation, layer_functions
-from verified_aat.kernel.obligations import Deriver
+from verified_aat.kernel.obligations import Deriver, Reads
 from verified_aat.transformer.model import Transformer
 
 KEY_KIND = "attention:key-decomposition"
@@ -136,7 +136,7 @@ def forge(f: Forgery) -> dict[str, Any]:
             hints.append(hint)
             derived_attention.append({"function": fn.number, "head": head.name, "layers": list(fn.layers),
                                       "method": hint["method"], "sets": summary(sets[(fn.number, h)])})
-    deriver = Deriver(kC, kT, rows, claims, structural, sets)
+    deriver = Deriver(kC, kT, rows, claims, structural, sets, Reads(len(rows)))
     deriver.derivation = derivation
     deriver.set_roles([kC.gates[r.gate].op if r.kind == "gate" else r.kind for r in E.roles],
                       [r.kind for r in E.roles])

@@ -48,10 +48,10 @@ KINDS = {"per-circuit": ("checks", PER_CIRCUIT_ONLY_WITH),
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a circuit file": 3_036,
-               "per-circuit with a netlist link (Bench)": 3_800, "per-circuit with a netlist link (BLIF)": 3_870,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_812,
-               "per-circuit with a netlist link (AIGER)": 3_939,
+OVER_TARGET = {"per-circuit with a circuit file": 3_051,
+               "per-circuit with a netlist link (Bench)": 3_815, "per-circuit with a netlist link (BLIF)": 3_885,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_827,
+               "per-circuit with a netlist link (AIGER)": 3_954,
                "schematic instantiated at a circuit file": 3_165}  # not there yet: no growth (the last: +3 in
 # identity.py, +4 in positivity.py for the at-most split, which takes ARGMAX and SELECT past N = 4 off the solvers;
 # +24 in netlist_decide.py for branch and bound, which takes threshold lemmas past 12 operands off them; +19 for
@@ -91,7 +91,9 @@ OVER_TARGET = {"per-circuit with a circuit file": 3_036,
 # -57 for the circuit-file reader (one numeral reader, data.need for its errors, one table of gates), -16 for
 # P10's theorem as one sentence, -12 in every kind for formula.fold substituting the document's constants and
 # reading numerals with read_numeral: the embedded-circuit kind is within the target again; +1 for discharge's
-# lemmas decided another way, and audit +30 for deciding a COPY lemma by the copy's structure (red team, round 5))
+# lemmas decided another way, and audit +30 for deciding a COPY lemma by the copy's structure (red team, round 5);
+# +15 per-circuit for counting argmax-set members where a mean reads them (obligations.Reads) instead of in every
+# position's set: the honest 10^6-gate inner-product was *not checked* since stop 37, -4 in binarized.py)
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

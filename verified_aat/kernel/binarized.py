@@ -1,14 +1,12 @@
 """The link from the certified (binarized) circuit B back to the user's circuit C (docs/soundness.md, B).
 
-``certify --binarize`` certifies B, in which every n-ary sum or product of C is a tree of binary
-gates.  The optional ``original`` section records C (``circuit``, in the kernel's circuit form),
-its hash (``sha256``) and, per gate g of C, the gate ``roots[g]`` of B that computes it (a hint).
-The kernel proves V_C(g) = V_B(roots[g]) for every g by induction over C, with exact structural
-identities only: an input is B's same input, a constant B's same constant, a sign the sign of
-its operand's root, and a sum or product the root of a tree of B's gates of the same op whose
-leaves, as a multiset, are the roots of its operands (associativity and commutativity; any tree
-shape is accepted, balanced or not).  With C's outputs at B's outputs, T's read-out of B(x)
-is C(x).
+``certify --binarize`` certifies B, in which every n-ary sum or product of C is a tree of binary gates. The
+optional ``original`` section records C (``circuit``, in the kernel's form), its hash (``sha256``) and, per gate g
+of C, the gate ``roots[g]`` of B that computes it (a hint). The kernel proves V_C(g) = V_B(roots[g]) for every g
+by induction over C, with exact structural identities only: an input is B's same input, a constant B's same
+constant, a sign the sign of its operand's root, and a sum or product the root of a tree (any shape) of B's gates
+of the same op whose leaves, as a multiset, are its operands' roots (associativity and commutativity). With C's
+outputs at B's outputs, T's read-out of B(x) is C(x).
 """
 
 from __future__ import annotations
@@ -24,16 +22,14 @@ TREE_WORK = 4  # tree gates visited per gate of B (and per operand of C) before 
 
 
 def load_original(ctx: Context) -> list[str]:
-    """B1: the section is well formed, C loads with the kernel's reader, its hash is the stated one,
-    and C has B's inputs, outputs and domain; every root names a gate of B.  (checks.py enters B1-B5 only
-    for a certificate with the section, and B3-B5 only once B1 has passed: C is then loaded.)"""
+    """B1: the section is well formed, C loads with the kernel's reader, its hash is the stated one, C has B's inputs,
+    outputs and domain; every root names a gate of B (checks.py enters B1-B5 only with the section, B3-B5 after B1)."""
     sec = as_dict(ctx.doc["original"], "$.original", {"circuit", "sha256", "roots"})
     circuit = sec["circuit"]
     C = load_structure(circuit, "$.original.circuit")
     B = ctx.circuit
     assert B is not None
-    digest = sha256_json(circuit)
-    if sec["sha256"] != digest:
+    if sec["sha256"] != (digest := sha256_json(circuit)):
         return [Problem("the circuit before binarization has hash {mine:16}, the section says {given:16}",
                         {"mine": digest, "given": sec["sha256"]})]
     if circuit.get("domain") != ctx.domain:

@@ -28,13 +28,27 @@ from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 
 PARALLEL_MIN_POSITIONS = 200_000  # below this, sending the inputs to workers costs more than it saves
 
-def pooled(pooling: str, members: tuple[int, ...], rows: Sequence[Sequence[Number]], c: int) -> Number:
+class Reads:
+    """The argmax-set members that means read in S8 and S9, in all: past 64 a position + 10^7, *not checked*.
+    Counted where read, as an honest wide set is shared by positions that never read it (docs/soundness.md)."""
+
+    def __init__(self, positions: int):
+        self.left = 64 * positions + 10**7
+
+    def spend(self, members: int) -> None:
+        self.left -= members
+        if self.left < 0:
+            raise NotChecked("means read more argmax-set members than 64 a position + 10^7 in all")
+
+
+def pooled(pooling: str, members: tuple[int, ...], rows: Sequence[Sequence[Number]], c: int, budget: Reads) -> Number:
     """The pooled value of coordinate c over an argmax set: the rule of S7, the same everywhere."""
     if pooling == "leftmost":
         return rows[members[0]][c]
     if pooling == "rightmost":
         return rows[members[-1]][c]
     assert pooling == "average"
+    budget.spend(len(members))
     return mean([rows[j][c] for j in members])
 
 
@@ -47,8 +61,9 @@ class Deriver:
     """Renders every obligation of one (circuit, transformer, encoding, claims, argmax sets)."""
 
     def __init__(self, circuit: Circuit, transformer: Transformer, rows: Sequence[Sequence[Number]],
-                 claims: Claims, structural: set[int], sets: dict[tuple[int, int], list[tuple[int, ...]]]):
+                 claims: Claims, structural: set[int], sets: dict[tuple[int, int], list[tuple[int, ...]]], budget: Reads):
         self.gates = circuit.gates
+        self.budget = budget
         self.t = transformer
         self.d = transformer.dimension
         self.rows = rows
@@ -135,7 +150,7 @@ class Deriver:
         claim = self.claims[p]
         row, heads = self.rows[p], fn.layer.heads
         values = tuple([row[c] if owner == 0 else pooled(heads[owner - 1].pooling, self.sets[(fn.number, owner - 1)][p],
-                                                          self.rows, c) for owner, c, _ in static])
+                                                          self.rows, c, self.budget) for owner, c, _ in static])
         tkey = (fn.number, coords, values)  # ``static`` is fixed by (function, coords): the values name the inputs
         template = self._templates.get(tkey)
         if template is None:
@@ -173,6 +188,7 @@ class Deriver:
                 elif pooling == "rightmost" or len(members) == 1:
                     args[i] = value_at(members[-1], c)
                 else:
+                    self.budget.spend(len(members))
                     args[i] = f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)"
         expected = []
         for c in coords:
@@ -244,7 +260,7 @@ class Deriver:
 
 
 def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequence[Number]], structural: set[int],
-                  sets: dict[tuple[int, int], list[tuple[int, ...]]]) -> list[str]:
+                  sets: dict[tuple[int, int], list[tuple[int, ...]]], budget: Reads) -> list[str]:
     """S8: F's output c ∈ Σ equals the encoded value at every position, given Σ unchanged before F."""
     act = fn.layer.activation
     d = transformer.dimension
@@ -266,7 +282,7 @@ def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequenc
             for k in needed:
                 owner, cc = divmod(k, d)
                 known[k] = row[cc] if owner == 0 else pooled(fn.layer.heads[owner - 1].pooling,
-                                                             sets[(fn.number, owner - 1)][p], rows, cc)
+                                                             sets[(fn.number, owner - 1)][p], rows, cc, budget)
             value = partial(act, [c], known)[0][0]
             if value != row[c]:
                 problems.append(f"layer {fn.layers[0]} changes structural coordinate {transformer.coordinates[c]} "
