@@ -124,6 +124,10 @@ def read_stdin(what: str = "input", name: str = "<stdin>") -> bytes:
     import sys
 
     limit = max_inflated_bytes()
+    try:  # a file redirected into standard input is an input too: never an output target (``certify - -o in.circ``)
+        _remember(os.fstat(sys.stdin.fileno()))
+    except (OSError, ValueError, AttributeError):
+        pass
     data = _read_bounded(sys.stdin.buffer, limit)
     if len(data) > limit:
         raise LimitReached(f"{name}: more than {_max_inflated_mb:,} MiB on standard input as the {what} "
@@ -199,11 +203,42 @@ def write_atomically(path: str, data: Data, inputs: Sequence[str] = ()) -> None:
 
 
 def write_all_atomically(files: Sequence[tuple[str, Data]], inputs: Sequence[str] = ()) -> None:
-    """Write several files: every target is checked before the first is written."""
+    """Write several files: every target is checked before the first is written, every file is written in full
+    to a temporary file beside its target, and only then are they renamed into place, with SIGINT and SIGTERM
+    held meanwhile: a full disk or a signal leaves the old files, never a new one beside an old one."""
     for path, _ in files:
         check_output(path, inputs)
-    for path, data in files:
-        _write_one(os.path.realpath(path) if os.path.islink(path) else path, data, shown=path)
+    staged: list[tuple[str, str, str]] = []  # (temporary file, target, the user's name for it)
+    try:
+        for path, data in files:
+            target = os.path.realpath(path) if os.path.islink(path) else path
+            staged.append((_stage(target, data, shown=path), target, path))
+        with _signals_held():
+            for temp, target, shown in staged:
+                check_output(target)  # once more, just before the rename: nothing non-regular appeared meanwhile
+                os.replace(temp, target)
+    finally:
+        for temp, _, _ in staged:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block ends (the renames take microseconds)."""
+    import signal
+    held = {signal.SIGINT, signal.SIGTERM}
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def write_into_directory(directory: str, files: Sequence[tuple[str, Data]]) -> list[str]:
@@ -219,7 +254,8 @@ def write_into_directory(directory: str, files: Sequence[tuple[str, Data]]) -> l
     return [path for path, _ in targets]
 
 
-def _write_one(path: str, data: Data, shown: str) -> None:
+def _stage(path: str, data: Data, shown: str) -> str:
+    """``data`` written in full and synced to a new temporary file beside ``path``; its name."""
     directory = os.path.dirname(os.path.abspath(path))
     try:
         handle, temp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
@@ -233,12 +269,17 @@ def _write_one(path: str, data: Data, shown: str) -> None:
             os.fsync(out.fileno())
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)  # what open() would give, not mkstemp's 0600
-        check_output(path)  # once more, just before the rename: nothing non-regular appeared meanwhile
-        os.replace(temp, path)
-    except BaseException:
+        try:  # a file replaced keeps its permissions (a 0600 certificate stays private)
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = 0o666 & ~umask  # what open() would give, not mkstemp's 0600
+        os.chmod(temp, mode)
+        return temp
+    except BaseException as exc:
         try:
             os.unlink(temp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and not isinstance(exc, InputError):  # a full disk: name the user's file
+            raise _oserror(exc, shown, "write") from None
         raise

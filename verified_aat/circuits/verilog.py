@@ -105,8 +105,9 @@ def synthesize_aiger(path: str) -> bytes:
         try:
             done = subprocess.run([sys.executable, "-c", _RUN, "-q", "-p", script], cwd=directory,
                                   capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
-        except subprocess.TimeoutExpired:
-            raise InputError(f"Yosys did not finish within {TIMEOUT_S} s", path, None) from None
+        except subprocess.TimeoutExpired:  # a limit, not a malformed file: unknown (exit 3)
+            from ..errors import LimitReached
+            raise LimitReached(f"{path}: Yosys did not finish within {TIMEOUT_S} s") from None
         if done.returncode != 0 or not out.is_file():
             found = _ERROR.search(done.stdout + "\n" + done.stderr)
             if found is None:

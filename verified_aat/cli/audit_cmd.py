@@ -24,7 +24,7 @@ from ..limits import MAX_AUDIT_LENGTH, MAX_AUDIT_LENGTHS, MAX_ENCODED, MAX_SAMPL
 from ..transformer.model import Transformer
 from ..transformer.spec import load_transformer
 from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
-from .resources import add_resource_options
+from .resources import add_resource_options, require_memory
 from .audit_prove_cmd import add_prove_options, check_kernel_caps, run_prove, run_prove_all_n
 from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip, unroller_option
 
@@ -164,8 +164,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--all-N proves every length: it does not take --lengths", ARGUMENTS)
         if args.encoded or args.output_circuit:
             raise InputError("--prove does not take --encoded or --output-circuit", ARGUMENTS)
-        transformer, _ = _model(args)
-        return run_prove_all_n(args, transformer)
+        require_memory("audit --prove", 0, args)  # at least the interpreter's own address space (scipy, OpenBLAS)
+        return run_prove_all_n(args, _model(args)[0])
     if args.all_n:
         raise InputError("--all-N goes with --prove", ARGUMENTS)
     lengths = parse_lengths(args.lengths if args.lengths is not None else ",".join(map(str, DEFAULT_LENGTHS)))
@@ -173,10 +173,10 @@ def run(args: argparse.Namespace) -> int:
         check_kernel_caps(lengths)
     transformer, extra = _model(args)
     from ..audit.size import size_formula
-    from .resources import require_memory
     if args.prove:
         check_kernel_caps(lengths, transformer)
-    require_memory("audit", max(size_formula(transformer, n).size_bound for n in set(lengths)), args)
+    require_memory("audit --prove" if args.prove else "audit",
+                   max(size_formula(transformer, n).size_bound for n in set(lengths)), args)
     if args.prove:
         return run_prove(args, sorted(set(lengths)), transformer)
     if args.output is not None:

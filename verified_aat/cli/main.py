@@ -143,12 +143,21 @@ def check_output_arguments(args: argparse.Namespace) -> None:
     named: dict[str, str] = {}  # two outputs aimed at one file: the second would replace the first
     for attr in OUTPUT_ARGUMENTS:
         value = getattr(args, attr, None)
+        option = "--" + attr.replace("_", "-") if attr != "output" else "--output (-o)"
+        if value == "" or (value == "-" and attr not in ("output", "output_circuit")):
+            raise InputError("names no file: give a file name" if value == "" else
+                             "is standard output only for --output: give a file name", option)
         if isinstance(value, str) and value not in ("", "-"):
             check_output(value, inputs, directory=_directory_output(args, attr))
             same = named.setdefault(os.path.realpath(value), attr)
             if same != attr:
                 raise InputError(f"--{same.replace('_', '-')} and --{attr.replace('_', '-')} name the same file", value)
 
+
+
+MAX_SECONDS = 10**6        # --timeout, --max-time, …: 11.6 days (1e308 overflowed the solvers' and the alarm's timers)
+MAX_JOBS = 64              # as --cluster local:N (--jobs 100000 forked 2,476 processes in 30 s)
+MAX_MEMORY_MB = 2**30      # a petabyte of address space (2^43 MB overflowed setrlimit)
 
 
 def validate_options(args: argparse.Namespace) -> None:
@@ -164,16 +173,16 @@ def validate_options(args: argparse.Namespace) -> None:
         if k > MAX_K:
             raise InputError(f"must be at most {MAX_K:,} (the depth-bound limit), got {k}", "--depth-bound (-K)")
     for attr, option in (("timeout", "--timeout"), ("budget", "--budget"), ("key_timeout", "--key-timeout"),
-                         ("max_time", "--max-time")):
+                         ("max_time", "--max-time"), ("round_trip_timeout", "--round-trip-timeout")):
         value = getattr(args, attr, None)
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise InputError(f"must be a finite number > 0, got {value}", option)
+        if value is not None and not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+            raise InputError(f"must be a finite number > 0 (at most {MAX_SECONDS:,} seconds), got {value}", option)
     jobs = getattr(args, "jobs", None)
-    if jobs is not None and jobs < 1:
-        raise InputError(f"must be >= 1, got {jobs}", "--jobs (-j)")
+    if jobs is not None and not 1 <= jobs <= MAX_JOBS:
+        raise InputError(f"must be >= 1 (and at most {MAX_JOBS}), got {jobs}", "--jobs (-j)")
     memory = getattr(args, "max_memory", None)
-    if memory is not None and memory < 64:
-        raise InputError(f"must be at least 64 (MB), got {memory}", "--max-memory")
+    if memory is not None and not 64 <= memory <= MAX_MEMORY_MB:
+        raise InputError(f"must be at least 64 (MB; at most {MAX_MEMORY_MB:,}), got {memory}", "--max-memory")
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
@@ -200,12 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_INPUT
     except SystemExit as exc:  # --help and --version exit 0
-        code = exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-        return EXIT_BAD_INPUT if code not in (0,) else 0
+        return 0 if exc.code == 0 else EXIT_BAD_INPUT
     if not getattr(args, "func", None):
         print("verified-aat: no command given (verified-aat --help lists them)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    previous = _install_sigterm_handler()
+    previous, stdout = _install_sigterm_handler(), sys.stdout
+    sys.stdout = _PipeSafe(stdout)  # type: ignore[assignment]
     try:
         validate_options(args)
         with command_scope(getattr(args, "max_inflated", DEFAULT_MAX_INFLATED_MB)):
@@ -215,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except BrokenPipeError:  # output piped into e.g. `head`: not an error of ours
+    except BrokenPipeError:  # binary output piped into e.g. `head` (text output stops quietly: _PipeSafe)
         return 0
     except OSError as exc:
         where = getattr(exc, "filename", None)
@@ -232,10 +241,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_UNKNOWN
     except Exception as exc:  # the kernel's reader of certificate files: its own exception, bad input
         from ..kernel import CertificateFileError
-        if not isinstance(exc, CertificateFileError):
+        if isinstance(exc, CertificateFileError):
+            print(f"verified-aat: {one_line(str(exc))}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if os.environ.get("VERIFIED_AAT_TRACEBACK"):
             raise
-        print(f"verified-aat: {one_line(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _no_verdict(exc)
     except KeyboardInterrupt:
         _interrupted_message("interrupted (SIGINT)")
         return EXIT_INTERRUPTED
@@ -243,9 +254,55 @@ def main(argv: list[str] | None = None) -> int:
         _interrupted_message("terminated (SIGTERM)")
         return EXIT_TERMINATED
     finally:
+        sys.stdout = stdout
         if previous is not None:
             import signal
             signal.signal(signal.SIGTERM, previous)
+
+
+def _no_verdict(exc: Exception) -> int:
+    """An exception no command expected: one line and exit 3, never 1 (a rejection or refutation) or a traceback.
+    A number past Python's 4,300 digits or a float's range is a limit reached; anything else an internal error
+    (VERIFIED_AAT_TRACEBACK=1 shows the traceback)."""
+    text = one_line(f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, OverflowError) or isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        _interrupted_message(f"unknown: limit reached (a number too large to write or to hold: {text})")
+    else:
+        _interrupted_message(f"unknown: internal error, no verdict ({text}); VERIFIED_AAT_TRACEBACK=1 shows where")
+    return EXIT_UNKNOWN
+
+
+class _PipeSafe:
+    """Standard output that stops writing when its reader has gone (``check … | head -1``), so that the command
+    still ends with its own exit code (a rejection stays 1) instead of a BrokenPipeError."""
+
+    def __init__(self, stream: object):
+        self._stream, self._gone = stream, False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)  # type: ignore[attr-defined, no-any-return]
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()  # type: ignore[attr-defined]
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        self._gone = True
+        try:  # the interpreter's own flush at exit must not fail either
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())  # type: ignore[attr-defined]
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
 
 
 def _interrupted_message(what: str) -> None:

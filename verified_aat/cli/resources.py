@@ -35,9 +35,12 @@ from ..errors import LimitReached  # noqa: E402  (re-exported: the limit every c
 # certify 0.9-1.9 KB per circuit edge, check 3.0-3.7 KB per edge, run 1.3 KB per position, audit
 # ~100 B per unrolled gate (measured on relu, sum, random-fsac, parity at 2·10^4-10^5 and gate-edge T_6
 # at N = 8..24; docs/cli.md).
-BYTES_PER_UNIT = {"certify": 600, "check": 1500, "run": 700, "audit": 50}
-UNIT_NAMES = {"certify": "circuit edges", "check": "circuit edges", "run": "positions", "audit": "unrolled gates"}
-BASE_MB = 100  # the interpreter with z3, cvc5, numpy and gmpy2 loaded, during the run
+BYTES_PER_UNIT = {"certify": 600, "check": 1500, "run": 700, "audit": 50, "audit --prove": 50}
+UNIT_NAMES = {"certify": "circuit edges", "check": "circuit edges", "run": "positions", "audit": "unrolled gates",
+              "audit --prove": "unrolled gates"}
+PROVE_BASE_MB = 400  # audit --prove maps scipy and OpenBLAS, whose threads cannot start below (300 MB: ImportError)
+BASE_MB = 250  # the address space of the interpreter with numpy mapped (a 10^4-relu check: 373 MB; with z3 and cvc5: 412);
+# below it a run could not load its solvers or start a thread (hangs and segfaults at 160-210 MB: red team)
 
 
 def max_memory_mb(args: argparse.Namespace) -> int | None:
@@ -49,7 +52,7 @@ def max_memory_mb(args: argparse.Namespace) -> int | None:
 
 def estimated_memory_mb(command: str, units: int) -> int:
     """A lower bound on the memory (MB) that ``command`` needs for ``units`` of work (see BYTES_PER_UNIT)."""
-    return BASE_MB + (units * BYTES_PER_UNIT[command]) // 2**20
+    return (PROVE_BASE_MB if command == "audit --prove" else BASE_MB) + (units * BYTES_PER_UNIT[command]) // 2**20
 
 
 def require_memory(command: str, units: int, args: argparse.Namespace) -> None:
@@ -61,7 +64,8 @@ def require_memory(command: str, units: int, args: argparse.Namespace) -> None:
     if needed > limit:
         option = "--max-memory" if getattr(args, "max_memory", None) else "--max-memory (default: 90% of memory)"
         raise LimitReached(f"{option} {limit} MB: this run needs at least ~{needed:,} MB "
-                           f"({units:,} {UNIT_NAMES[command]} × {BYTES_PER_UNIT[command]} B + {BASE_MB} MB), "
+                           f"({units:,} {UNIT_NAMES[command]} × {BYTES_PER_UNIT[command]} B + "
+                           f"{needed - units * BYTES_PER_UNIT[command] // 2**20} MB), "
                            f"refused before starting; raise --max-memory")
 
 

@@ -117,6 +117,7 @@ class Encoding:
             roles = tuple(Role(str(k), int(g), None if s is None else int(s), None if t is None else int(t))
                           for k, g, s, t in data["roles"])
             n_inputs = int(data["n_inputs"])
+            construction = str(data["construction"])
             settle = _settle_from_json(data["settle"], len(rows), len(coordinates), file) if "settle" in data else None
         except InputError:
             raise
@@ -129,7 +130,7 @@ class Encoding:
             if not 0 <= i < n_inputs:
                 raise InputError(f"input slot at position {p}, coordinate {c} reads input {i}; the circuit has "
                                  f"{n_inputs} inputs", file)
-        return Encoding(str(data["construction"]), coordinates, rows, slots, readout, roles, n_inputs, settle)
+        return Encoding(construction, coordinates, rows, slots, readout, roles, n_inputs, settle)
 
     def dumps(self) -> str:
         """:meth:`to_json` as indented JSON with one line per row, input slot, read-out and role (:meth:`chunks`)."""

@@ -52,8 +52,8 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
             jobs += [(k, name) for name in options.solvers]
     try:
         answers = answer([(lemmas[k][1], name) for k, name in jobs])
-    except ImportError as exc:
-        ctx.unchecked.append(f"a solver is not installed ({exc})")
+    except Exception as exc:  # noqa: BLE001 - a solver that is missing or cannot run decides nothing: not checked
+        ctx.unchecked.append(f"a solver could not run ({type(exc).__name__}: {exc})")
         return []
     ctx.solver_runs += len(answers)
     trusted: dict[int, list[str]] = {}

@@ -44,7 +44,7 @@ def prepare(doc: dict[str, Any], derive: bool = True) -> tuple[SchematicContext,
     ctx = SchematicContext(doc, Options())
     report = Report()
     run_checks(ctx, SCHEMATIC_CHECKS[:5], report)
-    if derive and not report.rejections:
+    if derive and not report.rejections and not ctx.unchecked:  # past a kernel limit: nothing to derive
         ctx.derivation = derive_lemmas(ctx)
     return ctx, report
 
@@ -200,7 +200,7 @@ def lemma_witness(construction: Construction, T: Transformer, depth_bound: int |
     t0 = time.perf_counter()
     K = depth_bound or _fixed_depth(construction, T) or intended_depth(construction, T)
     doc, ctx, report = schematic_document(construction.name, K, T, K, embedded=embedded_document(construction))
-    if report.rejections:
+    if report.rejections or ctx.unchecked:
         return None
     failed, undecided, false = _discharge(ctx, timeout_ms)
     if not failed and not undecided:
@@ -292,6 +292,8 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
     own = transformer is None
     info_depth = (depth_bound or 1) if own else (depth_bound or intended_depth(construction, T))
     doc, ctx, report = schematic_document(name, depth_bound, T, info_depth, embedded=embedded, own=own)
+    if ctx.unchecked and not report.rejections:  # past one of the kernel's limits: unknown, never proved or refuted
+        return finish(UNKNOWN, None, 0, [f"the kernel does not check it: {u}" for u in ctx.unchecked])
     problems += [str(r) for r in report.rejections]
     timings["derive"] = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..circuits.ir import Circuit, Kind
 from ..circuits.text_format import parse_circuit_text, print_circuit
-from ..errors import InputError
+from ..errors import InputError, LimitReached
 from ..wording import plural
 from .jsonfile import Locator, format_rational, parse_rational, read_json_file, write_text_atomic
 from .model import (BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer, activation_input_names,
@@ -213,10 +213,38 @@ def transformer_from_json(data: Any, file: str | None = None, *, locator: Locato
     if not isinstance(layers_data, list):
         raise reader.error("\"layers\" must be a list", ("layers",))
     layers = tuple(_layer(reader, coordinates, entry, number) for number, entry in enumerate(layers_data))
+    seen: set[int] = set()
+    for number, layer in enumerate(layers):
+        for what, circuit in [("activation", layer.activation)] + [
+                (f"head {h.name}'s score", h.score.circuit) for h in layer.heads if isinstance(h.score, CircuitScore)]:
+            if id(circuit) not in seen and _degree_past(circuit, MAX_SPEC_DEGREE):
+                where = f"{file}: " if file else ""
+                raise LimitReached(f"{where}layer {number + 1}: {what} has degree above {MAX_SPEC_DEGREE:,} (its exact "
+                                   f"values would grow past any bound; the kernel checks degree ≤ 64)")
+            seen.add(id(circuit))
     try:
         return Transformer(coordinates, layers, name)
     except ValueError as exc:
         raise reader.error(str(exc), ("layers",)) from None
+
+
+MAX_SPEC_DEGREE = 4096  # of a score or activation circuit (sign counts 0): 40 squarings made run and certify hang
+
+
+def _degree_past(circuit: Circuit, limit: int) -> bool:
+    """Whether the circuit's degree (inputs 1, constants and signs 0; sums the largest, products the sum) passes."""
+    degree: list[int] = []
+    for gate in circuit.gates:
+        if gate.kind is Kind.INPUT:
+            degree.append(1)
+        elif gate.kind in (Kind.CONST, Kind.SIGN):
+            degree.append(0)
+        else:
+            parts = [degree[a] for a in gate.args]
+            degree.append(sum(parts) if gate.kind is Kind.MUL else max(parts, default=0))
+            if degree[-1] > limit:
+                return True
+    return False
 
 
 def _coordinates(reader: _Reader) -> tuple[str, ...]:
