@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -361,3 +362,24 @@ def test_a_wrong_mutant_whose_lemmas_no_solver_decides_is_still_refuted(mutant, 
     right = prove_construction("edge-k", depth_bound=2, witness_budget=4)
     assert right.status == "unknown" and any("z3 says unknown" in p for p in right.problems), right.problems
     assert any("not refuted" in p for p in right.problems)
+
+
+ROUND5 = Path(__file__).resolve().parent / "data" / "redteam_round5"
+
+
+@pytest.mark.parametrize("name, cause", [("fz2-U41495", "an input after a gate: its id is not its number"),
+                                         ("fz2-U411438", "an empty add"),
+                                         ("fz2-U41277", "an edge out of a negative constant")])
+def test_a_false_lemmas_model_refutes_without_the_random_search(name, cause, monkeypatch):
+    """Differential fuzz, round 4: 15 wrong documents that prove-construction refuted only by its random search,
+    never from a false lemma's model, whose candidates had no constant gate, no empty add and every input at the
+    id of its number. With the random search off, the model's candidates now refute them (13 of the 15)."""
+    import verified_aat.schematic.prove as prove_module
+    from verified_aat.constructions.registry import construction_of_record
+    from verified_aat.refutation.refute import Refutation
+    monkeypatch.setattr(prove_module, "_search", lambda *a, **k: Refutation(None, None, 0, 0.0))
+    doc = json.loads((ROUND5 / f"{name}.json").read_text())
+    result = prove_construction(construction_of_record(doc["name"], doc), witness_budget=60)
+    assert result.status == "refuted", (cause, result.problems)
+    found = result.refutation.counterexample
+    assert found.rational and found.expected != found.actual

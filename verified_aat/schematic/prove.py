@@ -317,6 +317,9 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
     if problems or failed or undecided:  # undecided only: a wrong T may still go wrong on a candidate circuit
         t0 = time.perf_counter()
         found = _witness_from_false_lemmas(T, construction, false, timeout_ms, witness_budget / 2)
+        if found.counterexample is None and false and own and depth_bound is None:  # T_1 right, T_2 wrong on them?
+            found = _witness_from_false_lemmas(construction.transformer(2), construction, false, timeout_ms,
+                                               witness_budget / 4)
         if found.counterexample is None:
             left = max(witness_budget - (time.perf_counter() - t0), witness_budget / 2)
             found = _search(T, construction, own and depth_bound is None, depth_bound, left)

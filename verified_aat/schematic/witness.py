@@ -103,6 +103,36 @@ def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
         c = b.build()
         pairs = [[a, b_] for a in values for b_ in values][:24]
         yield c, [[v] * len(xs) for v in values] + (pairs if len(xs) == 2 else [])
+    yield from _constants_and_late_inputs(values, ids)
+
+
+def _constants_and_late_inputs(values: list[Fraction], ids: list[int]) -> Iterator[tuple[Circuit, list[list[Fraction]]]]:
+    """What the gates above never are (red team, round 5: wrong documents only the random search refuted): the
+    model's values as constant gates, read by each op from either side; an empty sum; and inputs whose gate id is
+    not their input number (constants first, as many as the model's ids ask)."""
+    for v in values[:4]:
+        for op in ("add", "mul", "sign"):
+            for first in (True, False):
+                b = CircuitBuilder(f"{op}-of-const-{v}-{'first' if first else 'last'}")
+                if first:
+                    c, x = b.const(v), b.input("x0")
+                else:
+                    x, c = b.input("x0"), b.const(v)
+                b.output(b.sign(c) if op == "sign" else getattr(b, op)(*((c, x) if first else (x, c))))
+                yield b.build(), [[w] for w in values]
+    b = CircuitBuilder("empty-add")  # depth 1, as every candidate here: T_1 must compute them all
+    x = b.input("x0")
+    b.output(b.add())
+    b.output(b.add(x))
+    yield b.build(), [[w] for w in values]
+    for pad in sorted({1, 2, *ids})[:4]:
+        for op in ("add", "mul"):
+            b = CircuitBuilder(f"{op}-of-inputs-after-{pad}-constants")
+            cs = [b.const(Fraction(k + 2)) for k in range(pad)]
+            xs = [b.input("x0"), b.input("x1")]
+            b.output(getattr(b, op)(xs[0], xs[1]))
+            b.output(b.add(cs[-1], xs[1]))
+            yield b.build(), [[v, w] for v in values[:4] for w in values[:4]]
 
 
 @gc_paused  # the witness's 10⁶ rows, roles, claims and Forms live until its replay ends (gc_pause.py)
