@@ -221,3 +221,12 @@ def test_an_output_that_names_no_file_is_bad_input(tmp_path: Path, capsys: pytes
     monkeypatch.chdir(tmp_path)
     _one_line(capsys, ["certify", str(SPEC), "-c", "gate-edge", *argv], 2, option)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("extra", [["--prove"], ["--output-circuit", "oc.circ"], ["--lengths", "5"]])
+def test_round_trip_refuses_the_options_it_would_ignore(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch, extra: list[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    _one_line(capsys, ["audit", "-c", "gate-edge", str(SPEC), "--round-trip", *extra], 2, "--round-trip does not take",
+              extra[0])
+    assert list(tmp_path.iterdir()) == []

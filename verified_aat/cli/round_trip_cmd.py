@@ -112,6 +112,10 @@ def run_round_trip(args: argparse.Namespace) -> int:
     from ..audit.round_trip import PROVED, REFUTED, round_trip
     if args.construction is None:
         raise InputError("--round-trip needs --construction NAME and a circuit", ARGUMENTS)
+    ignored = [o for o, v in (("--prove", args.prove), ("--output-circuit", args.output_circuit),
+                              ("--lengths", args.lengths)) if v]  # they were ignored, with exit 0 (red team)
+    if ignored:
+        raise InputError(f"--round-trip does not take {ignored[0]}", ARGUMENTS)
     if args.model is not None and args.circuit is not None:
         raise InputError("with --construction give one CIRCUIT file, not a MODEL as well", ARGUMENTS)
     if not args.round_trip_timeout > 0:
