@@ -230,3 +230,14 @@ def test_round_trip_refuses_the_options_it_would_ignore(tmp_path: Path, capsys: 
     _one_line(capsys, ["audit", "-c", "gate-edge", str(SPEC), "--round-trip", *extra], 2, "--round-trip does not take",
               extra[0])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_circuit_deeper_than_the_kernels_k_is_refused_before_any_work(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Depth 20,001 with no -K: certify worked 25 s, then the kernel said not checked (K past 10,000)."""
+    path = tmp_path / "chain.circ"
+    path.write_text("\n".join(["input x", "g0 = sign x", *(f"g{i} = sign g{i - 1}" for i in range(1, 10_001)),
+                               "output g10000"]) + "\n")
+    _one_line(capsys, ["certify", str(path), "-c", "gate-edge", "-o", str(tmp_path / "c.json")], 3,
+              "depth 10,001", "K ≤ 10,000")
+    assert not (tmp_path / "c.json").exists()

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import construction_choice, resolve_construction
-from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError, LimitReached
 from ..wording import plural
 from .resources import add_resource_options, require_memory
 from ..gc_pause import gc_paused
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         check_class_at_source(construction, circuit, args)
         _check_constants(circuit.gates, {None: "--family", "-": "<stdin>"}.get(args.circuit, args.circuit))
         require_memory("certify", circuit.n_edges, args)
+        _refuse_past_the_kernels_k(circuit, args)
         transformer = None
         if args.transformer:
             from .transformer_arg import load_for_construction
@@ -270,3 +272,13 @@ def print_summary(result) -> None:
     if len(result.problems) > 10:
         print(f"problem          … and {len(result.problems) - 10} more")
     print(f"result           {result.status}")
+
+
+def _refuse_past_the_kernels_k(circuit: Any, args: argparse.Namespace) -> None:
+    """A circuit deeper than the kernel's K limit: unknown before any work (it ran 25 s for depth 20,001 first).
+    The certificate's K is at least the circuit's depth; ``--every-k`` has the schematic kernel's own limit."""
+    from ..circuits.measures import depth
+    from ..limits import MAX_K
+    if args.depth_bound is None and not args.every_k and depth(circuit) > MAX_K:
+        raise LimitReached(f"the circuit has depth {depth(circuit):,}, past the kernel's limit K ≤ {MAX_K:,} for a "
+                           "per-circuit certificate (certify --every-k proves it for every K); nothing certified")
