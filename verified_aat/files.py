@@ -280,6 +280,6 @@ def _stage(path: str, data: Data, shown: str) -> str:
             os.unlink(temp)
         except OSError:
             pass
-        if isinstance(exc, OSError) and not isinstance(exc, InputError):  # a full disk: name the user's file
+        if isinstance(exc, OSError):  # a full disk: name the user's file
             raise _oserror(exc, shown, "write") from None
         raise

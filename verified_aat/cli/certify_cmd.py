@@ -279,6 +279,6 @@ def _refuse_past_the_kernels_k(circuit: Any, args: argparse.Namespace) -> None:
     The certificate's K is at least the circuit's depth; ``--every-k`` has the schematic kernel's own limit."""
     from ..circuits.measures import depth
     from ..limits import MAX_K
-    if args.depth_bound is None and not args.every_k and depth(circuit) > MAX_K:
-        raise LimitReached(f"the circuit has depth {depth(circuit):,}, past the kernel's limit K ≤ {MAX_K:,} for a "
+    if args.depth_bound is None and not args.every_k and (d := depth(circuit)) > MAX_K:
+        raise LimitReached(f"the circuit has depth {d:,}, past the kernel's limit K ≤ {MAX_K:,} for a "
                            "per-circuit certificate (certify --every-k proves it for every K); nothing certified")

@@ -232,11 +232,11 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)  # one line, whatever the file's name holds
         return EXIT_BAD_INPUT
     except LimitReached as exc:
-        _interrupted_message(f"unknown: limit reached ({one_line(str(exc))})")
+        _stderr_line(f"unknown: limit reached ({one_line(str(exc))})")
         return EXIT_UNKNOWN
     except MemoryError:
         limit = getattr(args, "max_memory", None)
-        _interrupted_message(f"unknown: limit reached (--max-memory {limit} MB)" if limit else
+        _stderr_line(f"unknown: limit reached (--max-memory {limit} MB)" if limit else
                              "unknown: limit reached (out of memory; --max-memory sets the limit)")
         return EXIT_UNKNOWN
     except Exception as exc:  # the kernel's reader of certificate files: its own exception, bad input
@@ -248,10 +248,10 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _no_verdict(exc)
     except KeyboardInterrupt:
-        _interrupted_message("interrupted (SIGINT)")
+        _stderr_line("interrupted (SIGINT)")
         return EXIT_INTERRUPTED
     except Terminated:
-        _interrupted_message("terminated (SIGTERM)")
+        _stderr_line("terminated (SIGTERM)")
         return EXIT_TERMINATED
     finally:
         sys.stdout = stdout
@@ -266,9 +266,9 @@ def _no_verdict(exc: Exception) -> int:
     (VERIFIED_AAT_TRACEBACK=1 shows the traceback)."""
     text = one_line(f"{type(exc).__name__}: {exc}")
     if isinstance(exc, OverflowError) or isinstance(exc, ValueError) and "integer string conversion" in str(exc):
-        _interrupted_message(f"unknown: limit reached (a number too large to write or to hold: {text})")
+        _stderr_line(f"unknown: limit reached (a number too large to write or to hold: {text})")
     else:
-        _interrupted_message(f"unknown: internal error, no verdict ({text}); VERIFIED_AAT_TRACEBACK=1 shows where")
+        _stderr_line(f"unknown: internal error, no verdict ({text}); VERIFIED_AAT_TRACEBACK=1 shows where")
     return EXIT_UNKNOWN
 
 
@@ -305,7 +305,7 @@ class _PipeSafe:
         return getattr(self._stream, name)
 
 
-def _interrupted_message(what: str) -> None:
+def _stderr_line(what: str) -> None:
     """One line on stderr; a closed stderr is no reason for a traceback."""
     try:
         sys.stderr.write(f"verified-aat: {what}\n")

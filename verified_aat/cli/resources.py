@@ -52,7 +52,11 @@ def max_memory_mb(args: argparse.Namespace) -> int | None:
 
 def estimated_memory_mb(command: str, units: int) -> int:
     """A lower bound on the memory (MB) that ``command`` needs for ``units`` of work (see BYTES_PER_UNIT)."""
-    return (PROVE_BASE_MB if command == "audit --prove" else BASE_MB) + (units * BYTES_PER_UNIT[command]) // 2**20
+    return _base_mb(command) + (units * BYTES_PER_UNIT[command]) // 2**20
+
+
+def _base_mb(command: str) -> int:
+    return PROVE_BASE_MB if command == "audit --prove" else BASE_MB
 
 
 def require_memory(command: str, units: int, args: argparse.Namespace) -> None:
@@ -65,7 +69,7 @@ def require_memory(command: str, units: int, args: argparse.Namespace) -> None:
         option = "--max-memory" if getattr(args, "max_memory", None) else "--max-memory (default: 90% of memory)"
         raise LimitReached(f"{option} {limit} MB: this run needs at least ~{needed:,} MB "
                            f"({units:,} {UNIT_NAMES[command]} × {BYTES_PER_UNIT[command]} B + "
-                           f"{needed - units * BYTES_PER_UNIT[command] // 2**20} MB), "
+                           f"{_base_mb(command)} MB), "
                            f"refused before starting; raise --max-memory")
 
 

@@ -188,9 +188,9 @@ class _Parser:
         kind, value = token
         self.pos += 1
         if kind == "num":
-            if read_numeral(value) is None:
+            if (number := read_numeral(value)) is None:
                 raise self.fail("zero denominator")
-            return ("num", read_numeral(value))
+            return ("num", number)
         if kind == "name" and value in ("min", "max"):
             self.expect("(")
             left = self.expr(depth)

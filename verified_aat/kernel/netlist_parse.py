@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need, within, NotChecked
+from .data import Circuit, Gate, NotChecked, Number, as_dict, as_int, as_list, as_rational, need, within
 from .netlist_form import NGate, NetlistError
 from .problems import Problem
 

@@ -114,11 +114,9 @@ def _constants_and_late_inputs(values: list[Fraction], ids: list[int]) -> Iterat
         for op in ("add", "mul", "sign"):
             for first in (True, False):
                 b = CircuitBuilder(f"{op}-of-const-{v}-{'first' if first else 'last'}")
-                if first:
-                    c, x = b.const(v), b.input("x0")
-                else:
-                    x, c = b.input("x0"), b.const(v)
-                b.output(b.sign(c) if op == "sign" else getattr(b, op)(*((c, x) if first else (x, c))))
+                operands = [b.const(v), b.input("x0")] if first else [b.input("x0"), b.const(v)]  # in id order
+                c = operands[0 if first else 1]
+                b.output(b.sign(c) if op == "sign" else getattr(b, op)(*operands))
                 yield b.build(), [[w] for w in values]
     b = CircuitBuilder("empty-add")  # depth 1, as every candidate here: T_1 must compute them all
     x = b.input("x0")
