@@ -262,4 +262,9 @@ def test_join_is_the_argmin_of_the_keys(rows) -> None:  # type: ignore[no-untype
         expected.append(tuple(j for j, c in enumerate(costs) if c == min(costs)))
     joined = join_argmax(rows, hint)
     assert joined == share_sets(expected) == _join_python(rows, hint)
-    assert all(joined.sets[p] is joined.distinct[joined.set_ids[p]] for p in range(len(rows)))
+    assert list(joined.sets) == expected == [joined.sets[p] for p in range(len(rows))]
+    ids = joined.set_ids.tolist()  # the distinct sets, each once, numbered by first appearance
+    assert len(set(joined.distinct)) == len(joined.distinct) and ids[0] == 0
+    assert all(ids[p] <= max(ids[:p], default=-1) + 1 for p in range(len(ids)))
+    assert joined.sets[1:3] == expected[1:3] and joined.distinct[0:len(joined.distinct)] == list(joined.distinct)
+    assert joined.distinct[-1] == list(joined.distinct)[-1] and joined.sets[-1] == expected[-1]

@@ -16,6 +16,7 @@ def sets_digest(set_ids: Sequence[int], distinct: Sequence[Sequence[int]]) -> st
     h = hashlib.sha256()
     for start in range(0, len(set_ids), CHUNK):  # in chunks: no text of millions of lines at once
         part = set_ids[start:start + CHUNK]  # "p:s" lines, one format string per chunk (as the kernel's summary)
+        part = part.tolist() if hasattr(part, "tolist") else part  # numbers from an int64 array print as ints
         pairs: list[int] = [0] * (2 * len(part))
         pairs[0::2], pairs[1::2] = range(start, start + len(part)), part
         h.update((("%d:%d\n" * len(part)) % tuple(pairs)).encode())

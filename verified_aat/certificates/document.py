@@ -78,7 +78,7 @@ def build_certificate(result: Any, include_timings: bool = True, netlist: dict[s
         attention_derived.append({"function": claim.function, "head": claim.head, "layers": list(claim.layers),
                                   "method": claim.method,
                                   "sets": {"positions": len(claim.sets.set_ids), "distinct": len(claim.sets.distinct),
-                                           "members": sum(len(s) for s in claim.sets.distinct),
+                                           "members": len(claim.sets.members),
                                            "digest": sets_digest(claim.sets.set_ids, claim.sets.distinct)}})
     rules = result.construction_rules
     doc: dict[str, Any] = {

@@ -113,14 +113,11 @@ class _Tables:
         sets = self.deriver.argmax[(fn.number, head)]
         found = self._sets.get(id(sets))
         if found is None:
-            distinct = sets.distinct
-            size = np.fromiter(map(len, distinct), np.int64, len(distinct))
+            size = np.diff(sets.offsets)
             if size.size and size.min() == 0:
                 raise _Mismatch("an empty argmax set")
-            found = self._sets[id(sets)] = (np.fromiter(sets.set_ids, np.int64, len(sets.set_ids)),
-                                            np.fromiter((s[0] for s in distinct), np.int64, len(distinct)),
-                                            np.fromiter((s[-1] for s in distinct), np.int64, len(distinct)),
-                                            size, sets, {})
+            found = self._sets[id(sets)] = (sets.set_ids, sets.members[sets.offsets[:-1]],
+                                            sets.members[sets.offsets[1:] - 1], size, sets, {})
         return found
 
     def members(self, fn: LayerFunction, head: int, set_ids: np.ndarray, size: int) -> np.ndarray:
@@ -129,7 +126,7 @@ class _Tables:
         table = by_size.get(size)
         if table is None:
             which = np.flatnonzero(sizes == size)
-            table = by_size[size] = (which, np.array([sets.distinct[i] for i in which], np.int64).reshape(-1, size))
+            table = by_size[size] = (which, sets.members[sets.offsets[which][:, None] + np.arange(size)])
         which, rows = table
         return rows[np.searchsorted(which, set_ids)]
 

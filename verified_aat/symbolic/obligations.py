@@ -86,7 +86,7 @@ class StructureView:
     # -- structure of arguments ------------------------------------------------
     def _pooled_structural(self, fn: LayerFunction, head: int, p: int, c: int) -> Fraction:
         sets = self.argmax[(fn.number, head)]
-        key = (fn.number, head, sets.set_ids[p], c)
+        key = (fn.number, head, int(sets.set_ids[p]), c)
         value = self._aggregate.get(key)
         if value is None:
             members = sets.sets[p]

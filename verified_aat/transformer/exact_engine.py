@@ -177,7 +177,7 @@ class ExactRunner:
                            + (() if hint is None else tuple(hint_columns(hint, self.transformer.coordinates))))
         if hint is not None and n and facts_hold(rows, hint, self.transformer.coordinates):
             joined = join_argmax(rows, hint)
-            sets = _Sets(list(joined.set_ids), joined.distinct, JOIN)
+            sets = _Sets(joined.set_ids.tolist(), list(joined.distinct), JOIN)
             self._count("argmax_join")
         else:
             sets = self._all_pairs(state.fn, rows)

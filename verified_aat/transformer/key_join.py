@@ -30,7 +30,7 @@ import hashlib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from operator import itemgetter
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -108,20 +108,99 @@ def facts_hold(rows: Sequence[Sequence[Number]], hint: KeyHint, coordinates: Seq
 
 # -- the join ----------------------------------------------------------------------
 
-@dataclass(frozen=True)
+class _Members(Sequence[tuple[int, ...]]):
+    """The distinct argmax sets as a read-only sequence of tuples over two arrays (offsets, members):
+    a tuple is built only when asked for, so 10⁶ singleton sets cost two int64 arrays, not 10⁶ tuples."""
+
+    __slots__ = ("offsets", "members")
+
+    def __init__(self, offsets: Any, members: Any):
+        self.offsets, self.members = offsets, members
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            start, stop, step = k.indices(len(self))
+            assert step == 1, "argmax sets are sliced in order"
+            flat, cuts = self.members[self.offsets[start]:self.offsets[max(start, stop)]].tolist(), \
+                (self.offsets[start:max(start, stop) + 1] - self.offsets[start]).tolist()
+            return [tuple(flat[a:b]) for a, b in zip(cuts, cuts[1:])]
+        n = len(self)
+        if not -n <= k < n:
+            raise IndexError(k)
+        k %= n
+        return tuple(self.members[self.offsets[k]:self.offsets[k + 1]].tolist())
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        for start in range(0, len(self), 65536):
+            yield from self[start:start + 65536]
+
+
+class _PerPosition(Sequence[tuple[int, ...]]):
+    """``sets[p]``: position p's argmax set, looked up through its set number."""
+
+    __slots__ = ("ids", "distinct")
+
+    def __init__(self, ids: Any, distinct: _Members):
+        self.ids, self.distinct = ids, distinct
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, p: Any) -> Any:
+        if isinstance(p, slice):
+            return [self.distinct[k] for k in self.ids[p].tolist()]
+        return self.distinct[int(self.ids[p])]
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        for start in range(0, len(self), 65536):
+            ids = self.ids[start:start + 65536].tolist()
+            low, high = min(ids, default=0), max(ids, default=-1)
+            window = self.distinct[low:high + 1]
+            yield from (window[k - low] for k in ids)
+
+
 class ArgmaxSets:
-    """``sets[p]`` is position p's argmax set (sorted positions); equal sets share one tuple.
+    """Position p's argmax set is ``distinct[set_ids[p]]`` (sorted positions), the sets numbered by first
+    appearance.  Held as int64 arrays (``set_ids``; the distinct sets' ``offsets`` and ``members``), so the
+    sets of 10⁶ positions take tens of megabytes; ``sets`` and ``distinct`` read them as tuples."""
 
-    ``set_ids[p]`` numbers the distinct sets in order of first appearance.
-    """
+    __slots__ = ("set_ids", "offsets", "members")
 
-    sets: tuple[tuple[int, ...], ...]
-    set_ids: tuple[int, ...]
-    distinct: tuple[tuple[int, ...], ...]
+    def __init__(self, set_ids: Any, offsets: Any, members: Any):
+        self.set_ids = np.asarray(set_ids, dtype=np.int64)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.members = np.asarray(members, dtype=np.int64)
+
+    @staticmethod
+    def of(set_ids: Any, distinct: Sequence[Sequence[int]]) -> "ArgmaxSets":
+        sizes = np.fromiter(map(len, distinct), np.int64, len(distinct))
+        flat = np.fromiter((j for s in distinct for j in s), np.int64, int(sizes.sum()))
+        return ArgmaxSets(set_ids, np.concatenate([[0], np.cumsum(sizes)]), flat)
+
+    @property
+    def distinct(self) -> _Members:
+        return _Members(self.offsets, self.members)
+
+    @property
+    def sets(self) -> _PerPosition:
+        return _PerPosition(self.set_ids, self.distinct)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArgmaxSets) and all(
+            np.array_equal(a, b) for a, b in ((self.set_ids, other.set_ids), (self.offsets, other.offsets),
+                                              (self.members, other.members)))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ArgmaxSets({len(self.set_ids)} positions, {len(self.offsets) - 1} distinct sets)"
 
 
 def share_sets(sets: list[tuple[int, ...]]) -> ArgmaxSets:
-    """Number equal sets by first appearance and make them one tuple each."""
+    """Number equal sets by first appearance."""
     ids: list[int] = []
     distinct: list[tuple[int, ...]] = []
     by_identity: dict[int, int] = {}
@@ -134,7 +213,7 @@ def share_sets(sets: list[tuple[int, ...]]) -> ArgmaxSets:
                 distinct.append(s)
             by_identity[key] = by_content[s]
         ids.append(by_identity[key])
-    return ArgmaxSets(tuple(distinct[i] for i in ids), tuple(ids), tuple(distinct))
+    return ArgmaxSets.of(ids, distinct)
 
 
 def join_argmax(rows: Sequence[Sequence[Number]], hint: KeyHint) -> ArgmaxSets:
@@ -302,7 +381,7 @@ def _set_labels(taken: list[Any], settled: Any, start: Any, keys: Any, least: An
 
 
 def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
-    """:func:`join_labels`, as shared tuples."""
+    """:func:`join_labels`, as arrays."""
     joined = join_labels(rk, ck, pen)
     order, first, count = joined.order, joined.first, joined.count
     labels = joined.label[joined.row_of]
@@ -312,17 +391,26 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
     rank[by_appearance] = np.arange(len(distinct_labels))
     set_ids = rank[inverse]
     in_order = distinct_labels[by_appearance]
-    group = np.where(in_order < joined.n_keys, in_order, 0)
-    lone = (in_order < joined.n_keys) & (count[group] == 1)   # one key group with one least-penalty position
-    distinct: list[tuple[int, ...]] = list(zip(order[first[group]].tolist()))  # right where ``lone``
-    if not lone.all():
-        order_list = order.tolist()
-        first_list, count_list = first.tolist(), count.tolist()
-        for u in np.flatnonzero(~lone).tolist():
-            distinct[u] = tuple(sorted(p for k in joined.groups(int(in_order[u]))
-                                       for p in order_list[first_list[k]:first_list[k] + count_list[k]]))
-    ids = set_ids.tolist()
-    return ArgmaxSets(tuple(map(distinct.__getitem__, ids)), tuple(ids), tuple(distinct))
+    n_keys, m = joined.n_keys, len(in_order)
+    single, pair = in_order < n_keys, (in_order >= n_keys) & (in_order < 2 * n_keys)
+    low = np.where(single, in_order, np.where(pair, in_order - n_keys, 0))  # a set's (first) key group
+    parts = [(np.arange(m), low, np.where(single | pair, count[low], 0)),
+             (np.flatnonzero(pair), low[pair] + 1, count[low[pair] + 1])]
+    for u in np.flatnonzero(~(single | pair)).tolist():  # wider sets: rare, one part each
+        groups = np.array(joined.groups(int(in_order[u])), dtype=np.int64)
+        parts.append((np.full(len(groups), u), groups, count[groups]))
+    owner = np.concatenate([np.repeat(u, sizes) for u, _, sizes in parts])
+    members = order[np.concatenate([_ranges(first[g], sizes) for _, g, sizes in parts])]
+    if len(parts) > 1 and len(parts[1][0]) or len(parts) > 2:  # sets of several key groups: sort each set's members
+        members = members[np.lexsort((members, owner))]
+    sizes = np.bincount(owner, minlength=m)
+    return ArgmaxSets(set_ids, np.concatenate([[0], np.cumsum(sizes)]), members)
+
+
+def _ranges(starts: Any, lengths: Any) -> Any:
+    """The concatenation of ``range(s, s + n)`` for each start s and length n, as one int64 array."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - (ends - lengths), lengths) + np.arange(int(ends[-1]) if len(ends) else 0)
 
 
 def hint_columns(hint: KeyHint, coordinates: Sequence[str]) -> set[int]:
