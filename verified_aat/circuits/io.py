@@ -154,6 +154,8 @@ def save_circuit(circuit: Circuit, path: str) -> None:
 
 
 _SEPARATORS = re.compile(r"[\s,]+")
+_EMPTY_ENTRY = re.compile(r"^\s*,|,\s*,|,\s*$")
+_DOUBLE_COMMA = re.compile(r",\s*,")  # a file's vector may end a line with a comma and go on in the next
 
 
 def parse_input_vector(text: str, n: int, file: str | None = None) -> list[Fraction]:
@@ -173,6 +175,8 @@ def parse_input_vector(text: str, n: int, file: str | None = None) -> list[Fract
     for number, line in enumerate(text.split("\n"), start=1):
         if from_file:
             line = line.split("#", 1)[0]  # files may carry comments
+        if (_DOUBLE_COMMA if from_file else _EMPTY_ENTRY).search(line):  # "1,,2" (or "1,2," given inline): an entry left out
+            raise InputError("an empty entry between commas (or a comma at the end)", file, number if from_file else None)
         for token in _SEPARATORS.split(line):
             if token:
                 values.append(parse_rational(token, file, number if from_file else None))

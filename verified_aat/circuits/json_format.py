@@ -127,7 +127,8 @@ def circuit_from_json(data: Any, file: str | None = None) -> Circuit:
     if data.get("version") != VERSION or isinstance(data.get("version"), bool):
         raise doc.fail(f"unsupported version {data.get('version')!r} (this tool reads version {VERSION})")
     name = doc.get(data, "name", str, "circuit", required=False) or "circuit"
-    domain_text = doc.get(data, "domain", str, "circuit", required=False) or "rationals"
+    domain_text = doc.get(data, "domain", str, "circuit", required=False)
+    domain_text = "rationals" if domain_text is None else domain_text  # "" names no domain: refused below
     try:
         domain = Domain(domain_text)
     except ValueError:

@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 original = (circuit, binarized.roots)
             circuit = binarized.circuit
             print(describe_binarized(binarized), file=sys.stderr)
+            args.binarized_gates = binarized.gates_rewritten  # for --json
         check_class_at_source(construction, circuit, args)
         _check_constants(circuit.gates, {None: "--family", "-": "<stdin>"}.get(args.circuit, args.circuit))
         require_memory("certify", circuit.n_edges, args)
@@ -167,13 +168,24 @@ def _report_json(result, doc, args: argparse.Namespace) -> int:
         timings=result.seconds,
         construction=result.construction, depth_bound=result.depth_bound,
         circuit={"name": circuit.name, "gates": circuit.size, "edges": circuit.n_edges,
-                 "inputs": circuit.n_inputs, "outputs": len(circuit.outputs)},
+                 "inputs": circuit.n_inputs, "outputs": len(circuit.outputs), **_arithmetization(circuit, args)},
         transformer={"dimension": t.dimension, "layers": t.n_layers, "positions": result.encoding.length,
                      "edited": bool(args.transformer)},
         obligations=kinds, lemmas={"count": len(result.derivation.lemmas), "verdicts": dict(sorted(statuses.items()))},
         certificate=args.output if doc is not None and args.output else None,
         smt_files=smt_files,
         counterexample=counterexample_json(result.counterexample) if result.status == "refuted" else None))
+
+
+def _arithmetization(circuit: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """What the options did to the circuit, for --json: a netlist's mode, cap and dead-gate drop; binarization."""
+    out: dict[str, Any] = {}
+    mode = circuit.provenance.arithmetization if circuit.provenance is not None else None
+    if mode is not None:
+        out["arithmetization"] = {"mode": mode, "cap": args.cap, "drop_dead": bool(args.drop_dead)}
+    if args.binarize:
+        out["binarized_gates"] = getattr(args, "binarized_gates", 0)
+    return out
 
 
 EVERY_K_HINT = 100_000  # gates from which certify points at --every-k (for the construction's own T_K)

@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["text", "json", "bench", "blif", "bristol"], default=None,
                    dest="circuit_format", help="read --circuit FILE in this format whatever its extension")
     p.add_argument("--mode", choices=["exact", "threshold"], default=None,
-                   help="(accepted for compatibility; a netlist certificate states its own mode)")
+                   help="refused (exit 2): a netlist certificate states its own mode, which check reads from it")
     p.add_argument("--solver", choices=["z3", "cvc5", "yices", "both", "all"], default=None,
                    help="a second opinion on every lemma (default: none; Z3 decides only the lemmas the kernel's "
                         "own normal form does not)")

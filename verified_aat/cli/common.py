@@ -56,6 +56,7 @@ def circuit_from_args(args: argparse.Namespace) -> Circuit:
         cap = getattr(args, "cap", None)
         if cap is not None and cap < 1:
             raise InputError(f"must be >= 1, got {cap}", "--cap")
+        _netlist_options_only_for_netlists(args, path)
         return load_circuit(path, getattr(args, "mode", None), getattr(args, "circuit_format", None), cap,
                             getattr(args, "drop_dead", False))
     if getattr(args, "circuit_format", None) is not None:
@@ -69,6 +70,16 @@ def circuit_from_args(args: argparse.Namespace) -> Circuit:
         return build_family(family, n)
     except InputError as exc:
         raise exc.located("--family") from None
+
+
+def _netlist_options_only_for_netlists(args: argparse.Namespace, path: str) -> None:
+    """--mode, --cap and --drop-dead arithmetize a netlist: on a .circ or .json circuit they would do nothing."""
+    from ..circuits.io import STDIN, file_format
+    from .option_rules import given, option_name
+    written = [dest for dest in ("mode", "cap", "drop_dead") if given(args, dest)]
+    if written and path != STDIN and file_format(path, getattr(args, "circuit_format", None)) in ("text", "json"):
+        raise InputError(f"{option_name(written[0])} arithmetizes a netlist; this circuit file is one already "
+                         "(here it would do nothing)", ARGUMENTS)
 
 
 def domain_sentence(circuit: Circuit) -> str:

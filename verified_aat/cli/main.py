@@ -17,6 +17,7 @@ from ..errors import EXIT_BAD_INPUT, EXIT_UNKNOWN, InputError, LimitReached, one
 from ..files import DEFAULT_MAX_INFLATED_MB, command_scope
 from .common import ARGUMENTS
 from .resources import resource_limits
+from .option_rules import check_applicable, track
 
 # Subcommand modules, in the order `--help` lists them.  A module that does
 # not exist yet is skipped, so stages can land one at a time.
@@ -112,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--max-inflated", type=int, default=DEFAULT_MAX_INFLATED_MB, metavar="MB",
                              help="the most MB gzip data or standard input may hold once read "
                                   f"(default {DEFAULT_MAX_INFLATED_MB}); past it: unknown (exit 3)")
+    track(parser)  # every option records its use: a repeated one is an error, one that does not act too
     return parser
 
 
@@ -217,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = _PipeSafe(stdout)  # type: ignore[assignment]
     try:
         validate_options(args)
+        check_applicable(args)
         with command_scope(getattr(args, "max_inflated", DEFAULT_MAX_INFLATED_MB)):
             check_output_arguments(args)
             with resource_limits(args):

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..constructions.registry import construction_choice, resolve_construction
-from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN
+from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if args.circuit or args.family:
         from .common import circuit_from_args
         circuits = [circuit_from_args(args)]
+    _check_depth_bound(args, circuits)
     from ..api import refute  # a false lemma's witness first, then the search
     result = refute(transformer, construction, None if circuits is None else circuits[0], budget=args.budget,
                     depth_bound=args.depth_bound)
@@ -66,6 +67,14 @@ def run(args: argparse.Namespace) -> int:
     print(witness_text(result.circuit))
     print(result.counterexample.report())
     return EXIT_REFUTED
+
+
+def _check_depth_bound(args: argparse.Namespace, circuits: list | None) -> None:  # type: ignore[type-arg]
+    """-K with a CIRCUIT is at least its depth, as compile asks (it was taken and did nothing)."""
+    from ..circuits.measures import depth
+    if args.depth_bound is not None and circuits is not None and depth(circuits[0]) > args.depth_bound:
+        raise InputError(f"depth bound {args.depth_bound} is below the circuit's depth {depth(circuits[0])}",
+                         "--depth-bound (-K)")
 
 
 def _report_json(result, args: argparse.Namespace) -> int:

@@ -103,10 +103,7 @@ def _run_one(args: argparse.Namespace, model: Transformer) -> int:
         raise _located(exc, args) from None
     seconds = time.perf_counter() - start
     readout = encoding.read(outputs) if encoding is not None else None
-    if args.json:
-        print(json.dumps(_as_json(args, model, result, outputs, readout, seconds), indent=1))
-    else:
-        _print_text(args, model, result, outputs, readout, seconds)
+    comparison = None
     if args.compare_exact and args.engine != "exact":
         from ..transformer.float_engine import compare_to_exact
         assert runner is not None
@@ -114,7 +111,17 @@ def _run_one(args: argparse.Namespace, model: Transformer) -> int:
             exact = runner.run(sequence).outputs
         except InputError as exc:
             raise _located(exc, args) from None
-        print(compare_to_exact(exact, result.outputs, model.coordinates).format())  # type: ignore[union-attr]
+        comparison = compare_to_exact(exact, result.outputs, model.coordinates)  # type: ignore[union-attr]
+    if args.json:  # one JSON object, the comparison inside it
+        doc = _as_json(args, model, result, outputs, readout, seconds)
+        if comparison is not None:
+            doc["compare_exact"] = {"coordinates": list(comparison.coordinates), "max_abs": list(comparison.max_abs),
+                                    "max_rel": list(comparison.max_rel)}
+        print(json.dumps(doc, indent=1))
+    else:
+        _print_text(args, model, result, outputs, readout, seconds)
+        if comparison is not None:
+            print(comparison.format())
     return EXIT_OK
 
 

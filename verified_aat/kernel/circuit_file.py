@@ -102,7 +102,7 @@ def _json(data: bytes) -> tuple[Gates, list[Ref], str]:
              f"$.gates[{k}]", "a gate the kernel does not read (an input listed in 'inputs', a rational constant)")
         _define(gates, f"$.gates[{k}]", name, op, list(args), value, any_name=True)
     need(len([g for g in gates.values() if g[0] == "input"]) == len(inputs), "$.inputs", "'inputs' and the input gates differ")
-    need(doc.get("domain") in (None, "", "rationals", "boolean"), "$.domain", "a domain the kernel does not read")
+    need(doc.get("domain") in (None, "rationals", "boolean"), "$.domain", "a domain the kernel does not read")
     return gates, list(outputs), doc.get("domain") or "rationals"
 
 
