@@ -152,3 +152,10 @@ def test_a_json_circuits_domain_is_one_the_format_names(capsys: pytest.CaptureFi
         read_circuit(path.read_bytes(), "json")
     doc["domain"] = "boolean"
     assert read_circuit(json.dumps(doc).encode(), "json")[0]["domain"] == "boolean"
+
+
+def test_an_audit_that_compared_nothing_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", str(MODEL), "--samples", "0", "--lengths", "1..3"]) == 0
+    assert "none compared" in capsys.readouterr().out.splitlines()[-1]
+    assert main(["audit", str(MODEL), "--samples", "2", "--lengths", "1..3"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "result: all checks passed"

@@ -239,4 +239,6 @@ def print_report(report: AuditReport) -> None:
     print(f"asymptotically: {report.asymptotic}")
     for problem in report.problems:
         print(f"problem: {problem}")
-    print(f"result: {'all checks passed' if report.ok else 'FAILED'}")
+    compared = sum(row.samples for row in report.rows)
+    print(f"result: {'all checks passed' if report.ok else 'FAILED'}"
+          + ("" if compared or not report.ok else " (none compared U_N with T on a sequence: --samples 0, no --encoded)"))
