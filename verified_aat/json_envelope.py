@@ -64,7 +64,7 @@ def counterexample_json(cex: Any) -> dict[str, Any] | None:
     mismatch = next((s for s in steps if not s["agrees"]), None)
     outputs = [{"name": n, "circuit": rational(e), "transformer": rational(a), "agrees": e == a}
                for n, e, a in zip(cex.output_names, cex.expected, cex.actual)]
-    return {"rational": bool(cex.rational),
+    return {"rational": bool(cex.rational), "transformer_layers": getattr(cex, "layers", None),
             "inputs": {n: rational(v) for n, v in zip(cex.input_names, cex.inputs)},
             "input_vector": [rational(v) for v in cex.inputs],
             "outputs": outputs, "steps": steps, "first_mismatch": mismatch}

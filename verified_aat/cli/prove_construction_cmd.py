@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if result.status == "refuted":
         from .common import witness_text
+        _which_k(result, construction)
         print("witness circuit:")
         print(witness_text(result.refutation.circuit))  # type: ignore[union-attr]
         print(result.refutation.counterexample.report())  # type: ignore[union-attr]
@@ -78,6 +79,15 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_REFUTED
     print("result       UNKNOWN (not proved)")
     return EXIT_UNKNOWN
+
+
+def _which_k(result, construction) -> None:  # type: ignore[no-untyped-def]
+    """For every K, the K whose T_K went wrong, so that ``certify WITNESS -c DOC -K K`` shows it again."""
+    layers = result.refutation.counterexample.layers  # type: ignore[union-attr]
+    if result.depth_bound is None and layers is not None:
+        k = next((k for k in range(1, 65) if construction.layers(k) == layers), None)
+        if k is not None:
+            print(f"refuted at   K = {k} (T_{k} has {layers} layers; `certify WITNESS -c ... -K {k}` replays it)")
 
 
 def _report_json(result, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..transformer.jsonfile import Locator, parse_rational, read_json_file
-from ..transformer.model import Layer
+from ..transformer.model import Layer, Pooling
 from ..transformer.spec import FORMAT as SPEC_FORMAT, VERSION as SPEC_VERSION, transformer_from_json
 from .base import Description, RoleRule, ScoreHint
 from .document_description import description as _description
@@ -386,6 +386,12 @@ def _transformer(r: _Reader, name: str, coordinates: tuple[str, ...]) -> tuple[t
         import re
         message = re.sub(r"\blayer (\d+)\b", lambda m: _layer_label(spans, int(m.group(1))), exc.message)
         raise InputError(f"transformer: {message}", exc.file, exc.line) from None
+    for (group, index), layer in zip(spans, t.layers):  # nothing with softmax is exact over Q: no proof can use it
+        for h, head in enumerate(layer.heads):
+            if head.pooling is Pooling.SOFTMAX:
+                raise r.error(f"transformer: {group} layer {index + 1}, head {head.name!r}: softmax pooling is not "
+                              "exact over Q, so no construction with it can be proved (average, leftmost or "
+                              "rightmost)", path + (group, index, "heads", h, "pooling"))
     a, b = len(parts["prefix"]), len(parts["prefix"]) + len(parts["block"])
     return t.layers[:a], t.layers[a:b], t.layers[b:]
 

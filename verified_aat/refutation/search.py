@@ -52,10 +52,13 @@ class Counterexample:
     output_names: tuple[str, ...]
     steps: tuple[Step, ...]  # up to and including the first mismatch
     rational: bool = True
+    layers: int | None = None  # of the transformer it was replayed on (for every K: which T_K went wrong)
 
     def report(self) -> str:
-        lines = ["counterexample (rational, replayed exactly; it refutes the claim over every ring Q ⊆ R ⊆ ℝ):",
-                 "  inputs:"]
+        lines = ["counterexample (rational, replayed exactly; it refutes the claim over every ring Q ⊆ R ⊆ ℝ):"]
+        if self.layers is not None:
+            lines.append(f"  replayed on: the transformer of {self.layers} layers")
+        lines.append("  inputs:")
         shown = [(n, v) for n, v in zip(self.input_names, self.inputs)]
         if len(shown) > MANY_INPUTS:  # e.g. a witness padded to a large id: its non-zero inputs, then a count
             nonzero = [(n, v) for n, v in shown if v != 0]
@@ -210,7 +213,7 @@ def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, sche
     return Counterexample(_fractions(xs), circuit.input_names,
                           tuple(Fraction(v) for v in expected), tuple(Fraction(v) for v in actual),
                           tuple(circuit.output_names or [circuit.gate_name(o) for o in circuit.outputs]),
-                          tuple(steps))
+                          tuple(steps), layers=transformer.n_layers)
 
 
 def _fractions(xs: Sequence[Any]) -> tuple[Fraction, ...]:
