@@ -50,3 +50,18 @@ def test_a_document_with_a_softmax_head_is_bad_input_at_its_line(capsys: pytest.
     for command in (["construction", "check"], ["prove-construction"]):
         code, out, err = _run(capsys, *command, DATA / "tri-softmax.json")
         assert code == 2 and f"tri-softmax.json:171:" in err and "softmax" in err and len(err.splitlines()) == 1
+
+
+def test_an_undeclared_unchanging_coordinate_is_taken_as_structural(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    """tri-undecl leaves its op-code coordinate ``t`` out of ``structural``; every layer passes it through and
+    no input is placed there. prove-construction proved it, per-circuit certify said unknown (its lemmas read
+    ``t`` as an unknown value). certify now adds such coordinates to the hint, which the kernel checks."""
+    circuit = Path(__file__).resolve().parent.parent / "specs" / "circuits" / "mixed_depth6.circ"
+    cert = tmp_path / "c.json"
+    code, out, err = _run(capsys, "certify", circuit, "-c", DATA / "tri-undecl.json", "-o", cert)
+    assert code == 0 and "ACCEPTED" in out, (out, err)
+    import json
+    assert "t" in json.loads(cert.read_text())["hints"]["structural"]
+    code, out, err = _run(capsys, "check", cert)
+    assert code == 0 and "ACCEPTED" in out
