@@ -159,3 +159,12 @@ def test_an_audit_that_compared_nothing_says_so(capsys: pytest.CaptureFixture[st
     assert "none compared" in capsys.readouterr().out.splitlines()[-1]
     assert main(["audit", str(MODEL), "--samples", "2", "--lengths", "1..3"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "result: all checks passed"
+
+
+def test_info_says_what_cap_and_drop_dead_did(capsys: pytest.CaptureFixture[str]) -> None:
+    c17 = ROOT.parent / "shared" / "circuits" / "iscas85" / "c17.bench"
+    assert main(["info", str(c17), "--cap", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["netlist"]["construction"] == "depth-aware, cap 2"
+    assert main(["info", str(BENCH), "--drop-dead"]) == 0
+    out = capsys.readouterr().out
+    assert "construction  linear" in out and "dead gates    dropped" in out

@@ -85,13 +85,25 @@ def render(data: dict[str, Any]) -> str:
         lines.append("netlist" + (f" ({net['source_format']})" if net["source_format"] else ""))
         for key, value in (("source", net["source_path"]), ("gates", net["gates"]),
                            ("depth", net["depth"]), ("max fan-in", net["max_fan_in"]),
-                           ("gate types", ", ".join(net["gate_types"]) or None)):
-            lines.append(f"  {key:<14}{'-' if value is None else value}")
+                           ("gate types", ", ".join(net["gate_types"]) or None),
+                           ("construction", net.get("construction")),
+                           ("dead gates", "dropped" if net.get("dead_gates_dropped") else None)):
+            if value is not None or key not in ("construction", "dead gates"):
+                lines.append(f"  {key:<14}{'-' if value is None else value}")
     return "\n".join(lines)
+
+
+def _imported_now(args: argparse.Namespace) -> bool:
+    """Whether this run arithmetized a netlist file (a .circ or .json file records one arithmetized before)."""
+    from ..circuits.io import STDIN, file_format
+    return args.circuit not in (None, STDIN) and file_format(args.circuit, args.circuit_format) not in ("text", "json")
 
 
 def run(args: argparse.Namespace) -> int:
     data = info(circuit_from_args(args))
+    if data["netlist"] is not None and _imported_now(args):  # what --cap and --drop-dead did (no trace before)
+        data["netlist"]["construction"] = "linear" if args.cap is None else f"depth-aware, cap {args.cap}"
+        data["netlist"]["dead_gates_dropped"] = bool(args.drop_dead)
     if args.json:
         from .json_output import emit, envelope
         doc = envelope("info", "ok", counts={"inputs": len(data["inputs"]), "outputs": len(data["outputs"]),
