@@ -28,7 +28,8 @@ from verified_aat.transformer.exact_engine import ExactRunner  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "circuits"
 NETLISTS = ["iscas85/c432.bench", "iscas85/c499.bench", "iscas85/c880.bench", "bristol/zero_equal.txt",
-            "bristol/neg64.txt", "bristol/adder64.txt", "c6288-like 16x16 NOR multiplier", "bristol/FP-add.txt"]
+            "bristol/neg64.txt", "bristol/adder64.txt", "c6288-like 16x16 NOR multiplier", "bristol/FP-add.txt",
+            "bristol/FP-mul.txt"]
 
 
 def _circuit(name: str, tmp: Path) -> va.Circuit:
