@@ -185,6 +185,7 @@ def validate_options(args: argparse.Namespace) -> None:
     memory = getattr(args, "max_memory", None)
     if memory is not None and not 64 <= memory <= MAX_MEMORY_MB:
         raise InputError(f"must be at least 64 (MB; at most {MAX_MEMORY_MB:,}), got {memory}", "--max-memory")
+    check_applicable(args)  # and no option given where it would do nothing (option_rules.py)
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
@@ -219,7 +220,6 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = _PipeSafe(stdout)  # type: ignore[assignment]
     try:
         validate_options(args)
-        check_applicable(args)
         with command_scope(getattr(args, "max_inflated", DEFAULT_MAX_INFLATED_MB)):
             check_output_arguments(args)
             with resource_limits(args):

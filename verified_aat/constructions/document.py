@@ -386,14 +386,11 @@ def _transformer(r: _Reader, name: str, coordinates: tuple[str, ...]) -> tuple[t
         import re
         message = re.sub(r"\blayer (\d+)\b", lambda m: _layer_label(spans, int(m.group(1))), exc.message)
         raise InputError(f"transformer: {message}", exc.file, exc.line) from None
-    for (group, index), layer in zip(spans, t.layers):  # nothing with softmax is exact over Q: no proof can use it
-        for h, head in enumerate(layer.heads):
-            if head.pooling is Pooling.SOFTMAX:
-                raise r.error(f"transformer: {group} layer {index + 1}, head {head.name!r}: softmax pooling is not "
-                              "exact over Q, so no construction with it can be proved (average, leftmost or "
-                              "rightmost)", path + (group, index, "heads", h, "pooling"))
-    a, b = len(parts["prefix"]), len(parts["prefix"]) + len(parts["block"])
-    return t.layers[:a], t.layers[a:b], t.layers[b:]
+    for (group, index, h, name) in [(*at, h, x.name) for at, layer in zip(spans, t.layers)
+                                    for h, x in enumerate(layer.heads) if x.pooling is Pooling.SOFTMAX][:1]:
+        raise r.error(f"transformer: {group} layer {index + 1}, head {name!r}: softmax pooling is not exact over Q, "
+                      "so no construction with it can be proved", path + (group, index, "heads", h, "pooling"))
+    return tuple(tuple(layer for (g, _), layer in zip(spans, t.layers) if g == group) for group in parts)  # type: ignore[return-value]
 
 
 def _layer_label(spans: list[tuple[str, int]], number: int) -> str:
