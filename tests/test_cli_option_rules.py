@@ -168,3 +168,16 @@ def test_info_says_what_cap_and_drop_dead_did(capsys: pytest.CaptureFixture[str]
     assert main(["info", str(BENCH), "--drop-dead"]) == 0
     out = capsys.readouterr().out
     assert "construction  linear" in out and "dead gates    dropped" in out
+
+
+def test_report_options_that_do_not_act_on_the_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    schematic = ROOT / "proofs" / "constructions" / "gate-edge.every-K.schematic.json"
+    _bad_input(capsys, ["report", schematic, "-o", tmp_path / "a.html", "--layout", "graphviz"], "--layout")
+    bad = ROOT / "tests" / "data" / "redteam_round6" / "gate_edge_T2_sign_as_copy.json"  # sign(x) replaced by x
+    assert main(["refute", str(bad), "-c", "gate-edge", "--budget", "20", "--json"]) == 1
+    refuted = tmp_path / "r.json"
+    refuted.write_text(capsys.readouterr().out)
+    for option in (["--no-check"], ["--solver", "cvc5"]):
+        _bad_input(capsys, ["report", refuted, "-o", tmp_path / "b.html", *option], option[0])
+    assert not list(tmp_path.glob("*.html"))
+    assert main(["report", str(schematic), "-o", str(tmp_path / "c.html")]) == 0

@@ -74,6 +74,14 @@ def run(args: argparse.Namespace) -> int:
     source, name = _read(args.input)
     from ..report.theorems import is_theorem_certificate
 
+    from .option_rules import given
+    if given(args, "layout") and isinstance(source, dict) and is_theorem_certificate(source):
+        raise InputError("--layout draws a circuit; a schematic or audit certificate's page has none (here it would "
+                         "do nothing)", "command line")
+    for option in ("solver", "no_check"):
+        if given(args, option) and isinstance(source, _RefuteJson):
+            raise InputError(f"--{option.replace('_', '-')} goes with a certificate, which the kernel checks; a refute "
+                             "result is shown, not checked (here it would do nothing)", "command line")
     if isinstance(source, _RefuteJson):
         from ..report.data import from_refute_json
 
