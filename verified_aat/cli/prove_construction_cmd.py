@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         print(result.refutation.counterexample.report())  # type: ignore[union-attr]
         print("result       REFUTED")
         return EXIT_REFUTED
+    print(f"next         `certify CIRCUIT -c {args.construction}` proves it circuit by circuit, a route with no fixed "
+          "pattern of layers; a larger --budget searches longer for a witness")
     print("result       UNKNOWN (not proved)")
     return EXIT_UNKNOWN
 
