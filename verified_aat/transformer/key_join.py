@@ -155,11 +155,12 @@ class _PerPosition(Sequence[tuple[int, ...]]):
         return self.distinct[int(self.ids[p])]
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
+        built: dict[int, tuple[int, ...]] = {}  # per chunk: each set's tuple once (a shared set is not rebuilt)
         for start in range(0, len(self), 65536):
-            ids = self.ids[start:start + 65536].tolist()
-            low, high = min(ids, default=0), max(ids, default=-1)
-            window = self.distinct[low:high + 1]
-            yield from (window[k - low] for k in ids)
+            built.clear()
+            for k in self.ids[start:start + 65536].tolist():
+                found = built.get(k)
+                yield found if found is not None else built.setdefault(k, self.distinct[k])
 
 
 class ArgmaxSets:
@@ -401,7 +402,7 @@ def _join_int64(rk: Any, ck: Any, pen: Any) -> ArgmaxSets:
         parts.append((np.full(len(groups), u), groups, count[groups]))
     owner = np.concatenate([np.repeat(u, sizes) for u, _, sizes in parts])
     members = order[np.concatenate([_ranges(first[g], sizes) for _, g, sizes in parts])]
-    if len(parts) > 1 and len(parts[1][0]) or len(parts) > 2:  # sets of several key groups: sort each set's members
+    if len(parts[1][0]) or len(parts) > 2:  # sets of several key groups: sort each set's members
         members = members[np.lexsort((members, owner))]
     sizes = np.bincount(owner, minlength=m)
     return ArgmaxSets(set_ids, np.concatenate([[0], np.cumsum(sizes)]), members)
