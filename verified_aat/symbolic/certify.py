@@ -130,17 +130,20 @@ def prepare(circuit: Circuit, construction: Construction, depth_bound: int | Non
     hints = {name: _normalised_hint(hint, T.coordinates) for name, hint in construction.score_hints().items()}
     schedule = compiled.schedule or construction.schedule(circuit, encoding)
     return Prepared(circuit, construction, compiled, T, encoding, schedule, hints,
-                    _structural(construction.structural, T, encoding), transformer is None)
+                    _structural(construction.structural, T, encoding, schedule), transformer is None)
 
 
-def _structural(declared: Any, T: Transformer, encoding: Encoding) -> tuple[str, ...]:
+def _structural(declared: Any, T: Transformer, encoding: Encoding, schedule: Schedule) -> tuple[str, ...]:
     """The construction's structural coordinates, then any other that no layer changes (every activation passes
-    it through) and that holds no input: a document that forgot to declare one is still certified (red team,
-    round 6). A hint like the rest: the kernel checks it (S4 no input there, S8 no layer changes it)."""
+    it through) and that holds no input and no claim: a document that forgot to declare one is still certified
+    (red team, round 6). A hint like the rest: the kernel checks it (S4 no input there, S8 no layer changes it)."""
     inputs = {c for _, c, _ in encoding.input_slots}
-    unchanged = [name for c, name in enumerate(T.coordinates) if name not in declared and c not in inputs
+    unchanged = [c for c, name in enumerate(T.coordinates) if name not in declared and c not in inputs
                  and all(output_reads(layer.activation)[c].identity_of == c for layer in T.layers)]
-    return (*declared, *unchanged)
+    if unchanged:
+        claimed = {c for claim in schedule.claims if claim for c in claim.by_coordinate()}
+        unchanged = [c for c in unchanged if c not in claimed]
+    return (*declared, *(T.coordinates[c] for c in unchanged))
 
 
 def derive(p: Prepared, timeout_ms: int = 10_000, jobs: int = 1,
