@@ -93,7 +93,7 @@ def _schedule_is(schedule: dict[str, Any], role: str, scale: int, offset: int, r
     got = (a, b, rule.get("ref"), rule.get("claims"), sorted(rule.get("kind_offsets", [])))
     if got != (scale, offset, ref, claims, sorted(early)):
         raise NotChecked(f"the document's schedule for {role} positions is not the one the every-K induction "
-                         f"proves ({want}{', inputs and constants one layer earlier' if early else ''})")
+                         f"proves ({want}{f', kind_offsets {sorted(early)}' if early else ''})")
 
 
 class EarlySchedule(Exception):
