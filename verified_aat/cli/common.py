@@ -56,7 +56,7 @@ def circuit_from_args(args: argparse.Namespace) -> Circuit:
         cap = getattr(args, "cap", None)
         if cap is not None and cap < 1:
             raise InputError(f"must be >= 1, got {cap}", "--cap")
-        _netlist_options_only_for_netlists(args, path)
+        _netlist_options_only_for_netlists(args)
         return load_circuit(path, getattr(args, "mode", None), getattr(args, "circuit_format", None), cap,
                             getattr(args, "drop_dead", False))
     if getattr(args, "circuit_format", None) is not None:
@@ -72,12 +72,21 @@ def circuit_from_args(args: argparse.Namespace) -> Circuit:
         raise exc.located("--family") from None
 
 
-def _netlist_options_only_for_netlists(args: argparse.Namespace, path: str) -> None:
-    """--mode, --cap and --drop-dead arithmetize a netlist: on a .circ or .json circuit they would do nothing."""
+def arithmetized_here(args: argparse.Namespace) -> bool | None:
+    """Whether CIRCUIT is a netlist file that this run arithmetizes (a .circ or .json file is a circuit already);
+    None when that is not known before reading (standard input) or there is no file (--family)."""
     from ..circuits.io import STDIN, file_format
+    path = getattr(args, "circuit", None)
+    if path in (None, STDIN):
+        return None
+    return file_format(path, getattr(args, "circuit_format", None)) not in ("text", "json")
+
+
+def _netlist_options_only_for_netlists(args: argparse.Namespace) -> None:
+    """--mode, --cap and --drop-dead arithmetize a netlist: on a .circ or .json circuit they would do nothing."""
     from .option_rules import given, option_name
     written = [dest for dest in ("mode", "cap", "drop_dead") if given(args, dest)]
-    if written and path != STDIN and file_format(path, getattr(args, "circuit_format", None)) in ("text", "json"):
+    if written and arithmetized_here(args) is False:
         raise InputError(f"{option_name(written[0])} arithmetizes a netlist; this circuit file is one already "
                          "(here it would do nothing)", ARGUMENTS)
 

@@ -25,11 +25,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def format_by_name(path: str) -> str | None:
+    """The export format a file name's extension names (.onnx or .npz), else None."""
+    return {".onnx": "onnx", ".npz": "numpy"}.get(os.path.splitext(path)[1].lower())
+
+
 def run(args: argparse.Namespace) -> int:
     from ..transformer.spec import load_transformer
     fmt = args.export_format
     if fmt is None:
-        fmt = {".onnx": "onnx", ".npz": "numpy"}.get(os.path.splitext(args.output)[1].lower())
+        fmt = format_by_name(args.output)
         if fmt is None:
             raise InputError("cannot tell the format from the file name: give --format onnx or numpy", args.output)
     if fmt == "onnx":  # the options and the onnx package before any work

@@ -8,7 +8,7 @@ from typing import Any
 from ..circuits.ir import Circuit
 from ..circuits.measures import measure
 from ..errors import EXIT_OK
-from .common import add_circuit_argument, circuit_from_args, domain_sentence
+from .common import add_circuit_argument, arithmetized_here, circuit_from_args, domain_sentence
 
 _LIST_LIMIT = 16
 
@@ -93,15 +93,9 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _imported_now(args: argparse.Namespace) -> bool:
-    """Whether this run arithmetized a netlist file (a .circ or .json file records one arithmetized before)."""
-    from ..circuits.io import STDIN, file_format
-    return args.circuit not in (None, STDIN) and file_format(args.circuit, args.circuit_format) not in ("text", "json")
-
-
 def run(args: argparse.Namespace) -> int:
     data = info(circuit_from_args(args))
-    if data["netlist"] is not None and _imported_now(args):  # what --cap and --drop-dead did (no trace before)
+    if data["netlist"] is not None and arithmetized_here(args):  # what --cap and --drop-dead did (no trace before)
         data["netlist"]["construction"] = "linear" if args.cap is None else f"depth-aware, cap {args.cap}"
         data["netlist"]["dead_gates_dropped"] = bool(args.drop_dead)
     if args.json:

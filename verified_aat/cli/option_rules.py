@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -66,7 +65,8 @@ def _float_engine(args: argparse.Namespace) -> bool:
 
 
 def _export_format(args: argparse.Namespace) -> str | None:
-    return args.export_format or {".onnx": "onnx", ".npz": "numpy"}.get(os.path.splitext(args.output)[1].lower())
+    from .export_cmd import format_by_name
+    return args.export_format or format_by_name(args.output)
 
 
 RULES: tuple[Rule, ...] = (
@@ -113,7 +113,8 @@ def check_applicable(args: argparse.Namespace) -> None:
     if temperature is not None and not (math.isfinite(temperature) and temperature > 0):
         raise InputError(f"must be a positive finite number, got {temperature}", "--softmax-temperature")
     if args.command == "export" and args.export_format is not None:
-        by_name = {".onnx": "onnx", ".npz": "numpy"}.get(os.path.splitext(args.output)[1].lower())
+        from .export_cmd import format_by_name
+        by_name = format_by_name(args.output)
         if by_name not in (None, args.export_format):
             raise InputError(f"the file name says {by_name}, --format says {args.export_format}: make them agree",
                              args.output)

@@ -52,8 +52,13 @@ class Refutation:
 def intended_depth(construction: Construction, transformer: Transformer) -> int:
     """The depth bound K the transformer is meant for: the least K whose T_K has at
     least as many layers (a T_K with a layer missing is still meant for K)."""
+    return depth_for_layers(construction, transformer.n_layers)
+
+
+def depth_for_layers(construction: Construction, layers: int) -> int:
+    """The least K whose T_K has at least ``layers`` layers."""
     k = 1
-    while construction.layers(k) < transformer.n_layers:
+    while construction.layers(k) < layers:
         k += 1
     return k
 
