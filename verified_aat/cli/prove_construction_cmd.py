@@ -85,10 +85,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _which_k(result, construction) -> None:  # type: ignore[no-untyped-def]
     """For every K, the K whose T_K went wrong, so that ``certify WITNESS -c DOC -K K`` shows it again."""
-    from ..refutation.refute import depth_for_layers
     layers = result.refutation.counterexample.layers  # type: ignore[union-attr]
     if result.depth_bound is None and layers is not None:
-        k = depth_for_layers(construction, layers)
+        k = construction.least_k_with(layers)
         if construction.layers(k) == layers:
             print(f"refuted at   K = {k} (T_{k} has {layers} layers; `certify WITNESS -c ... -K {k}` replays it)")
 

@@ -174,6 +174,13 @@ class Construction(abc.ABC):
     def layers(self, depth_bound: int) -> int:
         """How many layers T_K has."""
 
+    def least_k_with(self, layers: int) -> int:
+        """The least K whose T_K has at least ``layers`` layers."""
+        k = 1
+        while self.layers(k) < layers:
+            k += 1
+        return k
+
     @abc.abstractmethod
     def transformer(self, depth_bound: int) -> Transformer:
         """T_K: one transformer for every circuit of depth ≤ K in the class."""

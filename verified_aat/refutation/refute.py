@@ -52,15 +52,7 @@ class Refutation:
 def intended_depth(construction: Construction, transformer: Transformer) -> int:
     """The depth bound K the transformer is meant for: the least K whose T_K has at
     least as many layers (a T_K with a layer missing is still meant for K)."""
-    return depth_for_layers(construction, transformer.n_layers)
-
-
-def depth_for_layers(construction: Construction, layers: int) -> int:
-    """The least K whose T_K has at least ``layers`` layers."""
-    k = 1
-    while construction.layers(k) < layers:
-        k += 1
-    return k
+    return construction.least_k_with(transformer.n_layers)
 
 
 def refute(transformer: Transformer, construction: Construction, circuits: Iterable[Circuit] | None = None,
