@@ -21,7 +21,7 @@ from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.constructions.registry import get_construction
 from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.agreement import summary
-from verified_aat.kernel.attention import brute_force, join, key_lemma
+from verified_aat.kernel.attention import brute_force, budget_for, join, key_lemma
 from verified_aat.kernel.circuits import depths
 from verified_aat.kernel.data import as_rational, load_circuit, load_transformer
 from verified_aat.kernel.encoding import Encoding, encoding_digest
@@ -130,9 +130,9 @@ def forge(f: Forgery) -> dict[str, Any]:
                 keys = {n: load_circuit(hint["key"][n], n) for n in ("row_key", "col_key", "col_penalty")}
                 facts = sorted((coords.index(c), as_rational(v, "fact")) for c, v in hint["key"]["facts"])
                 derivation.use(key_lemma(head.score, keys, facts, kT.coordinates), KEY_KIND, count=False)
-                sets[(fn.number, h)] = join(rows, keys)
+                sets[(fn.number, h)] = join(rows, keys, budget_for(rows))
             else:
-                sets[(fn.number, h)] = brute_force(rows, head.score)
+                sets[(fn.number, h)] = brute_force(rows, head.score, budget_for(rows))
             hints.append(hint)
             derived_attention.append({"function": fn.number, "head": head.name, "layers": list(fn.layers),
                                       "method": hint["method"], "sets": summary(sets[(fn.number, h)])})

@@ -264,7 +264,7 @@ def test_the_defence_pools_each_distinct_argmax_set_once():
 def test_the_kernels_join_builds_each_wide_set_once_and_agrees_with_the_engine():
     """Row keys (input ids) that all choose the sinks' key −1 share one tuple in the kernel's join."""
     from verified_aat.circuits.families import build_family
-    from verified_aat.kernel.attention import join
+    from verified_aat.kernel.attention import budget_for, join
     from verified_aat.symbolic.attention import join_argmax
 
     circuit = build_family("random-fsac", 60)
@@ -272,7 +272,7 @@ def test_the_kernels_join_builds_each_wide_set_once_and_agrees_with_the_engine()
     rows = build_encoding(shipped_construction("edge-k"), kC).rows
     for head, hint in EDGE_K.score_hints().items():
         key = honest_key("edge-k", head, EDGE_K.coordinates)
-        sets = join(rows, {n: kernel_circuit(key[n], n) for n in ("row_key", "col_key", "col_penalty")})
+        sets = join(rows, {n: kernel_circuit(key[n], n) for n in ("row_key", "col_key", "col_penalty")}, budget_for(rows))
         engine = join_argmax(rows, hint)
         assert [tuple(s) for s in sets] == [tuple(engine.sets[p]) for p in range(len(rows))]
         assert len({id(s) for s in sets}) == len(set(sets))  # one object per distinct set

@@ -32,7 +32,7 @@ from verified_aat.constructions.binarize import binarize
 from verified_aat.constructions.registry import get_construction
 from verified_aat.kernel import CertificateFileError, parse_certificate
 from verified_aat.kernel import solvers as kernel_solvers
-from verified_aat.kernel.attention import brute_force, join
+from verified_aat.kernel.attention import brute_force, budget_for, join
 from verified_aat.kernel.checks import CHECKS
 from verified_aat.kernel.data import load_circuit
 from verified_aat.kernel.encoding import encoding_digest
@@ -130,7 +130,7 @@ def test_the_key_join_equals_brute_force(rows):
     keys = {"row_key": circuit(lambda b, w: b.add(w[0], w[3]), 4), "col_key": circuit(lambda b, w: w[1], 4),
             "col_penalty": circuit(lambda b, w: w[2], 4)}
     score = circuit(lambda b, w: b.neg(b.add(b.square(b.sub(b.add(w[0], w[3]), w[5])), w[6])), 8)
-    assert join(rows, keys) == brute_force(rows, score)
+    assert join(rows, keys, budget_for(rows)) == brute_force(rows, score, budget_for(rows))
 
 
 # -- outcomes ---------------------------------------------------------------------------------

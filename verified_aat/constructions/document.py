@@ -155,8 +155,8 @@ def parse_document(data: Any, file: str, locator: Locator | None = None) -> Docu
                       ("version",))
     r.obj(data, (), _TOP, "the document", _OPTIONAL_TOP)
     name = r.string(data["name"], ("name",), "\"name\"")
-    if not name or len(name) > 80 or not all(ch.isalnum() or ch in "-_." for ch in name):
-        raise r.error(f"bad construction name {name!r} (letters, digits, - _ .; at most 80)", ("name",))
+    if not name or len(name) > 80 or not name.isascii() or not all(ch.isalnum() or ch in "-_." for ch in name):
+        raise r.error(f"bad construction name {name!r} (ASCII letters, digits, - _ .; at most 80)", ("name",))
     _builtin_name(r, name)
     summary = r.string(data.get("summary", ""), ("summary",), "\"summary\"")
     paper = r.string(data.get("paper", ""), ("paper",), "\"paper\"")

@@ -1,5 +1,9 @@
 """The trusted kernel: ``check_certificate`` accepts, rejects, or says *not checked*.
 
+This module reads a certificate file into a JSON value (``load_certificate``, ``parse_certificate``) and
+re-exports the entry (``entry.py``). Reading is not counted in the trusted base: the checks judge whatever
+value was read, and every theorem names the hashes of the objects it is about, as they were read.
+
 Everything the verdict rests on is in this package, and it imports nothing
 else from ``verified_aat`` — only the standard library, the solvers (z3,
 cvc5) and, for the defence interpreter alone, gmpy2 (fast exact rationals).  The argument it checks
@@ -14,13 +18,9 @@ import json
 import zlib
 from typing import Any
 
-from .audit_family import FAMILY_FORMAT, check_audit_family
-from .audit_proof import AUDIT_FORMAT, check_audit
-from .checks import CHECKS, VERSION
-from .rules import judge
-from .context import Context
+from .checks import VERSION
+from .entry import check_certificate as check
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
-from .schematic import SCHEMATIC_FORMAT, check_schematic
 
 def _gc_paused(fn: Any) -> Any:
     """Run ``fn`` with the cyclic garbage collector paused: a check builds millions of objects that
@@ -149,56 +149,8 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-@_gc_paused
-def check_certificate(doc: dict[str, Any], options: Options | None = None) -> Report:
-    """Run every check of the table in order; the first failing check ends the run."""
-    options = options or Options()
-    if not options.solvers:  # every kind rests on solver-proved lemmas: none given is no verdict (D)
-        return _not_checked("no solver was given: every certificate rests on solver-proved lemmas")
-    fmt = doc.get("format")
-    if (fmt in (AUDIT_FORMAT, FAMILY_FORMAT) and (options.circuit_file or options.netlist)) or (
-            fmt == SCHEMATIC_FORMAT and options.netlist):  # a given circuit instantiates a schematic theorem (P10)
-        return _not_checked("a given netlist links only a per-circuit certificate, and a given circuit a per-circuit "
-                            "or a schematic one; this certificate's theorem is about T, or a netlist was given")
-    if fmt == SCHEMATIC_FORMAT:  # one proof for every circuit of depth <= K (P1-P10)
-        return check_schematic(doc, options)
-    if fmt == AUDIT_FORMAT:  # an upper-bound certificate: U_N = T (docs/soundness.md, U1-U6)
-        return check_audit(doc, options)
-    if fmt == FAMILY_FORMAT:  # the upper bound for every N (docs/soundness.md, V1-V6)
-        return check_audit_family(doc, options)
-    ctx = Context(doc, options)
-    report = judge(ctx, CHECKS, lambda c: (len(c.derivation.lemmas), sum(c.derivation.counts.values())), theorem)
-    report.defence = ctx.defence
-    return report
-
-
-def _not_checked(reason: str) -> Report:
-    """A run that cannot reach a verdict: neither accepted nor rejected."""
-    report = Report()
-    report.unchecked = [reason]
-    report.outcome = NOT_CHECKED
-    return report
-
-
-def theorem(ctx: Context) -> str:
-    """The accepted statement in one line (docs/soundness.md, S13)."""
-    C, T = ctx.circuit, ctx.transformer
-    assert C is not None and T is not None
-    B = "B" if ctx.original is not None else "C"  # B: the certified binarization of the user's circuit C (B1-B5)
-    X = ctx.doc["construction"]
-    sentence = (f"for every x in R^{C.n_inputs} and every ordered ring Q ⊆ R ⊆ ℝ: T (sha256 "
-                f"{ctx.hashes['transformer']}, {len(T.layers)} layers) on enc_{X}({B}, x) "
-                f"reads out C(x) for {B} (sha256 {ctx.hashes['circuit']}, {len(C.gates)} gates, "
-                f"{len(C.outputs)} outputs)")
-    if ctx.original is not None:
-        sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original']}, "
-                     f"{len(ctx.original.gates)} gates, {len(ctx.original.outputs)} outputs): each n-ary sum or "
-                     "product of C is a tree of binary gates of B")
-    if ctx.own_depth is not None:
-        sentence += f", T being {X}'s own T_K for K = {ctx.own_depth}"
-    if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
-        sentence += f", with enc_{X} as its embedded construction document (sha256 {ctx.construction.digest}) states it"
-    return sentence + (f"; {ctx.netlist_theorem}" if ctx.netlist_theorem else "")
+check_certificate = _gc_paused(check)
+check_certificate.__doc__ = """The kernel's verdict on a certificate (``entry.py``: its format chooses the checker)."""
 
 
 __all__ = ["ACCEPTED", "NOT_CHECKED", "REJECTED", "VERSION", "CertificateFileError", "Options", "Report",

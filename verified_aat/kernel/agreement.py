@@ -1,8 +1,9 @@
 """What a certificate states about its own proof, compared with what the kernel derived: its lemma list (S11,
-P5, U4, V4) and its derived counts and argmax-set summaries (S9).  One comparison for every kind of certificate.
+P5, U4, V4), its derived counts and argmax-set summaries (S9), and for a per-circuit certificate its format,
+version, claimed status and hashes (S1).  One comparison for every kind of certificate.
 
 This code can only reject.  The kernel decides its *own* lemma texts (``discharge.py``), never the list's,
-and states its theorem from its own derivation; a proof object collected here is checked against the
+and states its theorem from its own derivation, with the hashes it computes of the objects it read; a proof object collected here is checked against the
 kernel's own text of the lemma it is filed under (S12c), never believed.  So a bug here can make a verdict
 *rejected* or *not checked*, never *accepted*: like the defence interpreter, it is counted apart from the
 trusted base (``tests/test_trusted_base.py``).
@@ -12,10 +13,61 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .data import as_dict, as_list, need
 from .problems import Problem
+
+if TYPE_CHECKING:
+    from .context import Context
+
+FORMAT = "verified-aat/certificate"
+VERSION = 2
+TOP_KEYS = {"format", "version", "claim", "construction", "info", "hashes", "circuit", "transformer", "hints",
+            "derived", "lemmas", "result"}
+OPTIONAL_TOP_KEYS = {"netlist", "timings", "original", "construction_document"}
+
+
+def stated_document(ctx: Context) -> list[str]:
+    """S1: a per-circuit certificate of this version, with the format's keys, that claims a proof."""
+    doc = as_dict(ctx.doc, "$", TOP_KEYS, OPTIONAL_TOP_KEYS)
+    need(doc["format"] == FORMAT, "$.format", f"must be {FORMAT!r}")
+    need(type(doc["version"]) is int and doc["version"] == VERSION, "$.version",
+         "this kernel checks version {version} (regenerate older certificates with certify), got {given!r}",
+         version=VERSION, given=doc["version"])
+    need(type(doc["claim"]) is str, "$.claim", "expected a string")
+    need(type(doc["construction"]) is str, "$.construction", "expected a string")
+    need(type(doc["info"]) is dict, "$.info", "expected an object")
+    result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
+    need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}, not 'proved'",
+         status=result["status"])
+    return []
+
+
+def stated_schematic(doc: dict[str, Any], version: int) -> list[Problem]:
+    """P1: a schematic certificate of this version that claims a proof."""
+    need(type(doc) is dict and type(doc.get("version")) is int and doc["version"] == version, "$.version",
+         f"this kernel checks schematic version {version}")
+    result = as_dict(doc.get("result"), "$.result", {"status"})
+    need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}", status=result["status"])
+    return []
+
+
+def stated_hash(doc: dict[str, Any], what: str, mine: str) -> list[Problem]:
+    """P1: the hash the certificate states for an embedded object is the kernel's."""
+    given = as_dict(doc["hashes"], "$.hashes", {what})[what]
+    return [] if given == mine else [Problem("the embedded {what} has hash {mine:16}, the certificate says {given:16}",
+                                             {"what": what, "mine": mine, "given": given})]
+
+
+def stated_hashes(ctx: Context) -> list[Problem]:
+    """S1: the hashes the certificate states are the ones the kernel computed (the theorem names the kernel's)."""
+    given = as_dict(ctx.doc["hashes"], "$.hashes", {"circuit", "transformer", "encoding"})
+    return [Problem("enc(C) as the kernel builds it for {name} has hash {mine:16}, the certificate's proof was about "
+                    "an encoding with hash {given:16}", {"name": ctx.doc["construction"], "mine": v, "given": given[k]})
+            if k == "encoding" else Problem("the embedded {what} has hash {mine:16}, the certificate says {given:16}",
+                                            {"what": k, "mine": v, "given": given[k]})
+            for k, v in ctx.hashes.items() if k in given and given[k] != v]
 
 
 def _differences(digest: str, entry: dict[str, Any], shown: dict[str, Any], keys: set[str]) -> list[Problem]:

@@ -11,10 +11,10 @@ coordinates, schedule rules, attention methods and key decompositions).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
-from .agreement import compare_derived, layers_needed, match_lemmas, summary
-from .attention import BRUTE_FORCE_LIMIT, brute_force, join, key_lemma
+from .agreement import VERSION, compare_derived, layers_needed, match_lemmas, stated_document, stated_hashes, summary
+from .attention import BRUTE_FORCE_LIMIT, brute_force, budget_for, join, key_lemma
 from .structure import reads, score_reads
 from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, NotChecked, as_dict, as_list, as_rational, within,
                    load_circuit, load_structure, load_transformer, need)
@@ -29,32 +29,13 @@ from .derivation import layer_functions
 from .schedule import base_failures, claims_from_rules, count_base, readout_failures
 from .discharge import discharge_derivation
 from .problems import Problem
-from .rules import Check, sha256_json
+from .report import Options, Report
+from .rules import Check, judge, sha256_json
 
-FORMAT = "verified-aat/certificate"
-VERSION = 2
 KEY_KIND = "attention:key-decomposition"
-TOP_KEYS = {"format", "version", "claim", "construction", "info", "hashes", "circuit", "transformer", "hints",
-            "derived", "lemmas", "result"}
-OPTIONAL_TOP_KEYS = {"netlist", "timings", "original", "construction_document"}
 
 
 # -- S1: data -------------------------------------------------------------------------
-
-def _document(ctx: Context) -> list[str]:
-    doc = as_dict(ctx.doc, "$", TOP_KEYS, OPTIONAL_TOP_KEYS)
-    need(doc["format"] == FORMAT, "$.format", f"must be {FORMAT!r}")
-    need(type(doc["version"]) is int and doc["version"] == VERSION, "$.version",
-         "this kernel checks version {version} (regenerate older certificates with certify), got {given!r}",
-         version=VERSION, given=doc["version"])
-    need(type(doc["claim"]) is str, "$.claim", "expected a string")
-    need(type(doc["construction"]) is str, "$.construction", "expected a string")
-    need(type(doc["info"]) is dict, "$.info", "expected an object")
-    result = as_dict(doc["result"], "$.result", {"status"}, {"engine"})
-    need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}, not 'proved'",
-         status=result["status"])
-    return []
-
 
 def _depth_bound(ctx: Context) -> list[str]:
     bound = ctx.doc["info"].get("depth_bound")
@@ -66,20 +47,14 @@ def _depth_bound(ctx: Context) -> list[str]:
 
 def _circuit(ctx: Context) -> list[str]:
     ctx.circuit = load_structure(ctx.doc["circuit"], "$.circuit")
-    ctx.domain = ctx.doc["circuit"]["domain"]
+    ctx.domain, ctx.hashes["circuit"] = ctx.doc["circuit"]["domain"], sha256_json(ctx.doc["circuit"])
     return []
 
 
 def _transformer(ctx: Context) -> list[str]:
     ctx.transformer = load_transformer(ctx.doc["transformer"])
+    ctx.hashes["transformer"] = sha256_json(ctx.doc["transformer"])
     return []
-
-
-def _hashes(ctx: Context) -> list[str]:
-    given = as_dict(ctx.doc["hashes"], "$.hashes", {"circuit", "transformer", "encoding"})
-    ctx.hashes = {"circuit": sha256_json(ctx.doc["circuit"]), "transformer": sha256_json(ctx.doc["transformer"])}
-    return [Problem("the embedded {what} has hash {mine:16}, the certificate says {given:16}",
-                    {"what": k, "mine": v, "given": given[k]}) for k, v in ctx.hashes.items() if given[k] != v]
 
 
 # -- S2: the encoding ------------------------------------------------------------------
@@ -102,11 +77,7 @@ def _encoding(ctx: Context) -> list[str]:
     if T.coordinates != encoding.coordinates:  # type: ignore[union-attr]
         return [Problem("the transformer's coordinates {given:120} are not {name}'s {coordinates:120}", {"name": name,
                         "given": list(T.coordinates), "coordinates": list(encoding.coordinates)})]  # type: ignore[union-attr]
-    digest = encoding_digest(encoding)
-    ctx.hashes["encoding"] = digest
-    if ctx.doc["hashes"]["encoding"] != digest:
-        return [Problem("enc(C) as the kernel builds it for {name} has hash {mine:16}, the certificate's proof was about "
-                        "an encoding with hash {given:16}", {"name": name, "mine": digest, "given": ctx.doc["hashes"]["encoding"]})]
+    ctx.hashes["encoding"] = encoding_digest(encoding)
     ctx.encoding = encoding
     ctx.rows = list(encoding.rows)
     return []
@@ -173,6 +144,7 @@ def _attention(ctx: Context) -> list[Problem]:
         need(type(fh[0]) is int and fh not in claims, f"$.hints.attention[{k}]", "an integer function, each head once")
         claims[fh] = (k, entry)
     by_score: dict[object, list[tuple[int, ...]]] = {}
+    ctx.attention_work = budget_for(ctx.rows)  # one budget for every head's keys, walks and brute force
     for fn in ctx.functions:
         for h, head in enumerate(fn.layer.heads):
             found = claims.pop((fn.number, head.name), None)
@@ -217,7 +189,7 @@ def _key_join(ctx: Context, fn, head, entry, where: str, by_score: dict):  # typ
     ctx.derivation.use(cache[1], KEY_KIND, count=False,  # counted as attention below
                        where=f"layer {fn.layers[0]}, head {head.name}")
     if cache not in by_score:
-        by_score[cache] = join(ctx.rows, keys)
+        by_score[cache] = join(ctx.rows, keys, ctx.attention_work)
     return [], cache
 
 
@@ -233,7 +205,7 @@ def _brute_force(ctx: Context, fn, head, entry, where: str, by_score: dict):  # 
            f"(at most {BRUTE_FORCE_LIMIT})")
     cache = ("brute", head.score_key)
     if cache not in by_score:
-        by_score[cache] = brute_force(ctx.rows, head.score)
+        by_score[cache] = brute_force(ctx.rows, head.score, ctx.attention_work)
     return [], cache
 
 
@@ -324,12 +296,12 @@ def _given_circuit(ctx: Context) -> list[Problem]:
 
 
 CHECKS: tuple[Check, ...] = (
-    Check("document", "S1", "a version-2 certificate that claims a proof", _document),
+    Check("document", "S1", "a version-2 certificate that claims a proof", stated_document),  # agreement.py
     Check("depth-bound", "S1", "the stated depth bound K is in 1 ... 10,000", _depth_bound),
     Check("circuit", "S1", "the embedded circuit is a well-formed arithmetic circuit", _circuit),
     Check("transformer", "S1", "the embedded transformer is well-formed", _transformer),
     Check("names", "S11", "every SMT name stands for one activation input", _names),
-    Check("hashes", "S1", "the hashes are those of the embedded objects", _hashes),
+    Check("hashes", "S1", "the hashes are those of the embedded objects", stated_hashes),  # agreement.py
     Check("original", "B1", "the recorded circuit before binarization is well-formed, hashed, of the same shape",
           _binarization("load_original")),
     Check("original-gates", "B3", "its inputs, constants and signs are the certified circuit's", _binarization("gate_failures")),
@@ -341,7 +313,8 @@ CHECKS: tuple[Check, ...] = (
                                 "it names", _construction),
     Check("own-transformer", "S2", "a transformer said to be the construction's own T_K is the document's",
           lambda ctx: own_transformer_problems(ctx, ctx.doc["info"])),
-    Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)", _encoding),
+    Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)",
+          lambda ctx: _encoding(ctx) or stated_hashes(ctx)),  # the stated hash of enc(C): agreement.py
     Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", _exact_pooling),
     Check("structural", "S4", "structural coordinates are coordinates that carry no input", _structural),
     Check("schedule", "S4", "the schedule hint is in the kernel's rule form", _schedule),
@@ -355,3 +328,32 @@ CHECKS: tuple[Check, ...] = (
     Check("solvers", "S12", "every lemma is unsat (valid over the reals)", discharge_derivation),  # discharge.py
     Check("netlist", "N", "the circuit computes the netlist's Boolean function", _netlist),
 )
+
+
+def check_per_circuit(doc: dict[str, Any], options: Options) -> Report:
+    """The per-circuit checks' verdict (``entry.py`` sends every format it does not know here: S1 rejects it)."""
+    ctx = Context(doc, options)
+    report = judge(ctx, CHECKS, lambda c: (len(c.derivation.lemmas), sum(c.derivation.counts.values())), theorem)
+    report.defence = ctx.defence
+    return report
+
+
+def theorem(ctx: Context) -> str:
+    """The accepted statement in one line (docs/soundness.md, S13)."""
+    C, T = ctx.circuit, ctx.transformer
+    assert C is not None and T is not None
+    B = "B" if ctx.original is not None else "C"  # B: the certified binarization of the user's circuit C (B1-B5)
+    X = ctx.doc["construction"]
+    sentence = (f"for every x in R^{C.n_inputs} and every ordered ring Q ⊆ R ⊆ ℝ: T (sha256 "
+                f"{ctx.hashes['transformer']}, {len(T.layers)} layers) on enc_{X}({B}, x) "
+                f"reads out C(x) for {B} (sha256 {ctx.hashes['circuit']}, {len(C.gates)} gates, "
+                f"{len(C.outputs)} outputs)")
+    if ctx.original is not None:
+        sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original']}, "
+                     f"{len(ctx.original.gates)} gates, {len(ctx.original.outputs)} outputs): each n-ary sum or "
+                     "product of C is a tree of binary gates of B")
+    if ctx.own_depth is not None:
+        sentence += f", T being {X}'s own T_K for K = {ctx.own_depth}"
+    if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
+        sentence += f", with enc_{X} as its embedded construction document (sha256 {ctx.construction.digest}) states it"
+    return sentence + (f"; {ctx.netlist_theorem}" if ctx.netlist_theorem else "")

@@ -1,4 +1,4 @@
-"""S1's own reader of a circuit file given with ``check --circuit``: the text (``.circ``) and JSON formats.
+"""S1's own reader of a circuit file given with ``check --circuit``: the core both formats' readers share.
 
 Each file is reduced to the canonical structure that a certificate's ``circuit`` section holds and hashed
 the same way, so "this certificate is about the circuit in FILE" rests on the kernel's reading of FILE, not
@@ -6,12 +6,14 @@ the engine's. Names, labels, arithmetization and provenance do not enter the str
 formats' stable depth-first one (docs/circuit-format.md): definitions in file order, a gate used before its
 definition just before its first user, an inline literal one constant gate per value just before its first
 use. A file this reader cannot read is *not checked* (the command reports bad input before it gets here).
+Each format's reader (``circuit_text.py``, ``circuit_json.py``) is entered only for a file of its format.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from importlib import import_module
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Union
 
@@ -22,11 +24,8 @@ from .rules import sha256_json
 if TYPE_CHECKING:
     from .context import Context
 
-_DEFINITION = re.compile(r"\s*([^\s=]+)\s*=(.*)\Z", re.S)
 _LITERAL = re.compile(r"([+-]?)(\d+(?:/\d+)?|\d+\.\d*|\.\d+)\Z", re.ASCII)
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]\-]*\Z", re.ASCII)
-_KEYWORDS = ("circuit", "domain", "arithmetization", "provenance", "input", "output")
-_OPS = ("const", "add", "mul", "sign")
+OPS = ("const", "add", "mul", "sign")
 Ref = Union[str, Fraction, int]  # a gate's name, or an inline literal's value
 Gates = dict[str, tuple[str, list[Ref], Any]]  # name → (op, refs, constant value or input index), in file order
 
@@ -39,71 +38,12 @@ def literal(token: str) -> Ref | None:
     return None if value is None else -value if m[1] == "-" else value  # type: ignore[index]
 
 
-def _define(gates: Gates, at: str, name: str, op: str, refs: list[Ref], value: Any, any_name: bool = False) -> None:
-    """``any_name``: JSON names are any non-empty strings; ``value``: a constant's, or an input's index."""
-    need(any_name or (_NAME.match(name) is not None and name not in _KEYWORDS
-                      and name.lower() not in ("nan", "inf", "infinity")), at,
-         "a gate name the format does not allow")
+def define(gates: Gates, at: str, name: str, op: str, refs: list[Ref], value: Any) -> None:
+    """``value``: a constant's, or an input's index."""
     need(name not in gates, at, "a name defined twice")
     need(op not in ("mul", "sign") or (len(refs) >= 2 if op == "mul" else len(refs) == 1), at,
          f"a {op} gate of fan-in {len(refs)}")
     gates[name] = (op, refs, value)
-
-
-def _text(data: bytes) -> tuple[Gates, list[Ref], str]:
-    gates: Gates = {}
-    outputs: list[Ref] = []
-    domain, inputs = "rationals", 0
-    for number, raw in enumerate(data.decode("utf-8").removeprefix("\ufeff").split("\n"), start=1):
-        line, at = raw.removesuffix("\r").split("#", 1)[0], f"line {number}"
-        match = _DEFINITION.match(line)
-        if match:
-            op, *args = match[2].split() or ["?"]
-            value = literal(args[0]) if op == "const" and len(args) == 1 else None
-            need(op in _OPS and (op != "const" or value is not None), at, "a gate whose operation the kernel does not read")
-            _define(gates, at, match[1], op, [] if op == "const" else [_ref(a) for a in args], value)
-            continue
-        keyword, *rest = line.split() or [""]
-        if keyword == "input":
-            for name in rest:
-                _define(gates, at, name, "input", [], inputs)
-                inputs += 1
-        elif keyword == "output":
-            outputs += [_ref(token.partition("=")[2] or token) for token in rest]
-        elif keyword == "domain" and rest in (["rationals"], ["boolean"]):
-            domain = rest[0]
-        else:  # the structure does not read a circuit's name, arithmetization or provenance
-            need(keyword in ("", "circuit", "arithmetization", "provenance"), at, "a statement the kernel does not read")
-    return gates, outputs, domain
-
-
-def _ref(token: str) -> Ref:
-    """An argument: an inline rational literal, else a gate's name."""
-    value = literal(token)
-    return token if value is None else value
-
-
-def _json(data: bytes) -> tuple[Gates, list[Ref], str]:
-    doc = json.loads(data)
-    need(type(doc) is dict and doc.get("format") == "verified-aat/circuit" and doc.get("version") == 1, "$",
-         "not a circuit document of format 'verified-aat/circuit', version 1")
-    inputs, listed, outputs = doc.get("inputs"), doc.get("gates"), doc.get("outputs")
-    need(type(inputs) is list and all(type(n) is str for n in inputs) and len(set(inputs)) == len(inputs), "$.inputs",
-         "not a list of distinct names")
-    need(type(listed) is list and type(outputs) is list and all(type(o) is str for o in outputs), "$",
-         "'gates' or 'outputs' is not a list of the format's entries")
-    gates: Gates = {}
-    by_input = {name: i for i, name in enumerate(inputs)}
-    for k, gate in enumerate(listed):
-        name, op, args, raw = gate.get("name"), gate.get("op"), gate.get("args", []), gate.get("value")
-        value = (literal(str(raw)) if type(raw) in (str, int) else None) if op == "const" else by_input.get(name)
-        need(type(name) is str and name != "" and op in ("input", *_OPS) and type(args) is list
-             and all(type(a) is str for a in args) and (op not in ("input", "const") or (not args and value is not None)),
-             f"$.gates[{k}]", "a gate the kernel does not read (an input listed in 'inputs', a rational constant)")
-        _define(gates, f"$.gates[{k}]", name, op, list(args), value, any_name=True)
-    need(len([g for g in gates.values() if g[0] == "input"]) == len(inputs), "$.inputs", "'inputs' and the input gates differ")
-    need(doc.get("domain") in (None, "rationals", "boolean"), "$.domain", "a domain the kernel does not read")
-    return gates, list(outputs), doc.get("domain") or "rationals"
 
 
 def _ordered(defs: Gates, outputs: list[Ref], domain: str) -> dict[str, Any]:
@@ -149,7 +89,10 @@ def read_circuit(data: bytes, fmt: str) -> tuple[dict[str, Any], Circuit]:
     """The canonical structure of a circuit file in format ``text``, ``json`` or ``structure`` (the canonical form
     itself, as the API hands an in-memory circuit), and the circuit it loads to; :class:`NotChecked` if unreadable."""
     try:
-        value = json.loads(data) if fmt == "structure" else _ordered(*(_text(data) if fmt == "text" else _json(data)))
+        # only the file's own format's reader, circuit_text.py or circuit_json.py, is entered (by name, as entry.py
+        # enters a checker: the readers import this core)
+        value = json.loads(data) if fmt == "structure" else _ordered(*import_module(
+            f".circuit_{'text' if fmt == 'text' else 'json'}", __package__).read(data))
         return value, load_structure(value, "$circuit-file")
     except (Malformed, ValueError, UnicodeDecodeError, AttributeError, TypeError) as exc:
         raise NotChecked(f"the kernel's own {fmt} reader does not read the given circuit file ({exc})") from None

@@ -38,6 +38,7 @@ class Context:
     functions: list[Function] = field(default_factory=list)
     sets: dict[tuple[int, int], list[tuple[int, ...]]] = field(default_factory=dict)
     attention_methods: dict[tuple[int, int], str] = field(default_factory=dict)
+    attention_work: list[int] = field(default_factory=list)  # attention.budget_for: what S6 may still spend
     reads: Any = None  # obligations.Reads: the argmax-set members S8 and S9 may still read
     derivation: Derivation = field(default_factory=Derivation)
     unchecked: list[str] = field(default_factory=list)

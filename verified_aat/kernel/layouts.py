@@ -110,8 +110,8 @@ def read_construction(data: Any, path: str) -> Construction:
     need(type(doc["version"]) is int and doc["version"] == VERSION, f"{path}.version",
          f"this kernel reads construction version {VERSION}")
     name = doc["name"]
-    need(type(name) is str and 0 < len(name) <= 80 and all(ch.isalnum() or ch in "-_." for ch in name),
-         f"{path}.name", "a construction name: letters, digits, - _ . (at most 80)")
+    need(type(name) is str and 0 < len(name) <= 80 and name.isascii() and all(ch.isalnum() or ch in "-_." for ch in name),
+         f"{path}.name", "a construction name: ASCII letters, digits, - _ . (at most 80; no look-alike of a built-in)")
     coordinates = tuple(as_name(c, f"{path}.coordinates[{k}]")
                         for k, c in enumerate(as_list(doc["coordinates"], f"{path}.coordinates", 256)))
     need(bool(coordinates) and len(set(coordinates)) == len(coordinates), f"{path}.coordinates",

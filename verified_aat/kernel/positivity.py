@@ -47,11 +47,12 @@ class Unfinished(Exception):
     """Checking the proof object ran into a size or stack limit: the lemma is *not checked*."""
 
 
-def check_proof(text: str, proof: Any) -> None:
-    """Return if ``proof`` proves the lemma ``text``; raise :class:`BadProof` (why) otherwise."""
+def check_proof(text: str, proof: Any) -> int:
+    """The work spent if ``proof`` proves the lemma ``text``; :class:`BadProof` (why) otherwise."""
     try:
         lemma = _Lemma(text)
         lemma.node(proof, {}, [], [0])
+        return lemma.n.work
     except (TooLarge, RecursionError) as exc:  # a resource limit: the lemma is left undecided, not refuted
         raise Unfinished(f"{type(exc).__name__}: {exc}") from None
     except (Undecided, ZeroDivisionError, ValueError, TypeError, KeyError, IndexError) as exc:
