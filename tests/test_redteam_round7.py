@@ -8,6 +8,7 @@ every kind of work under a budget is charged to it.
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 import json
 import time
 from pathlib import Path
@@ -117,3 +118,53 @@ def test_an_output_that_names_standard_output_never_replaces_the_file_behind_it(
     assert done.returncode == 2, done.stderr
     assert "names an open file of this process" in done.stderr and done.stderr.count("\n") == 1
     assert log.read_text() == "an earlier line\n"
+
+
+def test_an_encoding_whose_inputs_settle_before_layer_0_runs(tmp_path: Path) -> None:
+    """kind_offsets of −1 at gate offset 0 (docs/construction-format.md's form): certify proved the document, compile
+    wrote encoding.json with settle layer −1, and run refused that file (red team, round 7). Written as layer 0."""
+    import subprocess
+    import sys
+    doc = DATA / "gate-edge-offsets-minus-one.json"
+    circuit = ROOT / "specs" / "circuits" / "inner_product_3.circ"
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "verified_aat.cli.main", *args], capture_output=True, text=True,
+                              timeout=300)
+    assert cli("compile", str(circuit), "-c", str(doc), "-K", "2", "-o", str(tmp_path / "out")).returncode == 0
+    settle = json.loads((tmp_path / "out" / "encoding.json").read_text())["settle"]["patterns"]
+    assert min(layer for pattern in settle for layer, _ in pattern) == 0
+    ran = cli("run", str(tmp_path / "out" / "transformer.json"), "--encoding", str(tmp_path / "out" / "encoding.json"),
+              "--input=1,2,3,4,5,6")
+    assert ran.returncode == 0 and ran.stdout.startswith("outputs: 32"), (ran.stdout, ran.stderr)
+
+
+def test_a_witness_at_a_lemma_models_id_is_brought_down_to_the_least_failing_id() -> None:
+    """T_6 with the mul selector's 1/6 written 1/7 (every mul wrong) was refuted by a mul after four inputs that
+    nothing reads (the id a false lemma's model chose); the smallest witness, mul x0 x1, fails the same way."""
+    import verified_aat.api as va
+    found = va.refute(str(DATA / "gate-edge-T6-mul-selector-1-7.json"), "gate-edge")
+    assert found.status.value == "refuted"
+    assert found.circuit is not None and found.circuit.n_inputs == 2 and len(found.circuit.gates) == 3, found.circuit
+
+
+def test_an_output_right_where_scheduled_and_spoiled_later_shows_the_layer_where_it_departs() -> None:
+    """T_3 with 1/10^9 added in its last gather layer: every gate was "ok" at its scheduled layer, and the report
+    showed no mismatch (first_mismatch null). Now the read-out's departure is the last step: layer 6."""
+    import verified_aat.api as va
+    found = va.refute(str(DATA / "gate-edge-T3-last-gather-plus-1e-9.json"), "gate-edge", budget=30)
+    assert found.counterexample is not None
+    last = found.counterexample.steps[-1]
+    assert not last.agrees and last.layer == 6 and all(s.agrees for s in found.counterexample.steps[:-1])
+    assert last.transformer_value - last.circuit_value == Fraction(1, 10**9)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_refute_below_the_k_a_correct_t_is_meant_for_is_proved_by_its_theorem(k: int) -> None:
+    """refute -K 1 and -K 2 of gate-edge's own T_3 were unknown after the whole budget; its every-circuit theorem
+    at K = 3 covers depth <= k."""
+    import verified_aat.api as va
+    found = va.refute(va.construction("gate-edge").transformer(3), "gate-edge", depth_bound=k, budget=30)
+    assert found.status.value == "proved" and "depth ≤ 3" in found.proved, found
+    wrong = va.refute(str(DATA / "gate-edge-T3-last-gather-plus-1e-9.json"), "gate-edge", depth_bound=k, budget=30)
+    assert wrong.status.value == "refuted"

@@ -49,9 +49,9 @@ def test_out_of_memory_in_the_kernel_is_not_checked_never_a_verdict(tmp_path, mo
     def no_memory(ctx):
         raise MemoryError
 
-    patched = list(kernel.CHECKS)
+    patched = list(kernel_checks.CHECKS)
     patched[index] = kernel_checks.Check("obligations", "S9", "patched", no_memory)
-    monkeypatch.setattr(kernel, "CHECKS", tuple(patched))
+    monkeypatch.setattr(kernel_checks, "CHECKS", tuple(patched))
     report = kernel.check_certificate(kernel.load_certificate(str(cert)))
     assert report.outcome == "not-checked" and not report.accepted and not report.rejections
     assert any("out of memory" in u for u in report.unchecked)

@@ -96,10 +96,11 @@ class Encoding:
         return {} if self.settle is None else {"settle": _settle_json(self.settle)}
 
     def with_settle(self, settle: Sequence[tuple[tuple[int, int], ...]]) -> "Encoding":
-        """This encoding with the schedule's settle layers of every position (see ``settle``)."""
+        """This encoding with the schedule's settle layers of every position (see ``settle``); a layer below 0 (a
+        ``kind_offsets`` entry of −1 at offset 0) is written 0: the entry is settled in the encoding either way."""
         if len(settle) != self.length:
             raise ValueError(f"settle layers for {len(settle)} positions, the encoding has {self.length}")
-        return replace(self, settle=tuple(settle))
+        return replace(self, settle=tuple(tuple((max(s, 0), c) for s, c in pattern) for pattern in settle))
 
     @staticmethod
     def from_json(data: Any, file: str | None = None) -> "Encoding":

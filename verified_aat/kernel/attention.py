@@ -98,7 +98,7 @@ def _cheapest(a: Number, ordered: list[Number], least: dict[Number, Number], flo
     start = bisect.bisect_left(ordered, a)
     for k_range in (range(start - 1, -1, -1), range(start, len(ordered))):
         for k in k_range:
-            _spend(budget, 1, "the key join walks too many keys (penalties that keep every key in reach)")
+            _spend(budget, 10, "the key join walks too many keys (penalties that keep every key in reach)")  # a step: 10
             key = ordered[k]
             distance = (a - key) * (a - key)
             if best is not None and distance + floor > best:

@@ -69,7 +69,8 @@ class Counterexample:
         else:
             lines += [f"    {n} = {v}" for n, v in shown]
         if self.steps:
-            lines.append("  gate by gate (circuit vs transformer at the scheduled layer):")
+            lines.append("  gate by gate (circuit vs transformer at the scheduled layer; an output spoiled later: the "
+                         "layer from which its read-out differs):")
             for s in self.steps:
                 mark = "ok" if s.agrees else "MISMATCH"
                 lines.append(f"    {s.gate:<14} {s.kind:<6} layer {s.layer:<3} circuit {s.circuit_value!s:<10} "
@@ -210,10 +211,25 @@ def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, sche
             steps.append(step)
             if not step.agrees:
                 break
+        if all(s.agrees for s in steps):  # right where scheduled, spoiled later: where the read-out departs
+            steps += _departure(circuit, encoding, traced.trace, expected)
     return Counterexample(_fractions(xs), circuit.input_names,
                           tuple(Fraction(v) for v in expected), tuple(Fraction(v) for v in actual),
                           tuple(circuit.output_names or [circuit.gate_name(o) for o in circuit.outputs]),
                           tuple(steps), layers=transformer.n_layers)
+
+
+def _departure(circuit: Circuit, encoding: Encoding, trace: Any, expected: tuple) -> list[Step]:
+    """The first differing output's read-out value at the first layer where it is not C's and stays so: a layer edited
+    after the output's scheduled one (red team, round 7: every step was "ok" and no mismatch was shown)."""
+    for j, ((p, c), want) in enumerate(zip(encoding.readout, expected)):
+        values = [layer.vectors[p][c] for layer in trace]
+        if values and values[-1] != want:
+            n = len(values) - next((k for k, v in enumerate(reversed(values)) if v == want or is_symbolic(v)), len(values))
+            g = circuit.outputs[j]
+            return [Step(circuit.gate_name(g), circuit.gates[g].kind.value, n + 1, p, Fraction(want),
+                         Fraction(values[n]))]
+    return []
 
 
 def _fractions(xs: Sequence[Any]) -> tuple[Fraction, ...]:

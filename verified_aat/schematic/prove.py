@@ -197,8 +197,17 @@ def lemma_witness(construction: Construction, T: Transformer, depth_bound: int |
     circuit built from the models fails."""
     if _no_induction(construction) is not None:
         return None
+    meant = _fixed_depth(construction, T) or intended_depth(construction, T)
+    found = _at_depth(construction, T, depth_bound or meant, timeout_ms, budget)
+    if found is None and depth_bound is not None and depth_bound < meant:  # T meant for a larger K: its theorem
+        wider = _at_depth(construction, T, meant, timeout_ms, budget)  # covers depth <= depth_bound too (red team 7)
+        return wider if wider is not None and wider.proved else None
+    return found
+
+
+def _at_depth(construction: Construction, T: Transformer, K: int, timeout_ms: int, budget: float) -> Refutation | None:
+    """lemma_witness at one depth bound K."""
     t0 = time.perf_counter()
-    K = depth_bound or _fixed_depth(construction, T) or intended_depth(construction, T)
     doc, ctx, report = schematic_document(construction.name, K, T, K, embedded=embedded_document(construction))
     if report.rejections or ctx.unchecked:
         return None

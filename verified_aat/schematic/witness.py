@@ -89,11 +89,7 @@ def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
             yield c, [[v] * c.n_inputs for v in values]
     for g in ids:
         for op in ("add", "mul", "sign"):
-            b = CircuitBuilder(f"{op}-at-id-{g + 2}")  # its operands have ids g and g + 1
-            xs = b.inputs([f"x{i}" for i in range(g + 2)])
-            gate = b.sign(xs[-1]) if op == "sign" else getattr(b, op)(xs[-2], xs[-1])
-            b.output(gate)
-            c = b.build()
+            c = _at_id(op, g)
             tails = [[Fraction(0)] * g + values[:2]] if len(values) >= 2 else []  # the model's operands: first
             yield c, tails + [[v] * c.n_inputs for v in values]
     for op in ("add", "mul", "sign"):  # the model's values on each small gate
@@ -189,6 +185,8 @@ def _smaller(transformer: Transformer, construction: Construction, circuit: Circ
     candidate replayed exactly; the failing set need not be an interval, so this is a smaller witness,
     not always the smallest)."""
     gates = circuit.gates
+    if circuit.name.split("-", 1)[-1].startswith("at-id-"):
+        return _lower_id(transformer, construction, circuit, found, deadline)
     if circuit.n_inputs != 1 or len(gates) != 2 or gates[1].kind.value != "add":  # one input, one add of it
         return circuit, found, 0
     low, high, tried = 0, len(gates[1].args), 0  # fan-in high fails; low (0: none) is taken to pass
@@ -202,6 +200,32 @@ def _smaller(transformer: Transformer, construction: Construction, circuit: Circ
         smaller = b.build()
         tried += 1
         again = _replay(transformer, construction, smaller, value, deadline)
+        if again is not None:
+            high, best = middle, (smaller, again)
+        else:
+            low = middle
+    return best[0], best[1], tried
+
+
+def _at_id(op: str, padding: int) -> Circuit:
+    """``op`` of the last inputs (sign: of the last one) after ``padding`` inputs that nothing reads."""
+    b = CircuitBuilder(f"{op}-at-id-{padding + 2}")  # its operands have ids padding and padding + 1
+    xs = b.inputs([f"x{i}" for i in range(padding + 2)])
+    b.output(b.sign(xs[-1]) if op == "sign" else getattr(b, op)(xs[-2], xs[-1]))
+    return b.build()
+
+
+def _lower_id(transformer: Transformer, construction: Construction, circuit: Circuit, found: Counterexample,
+              deadline: float) -> tuple[Circuit, Counterexample, int]:
+    """An op at a model's id that fails: the least failing padding below it by bisection, on the same operand
+    values (red team, round 7: T_6 wrong at every mul was refuted by a mul after 4 unread inputs)."""
+    op, operands = circuit.name.split("-", 1)[0], list(found.inputs[-2:])
+    low, high, tried, best = -1, circuit.n_inputs - 2, 0, (circuit, found)  # padding high fails; -1 is no circuit
+    while high - low > 1 and time.perf_counter() < deadline:
+        middle = (low + high) // 2
+        smaller = _at_id(op, middle)
+        tried += 1
+        again = _replay(transformer, construction, smaller, [[Fraction(0)] * middle + operands], deadline)
         if again is not None:
             high, best = middle, (smaller, again)
         else:
