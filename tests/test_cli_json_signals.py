@@ -16,6 +16,7 @@ import pytest
 import mutants
 from verified_aat.circuits import io as circuit_io
 from verified_aat.cli import main as cli_main
+from verified_aat.cli import signals as cli_signals
 from verified_aat.cli.json_output import EXIT_FOR_STATUS
 from verified_aat.cli.main import main
 from verified_aat.kernel import solvers as kernel_solvers
@@ -80,7 +81,7 @@ def test_an_interrupt_while_writing_removes_the_temporary_file(tmp_path, monkeyp
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_forked_worker_that_gets_sigterm_ends_as_sigterm_would_not_with_terminated():
-    previous = cli_main._install_sigterm_handler()
+    previous = cli_signals.install({signal.SIGTERM: cli_signals.raise_terminated})
     try:
         pid = os.fork()
         if pid == 0:  # the child: a worker process forked by a pool
@@ -92,7 +93,7 @@ def test_a_forked_worker_that_gets_sigterm_ends_as_sigterm_would_not_with_termin
         _, status = os.waitpid(pid, 0)
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        cli_signals.restore(previous)
 
 
 def test_the_sigterm_handler_is_restored_after_main(capsys):

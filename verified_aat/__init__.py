@@ -3,15 +3,23 @@
 The public API (``verified_aat.api``) is re-exported here; the stages live in
 sub-packages (``circuits`` → ``constructions`` → ``transformer`` →
 ``symbolic`` → ``certificates``; ``kernel`` is the trusted checker).
+
+Every name is loaded on first use (PEP 562): importing a submodule, as the command line's
+entry does before it installs its signal handlers, does not load the API.
 """
 
-from .api import (audit_transformer, certificate, certify, check, compile, construction, family, load_circuit,
-                  parse_circuit, prove_construction, refute, simulate)
-from .circuits.evaluate import evaluate
-from .circuits.ir import Circuit, Domain, Gate, Kind
-from .circuits.measures import measure
-from .errors import InputError
-from .status import Status, Verdict
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers know the name)
+if TYPE_CHECKING:
+    from .api import (audit_transformer, certificate, certify, check, compile, construction, family, load_circuit,
+                      parse_circuit, prove_construction, refute, simulate)
+    from .circuits.evaluate import evaluate
+    from .circuits.ir import Circuit, Domain, Gate, Kind
+    from .circuits.measures import measure
+    from .errors import InputError
+    from .results import Certificate, CheckReport
+    from .status import Status, Verdict
 
 __all__ = ["Circuit", "Domain", "Gate", "Kind", "InputError", "certificate", "certify", "check", "compile",
            "evaluate", "family", "load_circuit", "measure", "parse_circuit", "refute", "simulate"]
@@ -19,11 +27,26 @@ __all__ += ["Certificate", "CheckReport", "Status", "Verdict", "audit_transforme
 __all__ += ["prove_construction", "construction"]
 __version__ = "0.1.0"
 
+_HOME = {name: "api" for name in ("audit_transformer", "certificate", "certify", "check", "compile", "construction",
+                                  "family", "load_circuit", "parse_circuit", "prove_construction", "refute",
+                                  "simulate")}
+_HOME.update(evaluate="circuits.evaluate", Circuit="circuits.ir", Domain="circuits.ir", Gate="circuits.ir",
+             Kind="circuits.ir", measure="circuits.measures", InputError="errors", Certificate="results",
+             CheckReport="results", Status="status", Verdict="status")
+
 
 def __getattr__(name: str) -> object:
-    """``Certificate`` and ``CheckReport`` on first use: they load the kernel, which the
-    command line's start-up should not pay for."""
-    if name in ("Certificate", "CheckReport"):
-        from . import results
-        return getattr(results, name)
-    raise AttributeError(f"module 'verified_aat' has no attribute {name!r}")
+    """A public name on first use, from the module that defines it (the kernel, the engine's stages and
+    numpy load only when a name needs them)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'verified_aat' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -123,12 +123,17 @@ def read_stdin(what: str = "input", name: str = "<stdin>") -> bytes:
     """Standard input's bytes, refused past :func:`max_inflated_bytes` (``... < /dev/zero`` ends)."""
     import sys
 
+    if sys.stdin is None:  # `<&-`: no descriptor 0 at all
+        raise InputError(f"standard input is closed: nothing to read as the {what}", name)
     limit = max_inflated_bytes()
     try:  # a file redirected into standard input is an input too: never an output target (``certify - -o in.circ``)
         _remember(os.fstat(sys.stdin.fileno()))
     except (OSError, ValueError, AttributeError):
         pass
-    data = _read_bounded(sys.stdin.buffer, limit)
+    try:
+        data = _read_bounded(sys.stdin.buffer, limit)
+    except OSError as exc:  # `< /` (a directory), a descriptor opened for writing only
+        raise InputError(f"cannot read standard input as the {what}: {exc.strerror or exc}", name) from None
     if len(data) > limit:
         raise LimitReached(f"{name}: more than {_max_inflated_mb:,} MiB on standard input as the {what} "
                            f"(--max-inflated MB raises the limit)")

@@ -35,6 +35,9 @@ def parse_cluster(text: str) -> str:
     if text.startswith("local:") and text[6:].isdigit() and 1 <= int(text[6:]) <= MAX_LOCAL_WORKERS:
         return text
     if _TCP.match(text):
+        port = int(text.rpartition(":")[2])
+        if not 1 <= port <= 65535:
+            raise InputError(f"port {port} is not a TCP port (1 to 65535): {text[:80]!r}", "--cluster")
         return text
     raise InputError(f"expected local:N (1 ≤ N ≤ {MAX_LOCAL_WORKERS}) or tcp://HOST:PORT, got {text[:80]!r}",
                      "--cluster")

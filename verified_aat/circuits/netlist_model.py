@@ -240,8 +240,18 @@ def assemble_netlist(p: Parsed) -> Netlist:
     return Netlist(p.name, tuple(n for n, _ in p.inputs), tuple(n for n, _ in p.outputs), tuple(order))
 
 
+def check_line_breaks(text: str, file: str | None) -> None:
+    """Refuse a lone CR (classic Mac OS line ends): every reader here, and the kernel's, breaks lines at LF
+    (CRLF too), so such a file would read as one line, an "empty" file when it begins with a comment."""
+    if text.count("\r") != text.count("\r\n"):
+        at = re.search("\r(?!\n)", text).start()  # type: ignore[union-attr]  # there is one
+        raise InputError("a carriage return (CR) that ends no CRLF: line breaks are LF or CRLF, not a lone CR "
+                         "(classic Mac OS); convert the file, e.g. tr '\\r' '\\n'", file, text.count("\n", 0, at) + 1)
+
+
 def check_text(text: str, file: str) -> None:
-    """Reject NUL bytes and other binary junk, naming the line."""
+    """Reject NUL bytes and other binary junk, and lone CR line breaks, naming the line."""
+    check_line_breaks(text, file)
     bad = re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f\ufffd]", text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1

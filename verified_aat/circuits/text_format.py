@@ -42,6 +42,7 @@ from typing import Sequence
 from ..errors import InputError
 from .assemble import KEYWORDS, Definition, OutputRef, Ref, assemble, gate_labels, is_valid_name
 from .ir import Circuit, Domain, Kind, Provenance
+from .netlist_model import check_line_breaks
 from .rationals import format_rational, is_rational_literal, looks_numeric, parse_rational
 
 MAX_FAN_IN = 1_000_000
@@ -68,6 +69,7 @@ def decode_circuit_bytes(data: bytes, file: str | None = None) -> str:
     if nul >= 0:
         raise InputError("binary data: a NUL byte (not a text file?)", file,
                          data.count(b"\n", 0, nul) + 1)
+    check_line_breaks(text, file)  # circuits and input vector files alike
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -269,6 +271,7 @@ def parse_circuit_text(text: str, file: str | None = None,
     reader = _Reader(file, list(implicit_inputs) if implicit_inputs is not None else None)
     if text.startswith("\ufeff"):
         text = text[1:]
+    check_line_breaks(text, file)
     for number, raw in enumerate(text.split("\n"), start=1):
         reader.read_line(raw[:-1] if raw.endswith("\r") else raw, number)
     if reader.last_line == 0:

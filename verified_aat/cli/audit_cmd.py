@@ -27,6 +27,7 @@ from .common import ARGUMENTS, add_circuit_argument, circuit_from_args
 from .resources import add_resource_options, require_memory
 from .audit_prove_cmd import add_prove_options, check_kernel_caps, run_prove, run_prove_all_n
 from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip, unroller_option
+from .option_rules import integer
 
 
 def register(subparsers: Any) -> None:
@@ -45,16 +46,16 @@ def register(subparsers: Any) -> None:
                         help="sequence lengths to audit, a list with ranges such as 2..8,16 (default "
                              f"{','.join(map(str, DEFAULT_LENGTHS))}); with --prove: prove U_N = T for these N only "
                              "(a per-N certificate) instead of for every N")
-    parser.add_argument("--samples", type=int, default=20, metavar="K",
+    parser.add_argument("--samples", type=integer, default=20, metavar="K",
                         help="random sequences per length (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random sequences (default 0)")
+    parser.add_argument("--seed", type=integer, default=0, help="seed of the random sequences (default 0)")
     parser.add_argument("--progress", action="store_true",
                         help="--prove and --round-trip: show progress even when stderr is not a terminal")
-    parser.add_argument("--encoded", type=int, default=0, metavar="K",
+    parser.add_argument("--encoded", type=integer, default=0, metavar="K",
                         help="with --construction: also check K sequences enc(C, x) for random x, at their length")
     parser.add_argument("--output-circuit", metavar="FILE",
                         help="write the unrolled circuit (.circ or .json) for length --output-length")
-    parser.add_argument("--output-length", type=int, metavar="N",
+    parser.add_argument("--output-length", type=integer, metavar="N",
                         help="length for --output-circuit (default: the largest audited length; without "
                              "--family, --n N means the same)")
     parser.add_argument("--json", action="store_true",

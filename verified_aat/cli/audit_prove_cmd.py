@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .common import ARGUMENTS
+from .option_rules import integer
 
 
 def add_prove_options(parser: Any) -> None:
@@ -30,7 +31,7 @@ def add_prove_options(parser: Any) -> None:
                         help="with --prove: the solver(s) for the lemmas (default z3)")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="S",
                         help="with --prove: seconds per lemma and solver (default %(default)s)")
-    parser.add_argument("--jobs", "-j", type=int, default=2,
+    parser.add_argument("--jobs", "-j", type=integer, default=2,
                         help="with --prove: solver processes (default %(default)s)")
 
 

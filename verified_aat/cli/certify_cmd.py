@@ -12,6 +12,7 @@ from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError, LimitR
 from ..wording import plural
 from .resources import add_resource_options, require_memory
 from ..gc_pause import gc_paused
+from .option_rules import integer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--construction", "-c", default="gate-edge", type=construction_choice, metavar="NAME|FILE.json")
     p.add_argument("--transformer", "-t", metavar="SPEC", help="certify this transformer spec instead of T_K "
                    "(a modified construction); encoding and schedule still come from --construction")
-    p.add_argument("--depth-bound", "-K", type=int, default=None)
+    p.add_argument("--depth-bound", "-K", type=integer, default=None)
     p.add_argument("--binarize", action="store_true", help="binarize n-ary products (and sums for unique-hard) first")
     p.add_argument("--every-k", action="store_true",
                    help="certify by the construction's every-K theorem instantiated at CIRCUIT (docs/soundness.md "
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "- for standard output, the summary then goes to standard error)")
     p.add_argument("--export-smt", metavar="DIR", help="also write every lemma as an .smt2 file")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per solver query (default 10)")
-    p.add_argument("--jobs", "-j", type=int, default=2,
+    p.add_argument("--jobs", "-j", type=integer, default=2,
                    help="processes for discharging lemmas, and workers of a local Dask cluster for deriving a "
                         "large encoding's obligations (default 2; the certificate does not depend on it)")
     from .common import add_cluster_argument
@@ -134,9 +135,8 @@ def _verdict(result, doc, args: argparse.Namespace) -> int:  # type: ignore[no-u
             code = _report(result, doc, args)
         if doc is not None:
             from ..certificates.document import certificate_bytes
-            sys.stdout.flush()
-            sys.stdout.buffer.write(certificate_bytes(doc))
-            sys.stdout.buffer.flush()
+            from .streams import write_bytes
+            write_bytes(certificate_bytes(doc))
         return code
     if getattr(args, "json", False):
         return _report_json(result, doc, args)

@@ -50,10 +50,8 @@ def run_every_k(args: argparse.Namespace, circuit: Any, construction: Any, trans
     else:
         code = _text(result, args)
     if doc is not None and args.output == "-":
-        import sys
-        sys.stdout.flush()
-        sys.stdout.buffer.write(certificate_bytes(doc))
-        sys.stdout.buffer.flush()
+        from .streams import write_bytes
+        write_bytes(certificate_bytes(doc))
     if getattr(args, "report", None):
         _report(result, args)
     return code

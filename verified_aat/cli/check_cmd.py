@@ -12,6 +12,7 @@ import sys
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .resources import add_resource_options, require_memory
+from .option_rules import integer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,14 +36,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "own normal form does not)")
     p.add_argument("--no-solver-trust", action="store_true",
                    help="a lemma that only a solver decides is NOT CHECKED (exit 3), never ACCEPTED")
-    p.add_argument("--jobs", "-j", type=int, default=2,
+    p.add_argument("--jobs", "-j", type=integer, default=2,
                    help="workers of a local Dask cluster deriving the obligations of large certificates (≥ 1; "
                         "default 2; the verdict does not depend on it)")
     from .common import add_cluster_argument
     add_cluster_argument(p)
     p.add_argument("--timeout", type=float, default=20.0,
                    help="seconds per lemma and solver (> 0; default 20)")
-    p.add_argument("--defence-budget", type=int, default=None, metavar="N",
+    p.add_argument("--defence-budget", type=integer, default=None, metavar="N",
                    help="activation evaluations the kernel's interpreter may spend (0: skip it; default: "
                         "max(30000, min(5 per position, 10^6)), about one full run up to ~2e5 positions)")
     p.add_argument("--verbose", action="store_true", help="print every check with its time")

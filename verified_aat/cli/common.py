@@ -8,6 +8,7 @@ from typing import Any, Callable
 from ..circuits.io import FORMATS, MODES, load_circuit
 from ..circuits.ir import Circuit, Domain
 from ..errors import InputError
+from .option_rules import integer
 
 CERTIFICATE_FORMATS = ("verified-aat/certificate", "verified-aat/schematic-certificate",
                        "verified-aat/audit-certificate", "verified-aat/audit-family-certificate")
@@ -27,12 +28,12 @@ def add_circuit_argument(parser: argparse.ArgumentParser) -> None:
                              "a Bristol Fashion .txt file")
     group = parser.add_argument_group("built-in families (instead of CIRCUIT)")
     group.add_argument("--family", metavar="NAME", help="a built-in circuit family, e.g. inner-product")
-    group.add_argument("--n", type=int, metavar="N", help="input length for --family")
+    group.add_argument("--n", type=integer, metavar="N", help="input length for --family")
     parser.add_argument("--mode", choices=MODES, default="exact",
                         help="arithmetization of a netlist: exact (gate-wise: each gate its polynomial, e.g. NAND "
                              "1-ab, composed as wired; equal to the netlist on {0,1}^n, defined on all of Q^n, not "
                              "the multilinear extension) or threshold (sign gates, {0,1}^n only); default exact")
-    parser.add_argument("--cap", type=int, default=None, metavar="N",
+    parser.add_argument("--cap", type=integer, default=None, metavar="N",
                         help="netlists: the depth-aware arithmetization, expanding products of up to N terms "
                              "(shallower, can be larger; falls back to the linear one beyond 4x its size bound); "
                              "default: the linear arithmetization (at most 4 gates per 2-input gate)")
@@ -63,8 +64,7 @@ def circuit_from_args(args: argparse.Namespace) -> Circuit:
         raise InputError("--format applies to a CIRCUIT file, not to --family", ARGUMENTS)
     if n is None:
         raise InputError(f"--family {family} needs --n N (the input length)", ARGUMENTS)
-    if n < 0:
-        raise InputError(f"--n must be >= 0, got {n}", ARGUMENTS)
+    # n below the family's least (0 for sum, 1 for most, 3 for unbounded-product): build_family names that least
     from ..circuits.families import build_family  # written separately; imported lazily
     try:
         return build_family(family, n)
@@ -116,7 +116,7 @@ def add_inputs_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a file of input vectors, one a line in the syntax of --input (blank lines and "
                              "#-comments skipped); all are checked first, then run in one start, one output "
                              "line per vector")
-    parser.add_argument("--max-inputs", type=int, default=MAX_INPUTS, metavar="N",
+    parser.add_argument("--max-inputs", type=integer, default=MAX_INPUTS, metavar="N",
                         help=f"the most vectors an --inputs file may hold (default {MAX_INPUTS})")
 
 
@@ -204,8 +204,16 @@ def witness_text(circuit: Any) -> str:
 
 def add_cluster_argument(parser: argparse.ArgumentParser) -> None:
     """``--cluster local:N | tcp://HOST:PORT``: derive large encodings on Dask workers (docs/scaling.md)."""
-    from ..shards import parse_cluster
-    parser.add_argument("--cluster", metavar="SPEC", type=parse_cluster, default=None,
+    parser.add_argument("--cluster", metavar="SPEC", type=_cluster, default=None,
                         help="derive a large encoding's obligations on a Dask cluster: local:N (N worker "
                              "processes) or tcp://HOST:PORT (a running scheduler); the result does not depend "
                              "on it (docs/scaling.md)")
+
+
+def _cluster(text: str) -> str:
+    """``--cluster``'s value, checked by :func:`~verified_aat.shards.parse_cluster`, its message kept."""
+    from ..shards import parse_cluster
+    try:
+        return parse_cluster(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None

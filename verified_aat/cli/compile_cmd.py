@@ -10,6 +10,7 @@ from ..constructions.registry import construction_choice, resolve_construction
 from ..files import write_into_directory
 from ..gc_pause import gc_paused
 from ..circuits.measures import depth as circuit_depth
+from .option_rules import integer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     from .common import add_circuit_argument
     add_circuit_argument(p)
     p.add_argument("--construction", "-c", default="gate-edge", type=construction_choice, metavar="NAME|FILE.json")
-    p.add_argument("--depth-bound", "-K", type=int, default=None,
+    p.add_argument("--depth-bound", "-K", type=integer, default=None,
                    help="build T_K for this K (default: the circuit's depth)")
     p.add_argument("--binarize", action="store_true",
                    help="turn n-ary products (and for unique-hard n-ary sums) into balanced binary trees")

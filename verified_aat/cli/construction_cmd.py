@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..errors import InputError
 
@@ -32,9 +31,8 @@ def run_show(args: argparse.Namespace) -> int:
     if args.name not in CONSTRUCTIONS:
         raise InputError(f"unknown construction {args.name!r}; known: {', '.join(sorted(CONSTRUCTIONS))}", "NAME")
     path = builtin_document_path(args.name)
-    sys.stdout.flush()
-    sys.stdout.buffer.write(path.read_bytes())
-    sys.stdout.buffer.flush()
+    from .streams import write_bytes
+    write_bytes(path.read_bytes())
     return 0
 
 

@@ -14,10 +14,11 @@ import sys
 from typing import NoReturn
 
 from ..errors import EXIT_BAD_INPUT, EXIT_UNKNOWN, InputError, LimitReached, one_line
-from ..files import DEFAULT_MAX_INFLATED_MB, command_scope
-from .common import ARGUMENTS
-from .resources import resource_limits
-from .option_rules import check_applicable, track
+# Nothing heavy at module level: the old console script (verified_aat.cli.main:main) imports this module
+# before main() installs the signal handlers (entry.py, the console script now, imports it after).
+from .signals import (EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, as_process, raise_swallowed, restore,
+                      while_running)
+from .streams import PipeSafe, check_stdout, stderr_line as _stderr_line
 
 # Subcommand modules, in the order `--help` lists them.  A module that does
 # not exist yet is skipped, so stages can land one at a time.
@@ -31,50 +32,6 @@ EXIT_CODES_HELP = """exit codes:
   3  unknown: a timeout or an unsupported case (never reported as proved)
   130  interrupted (SIGINT, Ctrl-C); 143 terminated (SIGTERM): nothing half-written is left behind
 """
-
-EXIT_INTERRUPTED = 130
-"""128 + SIGINT: the run was interrupted (Ctrl-C)."""
-EXIT_TERMINATED = 143
-"""128 + SIGTERM: the run was terminated."""
-
-
-class Terminated(BaseException):
-    """Raised in the main thread by the SIGTERM handler, so that ``finally`` blocks and
-    :func:`~verified_aat.circuits.io.write_atomically` clean up as for Ctrl-C.
-
-    A :class:`BaseException`, like :class:`KeyboardInterrupt`: ``except Exception`` does not swallow it."""
-
-
-_HANDLER_PID: int | None = None
-"""The process that installed the SIGTERM handler (forked workers inherit the handler, not the role)."""
-
-
-def _raise_terminated(signum, frame) -> None:  # type: ignore[no-untyped-def]
-    import os
-    import signal
-
-    if os.getpid() != _HANDLER_PID:  # a forked worker: end as SIGTERM would, without a traceback
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-        return
-    raise Terminated()
-
-
-def _install_sigterm_handler():  # type: ignore[no-untyped-def]
-    """Turn SIGTERM into :class:`Terminated`; return the previous handler (``None`` if not installed)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():  # signal() works in the main thread only
-        return None
-    global _HANDLER_PID
-    import os
-    _HANDLER_PID = os.getpid()
-    try:
-        return signal.signal(signal.SIGTERM, _raise_terminated)
-    except (ValueError, OSError, AttributeError):
-        return None
-
 
 class _ArgumentError(Exception):
     """An argparse error, already worded as one line."""
@@ -100,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    from ..files import DEFAULT_MAX_INFLATED_MB
+    from .option_rules import integer, track
+
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         try:
@@ -110,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     for command in sub.choices.values():  # every command reads files: one decompression limit for all
-        command.add_argument("--max-inflated", type=int, default=DEFAULT_MAX_INFLATED_MB, metavar="MB",
+        command.add_argument("--max-inflated", type=integer, default=DEFAULT_MAX_INFLATED_MB, metavar="MB",
                              help="the most MB gzip data or standard input may hold once read "
                                   f"(default {DEFAULT_MAX_INFLATED_MB}); past it: unknown (exit 3)")
     track(parser)  # every option records its use: a repeated one is an error, one that does not act too
@@ -185,6 +145,8 @@ def validate_options(args: argparse.Namespace) -> None:
     memory = getattr(args, "max_memory", None)
     if memory is not None and not 64 <= memory <= MAX_MEMORY_MB:
         raise InputError(f"must be at least 64 (MB; at most {MAX_MEMORY_MB:,}), got {memory}", "--max-memory")
+    from .option_rules import check_applicable
+
     check_applicable(args)  # and no option given where it would do nothing (option_rules.py)
 
 
@@ -202,6 +164,16 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line on ``argv``; with none (``sys.exit(main())``), on ``sys.argv`` as the whole process,
+    whose SIGINT and SIGTERM then end it with one line at any time up to the interpreter's exit
+    (:func:`.signals.as_process`; the console script is ``entry.py``, which loads this module under them)."""
+    if argv is None:
+        return as_process(lambda: run(None))
+    return run(argv)
+
+
+def run(argv: list[str] | None) -> int:
+    """The command line once: its exit code, with the caller's signal handlers restored on return."""
     for stream in (sys.stdout, sys.stderr):  # a name that is no text (a lone surrogate) is shown escaped, not a crash
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
@@ -216,20 +188,16 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         print("verified-aat: no command given (verified-aat --help lists them)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    previous, stdout = _install_sigterm_handler(), sys.stdout
-    sys.stdout = _PipeSafe(stdout)  # type: ignore[assignment]
+    previous, stdout = while_running(), sys.stdout  # Ctrl-C: KeyboardInterrupt; SIGTERM: Terminated
     try:
-        validate_options(args)
-        with command_scope(getattr(args, "max_inflated", DEFAULT_MAX_INFLATED_MB)):
-            check_output_arguments(args)
-            with resource_limits(args):
-                return int(args.func(args))
+        return _command(args)
     except InputError as exc:
         print(f"verified-aat: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except BrokenPipeError:  # binary output piped into e.g. `head` (text output stops quietly: _PipeSafe)
+    except BrokenPipeError:  # binary output piped into e.g. `head` (text output stops quietly: PipeSafe)
         return 0
     except OSError as exc:
+        from .common import ARGUMENTS
         where = getattr(exc, "filename", None)
         print(f"verified-aat: {InputError(exc.strerror or str(exc), str(where) if where else ARGUMENTS)}",
               file=sys.stderr)  # one line, whatever the file's name holds
@@ -258,9 +226,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_TERMINATED
     finally:
         sys.stdout = stdout
-        if previous is not None:
-            import signal
-            signal.signal(signal.SIGTERM, previous)
+        restore(previous)
+
+
+def _command(args: argparse.Namespace) -> int:
+    """The parsed command, after the checks every command shares; its output flushed (a full disk is said here)."""
+    from ..files import DEFAULT_MAX_INFLATED_MB, command_scope
+    from .resources import resource_limits
+
+    check_stdout()  # a closed standard output: bad input, before any work
+    validate_options(args)
+    sys.stdout = PipeSafe(sys.stdout)  # type: ignore[assignment]
+    with command_scope(getattr(args, "max_inflated", DEFAULT_MAX_INFLATED_MB)):
+        check_output_arguments(args)
+        with resource_limits(args):
+            code = int(args.func(args))
+    raise_swallowed()  # a SIGINT or SIGTERM that came while Python could not raise it: interrupted all the same
+    sys.stdout.flush()
+    return code
 
 
 def _no_verdict(exc: Exception) -> int:
@@ -273,48 +256,6 @@ def _no_verdict(exc: Exception) -> int:
     else:
         _stderr_line(f"unknown: internal error, no verdict ({text}); VERIFIED_AAT_TRACEBACK=1 shows where")
     return EXIT_UNKNOWN
-
-
-class _PipeSafe:
-    """Standard output that stops writing when its reader has gone (``check … | head -1``), so that the command
-    still ends with its own exit code (a rejection stays 1) instead of a BrokenPipeError."""
-
-    def __init__(self, stream: object):
-        self._stream, self._gone = stream, False
-
-    def write(self, text: str) -> int:
-        if not self._gone:
-            try:
-                return self._stream.write(text)  # type: ignore[attr-defined, no-any-return]
-            except BrokenPipeError:
-                self._reader_gone()
-        return len(text)
-
-    def flush(self) -> None:
-        if not self._gone:
-            try:
-                self._stream.flush()  # type: ignore[attr-defined]
-            except BrokenPipeError:
-                self._reader_gone()
-
-    def _reader_gone(self) -> None:
-        self._gone = True
-        try:  # the interpreter's own flush at exit must not fail either
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())  # type: ignore[attr-defined]
-        except (OSError, ValueError, AttributeError):
-            pass
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._stream, name)
-
-
-def _stderr_line(what: str) -> None:
-    """One line on stderr; a closed stderr is no reason for a traceback."""
-    try:
-        sys.stderr.write(f"verified-aat: {what}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

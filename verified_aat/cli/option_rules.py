@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -47,6 +48,18 @@ def track(parser: argparse.ArgumentParser) -> None:
                 track(sub)
         elif action.option_strings and not isinstance(action, (argparse._HelpAction, argparse._VersionAction)):  # noqa: SLF001
             action.__class__ = classes.setdefault(type(action), _recording(type(action)))
+
+
+_INTEGER = re.compile(r"-?[0-9]{1,30}", re.ASCII)
+
+
+def integer(text: str) -> int:
+    """An integer option's value (``type=integer``): ASCII digits and an optional minus sign. ``int`` also takes
+    ``1_0``, spaces, a plus sign and other scripts' digits (``-K ١٠``), which no other number the tool reads takes."""
+    if not _INTEGER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r} "
+                                         "(ASCII digits 0-9, at most 30, and an optional minus sign)")
+    return int(text)
 
 
 @dataclass(frozen=True)
@@ -88,6 +101,10 @@ RULES: tuple[Rule, ...] = (
     Rule("report", ("solver",), lambda a: not a.no_check, "the kernel's check (not --no-check)"),
     Rule("run", ("softmax_temperature", "compare_exact"), _float_engine, "--engine float64 or float32"),
     Rule("run", ("full",), lambda a: not _float_engine(a), "the exact engine (--engine exact)"),
+    Rule("run", ("full",), lambda a: a.encoding is not None,
+         "--encoding ENC (a settled run needs one; a --sequence run computes every value)"),
+    Rule("run", ("construction", "key_timeout"), lambda a: not a.no_join,
+         "the key join (not --no-join, which scores all pairs)"),
     Rule("run", ("max_inputs",), lambda a: a.inputs is not None, "--inputs FILE"),
     Rule("eval", ("max_inputs",), lambda a: a.inputs is not None, "--inputs FILE"),
     Rule("export", ("softmax_temperature",), lambda a: _export_format(a) == "onnx" and not a.no_softmax,

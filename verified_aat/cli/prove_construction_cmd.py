@@ -7,6 +7,7 @@ from collections import Counter
 
 from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from .option_rules import integer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("construction", metavar="NAME|FILE.json", type=construction_choice,
                    help="a built-in construction's name, or a construction document (docs/construction-format.md)")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("-K", "--depth-bound", type=int, default=None, help="prove T_K for this K")
+    group.add_argument("-K", "--depth-bound", type=integer, default=None, help="prove T_K for this K")
     group.add_argument("--all-K", action="store_true", help="prove every K at once (the default without -K)")
     p.add_argument("--transformer", metavar="T.json", help="prove or refute this (edited) transformer instead")
     p.add_argument("-o", "--output", metavar="CERT", help="write the schematic certificate here (when proved)")

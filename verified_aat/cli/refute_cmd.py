@@ -7,6 +7,7 @@ import sys
 
 from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from .option_rules import integer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_circuit_argument(p)
     p.add_argument("--construction", "-c", default="gate-edge", type=construction_choice, metavar="NAME|FILE.json",
                    help="whose encoding and schedule to use")
-    p.add_argument("--depth-bound", "-K", type=int, default=None,
+    p.add_argument("--depth-bound", "-K", type=integer, default=None,
                    help="the depth bound MODEL is meant for (default: from its number of layers)")
     p.add_argument("--budget", type=float, default=60.0, help="seconds for the whole search (default 60)")
     from .json_output import add_json_argument

@@ -26,6 +26,7 @@ from typing import Any
 from ..constructions.registry import construction_choice
 from .common import add_inputs_arguments
 from .resources import add_resource_options
+from .option_rules import integer
 
 
 def register(subparsers: Any) -> None:
@@ -48,7 +49,7 @@ def register(subparsers: Any) -> None:
                              "names); each is used only after its lemma is proved for the model's own score")
     parser.add_argument("--no-join", action="store_true",
                         help="score all pairs of positions even where a key decomposition is proved (either engine)")
-    parser.add_argument("--key-timeout", type=int, default=10_000, metavar="MS",
+    parser.add_argument("--key-timeout", type=integer, default=10_000, metavar="MS",
                         help="solver time limit per key-decomposition lemma (default 10000 ms; a timeout "
                              "means all pairs for that head)")
     parser.add_argument("--full", action="store_true",

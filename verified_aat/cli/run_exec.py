@@ -41,6 +41,11 @@ def _runner(args: argparse.Namespace, model: Transformer, encoding: Encoding | N
             keys: KeyDecompositions | None) -> ExactRunner:
     """The exact engine: a settled run when the encoding carries settle layers (unless --full, or the
     float comparison, which needs every value)."""
+    if args.full and encoding is not None and encoding.settle is None:
+        from .option_rules import option_name
+        raise InputError(f"{option_name('full')} goes with an encoding that has settle layers (compile writes them); "
+                         f"this one has none, so every value is computed anyway: here it would do nothing",
+                         args.encoding)
     settled = encoding is not None and encoding.settle is not None and not args.full and args.engine == "exact"
     return ExactRunner(model, keys, forget=encoding.settle if settled else None)  # type: ignore[union-attr]
 

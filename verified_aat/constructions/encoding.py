@@ -104,34 +104,13 @@ class Encoding:
 
     @staticmethod
     def from_json(data: Any, file: str | None = None) -> "Encoding":
-        try:
-            if data.get("format") != FORMAT:
-                raise InputError(f"not an encoding file (format should be {FORMAT!r})", file)
-            if data.get("version") != VERSION:
-                raise InputError(f"unsupported encoding version {data.get('version')!r}", file)
-            coordinates = tuple(str(c) for c in data["coordinates"])
-            rows = tuple(_row(row) for row in data["rows"])
-            if any(len(r) != len(coordinates) for r in rows):
-                raise InputError("every row must have one value per coordinate", file)
-            slots = tuple((int(p), int(c), int(i)) for p, c, i in data["input_slots"])
-            readout = tuple((int(p), int(c)) for p, c in data["readout"])
-            roles = tuple(Role(str(k), int(g), None if s is None else int(s), None if t is None else int(t))
-                          for k, g, s, t in data["roles"])
-            n_inputs = int(data["n_inputs"])
-            construction = str(data["construction"])
-            settle = _settle_from_json(data["settle"], len(rows), len(coordinates), file) if "settle" in data else None
-        except InputError:
-            raise
-        except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
-            raise InputError(f"malformed encoding: {exc}", file) from None
-        for p, c, _ in slots + tuple((p, c, 0) for p, c in readout):
-            if not (0 <= p < len(rows) and 0 <= c < len(coordinates)):
-                raise InputError(f"position {p}, coordinate {c} is outside the sequence", file)
-        for p, c, i in slots:
-            if not 0 <= i < n_inputs:
-                raise InputError(f"input slot at position {p}, coordinate {c} reads input {i}; the circuit has "
-                                 f"{n_inputs} inputs", file)
-        return Encoding(construction, coordinates, rows, slots, readout, roles, n_inputs, settle)
+        """An encoding from its JSON document; anything wrong is one :class:`InputError` ``$.path: what``."""
+        from .encoding_json import read_fields
+
+        f = read_fields(data, file, FORMAT, VERSION)
+        kinds, gates, sources, slots = f.roles
+        roles = tuple(instances(Role, len(kinds), kind=kinds, gate=gates, source=sources, slot=slots))
+        return Encoding(f.construction, f.coordinates, f.rows, f.input_slots, f.readout, roles, f.n_inputs, f.settle)
 
     def dumps(self) -> str:
         """:meth:`to_json` as indented JSON with one line per row, input slot, read-out and role (:meth:`chunks`)."""
@@ -182,32 +161,6 @@ def _settle_json(settle: tuple[tuple[tuple[int, int], ...], ...]) -> dict[str, A
     index: dict[tuple[tuple[int, int], ...], int] = {}
     of_position = [index.setdefault(pattern, len(index)) for pattern in settle]
     return {"patterns": [[list(e) for e in pattern] for pattern in index], "of_position": of_position}
-
-
-def _settle_from_json(data: Any, n: int, d: int, file: str | None) -> tuple[tuple[tuple[int, int], ...], ...]:
-    patterns = tuple(tuple(sorted((int(s), int(c)) for s, c in pattern)) for pattern in data["patterns"])
-    if any(s < 0 or not 0 <= c < d for pattern in patterns for s, c in pattern):
-        raise InputError("settle: every entry is [layer ≥ 0, coordinate index]", file)
-    of_position = [int(k) for k in data["of_position"]]
-    if len(of_position) != n or any(not 0 <= k < len(patterns) for k in of_position):
-        raise InputError(f"settle: of_position needs one pattern number (< {len(patterns)}) per position ({n})", file)
-    return tuple(patterns[k] for k in of_position)
-
-
-def _row(texts: Any) -> tuple[Fraction | int, ...]:
-    """A row of rationals: all ints at once when every value is one (the fast path), else each by :func:`_rational`."""
-    try:
-        return tuple(map(int, texts))
-    except (ValueError, TypeError):
-        return tuple(_rational(v) for v in texts)
-
-
-def _rational(text: str) -> Fraction | int:
-    """Parse a rational: an int when integral (the fast path), else a Fraction."""
-    try:
-        return int(text)
-    except (ValueError, TypeError):
-        return _exact(Fraction(text))
 
 
 def _exact(v: Fraction) -> int | Fraction:
