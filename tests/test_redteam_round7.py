@@ -168,3 +168,29 @@ def test_refute_below_the_k_a_correct_t_is_meant_for_is_proved_by_its_theorem(k:
     assert found.status.value == "proved" and "depth ≤ 3" in found.proved, found
     wrong = va.refute(str(DATA / "gate-edge-T3-last-gather-plus-1e-9.json"), "gate-edge", depth_bound=k, budget=30)
     assert wrong.status.value == "refuted"
+
+
+def test_ctrl_c_in_a_forked_worker_ends_it_quietly_by_the_signal() -> None:
+    """Ctrl-C reaches every process of the foreground group (and GNU timeout signals the group): the solver pool's
+    forked workers each printed a KeyboardInterrupt traceback ("Process ForkProcess-1: ...") beside the command's
+    one line. While a command runs, a forked worker now ends by the signal, raising nothing."""
+    import os
+    import signal
+    from verified_aat.cli import signals
+    previous = signals.while_running()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the worker: a raised KeyboardInterrupt is what printed the traceback
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+                os._exit(0)
+            except BaseException:
+                os._exit(7)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGINT, status
+        with pytest.raises(KeyboardInterrupt):  # in the process that installed the handlers: raised as before
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    finally:
+        signals.restore(previous)

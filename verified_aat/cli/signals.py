@@ -66,6 +66,13 @@ def exit_now(signum: int, frame: object) -> None:
         os._exit(say(signum))
 
 
+def raise_interrupt(signum: int, frame: object) -> None:
+    """The SIGINT handler while a command runs: :class:`KeyboardInterrupt` in the main thread (a forked pool worker
+    ends quietly: Ctrl-C reaches the whole process group, and Python's own handler printed each worker's traceback)."""
+    if not _in_a_forked_worker(signum):
+        raise KeyboardInterrupt()
+
+
 def raise_terminated(signum: int, frame: object) -> None:
     """The SIGTERM handler while a command runs: :class:`Terminated` in the main thread."""
     if not _in_a_forked_worker(signum):
@@ -105,7 +112,7 @@ def while_running() -> dict[int, Any] | None:
     """:class:`KeyboardInterrupt` for SIGINT, :class:`Terminated` for SIGTERM; and an interrupt raised where
     Python can only ignore it (in a weakref callback or ``__del__``) is kept for :func:`raise_swallowed`, not
     printed as "Exception ignored in ..." while the command goes on to exit 0."""
-    previous = install({signal.SIGINT: signal.default_int_handler, signal.SIGTERM: raise_terminated})
+    previous = install({signal.SIGINT: raise_interrupt, signal.SIGTERM: raise_terminated})
     if previous is not None:
         previous[_HOOK] = sys.unraisablehook
         sys.unraisablehook = _unraisable
