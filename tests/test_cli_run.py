@@ -157,7 +157,7 @@ def test_bad_sequences(files: dict[str, Path], capsys: pytest.CaptureFixture[str
     text = dumps_sequence(["k", "v"], VECTORS).replace('"-2"', '"-2/0"')
     seq.write_text(text)
     err = _one_line_error(capsys, str(files["model"]), "--sequence", str(seq))
-    assert f"{seq}:7: position 3, coordinate v: not a rational number" in err
+    assert f"{seq}:7: position 3, coordinate v: '-2/0' divides by zero" in err
     seq.write_text(dumps_sequence(["k", "v"], VECTORS).replace('["1", "-2"]', '["1"]'))
     assert "position 3: expected a list of 2 values, got 1" in _one_line_error(
         capsys, str(files["model"]), "--sequence", str(seq))

@@ -242,7 +242,7 @@ BAD = {  # case: (edit, text on the expected line, words of the message)
     "structural input slot": (_edit(["structural"], ["val", "op", "a", "b"]), '"input": "val"', "is structural"),
     "missing formula": (_drop(["positions", 0, "row", "*", "sq"]), '"row"', "no formula for coordinate 'sq'"),
     "unknown role": (_edit(["positions", 1, "role"], "wire"), '"role": "wire"', "unknown role 'wire'"),
-    "bad constant": (_edit(["constants", "EDGE"], "-5/0"), '"EDGE"', "not a rational"),
+    "bad constant": (_edit(["constants", "EDGE"], "-5/0"), '"EDGE"', "divides by zero"),
     "unknown structural coordinate": (_edit(["structural"], ["op", "nope"]), '"nope"', "unknown coordinate 'nope'"),
     "bad readout": (_edit(["readout", "coordinate"], "zz"), '"coordinate"', "unknown coordinate 'zz'"),
     "bad schedule claim": (_edit(["schedule", "gate", "claims"], [["val", "source", 1]]), '"source"', "a claim is"),

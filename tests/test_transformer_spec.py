@@ -129,7 +129,7 @@ ERRORS = [
     (_edit('"version": 1', '"version": true'), "unsupported spec version True", '"version": true'),
     (_edit('"format": "verified-aat/transformer"', '"format": "x"'), "not a transformer spec", '"format": "x"'),
     (_edit('"i.a j.a"', '"i.a j.b"'), "bad bilinear entry 'i.a j.b'", '"i.a j.b"'),
-    (_edit('"-1/2"', '"1/0"'), "not a rational number", '"1/0"'),
+    (_edit('"-1/2"', '"1/0"'), "divides by zero", '"1/0"'),
     (_edit('"coordinates": ["a", "v"]', '"coordinates": ["a", "a"]'), "listed twice", '"coordinates"'),
     (_edit('"name": "h", "pooling": "leftmost"', '"name": "x", "pooling": "leftmost"'), "bad head name 'x'",
      '"name": "x"'),

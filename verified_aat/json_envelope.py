@@ -12,6 +12,7 @@ nothing is lost to floating point.  Printing them is :mod:`verified_aat.cli.json
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -34,10 +35,16 @@ STATUSES = tuple(EXIT_FOR_STATUS)
 
 
 def rational(value: Any) -> Any:
-    """A rational as a string (``"3/4"``, ``"-2"``); ``None`` and other values unchanged."""
+    """A rational as a string (``"3/4"``, ``"-2"``), of any length; ``None`` and other values unchanged."""
     if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
-        return str(Fraction(value))
+        q = Fraction(value)
+        return _digits(q.numerator) + ("" if q.denominator == 1 else "/" + _digits(q.denominator))
     return value
+
+
+def _digits(n: int) -> str:
+    """``str(n)`` past Python's 4,300-digit limit on int/str conversion (``circuits.rationals`` does the same)."""
+    return str(n) if n.bit_length() < 12_000 else str(Decimal(n))
 
 
 def envelope(command: str, status: str, reasons: list[str] | None = None, counts: dict[str, Any] | None = None,

@@ -16,6 +16,10 @@ from typing import Any
 MAX_DIGITS = 10_000
 """Digits in one number of a circuit, transformer or input vector."""
 
+MAX_VALUE_BITS = 200_000
+"""Bits (numerator and denominator together) of one exact value that ``eval`` or ``run``'s exact engine computes
+(the kernel's ``MAX_BITS``): 40 squarings of 2 made ``eval`` grow without end (2^(2^40))."""
+
 MAX_CERTIFIED_DIGITS = 2_000
 """Digits in one constant of a circuit or transformer that ``certify`` proves (the kernel's limit)."""
 

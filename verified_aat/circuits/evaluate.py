@@ -13,6 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
+from ..errors import LimitReached
 from .ir import Circuit, Kind, sign
 
 Number = int | Fraction
@@ -28,8 +29,22 @@ def as_exact(value: Number) -> Number:
     raise TypeError(f"not an exact rational: {value!r}")
 
 
-def evaluate_gates(circuit: Circuit, inputs: Sequence[Number]) -> list[Number]:
-    """The value of every gate on ``inputs`` (one rational per circuit input)."""
+def value_bits(v: Any) -> int:
+    """The bits of an exact number's numerator and denominator (int, Fraction or gmpy2's mpz/mpq)."""
+    if type(v) is int:
+        return v.bit_length()
+    return int(v.numerator.bit_length() + v.denominator.bit_length())
+
+
+def too_large(circuit: Circuit, gate: int, max_bits: int) -> LimitReached:
+    """The limit reached when ``gate`` computes a value past ``max_bits`` bits."""
+    return LimitReached(f"gate {circuit.gate_name(gate)!r} of {circuit.name} computes a value of more than "
+                        f"{max_bits:,} bits (the bits-per-value limit of exact evaluation)")
+
+
+def evaluate_gates(circuit: Circuit, inputs: Sequence[Number], max_bits: int | None = None) -> list[Number]:
+    """The value of every gate on ``inputs`` (one rational per circuit input); with ``max_bits``, a value past
+    that many bits (checked after every addition and multiplication) is :class:`LimitReached`."""
     if len(inputs) != circuit.n_inputs:
         raise ValueError(f"circuit {circuit.name} takes {circuit.n_inputs} inputs, got {len(inputs)}")
     xs = list(inputs) if _INT.issuperset(map(type, inputs)) else [as_exact(v) for v in inputs]
@@ -37,7 +52,9 @@ def evaluate_gates(circuit: Circuit, inputs: Sequence[Number]) -> list[Number]:
     append = values.append
     for gate in circuit.gates:
         kind = gate.kind
-        if kind is Kind.ADD:
+        if max_bits is not None and (kind is Kind.ADD or kind is Kind.MUL):
+            append(_checked(circuit, len(values), values, max_bits))
+        elif kind is Kind.ADD:
             total: Number = 0
             for a in gate.args:
                 total += values[a]
@@ -59,9 +76,21 @@ def evaluate_gates(circuit: Circuit, inputs: Sequence[Number]) -> list[Number]:
     return [as_exact(v) if isinstance(v, Fraction) else v for v in values]
 
 
-def evaluate(circuit: Circuit, inputs: Sequence[Number]) -> tuple[Number, ...]:
-    """C(x): the outputs of ``circuit`` on ``inputs``, in output order."""
-    values = evaluate_gates(circuit, inputs)
+def _checked(circuit: Circuit, index: int, values: list[Number], max_bits: int) -> Number:
+    """The value of add or mul gate ``index``, each partial sum or product checked against ``max_bits``."""
+    gate = circuit.gates[index]
+    add = gate.kind is Kind.ADD
+    result: Number = 0 if add else values[gate.args[0]]
+    for a in (gate.args if add else gate.args[1:]):
+        result = result + values[a] if add else result * values[a]
+        if value_bits(result) > max_bits:
+            raise too_large(circuit, index, max_bits)
+    return result
+
+
+def evaluate(circuit: Circuit, inputs: Sequence[Number], max_bits: int | None = None) -> tuple[Number, ...]:
+    """C(x): the outputs of ``circuit`` on ``inputs``, in output order (``max_bits``: :func:`evaluate_gates`)."""
+    values = evaluate_gates(circuit, inputs, max_bits)
     return tuple(values[o] for o in circuit.outputs)
 
 

@@ -13,6 +13,7 @@ from ..circuits.ir import Circuit, Domain
 from ..circuits.rationals import format_rational
 from ..errors import EXIT_OK, InputError
 from ..gc_pause import gc_paused
+from ..limits import MAX_VALUE_BITS
 from .common import ARGUMENTS, add_circuit_argument, add_inputs_arguments, circuit_from_args, read_input_vectors
 
 
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     values = parse_input_vector(args.input or "", circuit.n_inputs, file="--input")
     _check_threshold(circuit, [(None, values)], "--input")
     _warn_boolean(circuit, [values])
-    outputs = evaluate(circuit, values)
+    outputs = evaluate(circuit, values, MAX_VALUE_BITS)
     if args.json:
         print(json.dumps({"circuit": circuit.name, **_result_json(values, names, outputs)}, indent=1,
                          ensure_ascii=False))
@@ -91,7 +92,7 @@ def _run_many(args: argparse.Namespace, circuit: Circuit, names: tuple[str, ...]
     _warn_boolean(circuit, [values for _, values in vectors])
     results = []
     for line, values in vectors:
-        outputs = evaluate(circuit, values)
+        outputs = evaluate(circuit, values, MAX_VALUE_BITS)
         if args.json:
             results.append({"line": line, **_result_json(values, names, outputs)})
         else:  # named as with --input, one line per vector

@@ -206,9 +206,7 @@ def run(argv: list[str] | None) -> int:
         _stderr_line(f"unknown: limit reached ({one_line(str(exc))})")
         return EXIT_UNKNOWN
     except MemoryError:
-        limit = getattr(args, "max_memory", None)
-        _stderr_line(f"unknown: limit reached (--max-memory {limit} MB)" if limit else
-                             "unknown: limit reached (out of memory; --max-memory sets the limit)")
+        _stderr_line(f"unknown: limit reached ({_out_of_memory(args)})")
         return EXIT_UNKNOWN
     except Exception as exc:  # the kernel's reader of certificate files: its own exception, bad input
         from ..kernel import CertificateFileError
@@ -244,6 +242,14 @@ def _command(args: argparse.Namespace) -> int:
     raise_swallowed()  # a SIGINT or SIGTERM that came while Python could not raise it: interrupted all the same
     sys.stdout.flush()
     return code
+
+
+def _out_of_memory(args: argparse.Namespace) -> str:
+    """Why a run ran out of memory, naming --max-memory only to a command that has it (``eval`` has not)."""
+    if not hasattr(args, "max_memory"):
+        return "out of memory"
+    limit = args.max_memory
+    return f"--max-memory {limit} MB" if limit else "out of memory; --max-memory sets the limit"
 
 
 def _no_verdict(exc: Exception) -> int:

@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from ..circuits.io import parse_input_vector
+from ..circuits.rationals import format_rational
 from ..constructions.encoding import Encoding
 from ..constructions.registry import CONSTRUCTIONS, resolve_construction
 from ..errors import EXIT_OK, InputError
@@ -25,6 +26,7 @@ from .common import read_input_vectors
 from .eval_cmd import vector_line_parser
 from .resources import require_memory
 from ..gc_pause import gc_paused
+from ..limits import MAX_VALUE_BITS
 
 
 def _keys(args: argparse.Namespace, encoding: Encoding | None) -> KeyDecompositions | None:
@@ -47,7 +49,8 @@ def _runner(args: argparse.Namespace, model: Transformer, encoding: Encoding | N
                          f"this one has none, so every value is computed anyway: here it would do nothing",
                          args.encoding)
     settled = encoding is not None and encoding.settle is not None and not args.full and args.engine == "exact"
-    return ExactRunner(model, keys, forget=encoding.settle if settled else None)  # type: ignore[union-attr]
+    return ExactRunner(model, keys, forget=encoding.settle if settled else None,  # type: ignore[union-attr]
+                       max_bits=MAX_VALUE_BITS)
 
 
 def _construction(args: argparse.Namespace, encoding: Encoding | None) -> Any:
@@ -68,8 +71,15 @@ def _load_encoding(path: str, model: Transformer) -> Encoding:
 
 def _show(value: Any, engine: str) -> str:
     if engine == "exact":
-        return str(value)
+        return _exact_text(value)
     return repr(float(value))
+
+
+def _exact_text(value: Any) -> str:
+    """An exact value as text, of any length (``str`` stops at Python's 4,300 digits); ⊥ as itself."""
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return format_rational(value)
+    return str(value)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -175,7 +185,7 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     results: list[dict[str, Any]] = []
     totals: dict[str, int] = {}
     methods: dict[tuple[str, str], None] = {}
-    show = (lambda v: str(v)) if args.engine == "exact" else (lambda v: repr(float(v)))
+    show = _exact_text if args.engine == "exact" else (lambda v: repr(float(v)))
     for line, values in vectors:
         try:
             if runner is not None:
@@ -198,7 +208,7 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
             raise _located(exc, args) from None
         readout = [show(v) for v in encoding.read(outputs)]
         if args.json:
-            results.append({"line": line, "inputs": [str(v) for v in values], "outputs": readout})
+            results.append({"line": line, "inputs": [_exact_text(v) for v in values], "outputs": readout})
         else:
             print(", ".join(readout), flush=False)
     seconds = time.perf_counter() - start
@@ -225,7 +235,7 @@ def _methods_text(head_methods: tuple[tuple[str, str], ...]) -> str:
 
 def _as_json(args: argparse.Namespace, model: Transformer, result: RunResult | FloatRunResult,
              outputs: Sequence[Sequence[Any]], readout: tuple[Any, ...] | None, seconds: float) -> dict[str, Any]:
-    show = (lambda v: str(v)) if args.engine == "exact" else (lambda v: float(v))
+    show = _exact_text if args.engine == "exact" else (lambda v: float(v))
     doc: dict[str, Any] = {"model": os.fspath(args.model), "engine": args.engine, "positions": len(outputs),
                            "layers": model.n_layers, "seconds": round(seconds, 6),
                            "coordinates": list(model.coordinates)}
@@ -241,7 +251,7 @@ def _as_json(args: argparse.Namespace, model: Transformer, result: RunResult | F
                         "head_methods": [list(m) for m in result.stats.head_methods],
                         "settled": result.stats.settled}
         if result.trace is not None:
-            doc["trace"] = [{"layer": lt.layer, "vectors": [[str(v) for v in row] for row in lt.vectors],
+            doc["trace"] = [{"layer": lt.layer, "vectors": [[_exact_text(v) for v in row] for row in lt.vectors],
                              "argmax": {h.head: [list(s) for s in h.argmax] for h in lt.heads}}
                             for lt in result.trace]
     elif result.stats is not None:

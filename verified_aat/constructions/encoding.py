@@ -16,6 +16,7 @@ from collections import deque
 from itertools import chain, repeat
 from typing import Any, Iterable, Iterator, Sequence
 
+from ..circuits.rationals import format_rational
 from ..errors import InputError
 
 FORMAT = "verified-aat/encoding"
@@ -84,7 +85,7 @@ class Encoding:
 
     # -- JSON ---------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        return {**self._head(), "rows": [[str(v) for v in row] for row in self.rows],
+        return {**self._head(), "rows": [_numerals(row) for row in self.rows],
                 "input_slots": [list(s) for s in self.input_slots], "readout": [list(r) for r in self.readout],
                 "roles": [[r.kind, r.gate, r.source, r.slot] for r in self.roles], **self._tail()}
 
@@ -126,7 +127,7 @@ class Encoding:
         def null(v: int | None) -> str:
             return "null" if v is None else str(v)
 
-        big = {"rows": ('  ["' + '", "'.join(map(str, row)) + '"]' if row else "  []" for row in self.rows),  # numerals
+        big = {"rows": ('  ["' + '", "'.join(_numerals(row)) + '"]' if row else "  []" for row in self.rows),
                "input_slots": ("  [" + ", ".join(map(str, slot)) + "]" for slot in self.input_slots),
                "readout": ("  [" + ", ".join(map(str, at)) + "]" for at in self.readout),
                "roles": (f"  [{kinds.get(r.kind) or kinds.setdefault(r.kind, encode(r.kind))}, {r.gate}, "
@@ -154,6 +155,14 @@ def _listed(lines: Iterable[str]) -> Iterator[str]:
             yield (",\n" if opened else "[\n") + ",\n".join(block)
             block, opened = [], True
     yield "\n ]" if opened else "[]"
+
+
+def _numerals(row: Sequence[Fraction | int]) -> list[str]:
+    """The row's values as numerals: ``str`` (fast, in C) unless one is past Python's 4,300 digits."""
+    try:
+        return list(map(str, row))
+    except ValueError:
+        return list(map(format_rational, row))
 
 
 def _settle_json(settle: tuple[tuple[tuple[int, int], ...], ...]) -> dict[str, Any]:

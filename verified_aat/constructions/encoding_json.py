@@ -14,6 +14,7 @@ from fractions import Fraction
 from itertools import chain
 from typing import Any, NamedTuple
 
+from ..circuits.rationals import NumeralError, read_exact
 from ..errors import InputError
 
 _RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+|\.[0-9]+)?", re.ASCII)
@@ -82,11 +83,10 @@ class _Reader:
             return value
         if type(value) is not str or not _RATIONAL.fullmatch(value):
             raise self.error(path, f"expected a rational as a string ('-3', '1/2'), got {_shown(value)}")
-        try:
-            v = Fraction(value)
-        except ZeroDivisionError:
-            raise self.error(path, f"{value!r} divides by zero") from None
-        return v.numerator if v.denominator == 1 else v
+        try:  # the one reader of numerals (digit limit, then exact value)
+            return read_exact(value)
+        except NumeralError as exc:
+            raise self.error(path, str(exc)) from None
 
 
 def _shown(value: Any) -> str:

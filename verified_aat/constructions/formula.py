@@ -22,6 +22,8 @@ from fractions import Fraction
 import operator
 from typing import Any, Callable, Mapping, Union
 
+from ..circuits.rationals import NumeralError, read_numeral
+
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
 _TOKEN = re.compile(r"\s*(?:(\d+(?:/\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))", re.ASCII)  # "٣" is no digit here
@@ -150,9 +152,10 @@ class _Parser:
         kind, value = token
         self.pos += 1
         if kind == "num":
-            q = Fraction(value) if "/" not in value or int(value.split("/")[1]) != 0 else None
-            if q is None:
-                raise FormulaError(f"zero denominator in {value!r} in formula {self.text!r}")
+            try:
+                q = read_numeral(value, decimals=False)  # the engine's one reader of numerals
+            except NumeralError as exc:
+                raise FormulaError(f"{exc} in formula {self.text!r}") from None
             return Num(exact(q))
         if kind == "name" and value in ("min", "max"):
             self._expect("(")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..circuits.ir import Circuit, Kind
 from ..circuits.measures import gate_depths
+from ..circuits.rationals import format_rational_short
 
 MAX_DRAWN = 150
 """Gates drawn at most; larger circuits are sampled."""
@@ -80,7 +81,7 @@ def _label(circuit: Circuit, g: int, names: list[str] | None = None) -> str:
     gate = circuit.gates[g]
     name = names[g] if names else circuit.gate_name(g)
     if gate.kind is Kind.CONST:
-        return f"{name}\n= {gate.value}"
+        return f"{name}\n= {format_rational_short(gate.value)}"  # type: ignore[arg-type]
     return f"{name}\n{gate.kind.value}" if gate.kind is not Kind.INPUT else name
 
 

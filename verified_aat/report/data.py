@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..circuits.ir import Circuit, Domain, Gate, Kind
+from ..circuits.rationals import read_json_rational
 from ..constructions.base import Construction
 from ..constructions.encoding import Encoding
 from ..errors import InputError
@@ -264,8 +265,6 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
 
 def circuit_from_structure(structure: dict[str, Any], name: str, source: str) -> Circuit:
     """A circuit from a certificate's canonical structure (``[op, args]`` / ``["input", i]`` / ``["const", q]``)."""
-    from fractions import Fraction
-
     gates: list[Gate] = []
     try:
         for entry in structure["gates"]:
@@ -273,7 +272,7 @@ def circuit_from_structure(structure: dict[str, Any], name: str, source: str) ->
             if op == "input":
                 gates.append(Gate(Kind.INPUT, index=int(entry[1])))
             elif op == "const":
-                gates.append(Gate(Kind.CONST, value=Fraction(str(entry[1]))))
+                gates.append(Gate(Kind.CONST, value=read_json_rational(entry[1])))
             else:
                 gates.append(Gate(Kind(op), tuple(int(a) for a in entry[1])))
         domain = Domain(structure.get("domain", "rationals"))
@@ -302,7 +301,7 @@ def transformer_from_form(form: Any) -> Transformer | None:
                 if isinstance(h["score"], dict):
                     matrix = [[Fraction(0)] * d for _ in range(d)]
                     for r, c, q in h["score"]["bilinear"]:
-                        matrix[int(r)][int(c)] = Fraction(str(q))
+                        matrix[int(r)][int(c)] = read_json_rational(q)
                     score = BilinearScore(tuple(tuple(row) for row in matrix))
                 else:
                     score = CircuitScore(functions[int(h["score"])])

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import sympy
 
+from ..circuits.rationals import read_numeral
 from .mathml_terms import TooLarge, chunks_html, sympy_chunks, written_chunks
 
 CLAIM_LABEL = "the identity, for all real values of the variables"
@@ -76,7 +76,7 @@ class _Converter:
             if t in env:
                 return env[t]
             if re.fullmatch(r"[0-9]+(\.[0-9]+)?", t):
-                return sympy.Rational(Fraction(t))
+                return sympy.Rational(read_numeral(t))
             return self.symbol(t)
         head, args = t[0], t[1:]
         if head == "let":

@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from ..circuits.measures import depth as circuit_depth
+from ..circuits.rationals import format_rational_short
 from .circuit_drawing import KIND_HUES, MAX_ARGS, draw_circuit, kind_colour
 from .data import ReportData
 from .formulas import lemma_formulas
@@ -212,7 +213,7 @@ def _layout(data: ReportData) -> str:
         from .heatmaps import role_labels
 
         labels = role_labels(data.circuit, data.encoding, list(data.names) or None)
-        rows = [[p, data.encoding.roles[p].kind, labels[p], *map(str, row)]
+        rows = [[p, data.encoding.roles[p].kind, labels[p], *map(format_rational_short, row)]
                 for p, row in enumerate(data.encoding.rows[:ENCODING_ROWS])]
         more = data.encoding.length - len(rows)
         parts += [f"<h3>Encoding enc(C, x): the first {len(rows)} of {data.encoding.length:,} positions</h3>",

@@ -18,6 +18,8 @@ from fractions import Fraction
 from html import escape
 from typing import Any
 
+from ..circuits.rationals import read_numeral
+
 MAX_MATHML = 200_000
 """Printed terms longer than this (characters) are refused (the caller shows the SMT-LIB text)."""
 _RELATIONS = {"=": "=", ">": ">", "<": "&lt;", ">=": "≥", "<=": "≤"}
@@ -35,7 +37,7 @@ def tidy(t: Any, env: dict[str, Any] | None = None) -> Any:
     if isinstance(t, str):
         if t in env:
             return env[t]
-        return ("num", Fraction(t)) if _NUMERAL.fullmatch(t) else ("var", t.replace("_", "."))
+        return ("num", read_numeral(t)) if _NUMERAL.fullmatch(t) else ("var", t.replace("_", "."))
     head, args = t[0], t[1:]
     if head == "let":
         inner = dict(env)

@@ -10,10 +10,10 @@ is ``273.1``, ``273.2``…; a constant is ``const(-1)``.  Any other circuit keep
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from ..circuits.ir import Circuit, Kind
+from ..circuits.rationals import format_rational_short, read_json_rational
 
 NAMING_NOTE = ("Gate names are the netlist's net names ({file}): N is net N itself, N′ a gate that net N is an "
                "affine image of (N = α + β·N′, e.g. a NAND of an AND), N.k the k-th helper gate feeding N (or N's helpers).")
@@ -51,8 +51,8 @@ def _from_netlist(circuit: Circuit, section: dict[str, Any]) -> tuple[str, ...]:
             const, terms = candidate[0][0], candidate[0][1]
             if len(terms) != 1 or not 0 <= int(terms[0][0]) < n:
                 continue
-            g, coefficient = int(terms[0][0]), Fraction(str(terms[0][1]))
-            if Fraction(str(const)) == 0 and coefficient == 1:
+            g, coefficient = int(terms[0][0]), read_json_rational(terms[0][1])
+            if read_json_rational(const) == 0 and coefficient == 1:
                 names[g] = names[g] or str(net)
             elif coefficient != 0:
                 images[g] = images[g] or str(net)
@@ -71,7 +71,7 @@ def _from_netlist(circuit: Circuit, section: dict[str, Any]) -> tuple[str, ...]:
         if names[g] is not None:
             continue
         if gate.kind is Kind.CONST:
-            names[g] = f"const({gate.value})"
+            names[g] = f"const({format_rational_short(gate.value)})"  # type: ignore[arg-type]
         elif images[g] is not None:
             names[g] = f"{images[g]}′"
         else:

@@ -29,15 +29,14 @@ again, and the activation is applied only at the positions whose own row or
 pooled vector changed.  Every other position provably keeps its row: its inputs
 are those of the last application, whose output was its row.  A new run (the
 next sequence) starts from the same state: its rows are compared with the rows
-each pair last saw.  An activation is
-evaluated only on the inputs its computed outputs read, and equal inputs reuse
-earlier outputs (a memo).  Inside the engine non-integral values are GMP rationals
+each pair last saw.  An activation is evaluated only on the inputs its computed
+outputs read, and equal inputs reuse earlier outputs (a memo).  Inside the engine non-integral values are GMP rationals
 (exact, like Fractions, and much faster); results are ints and Fractions.
 
 :class:`ExactRunner` keeps all of this, the proofs and the argmax sets across
-runs of one transformer on many sequences (``run --inputs``);
-:func:`run_exact_reference` is the plain N² interpreter, kept for differential
-tests.
+runs of one transformer on many sequences (``run --inputs``); with ``max_bits``, a value
+past that many bits stops the run (:class:`~verified_aat.errors.LimitReached`).
+:func:`run_exact_reference` is the plain N² interpreter, kept for differential tests.
 
 **The settled run** (``forget``: per position, (settle layer s, coordinate c) pairs, a
 construction's schedule) computes only what can reach a settled value: a row that a layer
@@ -68,7 +67,7 @@ from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _S
                           _argmax_python, _group, _prepare_score, read_inputs)
 from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
 from .exact_results import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats,  # noqa: F401
-                            check_sequence)
+                            check_bits, check_sequence)
 from .key_join import KeyDecompositions, facts_hold, hint_columns, join_argmax
 from .model import Head, Pooling, Score, Transformer
 from .settled import Undetermined as _Undetermined, boundary as _boundary, require_known as _require_known
@@ -93,8 +92,8 @@ class ExactRunner:
     """
 
     def __init__(self, transformer: Transformer, keys: KeyDecompositions | None = None, join: bool = True,
-                 forget: Sequence[Sequence[tuple[int, int]]] | None = None):
-        self.transformer = transformer
+                 forget: Sequence[Sequence[tuple[int, int]]] | None = None, max_bits: int | None = None):
+        self.transformer, self.max_bits = transformer, max_bits  # max_bits: a larger value is LimitReached
         self.keys = keys if join else None
         #: the settled run (module docstring): position p's coordinate c is ⊥ before layer s, for (s, c) in forget[p]
         self.forget = forget
@@ -337,6 +336,8 @@ class ExactRunner:
                 boundary = _boundary(forget, number, due)
             changed = self._apply(layer_state, layer.heads, head_sets, rows, boundary)
             touched.update(changed)
+            if self.max_bits is not None:
+                check_bits(rows, changed, number, self.max_bits)
             for pending in self._pendings:
                 pending.note(changed, limit)
             if trace:

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Sequence
 
-from ..circuits.evaluate import as_exact
-from ..errors import InputError
+from ..circuits.evaluate import as_exact, value_bits
+from ..errors import InputError, LimitReached
 from .exact_state import Vector
 from .model import Transformer
+from .unknown import is_symbolic
 
 _INT = frozenset((int,))
 SOFTMAX_MESSAGE = "softmax pooling is not exact; use the float engine"
@@ -91,3 +92,12 @@ def check_sequence(transformer: Transformer, sequence: Sequence[Sequence[Any]]) 
         except TypeError as exc:
             raise InputError(f"position {position}: {exc}") from None
     return rows
+
+
+def check_bits(rows: Sequence[Vector], changed: Sequence[int], layer: int, max_bits: int) -> None:
+    """:class:`LimitReached` if a changed row holds a value of more than ``max_bits`` bits (⊥ has none)."""
+    for p in changed:
+        for c, v in enumerate(rows[p]):
+            if (v.bit_length() if type(v) is int else 0 if is_symbolic(v) else value_bits(v)) > max_bits:
+                raise LimitReached(f"layer {layer}, position {p}, coordinate {c}: a value of more than {max_bits:,} "
+                                   f"bits (the bits-per-value limit of the exact engine)")

@@ -14,8 +14,9 @@ import os
 from fractions import Fraction
 from typing import Any, Iterable
 
+from ..circuits.rationals import NumeralError, format_rational as _format_rational, json_int, read_exact
 from ..errors import InputError
-from ..limits import (LONE_SURROGATE, MAX_DIGITS, DuplicateKey, json_depth_exceeds, json_depth_message,
+from ..limits import (LONE_SURROGATE, DuplicateKey, json_depth_exceeds, json_depth_message,
                       lone_surrogate, no_duplicate_keys)
 
 JsonPath = tuple[str | int, ...]
@@ -99,7 +100,10 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
     if json_depth_exceeds(text):
         raise InputError(json_depth_message(), file)
     try:
-        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_reject_constant)
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_reject_constant,
+                          parse_int=json_int)
+    except NumeralError as exc:  # a JSON integer past the digit limit
+        raise InputError(str(exc), file) from None
     except RecursionError:
         raise InputError(json_depth_message(), file) from None
     except json.JSONDecodeError as exc:
@@ -107,9 +111,6 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
     except DuplicateKey as exc:
         raise InputError(f"duplicate key {exc.args[0]!r}", file, _line_of_key(text, exc.args[0])) from None
     except ValueError as exc:
-        if "integer string conversion" in str(exc):
-            raise InputError(f"a number has more than {MAX_DIGITS:,} digits (the digits-per-number limit)",
-                             file) from None
         raise InputError(f"malformed JSON: {exc}", file) from None
     if lone_surrogate(text, data):
         raise InputError(LONE_SURROGATE, file)
@@ -141,23 +142,28 @@ def read_json_file(path: str | os.PathLike[str]) -> tuple[Any, Locator]:
     return parse_json_text(text, file)
 
 
-def parse_rational(value: Any, what: str, file: str | None = None, line: int | None = None) -> int | Fraction:
-    """An exact rational from a JSON int or a string like ``"-3/4"`` or ``"0.25"``."""
+def parse_rational(value: Any, what: str, file: str | None = None, line: int | None = None,
+                   decimals: bool = True) -> int | Fraction:
+    """An exact rational from a JSON int or a string like ``"-3/4"`` or ``"0.25"``
+    (:func:`~verified_aat.circuits.rationals.read_numeral`: no exponents, spaces, ``_``, non-ASCII digits)."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise InputError(f"{what}: expected a rational as a string or integer, got {value!r}", file, line)
-    if isinstance(value, str) and sum(c.isdigit() for c in value) > MAX_DIGITS:
-        raise InputError(f"{what}: number has more than {MAX_DIGITS:,} digits (the digits-per-number limit)",
-                         file, line)
+        raise InputError(f"{what}: expected a rational as a string or integer, got {_shown(value)}", file, line)
+    if isinstance(value, int):
+        return value  # read by json_int, within the digit limit
     try:
-        q = Fraction(value.strip() if isinstance(value, str) else value)
-    except (ValueError, ZeroDivisionError):
-        raise InputError(f"{what}: not a rational number: {value!r}", file, line) from None
-    return q.numerator if q.denominator == 1 else q
+        return read_exact(value, decimals=decimals)
+    except NumeralError as exc:
+        raise InputError(f"{what}: {exc}", file, line) from None
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
 
 
 def format_rational(value: int | Fraction) -> str:
-    """The canonical string of an exact rational (``"3"``, ``"-3/4"``)."""
-    return str(Fraction(value))
+    """The canonical string of an exact rational (``"3"``, ``"-3/4"``), of any length."""
+    return _format_rational(value)
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
