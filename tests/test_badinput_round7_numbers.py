@@ -90,12 +90,12 @@ def test_a_string_is_refused_or_read_as_the_exact_value_of_its_digits(text: str)
 @given(_NUMERAL_TEXT)
 def test_the_json_readers_read_numerals_as_the_one_reader_does(text: str) -> None:
     """Bilinear entries, sequences, construction constants (transformer/jsonfile.py) and encoding rows."""
-    from verified_aat.constructions.encoding import _rational
+    from verified_aat.constructions.encoding_json import _Reader
     from verified_aat.errors import InputError
     from verified_aat.transformer.jsonfile import parse_rational
 
     expected = _reference(text)
-    for read in (lambda: parse_rational(text, "entry"), lambda: _rational(text, "$.rows[0][0]", "enc.json")):
+    for read in (lambda: parse_rational(text, "entry"), lambda: _Reader("enc.json").rational(text, "$.rows[0][0]")):
         if expected is None:
             with pytest.raises(InputError):
                 read()

@@ -9,7 +9,6 @@ is checked and converted column by column in C; value-by-value checks run only t
 from __future__ import annotations
 
 import json
-import re
 from fractions import Fraction
 from itertools import chain
 from typing import Any, NamedTuple
@@ -17,8 +16,6 @@ from typing import Any, NamedTuple
 from ..circuits.rationals import NumeralError, read_exact
 from ..errors import InputError
 
-_RATIONAL = re.compile(r"-?[0-9]+(?:/[0-9]+|\.[0-9]+)?", re.ASCII)
-"""One value of a row as a string: an integer, a fraction p/q or a decimal."""
 _STR, _INT, _LIST = frozenset([str]), frozenset([int]), frozenset([list])
 
 
@@ -81,9 +78,9 @@ class _Reader:
     def rational(self, value: Any, path: str) -> Fraction | int:
         if type(value) is int:
             return value
-        if type(value) is not str or not _RATIONAL.fullmatch(value):
+        if type(value) is not str:
             raise self.error(path, f"expected a rational as a string ('-3', '1/2'), got {_shown(value)}")
-        try:  # the one reader of numerals (digit limit, then exact value)
+        try:  # the one reader of numerals (circuits/rationals.py: the digit limit, then the exact value)
             return read_exact(value)
         except NumeralError as exc:
             raise self.error(path, str(exc)) from None
