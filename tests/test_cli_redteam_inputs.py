@@ -50,7 +50,7 @@ def test_show_refuses_a_certificate_that_is_not_text(here: Path, capsys: pytest.
 
 
 @pytest.mark.parametrize("content,what", [("[" * 5000 + "]" * 5000, "nested"),
-                                          ('{"version": ' + "7" * 4301 + "}", "digits")])
+                                          ('{"version": ' + "7" * 10_001 + "}", "digits")])
 def test_report_reads_certificates_as_strictly_as_check(content: str, what: str, here: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     (here / "bad.json").write_text(content)

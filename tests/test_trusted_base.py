@@ -55,16 +55,16 @@ ENTRY = "entry"  # every kind's: it imports a kind's checker by name, only for t
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a binarization section": 3_064,
-               "per-circuit with a circuit file (.circ)": 3_110,
-               "per-circuit with a circuit file (JSON)": 3_090,
-               "per-circuit with a netlist link (Bench)": 3_879,
-               "per-circuit with a netlist link (BLIF)": 3_949,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_891,
-               "per-circuit with a netlist link (AIGER)": 4_018,
-               "schematic with an embedded circuit (certify --every-k)": 3_044,
-               "schematic instantiated at a circuit file (.circ)": 3_208,
-               "schematic instantiated at a circuit file (JSON)": 3_188}  # not there yet: no growth (the last: +3 in
+OVER_TARGET = {"per-circuit with a binarization section": 3_063,
+               "per-circuit with a circuit file (.circ)": 3_109,
+               "per-circuit with a circuit file (JSON)": 3_089,
+               "per-circuit with a netlist link (Bench)": 3_878,
+               "per-circuit with a netlist link (BLIF)": 3_948,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_890,
+               "per-circuit with a netlist link (AIGER)": 4_017,
+               "schematic with an embedded circuit (certify --every-k)": 3_043,
+               "schematic instantiated at a circuit file (.circ)": 3_207,
+               "schematic instantiated at a circuit file (JSON)": 3_187}  # not there yet: no growth (the last: +3 in
 # identity.py, +4 in positivity.py for the at-most split, which takes ARGMAX and SELECT past N = 4 off the solvers;
 # +24 in netlist_decide.py for branch and bound, which takes threshold lemmas past 12 operands off them; +19 for
 # data.read_numeral, one bounded reader of the numerals in lemmas, proof objects and documents: Fraction(text) read
@@ -112,7 +112,9 @@ OVER_TARGET = {"per-circuit with a binarization section": 3_064,
 # compared in agreement.py, which can only reject; the circuit file's reader split by format, -20 for .circ
 # files and -43 for JSON files; +24 per-circuit, +14 schematic and audit for bounds a round-7 red team found
 # missing: every node of a normal form charged to the lemma's budget, proof objects bounded per certificate,
-# and one budget for the argmax sets of all heads: the binarization and embedded-circuit kinds are 64 and 44 over)
+# and one budget for the argmax sets of all heads, +1 for a bound on a document formula's symbolic text (24
+# nested mins took 115 s), -4 in formula.py's docstrings and a redundant exact(): the binarization and
+# embedded-circuit kinds are 63 and 43 over)
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -24,6 +24,7 @@ from .smt import numeral
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
 MAX_DEGREE = 8  # a row is a polynomial of at most this degree in the parameters (keeps rows small)
+MAX_TEXT = 100_000  # characters of a symbolic value's SMT-LIB text
 _TOKEN = re.compile(r"\s*(?:(\d{1,200}(?:/\d{1,200})?)|([A-Za-z_][A-Za-z0-9_]*)|(\S))", re.ASCII)
 
 Node = tuple  # ("num", q) | ("name", n) | (op, a[, b]) with op in + - * neg min max
@@ -35,6 +36,8 @@ class Sym:
     __slots__ = ("text", "low")
 
     def __init__(self, text: str, low: Any = None):
+        if len(text) > MAX_TEXT:  # min/max write their operands twice: 24 nested mins took 115 s (red team 7)
+            raise NotChecked(f"a construction document's formula is past {MAX_TEXT:,} characters as SMT-LIB text")
         self.text = text
         self.low = low  # a number the symbol is known to be ≥ (the lemma states it as a hypothesis), or None
 
@@ -50,8 +53,7 @@ def smt(value: Any) -> str:
 
 
 def fit(value: Any) -> Any:
-    """One step of a formula's arithmetic, exact, or *not checked* past MAX_BITS (S2, P3: three products of 960
-    copies of a 999/999-digit constant took 147 s to fold)."""
+    """One step of a formula's arithmetic, exact, or *not checked* past MAX_BITS (960 products took 147 s to fold)."""
     if bits(value) > MAX_BITS:
         raise NotChecked(f"a construction document's formula computes a number past {MAX_BITS} bits")
     return exact(value)
@@ -82,14 +84,11 @@ def evaluate(node: Node, env: Mapping[str, Any]) -> Any:
         return node[1]
     if tag == "name":
         return env[node[1]]
-    args = [evaluate(a, env) for a in node[1:]]
-    value = _apply(tag, *args)
-    return value if isinstance(value, Sym) else exact(value)
+    return _apply(tag, *[evaluate(a, env) for a in node[1:]])  # numbers come back exact (fit), or a Sym
 
 
 def fold(node: Node, constants: Mapping[str, Any]) -> Node:
-    """Named constants and constant subformulas as their values (each step fitted), so a row depends on the
-    parameters alone and is computed once per document, not once per position or per evaluation."""
+    """Named constants and constant subformulas as their values (each step fitted): computed once per document."""
     if node[0] == "name" and node[1] in constants:
         return ("num", constants[node[1]])
     if node[0] in ("num", "name"):
