@@ -101,7 +101,10 @@ class Encoding:
         ``kind_offsets`` entry of −1 at offset 0) is written 0: the entry is settled in the encoding either way."""
         if len(settle) != self.length:
             raise ValueError(f"settle layers for {len(settle)} positions, the encoding has {self.length}")
-        return replace(self, settle=tuple(tuple((max(s, 0), c) for s, c in pattern) for pattern in settle))
+        distinct = {id(pattern): pattern for pattern in settle}  # patterns are shared objects: keep them shared
+        fixed = {key: tuple((max(s, 0), c) for s, c in pattern) for key, pattern in distinct.items()
+                 if any(s < 0 for s, _ in pattern)}
+        return replace(self, settle=tuple(fixed.get(id(pattern), pattern) for pattern in settle))
 
     @staticmethod
     def from_json(data: Any, file: str | None = None) -> "Encoding":
