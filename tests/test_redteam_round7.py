@@ -217,3 +217,19 @@ def test_settle_layers_below_0_are_written_0_and_shared_patterns_stay_shared() -
     shifted = [tuple((s - 1, c) for s, c in p) for p in settle[:3]]
     clamped = compiled.encoding.with_settle(shifted + list(settle[3:])).settle
     assert min(s for p in clamped for s, _ in p) == 0 and clamped[3] is settle[3]
+
+
+@pytest.mark.parametrize("version", ["1.0", "true"])
+def test_a_json_circuit_of_version_1_0_or_true_is_refused_by_both_readers(version: str) -> None:
+    """JSON's 1.0 and true compare equal to 1 in Python: both readers took them for version 1 (red team, round 7)."""
+    from verified_aat.circuits.json_format import parse_circuit_json
+    from verified_aat.errors import InputError
+    from verified_aat.kernel.circuit_file import read_circuit
+    text = ('{"format": "verified-aat/circuit", "version": %s, "inputs": ["x"], "gates": [{"name": "x", "op": "input"},'
+            ' {"name": "g", "op": "add", "args": ["x", "x"]}], "outputs": ["g"]}') % version
+    with pytest.raises(InputError, match="version"):
+        parse_circuit_json(text, "c.json")
+    with pytest.raises(NotChecked, match="version 1"):
+        read_circuit(text.encode(), "json")
+    parse_circuit_json(text.replace(f'"version": {version}', '"version": 1'), "c.json")
+    read_circuit(text.replace(f'"version": {version}', '"version": 1').encode(), "json")

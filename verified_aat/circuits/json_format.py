@@ -125,7 +125,7 @@ def circuit_from_json(data: Any, file: str | None = None) -> Circuit:
         raise doc.fail(f"expected a JSON object with \"format\": \"{FORMAT}\"")
     if data.get("format") != FORMAT:
         raise doc.fail(f"not a circuit document: format is {data.get('format')!r}, expected '{FORMAT}'")
-    if data.get("version") != VERSION or isinstance(data.get("version"), bool):
+    if type(data.get("version")) is not int or data["version"] != VERSION:  # not true, not 1.0
         raise doc.fail(f"unsupported version {data.get('version')!r} (this tool reads version {VERSION})")
     name = doc.get(data, "name", str, "circuit", required=False) or "circuit"
     domain_text = doc.get(data, "domain", str, "circuit", required=False)

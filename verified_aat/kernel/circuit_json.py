@@ -11,8 +11,8 @@ from .data import need
 def read(data: bytes) -> tuple[Gates, list[Ref], str]:
     """The gates in file order, the outputs and the domain of a JSON circuit document."""
     doc = json.loads(data)
-    need(type(doc) is dict and doc.get("format") == "verified-aat/circuit" and doc.get("version") == 1, "$",
-         "not a circuit document of format 'verified-aat/circuit', version 1")
+    need(type(doc) is dict and doc.get("format") == "verified-aat/circuit" and repr(doc.get("version")) == "1", "$",
+         "not a circuit document of format 'verified-aat/circuit', version 1 (an integer: not 1.0, not true)")
     inputs, listed, outputs = doc.get("inputs"), doc.get("gates"), doc.get("outputs")
     need(type(inputs) is list and all(type(n) is str for n in inputs) and len(set(inputs)) == len(inputs), "$.inputs",
          "not a list of distinct names")
