@@ -233,3 +233,18 @@ def test_a_json_circuit_of_version_1_0_or_true_is_refused_by_both_readers(versio
         read_circuit(text.encode(), "json")
     parse_circuit_json(text.replace(f'"version": {version}', '"version": 1'), "c.json")
     read_circuit(text.replace(f'"version": {version}', '"version": 1').encode(), "json")
+
+
+@pytest.mark.parametrize("command, status", [(["certify", "--family", "relu", "--n", "20000", "-c", "gate-edge"],
+                                              "unknown"),
+                                             (["check", str(ROOT / "proofs" / "gate-edge" / "abs_via_sign.cert.json")],
+                                              "not-checked")])
+def test_a_limit_reached_with_json_prints_the_one_object_exit_3_promises(command: list[str], status: str,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/cli.md: exit 0, 1 and 3 come with a JSON object; a limit reached (exit 3) printed none."""
+    from verified_aat.cli.main import main
+    assert main([*command, "--max-time", "0.01", "--json"]) == 3
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["status"] == status and doc["exit_code"] == 3 and "limit reached" in doc["reasons"][0]
+    assert err.count("\n") == 1 and "limit reached" in err

@@ -203,11 +203,9 @@ def run(argv: list[str] | None) -> int:
               file=sys.stderr)  # one line, whatever the file's name holds
         return EXIT_BAD_INPUT
     except LimitReached as exc:
-        _stderr_line(f"unknown: limit reached ({one_line(str(exc))})")
-        return EXIT_UNKNOWN
+        return _unknown(args, f"unknown: limit reached ({one_line(str(exc))})")
     except MemoryError:
-        _stderr_line(f"unknown: limit reached ({_out_of_memory(args)})")
-        return EXIT_UNKNOWN
+        return _unknown(args, f"unknown: limit reached ({_out_of_memory(args)})")
     except Exception as exc:  # the kernel's reader of certificate files: its own exception, bad input
         from ..kernel import CertificateFileError
         if isinstance(exc, CertificateFileError):
@@ -215,7 +213,7 @@ def run(argv: list[str] | None) -> int:
             return EXIT_BAD_INPUT
         if os.environ.get("VERIFIED_AAT_TRACEBACK"):
             raise
-        return _no_verdict(exc)
+        return _no_verdict(args, exc)
     except KeyboardInterrupt:
         _stderr_line("interrupted (SIGINT)")
         return EXIT_INTERRUPTED
@@ -252,15 +250,30 @@ def _out_of_memory(args: argparse.Namespace) -> str:
     return f"--max-memory {limit} MB" if limit else "out of memory; --max-memory sets the limit"
 
 
-def _no_verdict(exc: Exception) -> int:
+def _no_verdict(args: argparse.Namespace, exc: Exception) -> int:
     """An exception no command expected: one line and exit 3, never 1 (a rejection or refutation) or a traceback.
     A number past Python's 4,300 digits or a float's range is a limit reached; anything else an internal error
     (VERIFIED_AAT_TRACEBACK=1 shows the traceback)."""
     text = one_line(f"{type(exc).__name__}: {exc}")
     if isinstance(exc, OverflowError) or isinstance(exc, ValueError) and "integer string conversion" in str(exc):
-        _stderr_line(f"unknown: limit reached (a number too large to write or to hold: {text})")
-    else:
-        _stderr_line(f"unknown: internal error, no verdict ({text}); VERIFIED_AAT_TRACEBACK=1 shows where")
+        return _unknown(args, f"unknown: limit reached (a number too large to write or to hold: {text})")
+    return _unknown(args, f"unknown: internal error, no verdict ({text}); VERIFIED_AAT_TRACEBACK=1 shows where")
+
+
+JSON_COMMANDS = ("certify", "check", "refute", "audit", "info", "prove-construction")  # docs/cli.md, "--json"
+
+
+def _unknown(args: argparse.Namespace, why: str) -> int:
+    """Exit 3 with its one line, and with ``--json`` the one object that docs/cli.md promises with exit 3 (status
+    unknown; check's not-checked): a limit reached printed no JSON at all (red team, round 7)."""
+    _stderr_line(why)
+    if getattr(args, "json", False) and getattr(args, "command", None) in JSON_COMMANDS:
+        import json
+        from ..json_envelope import envelope
+        try:
+            print(json.dumps(envelope(args.command, "not-checked" if args.command == "check" else "unknown", [why])))
+        except (OSError, ValueError):  # a closed or full standard output: the line above says why anyway
+            pass
     return EXIT_UNKNOWN
 
 
