@@ -38,7 +38,7 @@ from .assemble import Definition, OutputRef, assemble, gate_labels
 from .ir import Circuit, Domain, Gate, Kind, Provenance
 from .ir import (CANONICAL_FORMAT, STRUCTURE_VERSION, canonical_circuit_bytes, circuit_sha256,  # noqa: F401
                  circuit_structure)
-from .rationals import NumeralError, format_rational, json_int, parse_rational
+from .rationals import NumeralError, format_rational, json_loads, parse_rational
 
 FORMAT = "verified-aat/circuit"
 VERSION = STRUCTURE_VERSION
@@ -238,7 +238,7 @@ def parse_circuit_json(text: str, file: str | None = None) -> Circuit:
     if json_depth_exceeds(text):
         raise InputError(f"invalid JSON: {json_depth_message()}", file)
     try:
-        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_int=json_int)
+        data = json_loads(text, object_pairs_hook=no_duplicate_keys)
     except NumeralError as exc:  # a JSON integer past the digit limit
         raise InputError(f"invalid JSON: {exc}", file) from None
     except DuplicateKey as exc:

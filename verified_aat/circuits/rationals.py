@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from ..errors import InputError
 from ..limits import MAX_DIGITS
@@ -102,6 +103,19 @@ def read_json_rational(value: object) -> Fraction:
     if type(value) is int:
         return Fraction(value)
     return read_numeral(value)  # type: ignore[arg-type]  # a non-string is refused there
+
+
+def json_loads(text: str, **hooks: Any) -> Any:
+    """``json.loads`` with integers of up to :data:`MAX_DIGITS` digits: Python's own ``int`` in the usual case (a
+    ``parse_int`` hook costs a call per integer, +1.3 s for the 9.6 million of a 10⁶-gate encoding's roles) and
+    :func:`json_int` only for a text with an integer past Python's 4,300-digit limit."""
+    import json
+    try:
+        return json.loads(text, **hooks)
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) or "integer string conversion" not in str(exc):
+            raise
+    return json.loads(text, parse_int=json_int, **hooks)
 
 
 def json_int(digits: str) -> int:

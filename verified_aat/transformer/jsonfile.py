@@ -14,7 +14,7 @@ import os
 from fractions import Fraction
 from typing import Any, Iterable
 
-from ..circuits.rationals import NumeralError, format_rational as _format_rational, json_int, read_exact
+from ..circuits.rationals import NumeralError, format_rational as _format_rational, json_loads, read_exact
 from ..errors import InputError
 from ..limits import (LONE_SURROGATE, DuplicateKey, json_depth_exceeds, json_depth_message,
                       lone_surrogate, no_duplicate_keys)
@@ -100,8 +100,7 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
     if json_depth_exceeds(text):
         raise InputError(json_depth_message(), file)
     try:
-        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_reject_constant,
-                          parse_int=json_int)
+        data = json_loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_reject_constant)
     except NumeralError as exc:  # a JSON integer past the digit limit
         raise InputError(str(exc), file) from None
     except RecursionError:
