@@ -138,9 +138,17 @@ def _rows(r: _Reader, rows: list[Any], width: int) -> tuple[tuple[Fraction | int
         if _STR.issuperset(map(type, flat)) and _numerals(",".join(flat)):
             try:
                 return tuple(zip(*[iter(list(map(int, flat)))] * width))
-            except ValueError:
-                pass  # a value that is no integer: found and named below
+            except ValueError:  # some values are p/q or p.d (relu's 1/2): integer rows still in C, one by one
+                return tuple(_integers(row) or r.row(row, f"$.rows[{i}]", width) for i, row in enumerate(rows))
     return tuple(r.row(row, f"$.rows[{i}]", width) for i, row in enumerate(rows))
+
+
+def _integers(row: list[str]) -> tuple[int, ...] | None:
+    """A row of integer numerals (checked by :func:`_numerals` for the whole file) in C, else None."""
+    try:
+        return tuple(map(int, row))
+    except ValueError:
+        return None
 
 
 def _roles(r: _Reader, roles: list[Any]) -> tuple[tuple[Any, ...], ...]:
