@@ -161,7 +161,9 @@ def test_a_solver_that_gives_up_means_not_checked_with_exit_3(monkeypatch, capsy
     monkeypatch.setitem(kernel_solvers.SOLVERS, "z3", lambda text, timeout: "unknown (timeout)")
     report = check(json.loads(EVERY_K.read_text()))
     assert report.outcome == "not-checked" and not report.rejections and not report.accepted
-    assert report.unchecked and all("unknown (timeout)" in u for u in report.unchecked)
+    asked = [u for u in report.unchecked if "not asked" not in u]  # after 3 undecided, the rest are not asked
+    assert len(asked) == 3 and all("unknown (timeout)" in u for u in asked)
+    assert all("not asked: 3 lemmas were left undecided before it" in u for u in report.unchecked if u not in asked)
     assert main(["check", str(EVERY_K)]) == 3
     out = capsys.readouterr().out
     assert "NOT CHECKED" in out and "not checked  schematic:attention" in out

@@ -243,8 +243,50 @@ def test_a_limit_reached_with_json_prints_the_one_object_exit_3_promises(command
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """docs/cli.md: exit 0, 1 and 3 come with a JSON object; a limit reached (exit 3) printed none."""
     from verified_aat.cli.main import main
-    assert main([*command, "--max-time", "0.01", "--json"]) == 3
+    assert main([*command, "--max-memory", "64", "--json"]) == 3  # refused before it starts: a limit, not a race
     out, err = capsys.readouterr()
     doc = json.loads(out)
     assert doc["status"] == status and doc["exit_code"] == 3 and "limit reached" in doc["reasons"][0]
     assert err.count("\n") == 1 and "limit reached" in err
+
+
+def test_audit_of_forty_squarings_stops_at_the_bits_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """audit --lengths 1 of 40 layers of x <- x*x grew to 6 GB in a minute: the unrolling's evaluator and the
+    independent reference had no bits-per-value limit (the exact engine and eval have 200,000 bits)."""
+    from verified_aat.cli.main import main
+    model = tmp_path / "sq40.json"
+    model.write_text(json.dumps(_squarings(40)))
+    start = time.process_time()
+    assert main(["audit", str(model), "--lengths", "1"]) == 3
+    assert "bits-per-value limit" in capsys.readouterr().err and time.process_time() - start < 20
+
+
+def _squarings(layers: int) -> dict:
+    """A transformer spec of one coordinate and ``layers`` layers with no heads, each x <- x*x."""
+    return {"format": "verified-aat/transformer", "version": 1, "name": "sq", "coordinates": ["a"],
+            "functions": {"sq": ["s = mul x.a x.a", "output s"]},
+            "layers": [{"name": f"l{k}", "heads": [], "activation": "sq"} for k in range(layers)]}
+
+
+def test_the_audit_reference_reads_a_bilinear_score_by_its_non_zero_entries() -> None:
+    """d = 256 with one non-zero entry: the reference multiplied all 65,536 (audit --lengths 1..6 past 60 s)."""
+    from verified_aat.audit.reference import score
+    from verified_aat.transformer.model import BilinearScore, Head, Pooling
+    products = []
+
+    class Counted(Fraction):
+        def __rmul__(self, other: object) -> Fraction:
+            products.append(1)
+            return Fraction(other) * Fraction(self)  # type: ignore[arg-type]
+    d = 256
+    matrix = tuple(tuple(Fraction(3) if (r, c) == (1, 2) else Fraction(0) for c in range(d)) for r in range(d))
+    head = Head("h", BilinearScore(matrix), Pooling.AVERAGE)
+    xi, xj = tuple(Counted(k) for k in range(d)), tuple(Counted(k + 1) for k in range(d))
+    assert score(head, xi, xj) == 3 * 1 * 3 and len(products) == 2
+
+
+def test_z3_runs_under_one_memory_cap_in_the_engine_and_the_kernel() -> None:
+    """A COPY lemma made Z3 run past its time limit to 22 GB (red team, round 7): both runners cap it at 2 GB."""
+    from verified_aat.kernel.solvers import Z3_MEMORY_MB as kernel_cap
+    from verified_aat.limits import Z3_MEMORY_MB as engine_cap
+    assert kernel_cap == engine_cap == 2_048

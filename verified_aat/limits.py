@@ -115,3 +115,7 @@ def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise DuplicateKey(key)
         result[key] = value
     return result
+
+Z3_MEMORY_MB = 2_048
+"""Z3's own memory cap (``memory_max_size``) in the engine's solver runs, as the kernel's
+(``kernel/solvers.py``, which imports nothing of the engine; a test keeps the two equal)."""

@@ -35,6 +35,8 @@ from typing import Sequence
 import numpy as np
 
 from ..circuits.evaluate import as_exact
+from ..errors import LimitReached
+from ..limits import MAX_VALUE_BITS
 from ..circuits.ir import Circuit, Domain, Gate, Kind
 
 INPUT, CONST, ADD, MUL, SIGN = 0, 1, 2, 3, 4
@@ -358,6 +360,11 @@ class FlatEvaluator:
                 self._binary(group, num, den, frac)
             else:
                 self._wide(group, num, den, frac)
+            if group.kind != SIGN and len(group.outs):  # 40 squarings grew to 6 GB in a minute (red team, round 7)
+                top = max(max(map(int.bit_length, num[group.outs])), max(map(int.bit_length, den[group.outs])))
+                if top > MAX_VALUE_BITS:
+                    raise LimitReached(f"{flat.name}: a gate's value has more than {MAX_VALUE_BITS:,} bits (the "
+                                       "bits-per-value limit of exact evaluation)")
         return FlatValues(num, den, frac)
 
     @staticmethod

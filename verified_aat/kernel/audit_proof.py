@@ -345,15 +345,10 @@ def _lemmas(ctx: AuditContext) -> list[Problem]:
 
 def _solvers(ctx: AuditContext) -> list[str]:
     """U5 (``discharge.py``): the kernel's normal form, then the solvers (in worker processes with jobs ≥ 2)."""
-    from .solvers import solve  # the solver runner: only for lemmas the trust line then names
+    from .solvers import solve_all  # the solver runner: only for lemmas the trust line then names
 
     def answer(jobs: list[tuple[str, str]]) -> list[str]:
-        if ctx.options.jobs >= 2 and len(jobs) > 1:
-            from concurrent.futures import ProcessPoolExecutor
-            with ProcessPoolExecutor(min(ctx.options.jobs, len(jobs))) as pool:
-                return list(pool.map(solve, [t for t, _ in jobs], [s for _, s in jobs],
-                                     [ctx.options.timeout_ms] * len(jobs), chunksize=1))
-        return [solve(text, name, ctx.options.timeout_ms) for text, name in jobs]
+        return solve_all(jobs, ctx.options.timeout_ms, ctx.options.jobs)
     return discharge(ctx, [(f"{x.kind} lemma {x.id} ({x.scope})", x.text) for x in ctx.lemmas], answer,
                      [ctx.proofs.get(x.id) for x in ctx.lemmas], [x.by_structure for x in ctx.lemmas])
 

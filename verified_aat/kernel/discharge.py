@@ -80,8 +80,8 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
 
 def discharge_derivation(ctx: Any) -> list[Problem]:
     """S12 / P8 on the lemmas of ``ctx.derivation`` in derivation order (per-circuit and schematic)."""
-    from .solvers import solve
+    from .solvers import solve_all
     lemmas = [(f"{x.kind} lemma {d}" + (f" ({x.where})" if x.where else ""), x.text)
               for d, x in ctx.derivation.lemmas.items()]
-    return discharge(ctx, lemmas, lambda jobs: [solve(text, name, ctx.options.timeout_ms) for text, name in jobs],
+    return discharge(ctx, lemmas, lambda jobs: solve_all(jobs, ctx.options.timeout_ms),
                      [getattr(ctx, "proofs", {}).get(d) for d in ctx.derivation.lemmas])  # per-circuit: none

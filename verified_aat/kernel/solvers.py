@@ -11,9 +11,15 @@ from __future__ import annotations
 from .report import SAT, UNKNOWN, UNSAT  # noqa: F401 - re-exported
 
 
+Z3_MEMORY_MB = 2_048
+"""Z3's own memory cap (its ``memory_max_size``): past it the answer is *unknown*. A COPY lemma of sign atoms squared
+15 times made Z3 run past its time limit to 22 GB (red team, round 7); an honest lemma needs a few MB."""
+
+
 def z3_answer(text: str, timeout_ms: int | None) -> str:
     import z3
 
+    z3.set_param("memory_max_size", Z3_MEMORY_MB)
     solver = z3.Solver()
     if timeout_ms is not None:
         solver.set("timeout", timeout_ms)
@@ -115,3 +121,28 @@ SOLVERS = {"z3": z3_answer, "cvc5": cvc5_answer, "yices": yices_answer}
 def solve(text: str, solver: str, timeout_ms: int | None) -> str:
     """One solver's answer on one lemma text (a top-level function: it runs in worker processes)."""
     return SOLVERS[solver](text, timeout_ms)
+
+
+UNDECIDED_STOP = 3
+"""Lemmas a solver left undecided before the others are not asked: each may cost its whole time limit (ten COPY
+lemmas of sign atoms squared 15 times took a minute at Z3's memory cap; red team, round 7)."""
+
+
+def solve_all(jobs: list[tuple[str, str]], timeout_ms: int | None, workers: int = 1) -> list[str]:
+    """The answers to (lemma text, solver) jobs, ``workers`` at a time in worker processes; once UNDECIDED_STOP
+    answers are neither sat nor unsat, the jobs left are *unknown* without being asked (the lemma is then not
+    checked, as for any unknown)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from contextlib import nullcontext
+
+    answers: list[str] = []
+    step = max(1, min(workers, len(jobs)))
+    with ProcessPoolExecutor(step) if step > 1 else nullcontext() as pool:
+        for start in range(0, len(jobs), step):
+            if sum(not a.startswith((UNSAT, SAT)) for a in answers) >= UNDECIDED_STOP:
+                return answers + [f"{UNKNOWN} (not asked: {UNDECIDED_STOP} lemmas were left undecided before it)"] * (
+                    len(jobs) - len(answers))
+            batch = jobs[start:start + step]
+            answers += (pool.map(solve, [t for t, _ in batch], [s for _, s in batch], [timeout_ms] * len(batch))
+                        if pool is not None else [solve(text, name, timeout_ms) for text, name in batch])
+    return answers

@@ -100,7 +100,10 @@ def normal_form(text: str) -> bool:
 def run_z3(text: str, timeout_ms: int) -> LemmaVerdict:
     import z3
 
+    from ..limits import Z3_MEMORY_MB
+
     start = time.perf_counter()
+    z3.set_param("memory_max_size", Z3_MEMORY_MB)  # past it: unknown, never a machine's memory
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
     try:
