@@ -30,6 +30,7 @@ from typing import Any, Iterator
 
 from ..errors import LimitReached  # noqa: E402  (re-exported: the limit every command stops at)
 from .option_rules import integer
+from .signals import QUIET
 
 
 # Lower bounds on the resident memory per unit of work (about half the smallest measured cost):
@@ -109,6 +110,8 @@ def resource_limits(args: argparse.Namespace) -> Iterator[None]:
                 # fire again shortly until one reaches the command
                 signal.setitimer(signal.ITIMER_REAL, 0.05)
                 raise LimitReached(f"--max-time {max_time:g} s")
+            if LimitReached not in QUIET:  # "Exception ignored in: <gc callback>" printed beside the one line
+                QUIET.append(LimitReached)
             old_alarm = signal.signal(signal.SIGALRM, expire)
             signal.setitimer(signal.ITIMER_REAL, max_time)
         yield

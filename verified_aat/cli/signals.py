@@ -125,10 +125,15 @@ _swallowed: list[int] = []
 """The signals whose exception Python could not raise (see :func:`while_running`)."""
 
 
+QUIET: list[type] = []
+"""Exceptions a handler raises again until one reaches the command (``--max-time``'s alarm fires again 50 ms later,
+``resources.py``): raised where Python can only ignore it (a gc callback), one is not printed."""
+
+
 def _unraisable(unraisable: Any) -> None:
     if unraisable.exc_type is not None and issubclass(unraisable.exc_type, (KeyboardInterrupt, Terminated)):
         _swallowed.append(signal.SIGINT if issubclass(unraisable.exc_type, KeyboardInterrupt) else signal.SIGTERM)
-    else:
+    elif not (unraisable.exc_type is not None and issubclass(unraisable.exc_type, tuple(QUIET))):
         sys.__unraisablehook__(unraisable)
 
 
