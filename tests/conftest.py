@@ -1,6 +1,13 @@
-"""Fixtures shared by the tests of the kernel's solver trust: no solver at all, and a lying solver."""
+"""Fixtures shared by several test modules: no solver at all and a lying solver (the kernel's solver trust), and a
+real ``refute --json`` result (report's reader of refutations)."""
 
 from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,3 +26,21 @@ def unsat_to_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     """A lying solver: unsat (valid) for every lemma, true or false."""
     for name in list(solvers.SOLVERS):
         monkeypatch.setitem(solvers.SOLVERS, name, lambda text, timeout_ms: solvers.UNSAT)
+
+
+@pytest.fixture(scope="module")
+def refute_result(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """A real ``refute --json`` result (tests/mutants.py's MissingRescaling refuted on a 3-gate circuit), and the
+    folder of its model."""
+    from mutants import MissingRescaling
+
+    from verified_aat.cli.main import main
+    from verified_aat.report.diff import compiled_text
+
+    folder = tmp_path_factory.mktemp("refute")
+    model = folder / "mutant.json"
+    model.write_text(compiled_text(MissingRescaling().transformer(3)))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["refute", str(model), "--json"]) == 1
+    return json.loads(out.getvalue()), folder

@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sys
 from fractions import Fraction
@@ -211,25 +209,9 @@ def test_json_integers_up_to_10000_digits_are_read(tmp_path: Path, capsys: pytes
 
 # -- report -----------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def refuted(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
-    """A real ``refute --json`` result (tests/mutants.py's MissingRescaling refuted on a 3-gate circuit)."""
-    from mutants import MissingRescaling
-
-    from verified_aat.report.diff import compiled_text
-
-    folder = tmp_path_factory.mktemp("refute")
-    model = folder / "mutant.json"
-    model.write_text(compiled_text(MissingRescaling().transformer(3)))
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["refute", str(model), "--json"]) == 1
-    return json.loads(out.getvalue()), folder
-
-
 def test_report_renders_a_refute_result_with_a_5000_digit_value_and_refuses_10001(
-        refuted: tuple[dict[str, Any], Path], capsys: pytest.CaptureFixture[str]) -> None:
-    doc, folder = refuted
+        refute_result: tuple[dict[str, Any], Path], capsys: pytest.CaptureFixture[str]) -> None:
+    doc, folder = refute_result
     counterexample = doc["counterexample"]
     for digits, expected in ((5_000, 0), (10_001, 2)):
         counterexample["input_vector"][0] = "9" * digits

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_fuzz_cli import json_paths  # every path into a JSON value
 
 from verified_aat.cli.main import main
 
@@ -206,17 +207,6 @@ def test_a_malformed_encoding_names_its_json_path(capsys: pytest.CaptureFixture[
     assert code == 2 and len(lines) == 1 and lines[0].startswith(f"verified-aat: {bad}: {where}"), lines
 
 
-def _paths(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [at]
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found += _paths(value, at + (key,))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            found += _paths(value, at + (index,))
-    return found
-
-
 _JSON = st.recursive(st.none() | st.booleans() | st.integers(-5, 40) | st.floats(allow_nan=False, width=16)
                      | st.sampled_from(["", "x", "1/2", "-3", "1/0", " 4", "١", "1e3", "gate"]),
                      lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner,
@@ -229,7 +219,7 @@ def test_random_mutations_of_an_encoding_are_exit_0_or_one_line_exit_2(capsys: p
                                                                        tmp_path: Path, data: st.DataObject) -> None:
     doc = json.loads(E2.read_text())
     mutated = copy.deepcopy(doc)
-    path = data.draw(st.sampled_from(_paths(doc)[1:]))
+    path = data.draw(st.sampled_from(json_paths(doc)[1:]))
     parent = mutated
     for step in path[:-1]:
         parent = parent[step]

@@ -23,25 +23,6 @@ from verified_aat.cli.main import main
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-@pytest.fixture(scope="module")
-def valid(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
-    """A real ``refute --json`` result (tests/mutants.py's MissingRescaling refuted on a 3-gate circuit)."""
-    import contextlib
-    import io
-
-    from mutants import MissingRescaling
-
-    from verified_aat.report.diff import compiled_text
-
-    folder = tmp_path_factory.mktemp("refute")
-    model = folder / "mutant.json"
-    model.write_text(compiled_text(MissingRescaling().transformer(3)))
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["refute", str(model), "--json"]) == 1
-    return json.loads(out.getvalue()), folder
-
-
 def _report(doc: Any, folder: Path, capsys: pytest.CaptureFixture[str], name: str = "bad") -> tuple[int, str, Path]:
     """Write ``doc`` as ``name``.json, run report on it; (exit code, stderr, the -o target)."""
     source, target = folder / f"{name}.json", folder / f"{name}.html"
@@ -102,8 +83,8 @@ DEFECTS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(DEFECTS))
-def test_a_malformed_refute_json_is_one_error(name: str, valid: tuple[dict[str, Any], Path], capsys) -> None:
-    doc, folder = copy.deepcopy(valid[0]), valid[1]
+def test_a_malformed_refute_json_is_one_error(name: str, refute_result: tuple[dict[str, Any], Path], capsys) -> None:
+    doc, folder = copy.deepcopy(refute_result[0]), refute_result[1]
     edit, message = DEFECTS[name]
     edit(doc)
     code, err, target = _report(doc, folder, capsys, name)
@@ -111,8 +92,8 @@ def test_a_malformed_refute_json_is_one_error(name: str, valid: tuple[dict[str, 
     assert message in err, err
 
 
-def test_the_error_is_at_the_line_of_the_offending_key(valid: tuple[dict[str, Any], Path], capsys) -> None:
-    doc, folder = copy.deepcopy(valid[0]), valid[1]
+def test_the_error_is_at_the_line_of_the_offending_key(refute_result: tuple[dict[str, Any], Path], capsys) -> None:
+    doc, folder = copy.deepcopy(refute_result[0]), refute_result[1]
     doc["counterexample"]["inputs"]["x1"] = "nan"
     code, err, target = _report(doc, folder, capsys, "line")
     lines = (folder / "line.json").read_text().splitlines()
@@ -120,8 +101,8 @@ def test_the_error_is_at_the_line_of_the_offending_key(valid: tuple[dict[str, An
     assert '"x1": "nan"' in lines[number - 1], (number, err)
 
 
-def test_a_fifo_model_is_refused_without_opening_it(valid: tuple[dict[str, Any], Path], capsys) -> None:
-    doc, folder = copy.deepcopy(valid[0]), valid[1]
+def test_a_fifo_model_is_refused_without_opening_it(refute_result: tuple[dict[str, Any], Path], capsys) -> None:
+    doc, folder = copy.deepcopy(refute_result[0]), refute_result[1]
     fifo = folder / "model.fifo"
     if not fifo.exists():
         os.mkfifo(fifo)  # opening it for reading would block: the test would hang, not fail
@@ -130,8 +111,8 @@ def test_a_fifo_model_is_refused_without_opening_it(valid: tuple[dict[str, Any],
     assert "is not a regular file" in _assert_refused(code, err, target, folder, "fifo")
 
 
-def test_the_valid_result_is_drawn(valid: tuple[dict[str, Any], Path], capsys) -> None:
-    doc, folder = valid
+def test_the_valid_result_is_drawn(refute_result: tuple[dict[str, Any], Path], capsys) -> None:
+    doc, folder = refute_result
     code, err, target = _report(doc, folder, capsys, "good")
     assert code == 0 and target.exists() and 'data-status="refuted"' in target.read_text()
 
@@ -163,8 +144,8 @@ JUNK = st.one_of(st.none(), st.booleans(), st.integers(-3, 10**6), st.floats(all
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_mutated_refute_json_never_crashes(valid: tuple[dict[str, Any], Path], capsys, data: st.DataObject) -> None:
-    doc, folder = copy.deepcopy(valid[0]), valid[1]
+def test_mutated_refute_json_never_crashes(refute_result: tuple[dict[str, Any], Path], capsys, data: st.DataObject) -> None:
+    doc, folder = copy.deepcopy(refute_result[0]), refute_result[1]
     for _ in range(data.draw(st.integers(1, 3))):
         paths = _paths(doc)
         if not paths:

@@ -197,12 +197,17 @@ def lemma_witness(construction: Construction, T: Transformer, depth_bound: int |
     circuit built from the models fails."""
     if _no_induction(construction) is not None:
         return None
-    meant = _fixed_depth(construction, T) or intended_depth(construction, T)
-    found = _at_depth(construction, T, depth_bound or meant, timeout_ms, budget)
-    if found is None and depth_bound is not None and depth_bound < meant:  # T meant for a larger K: its theorem
-        wider = _at_depth(construction, T, meant, timeout_ms, budget)  # covers depth <= depth_bound too (red team 7)
-        return wider if wider is not None and wider.proved else None
-    return found
+    found = _at_depth(construction, T, depth_bound or _meant(construction, T), timeout_ms, budget)
+    if found is not None or depth_bound is None:
+        return found
+    meant = _meant(construction, T)  # T meant for a larger K: its theorem covers depth <= depth_bound too (red team 7)
+    wider = _at_depth(construction, T, meant, timeout_ms, budget) if depth_bound < meant else None
+    return wider if wider is not None and wider.proved else None
+
+
+def _meant(construction: Construction, T: Transformer) -> int:
+    """The K a given T is proved for when no depth bound is asked (``_fixed_depth``, else ``intended_depth``)."""
+    return _fixed_depth(construction, T) or intended_depth(construction, T)
 
 
 def _at_depth(construction: Construction, T: Transformer, K: int, timeout_ms: int, budget: float) -> Refutation | None:

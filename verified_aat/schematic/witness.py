@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 from fractions import Fraction
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ..circuits.builder import CircuitBuilder
 from ..circuits.ir import Circuit
@@ -81,11 +81,7 @@ def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
                   for g in [_integer(v, 0, min(MAX_PADDING, max_gates - 2))] if g is not None and g > 2})
     values = _values(model) or [Fraction(1)]
     for k in fan_ins:
-        for distinct in (False, True):  # one input k times first: the smaller witness
-            b = CircuitBuilder(f"add-fan-in-{k}{'' if distinct else '-repeated'}")
-            xs = [b.input(f"x{i}") for i in range(k if distinct else 1)]
-            b.output(b.add(*(xs if distinct else xs * k)))
-            c = b.build()
+        for c in (_add_repeated(k), _add_repeated(k, distinct=True)):  # one input k times first: the smaller witness
             yield c, [[v] * c.n_inputs for v in values]
     for g in ids:
         for op in ("add", "mul", "sign"):
@@ -181,30 +177,45 @@ _KEYS: dict[int, tuple[Construction, KeyDecompositions]] = {}
 
 def _smaller(transformer: Transformer, construction: Construction, circuit: Circuit, inputs: list[list[Fraction]],
              found: Counterexample, deadline: float) -> tuple[Circuit, Counterexample, int]:
-    """An add of one input k times that fails: the smallest failing fan-in below k, by bisection (each
-    candidate replayed exactly; the failing set need not be an interval, so this is a smaller witness,
-    not always the smallest)."""
+    """A smaller failing witness of the same form, by bisection (each candidate replayed exactly; the failing set need
+    not be an interval, so this is a smaller witness, not always the smallest): an add of one input k times, the least
+    failing fan-in below k; an op at a model's id, the least failing padding below it on the same operand values (red
+    team, round 7: T_6 wrong at every mul was refuted by a mul after 4 unread inputs)."""
     gates = circuit.gates
     if circuit.name.split("-", 1)[-1].startswith("at-id-"):
-        return _lower_id(transformer, construction, circuit, found, deadline)
+        op, operands = circuit.name.split("-", 1)[0], list(found.inputs[-2:])
+        return _bisect(transformer, construction, (circuit, found), -1, circuit.n_inputs - 2, deadline,
+                       lambda k: (_at_id(op, k), [[Fraction(0)] * k + operands]))
     if circuit.n_inputs != 1 or len(gates) != 2 or gates[1].kind.value != "add":  # one input, one add of it
         return circuit, found, 0
-    low, high, tried = 0, len(gates[1].args), 0  # fan-in high fails; low (0: none) is taken to pass
-    value = [list(found.inputs)]
-    best = (circuit, found)
+    return _bisect(transformer, construction, (circuit, found), 0, len(gates[1].args), deadline,
+                   lambda k: (_add_repeated(k), [list(found.inputs)]))
+
+
+def _bisect(transformer: Transformer, construction: Construction, best: tuple[Circuit, Counterexample], low: int,
+            high: int, deadline: float, build: Callable[[int], tuple[Circuit, list[list[Fraction]]]]
+            ) -> tuple[Circuit, Counterexample, int]:
+    """The least k in (low, high] whose ``build(k)`` circuit fails on its inputs, as far as bisection finds it: high
+    fails (``best``), low is taken to pass; with the number of candidates replayed."""
+    tried = 0
     while high - low > 1 and time.perf_counter() < deadline:
         middle = (low + high) // 2
-        b = CircuitBuilder(f"add-fan-in-{middle}-repeated")
-        x = b.input("x0")
-        b.output(b.add(*[x] * middle))
-        smaller = b.build()
+        smaller, inputs = build(middle)
         tried += 1
-        again = _replay(transformer, construction, smaller, value, deadline)
+        again = _replay(transformer, construction, smaller, inputs, deadline)
         if again is not None:
             high, best = middle, (smaller, again)
         else:
             low = middle
     return best[0], best[1], tried
+
+
+def _add_repeated(k: int, distinct: bool = False) -> Circuit:
+    """An add of one input k times (``distinct``: of k inputs)."""
+    b = CircuitBuilder(f"add-fan-in-{k}{'' if distinct else '-repeated'}")
+    xs = [b.input(f"x{i}") for i in range(k if distinct else 1)]
+    b.output(b.add(*(xs if distinct else xs * k)))
+    return b.build()
 
 
 def _at_id(op: str, padding: int) -> Circuit:
@@ -213,21 +224,3 @@ def _at_id(op: str, padding: int) -> Circuit:
     xs = b.inputs([f"x{i}" for i in range(padding + 2)])
     b.output(b.sign(xs[-1]) if op == "sign" else getattr(b, op)(xs[-2], xs[-1]))
     return b.build()
-
-
-def _lower_id(transformer: Transformer, construction: Construction, circuit: Circuit, found: Counterexample,
-              deadline: float) -> tuple[Circuit, Counterexample, int]:
-    """An op at a model's id that fails: the least failing padding below it by bisection, on the same operand
-    values (red team, round 7: T_6 wrong at every mul was refuted by a mul after 4 unread inputs)."""
-    op, operands = circuit.name.split("-", 1)[0], list(found.inputs[-2:])
-    low, high, tried, best = -1, circuit.n_inputs - 2, 0, (circuit, found)  # padding high fails; -1 is no circuit
-    while high - low > 1 and time.perf_counter() < deadline:
-        middle = (low + high) // 2
-        smaller = _at_id(op, middle)
-        tried += 1
-        again = _replay(transformer, construction, smaller, [[Fraction(0)] * middle + operands], deadline)
-        if again is not None:
-            high, best = middle, (smaller, again)
-        else:
-            low = middle
-    return best[0], best[1], tried
