@@ -403,3 +403,25 @@ def test_the_api_certificate_carries_the_link() -> None:
     # the kernel takes the plain JSON object (as read from a file), not the API's Certificate subclass
     report = check_certificate(dict(doc), Options(netlist=("c17.bench", C17.read_bytes())))
     assert report.accepted and "netlist c17.bench" in report.theorem
+
+
+BLIF_AND = ".model m\n.inputs a b\n.outputs y\n.names a b y\n11 1\n.end\n"
+
+
+@pytest.mark.parametrize("name, text", [("c.bench", "INPUT(a)\nINPUT(b)\nOUTPUT(y)\ny = NAND(a, b)\n"),
+                                        ("c.blif", BLIF_AND), ("c.bristol", FULL_ADDER)])
+def test_a_byte_order_mark_is_read_as_text_editors_write_it(tmp_path: Path, name: str, text: str) -> None:
+    """A netlist saved with a UTF-8 byte-order mark reads as without it, in the engine and the kernel (as .circ
+    files do): the embedded text keeps the file's bytes, so ``check --circuit FILE`` still matches them."""
+    plain, marked = tmp_path / name, tmp_path / f"bom-{name}"
+    plain.write_text(text)
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    for mode in ("exact", "threshold"):
+        with_mark = import_netlist(str(marked), mode, None)
+        assert with_mark.gates == import_netlist(str(plain), mode, None).gates
+        section = netlist_section(with_mark)
+        assert section is not None and section["text"].startswith("\ufeff")
+        problems, theorem, _ = run(with_mark, section, (marked.name, marked.read_bytes()))
+        assert problems == [] and theorem, problems
+        problems, _, _ = run(with_mark, section, (plain.name, plain.read_bytes()))
+        assert problems and "not the certificate's embedded netlist" in problems[0]

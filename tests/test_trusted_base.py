@@ -58,10 +58,10 @@ TARGET = 3_000  # issue 19
 OVER_TARGET = {"per-circuit with a binarization section": 3_063,
                "per-circuit with a circuit file (.circ)": 3_109,
                "per-circuit with a circuit file (JSON)": 3_089,
-               "per-circuit with a netlist link (Bench)": 3_878,
-               "per-circuit with a netlist link (BLIF)": 3_948,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_890,
-               "per-circuit with a netlist link (AIGER)": 4_017,
+               "per-circuit with a netlist link (Bench)": 3_879,
+               "per-circuit with a netlist link (BLIF)": 3_949,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_891,
+               "per-circuit with a netlist link (AIGER)": 4_018,
                "schematic with an embedded circuit (certify --every-k)": 3_043,
                "schematic instantiated at a circuit file (.circ)": 3_207,
                "schematic instantiated at a circuit file (JSON)": 3_187}  # not there yet: no growth (the last: +3 in
@@ -114,7 +114,8 @@ OVER_TARGET = {"per-circuit with a binarization section": 3_063,
 # missing: every node of a normal form charged to the lemma's budget, proof objects bounded per certificate,
 # and one budget for the argmax sets of all heads, +1 for a bound on a document formula's symbolic text (24
 # nested mins took 115 s), -4 in formula.py's docstrings and a redundant exact(): the binarization and
-# embedded-circuit kinds are 63 and 43 over)
+# embedded-circuit kinds are 63 and 43 over; stop 42: +1 netlist for a byte-order mark read
+# as text editors write it, as the .circ reader already did)
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -199,6 +199,7 @@ def netlist_format(path: str, text: str) -> str:
     suffix = Path(path).suffix.lower()
     if suffix in (".bench", ".blif", ".bristol"):
         return suffix[1:]
+    text = text.removeprefix("\ufeff")
     if looks_like_bristol(text):
         return "bristol"
     starts = [ln.lstrip()[:1] for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
@@ -211,6 +212,7 @@ def parse_netlist(text: str, file: str, fmt: str, drop_dead: bool = False) -> Ne
     that could be undefined)."""
     if fmt not in NETLIST_FORMATS:
         raise InputError(f"unknown netlist format {fmt!r} (expected bench, blif or bristol)", file, None)
+    text = text.removeprefix("\ufeff")  # a byte-order mark (the kernel's reader skips it too)
     if fmt == "bristol":
         return parse_bristol(text, file)
     return parse_bench(text, file, drop_dead) if fmt == "bench" else parse_blif(text, file, drop_dead)

@@ -43,6 +43,7 @@ def parse(text: str, fmt: str, drop_dead: bool = False, expect: tuple[int, int] 
         except (AigerError, UnicodeEncodeError) as exc:
             raise NetlistError("AIGER: {error:200}", error=str(exc)) from None
         return _order(ins, outs, [(NGate(name, op, args, cube), 0) for name, op, args, cube in rows])
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark, as a text editor may write one (and .circ allows)
     bad = re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text)
     if bad:
         raise NetlistError(f"line {text.count(chr(10), 0, bad.start()) + 1}: control character in the netlist")
