@@ -4,8 +4,9 @@
 ``fn(shared, part)`` on other processes, e.g. a Dask cluster.  Each of its ``workers`` stripes of positions
 (alternate blocks of :data:`STRIPE`; from ``obligations.PARALLEL_MIN_POSITIONS`` positions) is derived on a worker by the kernel's own ``Deriver._run_range``, and the
 parts merge into exactly the sequential result: the same lemmas in the same first-use order (each lemma's kind
-and first use from the earliest (function, position, layer)), with uses and counts added up.  A check without
-shards never enters this module, so it is a trusted-base kind of its own.
+and first use from the earliest (function, position, layer)), with uses and counts added up; each stripe reports the
+work it spent (``obligations.Reads``) and the merge charges the sum, so the bound is the check's for any number of
+workers (red team round 8). A check without shards never enters this module, a trusted-base kind of its own.
 """
 
 from __future__ import annotations
@@ -22,10 +23,14 @@ def stripe(n: int, which: int, count: int = 2) -> list[range]:
     return [range(start, min(start + STRIPE, n)) for start in range(which * STRIPE, n, count * STRIPE)]
 
 
-def _derive_stripe(shared: tuple[Any, list[Any]], blocks: list[range]) -> tuple[dict, Counter]:
-    """One worker's stripe (a module-level function, so a worker process can unpickle it)."""
+def _derive_stripe(shared: tuple[Any, list[Any]], blocks: list[range]) -> tuple[dict, Counter, int]:
+    """One worker's stripe (a module-level function, so a worker process can unpickle it) and the members its means
+    read; the budget is left as it was (part 0 of ForkedShards runs in the kernel's own process)."""
     deriver, functions = shared
-    return deriver._run_range(functions, blocks)
+    left = deriver.budget.left
+    found, counts = deriver._run_range(functions, blocks)
+    spent, deriver.budget.left = left - deriver.budget.left, left
+    return found, counts, spent
 
 
 def derive_on_shards(deriver: Any, functions: list[Any], shards: Any) -> tuple[dict, Counter] | None:
@@ -38,9 +43,10 @@ def derive_on_shards(deriver: Any, functions: list[Any], shards: Any) -> tuple[d
         parts = shards.map(_derive_stripe, (deriver, functions), [stripe(n, i, k) for i in range(k)])
     except Exception:  # noqa: BLE001 - a worker or the cluster failed: derive everything here instead
         return None
+    deriver.budget.spend(sum(part[2] for part in parts))  # one budget for all stripes: NotChecked past it
     merged: dict[str, list] = {}
     counts: Counter = Counter()
-    for found, part_counts in parts:
+    for found, part_counts, _ in parts:
         counts.update(part_counts)
         for digest, entry in found.items():
             seen = merged.get(digest)
