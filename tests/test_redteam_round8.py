@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -86,3 +87,33 @@ def test_a_failed_worker_leaves_the_whole_budget_to_the_derivation_in_process(wi
     assert check_certificate(copy.deepcopy(wide_doc), Options()).outcome == "accepted"
     report = check_certificate(copy.deepcopy(wide_doc), Options(shards=_Copying(2, fail_after_first=True)))
     assert report.outcome == "accepted", report.unchecked
+
+
+# -- S12a: one budget of normal-form work for all lemmas of a certificate -----------------------------------------------
+
+DATA = Path(__file__).resolve().parent / "data" / "redteam_round8"
+
+
+def _mean_at_every_edge(fan_in: int) -> dict[str, Any]:
+    """A forged gate-edge certificate whose gather activation adds gather.val − gather.val at every edge: each of the
+    sum's ``fan_in`` edges gets its own true lemma with a mean of ``fan_in`` terms (its own source first)."""
+    from forge import Forgery, forge
+
+    from verified_aat.transformer.spec import load_transformer
+    circuit = parse_circuit_text("input " + " ".join(f"x{i}" for i in range(fan_in)) + "\ns = add "
+                                 + " ".join(f"x{i}" for i in range(fan_in)) + "\noutput s\n")
+    return forge(Forgery(circuit, transformer=load_transformer(str(DATA / "gather_reads_at_edges.json"))))
+
+
+def test_the_normal_forms_of_all_lemmas_share_one_budget(monkeypatch: pytest.MonkeyPatch,
+                                                         no_solver_at_all: None) -> None:
+    """Each lemma's normal form had a budget (5·10^6 units), the certificate none: 307 such lemmas (fan-in 300), a
+    48 KB gzipped certificate, took each 0.9 s, about 270 s of CPU in all. Now past NORMAL_WORK units
+    for all lemmas together the rest are neither decided nor sent to a solver: *not checked* (37 s)."""
+    from verified_aat.kernel import discharge
+    doc = _mean_at_every_edge(12)
+    assert check_certificate(copy.deepcopy(doc), Options()).outcome == "accepted"  # true lemmas, all by normal form
+    monkeypatch.setattr(discharge, "NORMAL_WORK", 20_000)
+    report = check_certificate(copy.deepcopy(doc), Options())
+    assert report.outcome == "not-checked" and report.solver_runs == 0
+    assert any("normal form passed 20000 units" in line for line in report.unchecked)

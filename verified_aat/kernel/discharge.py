@@ -19,6 +19,7 @@ from .report import SAT, UNSAT
 
 Answer = Callable[[list[tuple[str, str]]], list[str]]  # [(text, solver)] → answers
 PROOF_WORK = 20_000_000  # identity._Normaliser.work on all proof objects (honest: ≤ 600,000, edge-k every K)
+NORMAL_WORK = 10_000_000  # and on all lemmas' normal forms: two at MAX_PRODUCT_WORK (honest: ≤ 1.6·10^6, a 10^5-term sum)
 
 
 def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
@@ -27,12 +28,23 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
     None; ``decided``: those the caller's kernel check decided another way); fill ``ctx.unchecked``,
     ``ctx.solver_runs``, ``ctx.kernel_decided`` and ``ctx.solver_only``; return the false lemmas and the proof
     objects that do not check (rejections)."""
+    # long because the three ways a lemma is decided (normal form, proof object, solvers) share its verdict list and
+    # their budgets, and the order between them is the soundness argument of S12; apart they would pass both around
     options = ctx.options
-    own = [k < len(decided) and decided[k] or decide(text) is True for k, (_, text) in enumerate(lemmas)]
+    tally, own, past = [0], [], ""  # past NORMAL_WORK in all, the other lemmas are neither decided nor asked (None)
+    for k, (label, text) in enumerate(lemmas):
+        if k < len(decided) and decided[k] or tally[0] <= NORMAL_WORK:
+            own.append(k < len(decided) and decided[k] or decide(text, tally) is True)
+        else:
+            own.append(None)
+            past = past or label
+    if past:
+        ctx.unchecked.append(f"the lemmas from {past} on are not decided: the kernel's normal form passed {NORMAL_WORK} "
+                             "units of work on this certificate's lemmas (docs/soundness.md, Limits)")
     problems: list[Problem] = []
     spent = 0  # work on proof objects; past one object's limit, or PROOF_WORK in all, the others are left
     for k, proof in enumerate(proofs or []):
-        if proof is not None and not own[k] and spent <= PROOF_WORK:
+        if proof is not None and own[k] is False and spent <= PROOF_WORK:
             from .positivity import BadProof, Unfinished, check_proof  # only for a lemma with a proof object
             try:
                 spent += check_proof(lemmas[k][1], proof)
@@ -47,13 +59,13 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
                 ctx.unchecked.append(f"the proof objects after {lemmas[k][0]} are not checked (past a limit)")
     if problems:
         return problems
-    ctx.kernel_decided = sum(own)
+    ctx.kernel_decided = sum(x is True for x in own)
     jobs: list[tuple[int, str]] = []
     for k, ((label, _), proved) in enumerate(zip(lemmas, own)):
-        if not proved and not options.solver_trust:
+        if proved is False and not options.solver_trust:
             ctx.unchecked.append(f"{label}: the kernel's normal form does not decide it, and no solver is trusted "
                                  "(--no-solver-trust)")
-        if (not proved and options.solver_trust) or options.second_opinion:
+        if proved is not None and ((not proved and options.solver_trust) or options.second_opinion):
             jobs += [(k, name) for name in options.solvers]
     try:
         answers = answer([(lemmas[k][1], name) for k, name in jobs])

@@ -190,12 +190,17 @@ class _Normaliser:
         return {(atom,): 1}
 
 
-def decide(text: str) -> bool | None:
-    """True: every goal of the lemma is an identity (the lemma is valid); None: not decided here."""
+def decide(text: str, tally: list[int] | None = None) -> bool | None:
+    """True: every goal of the lemma is an identity (the lemma is valid); None: not decided here. ``tally[0]``: the
+    work of the certificate's lemmas so far, to which this one's is added (decided or not)."""
+    n = _Normaliser()
     try:
-        return _decide(text)
+        return _decide(text, n)
     except (Undecided, TooLarge, RecursionError, ZeroDivisionError, ValueError):
         return None
+    finally:
+        if tally is not None:
+            tally[0] += n.work
 
 
 def poly_key(p: Poly) -> tuple:
@@ -203,10 +208,10 @@ def poly_key(p: Poly) -> tuple:
     return tuple(sorted(p.items()))
 
 
-def read_lemma(text: str) -> tuple[_Normaliser, list[Sexp]]:
-    """The kernel printer's lemma text: its constants and functions in a normaliser, and its assertions
-    in order (the last is the negated goal, earlier ones hypotheses); ``Undecided`` on anything else."""
-    n = _Normaliser()
+def read_lemma(text: str, n: _Normaliser | None = None) -> tuple[_Normaliser, list[Sexp]]:
+    """The kernel printer's lemma text: its constants and functions in a normaliser (``n``, or a new one), and its
+    assertions in order (the last is the negated goal, earlier ones hypotheses); ``Undecided`` on anything else."""
+    n = n or _Normaliser()
     asserted: list[Sexp] = []
     for form in parse(text):
         if not isinstance(form, list) or not form:
@@ -225,8 +230,8 @@ def read_lemma(text: str) -> tuple[_Normaliser, list[Sexp]]:
     return n, asserted
 
 
-def _decide(text: str) -> bool | None:
-    n, asserted = read_lemma(text)
+def _decide(text: str, n: _Normaliser) -> bool | None:
+    n, asserted = read_lemma(text, n)
     bound: dict[str, Poly] = {}
     if not asserted:
         return None
