@@ -31,16 +31,12 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
     # long because the three ways a lemma is decided (normal form, proof object, solvers) share its verdict list and
     # their budgets, and the order between them is the soundness argument of S12; apart they would pass both around
     options = ctx.options
-    tally, own, past = [0], [], ""  # past NORMAL_WORK in all, the other lemmas are neither decided nor asked (None)
-    for k, (label, text) in enumerate(lemmas):
-        if k < len(decided) and decided[k] or tally[0] <= NORMAL_WORK:
-            own.append(k < len(decided) and decided[k] or decide(text, tally) is True)
-        else:
-            own.append(None)
-            past = past or label
-    if past:
-        ctx.unchecked.append(f"the lemmas from {past} on are not decided: the kernel's normal form passed {NORMAL_WORK} "
-                             "units of work on this certificate's lemmas (docs/soundness.md, Limits)")
+    tally = [0]  # the normal form's work on all lemmas: past NORMAL_WORK the rest are neither decided nor asked (None)
+    own = [None if tally[0] > NORMAL_WORK else k < len(decided) and decided[k] or decide(text, tally) is True
+           for k, (_, text) in enumerate(lemmas)]
+    if None in own:
+        ctx.unchecked.append(f"the lemmas from {lemmas[own.index(None)][0]} on are not decided: the kernel's normal form "
+                             f"passed {NORMAL_WORK} units of work on this certificate's lemmas (docs/soundness.md, Limits)")
     problems: list[Problem] = []
     spent = 0  # work on proof objects; past one object's limit, or PROOF_WORK in all, the others are left
     for k, proof in enumerate(proofs or []):
