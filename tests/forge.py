@@ -29,6 +29,7 @@ from verified_aat.kernel.encoding import build as build_encoding
 from verified_aat.kernel.layouts import shipped_construction
 from verified_aat.kernel.derivation import Derivation, layer_functions
 from verified_aat.kernel.obligations import Deriver, Reads
+from verified_aat.kernel.schedule import Claims
 from verified_aat.transformer.model import Transformer
 
 KEY_KIND = "attention:key-decomposition"
@@ -75,23 +76,24 @@ def honest_key(construction: Any, head: str, coordinates: tuple[str, ...]) -> di
             "facts": [[n, str(v)] for n, v in sorted(hint.facts, key=lambda f: coordinates.index(f[0]))]}
 
 
-def permissive_claims(rules: dict[str, Any], circuit, encoding: Encoding) -> list[dict[int, tuple[int, int, int]]]:
+def permissive_claims(rules: dict[str, Any], circuit, encoding: Encoding) -> Claims:
     """The rules' claims at every position, with none of the kernel's checks (any power, any integers)."""
     depth = depths(circuit)
-    out = []
+    out: list[dict[int, tuple[int, int, int]]] = []  # a pattern per position: coordinate → (role field, power, settle)
     for role in encoding.roles:
         rule = rules.get(role.kind)
         if rule is None:
             out.append({})
             continue
         refs = {"gate": role.gate, "source": role.source}
+        fields = {"gate": 1, "source": 2}  # the role's fields that name the gate
         anchor = refs[rule["ref"]]
         base = rule["scale"] * depth[anchor] + rule["offset"]
         op = circuit.gates[anchor].op
         delta = {(k, c): d for k, c, d in rule["kind_offsets"]}
-        out.append({encoding.coordinates.index(c): (refs[r], power, base + delta.get((op, c), 0))
+        out.append({encoding.coordinates.index(c): (fields[r], power, base + delta.get((op, c), 0))
                     for c, r, power in rule["claims"]})
-    return out
+    return Claims(out, encoding.roles)
 
 
 def forge(f: Forgery) -> dict[str, Any]:

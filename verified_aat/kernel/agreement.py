@@ -120,9 +120,11 @@ def summary(sets: Sequence[tuple[int, ...]]) -> dict[str, Any]:
     digest of docs/certificates.md."""
     number: dict[tuple[int, ...], int] = {}
     # one hash per distinct tuple object, not per position (no n² on wide sets); the per-position loops run in C
-    objects = dict(zip(map(id, sets), sets))  # in order of first occurrence
+    keys = list(map(id, sets))
+    objects = dict(zip(keys, sets))  # in order of first occurrence
     by_object = {key: number.setdefault(s, len(number)) for key, s in objects.items()}
-    ids = list(map(by_object.__getitem__, map(id, sets)))
+    ids = list(map(by_object.__getitem__, keys))
+    del keys, objects, by_object
     digest = hashlib.sha256()
     for start in range(0, len(ids), 65536):  # "p:s" lines, one format string per block
         part = ids[start:start + 65536]

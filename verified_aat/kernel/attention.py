@@ -70,22 +70,25 @@ def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit], budget: lis
     if not rows:
         return []
     rk, ck, pen = (compiled(keys[k], on_row=True) for k in ("row_key", "col_key", "col_penalty"))
-    groups: dict[Number, dict[Number, list[int]]] = {}
+    best: dict[Number, list] = {}  # column key → [its least penalty, the columns with it, increasing]
     for j, k, penalty in zip(range(len(rows)), map(ck, rows), map(pen, rows)):
-        groups.setdefault(k, {}).setdefault(penalty, []).append(j)
-    ordered = sorted(groups)
-    least = {k: min(g) for k, g in groups.items()}
+        entry = best.get(k)
+        if entry is None or penalty < entry[0]:
+            best[k] = [penalty, j]
+        elif penalty == entry[0]:
+            entry.append(j)
+    ordered = sorted(best)
+    least = {k: entry[0] for k, entry in best.items()}
     floor = min(least.values())
+    members = {k: tuple(entry[1:]) for k, entry in best.items()}  # one tuple per column key, shared
+    del best
     memo: dict[Number, tuple[int, ...]] = {}
     by_choice: dict[tuple[Number, ...], tuple[int, ...]] = {}  # many row keys can choose the same keys (all sinks)
     row_keys = list(map(rk, rows))
-    for a in dict.fromkeys(row_keys):  # each distinct row key once; at key a the cost floor is the least:
-        chosen = [a] if least.get(a) == floor else _cheapest(a, ordered, least, floor, budget)  # others pay (a − k)² > 0
-        choice = tuple(sorted(chosen))
-        if choice not in by_choice:  # one key's columns are already in increasing order
-            by_choice[choice] = (tuple(groups[choice[0]][least[choice[0]]]) if len(choice) == 1 else
-                                 tuple(sorted(j for key in choice for j in groups[key][least[key]])))
-        memo[a] = by_choice[choice]
+    for a in dict.fromkeys(row_keys):  # each distinct row key once; at key a the cost floor is the least: others
+        choice = [a] if least.get(a) == floor else sorted(_cheapest(a, ordered, least, floor, budget))  # pay (a − k)² > 0
+        memo[a] = members[choice[0]] if len(choice) == 1 else by_choice.get(tuple(choice)) or by_choice.setdefault(
+            tuple(choice), tuple(sorted(j for key in choice for j in members[key])))  # one key's are in order
     return list(map(memo.__getitem__, row_keys))
 
 

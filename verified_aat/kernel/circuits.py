@@ -9,6 +9,7 @@ and comparisons, so it is exact on ints and Fractions.
 from __future__ import annotations
 
 from fractions import Fraction
+from operator import itemgetter
 from typing import Any, Callable, Mapping, Sequence
 
 from .data import MAX_BITS, Circuit, Number, bits, exact
@@ -89,10 +90,14 @@ def partial(circuit: Circuit, outputs: Sequence[int], known: Mapping[int, Number
 
 
 def compiled(circuit: Circuit, on_row: bool = False) -> Callable[..., Any]:
-    """``f(x0, …, x_{n−1}) -> outputs`` (``on_row``: ``f(row) -> its one output``) as straight-line exact Python."""
+    """``f(x0, …, x_{n−1}) -> outputs`` (``on_row``: ``f(row) -> its one output``, from its cone alone; an input
+    read as ``itemgetter``) as straight-line exact Python."""
     consts: dict[str, Any] = {"_sign": sign}
+    if on_row and circuit.gates[circuit.outputs[0]].op == "input":
+        return itemgetter(circuit.gates[circuit.outputs[0]].index)  # type: ignore[arg-type]
     lines = [f"def _f({'row' if on_row else ', '.join(f'x{i}' for i in range(circuit.n_inputs))}):"]
-    for g, gate in enumerate(circuit.gates):
+    for g in cone(circuit, [circuit.outputs[0]]) if on_row else range(len(circuit.gates)):
+        gate = circuit.gates[g]
         if gate.op == "input":
             expr = f"row[{gate.index}]" if on_row else f"x{gate.index}"
         elif gate.op == "const":

@@ -16,8 +16,10 @@ tokens) avoids re-rendering texts that were already seen.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 from collections import Counter
+from operator import itemgetter
 from typing import Any, Sequence
 
 from .circuits import cone, mean, partial, reads
@@ -27,6 +29,11 @@ from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 
 PARALLEL_MIN_POSITIONS = 200_000  # below this, sending the inputs to workers costs more than it saves
+
+
+# an obligation's names y<n>, h<n> and squares (* v v), each built once
+Y, H, SQUARE = (functools.cache(form.format) for form in ("y{}", "h{}", "(* {0} {0})"))
+
 
 class Reads:
     """The argmax-set members that means read in S8 and S9, in all: past 64 a position + 10^7, *not checked*.
@@ -62,20 +69,10 @@ class Deriver:
 
     def __init__(self, circuit: Circuit, transformer: Transformer, rows: Sequence[Sequence[Number]],
                  claims: Claims, structural: set[int], sets: dict[tuple[int, int], list[tuple[int, ...]]], budget: Reads):
-        self.gates = circuit.gates
-        self.budget = budget
-        self.t = transformer
-        self.d = transformer.dimension
-        self.rows = rows
-        self.claims = claims
-        self.structural = structural
-        self.sets = sets
-        self.derivation = Derivation()
+        self.gates, self.budget, self.t, self.d, self.rows = circuit.gates, budget, transformer, transformer.dimension, rows
+        self.claims, self.structural, self.sets, self.derivation = claims, structural, sets, Derivation()
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
-        self._templates: dict[Any, tuple[int, list, int, list]] = {}  # see _template
-        self._shapes: dict[Any, str] = {}  # shape key → lemma id (per range of positions)
-        self._found: dict[str, list] = {}  # lemma id → [text, kind, uses, order key, where] (per range)
-        self._counts: Counter = Counter()
+        self._templates: dict[Any, int] = {}  # (function, coords, static values) → number (see _template)
         self._constants = {g: numeral(gate.value) for g, gate in enumerate(self.gates) if gate.op == "const"}  # type: ignore[arg-type]
 
     # -- the plan: which layers check which position --------------------------------
@@ -89,38 +86,93 @@ class Deriver:
         found, counts = parts or self._run_range(functions, [range(len(self.claims))])
         self.derivation.counts.update(counts)
         for digest, (text, kind, uses, _, where) in found.items():
-            lemma = self.derivation.lemmas.get(digest)
-            if lemma is None:
-                lemma = self.derivation.lemmas[digest] = Lemma(kind, text, where=where)
-            lemma.uses += uses
+            self.derivation.lemmas.setdefault(digest, Lemma(kind, text, where=where)).uses += uses
         return self.derivation
 
     def _run_range(self, functions: list[Function], blocks: list[range]) -> tuple[dict, Counter]:
-        """The obligations of the positions in ``blocks`` (increasing): lemma id → [text, kind, uses, order
-        key, where], and the counts by kind."""
-        self._found: dict[str, list] = {}
-        self._counts: Counter = Counter()
-        self._shapes = {}
-        # claims are shared dicts: one (settle, coordinate) signature per claim, one object per content
-        signatures: dict[int, tuple[tuple[int, int], ...]] = {}
-        interned: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
-        claims, local_kinds, frame_kinds, use = self.claims, self._local_kinds, self._frame_kinds, self._use
+        """The obligations of the positions in ``blocks`` (increasing): lemma id → [text, kind, uses, order key,
+        where], and the counts by kind.  An obligation's shape (its inputs' and goal's texts) is rendered once."""
+        # long because it is the derivation's inner loop (4.6 * 10^6 obligations at 10^6 gates), in locals: an
+        # obligation's names (ys: gate → name, hs: (position, coordinate) → name) are two dicts, cleared each time
+        found: dict[str, list] = {}
+        counts: Counter = Counter()
+        shapes: dict[Any, list] = {}  # shape → its lemma's entry in found
+        patterns, roles, rows, sets, gates = self.claims.patterns, self.claims.roles, self.rows, self.sets, self.gates
+        constants, local_kinds, frame_kinds = self._constants, self._local_kinds, self._frame_kinds
+        ys: dict[int, str] = {}
+        hs: dict[tuple[int, int], str] = {}
+
+        def name(g: int) -> str:  # a constant's numeral, else the gate's variable
+            v = ys.get(g) or constants.get(g)
+            if v is None:
+                v = ys[g] = Y(len(ys))
+            return v
+
+        def value_at(j: int, c: int) -> str:  # the claim on (j, c) settled by layer ``limit``, else a havoc value
+            entry = patterns[j].get(c)
+            if entry is None or entry[2] > limit:
+                v = hs.get((j, c))
+                if v is None:
+                    v = hs[(j, c)] = H(len(hs))
+                return v
+            g = roles[j][entry[0]]
+            v = ys.get(g) or constants.get(g)
+            if v is None:
+                v = ys[g] = Y(len(ys))
+            return v if entry[1] == 1 else SQUARE(v)
+
         for f_index, fn in enumerate(functions):
-            plans: dict[int, list[tuple[int, bool, tuple[int, ...], list]]] = {}  # by signature object
-            for p in (p for block in blocks for p in block):
-                claim = claims[p]
-                if not claim:
-                    continue
-                signature = signatures.get(id(claim))
-                if signature is None:
-                    found = tuple(sorted((s, c) for c, (_, _, s) in claim.items()))
-                    signature = signatures[id(claim)] = interned.setdefault(found, found)
-                plan = plans.get(id(signature))
-                if plan is None:
-                    plan = plans[id(signature)] = self._plan(fn, signature)
-                for k, (layer, local, coords, static) in enumerate(plan):
-                    use(fn, p, layer, local_kinds[p] if local else frame_kinds[p], coords, static, (f_index, p, k))
-        return self._found, self._counts
+            plans: dict[int, list[tuple[int, bool, tuple[int, ...], list, dict, Any]]] = {}  # by claim pattern (shared)
+            number, heads = fn.number, fn.layer.heads
+            for block in blocks:
+                for p in block:
+                    pattern = patterns[p]
+                    plan = plans.get(id(pattern))
+                    if plan is None:
+                        plan = plans[id(pattern)] = self._plan(fn, [(s, c) for c, (_, _, s) in pattern.items()])
+                    for k, (layer, local, coords, static, templates, own) in enumerate(plan):
+                        values = own(rows[p]) if own else tuple([rows[p][c] if owner == 0 else pooled(  # see _plan
+                            heads[owner - 1].pooling, sets[(number, owner - 1)][p], rows, c, self.budget) for owner, c, _ in static])
+                        template = templates.get(values) or self._template(fn, coords, static, values, templates)
+                        ys.clear()
+                        hs.clear()
+                        limit = layer - 1
+                        shape = [template[0], 0, 0]  # then the non-literal inputs, in input order, and the goal
+                        for c, head, pooling in template[3]:
+                            if head is None:
+                                shape.append(value_at(p, c))
+                                continue
+                            members = sets[head][p]
+                            if pooling == "leftmost":
+                                shape.append(value_at(members[0], c))
+                            elif pooling == "rightmost" or len(members) == 1:
+                                shape.append(value_at(members[-1], c))
+                            else:
+                                self.budget.spend(len(members))
+                                shape.append(f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)")
+                        for c in coords:
+                            f, power, _ = pattern[c]
+                            g = roles[p][f]
+                            gate = gates[g]
+                            if gate.op in ("const", "input") or g in ys:
+                                rhs = name(g)
+                            else:
+                                parts = [name(a) for a in gate.args]
+                                rhs = (f"(sgn {parts[0]})" if gate.op == "sign" else "0.0" if not parts else parts[0]
+                                       if len(parts) == 1 else f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})")
+                            shape.append(rhs if power == 1 else f"(* {rhs} {rhs})")
+                        kind = local_kinds[p] if local else frame_kinds[p]
+                        counts[kind] += 1
+                        shape[1], shape[2] = len(ys), len(hs)  # the template fixes how many inputs and goals follow
+                        key = tuple(shape)
+                        entry = shapes.get(key)
+                        if entry is None:
+                            text = self._render(fn, coords, template, shape)
+                            digest = hashlib.sha256(text.encode()).hexdigest()
+                            entry = shapes[key] = found.setdefault(digest, [text, kind, 0, (f_index, p, k),
+                                                                            f"layer {layer}, position {p}"])
+                        entry[2] += 1
+        return found, counts
 
     def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
         """Obligation kinds: local-step:<gate op or role kind>, frame:<role kind> (one string per kind)."""
@@ -128,7 +180,7 @@ class Deriver:
         frame = {kind: "frame:" + kind for kind in set(frame_kinds)}
         self._local_kinds, self._frame_kinds = list(map(local.__getitem__, role_kinds)), list(map(frame.__getitem__, frame_kinds))
 
-    def _plan(self, fn: Function, signature: tuple[tuple[int, int], ...]) -> list[tuple[int, bool, tuple[int, ...], list]]:
+    def _plan(self, fn: Function, signature: list[tuple[int, int]]) -> list[tuple[int, bool, tuple[int, ...], list, dict, Any]]:
         """Where F checks a position whose claims settle as ``signature`` ((settle, coordinate) pairs): at the first
         layer ≥ each settle layer, the goal's coordinates (the claims settled by then, increasing) and static reads."""
         settles, act, plan = {s for s, _ in signature}, fn.layer.activation, []
@@ -137,117 +189,42 @@ class Deriver:
             coords = tuple(sorted(c for s, c in signature if s <= layer))
             static = [divmod(k, self.d) + (k,) for k in sorted(reads(act, [act.outputs[c] for c in coords]))
                       if k % self.d in self.structural]
-            plan.append((layer, layer in settles, coords, static))
+            own = all(owner == 0 for owner, _, _ in static) and static and itemgetter(*(c for _, c, _ in static))
+            plan.append((layer, layer in settles, coords, static, {}, own))  # {}: templates by static values (``own``
+            # reads them from p's row alone: a value for one static read, else a tuple)
         return plan
 
-    # -- one obligation -------------------------------------------------------------------
-    def _use(self, fn: Function, p: int, layer: int, kind: str, coords: tuple[int, ...],
-             static: list[tuple[int, int, int]], order: tuple) -> None:
-        """The obligation of p under F at ``layer``, whose goal is the claims on ``coords`` (with ``static``, their
-        structural reads); ``order`` is its place in the sequential derivation (for the merge)."""
-        # long because it is the derivation's inner loop (once per position, layer and goal): its closures share
-        # the obligation's variable names (ys, hs) as locals, which helpers would pass or look up on every value
-        claim = self.claims[p]
-        row, heads = self.rows[p], fn.layer.heads
-        values = tuple([row[c] if owner == 0 else pooled(heads[owner - 1].pooling, self.sets[(fn.number, owner - 1)][p],
-                                                          self.rows, c, self.budget) for owner, c, _ in static])
-        tkey = (fn.number, coords, values)  # ``static`` is fixed by (function, coords): the values name the inputs
-        template = self._templates.get(tkey)
-        if template is None:
-            template = self._templates[tkey] = self._template(fn, coords, {k: v for (_, _, k), v in zip(static, values)})
-        ys: dict[int, str] = {}
-        hs: dict[tuple[int, int], str] = {}
-        gates, claims, limit, constants = self.gates, self.claims, layer - 1, self._constants
-
-        def gate_value(g: int) -> str:  # a constant's numeral, else the gate's variable
-            name = ys.get(g) or constants.get(g)
-            if name is None:
-                name = ys[g] = f"y{len(ys)}"
-            return name
-
-        def value_at(j: int, c: int) -> str:
-            entry = claims[j].get(c)
-            if entry is not None and entry[2] <= limit:
-                v = gate_value(entry[0])
-                return v if entry[1] == 1 else f"(* {v} {v})"
-            name = hs.get((j, c))
-            if name is None:
-                name = hs[(j, c)] = f"h{len(hs)}"
-            return name
-
-        members_of = self.sets
-        args = template[1].copy()  # the literals in place: own and pooled values go in, in input order
-        for i, slot in template[3]:
-            if slot[0] == "own":
-                args[i] = value_at(p, slot[1])
-            else:
-                _, h, c, pooling = slot
-                members = members_of[(fn.number, h)][p]
-                if pooling == "leftmost":
-                    args[i] = value_at(members[0], c)
-                elif pooling == "rightmost" or len(members) == 1:
-                    args[i] = value_at(members[-1], c)
-                else:
-                    self.budget.spend(len(members))
-                    args[i] = f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)"
-        expected = []
-        for c in coords:
-            g, power, _ = claim[c]
-            gate = gates[g]
-            if gate.op in ("const", "input") or g in ys:
-                rhs = gate_value(g)
-            else:
-                parts = [gate_value(a) for a in gate.args]
-                if gate.op == "sign":
-                    rhs = f"(sgn {parts[0]})"
-                elif not parts:
-                    rhs = "0.0"
-                elif len(parts) == 1:
-                    rhs = parts[0]
-                else:
-                    rhs = f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})"
-            expected.append(rhs if power == 1 else f"(* {rhs} {rhs})")
-        shape = (template[0], tuple(args), tuple(expected), len(ys), len(hs))
-        self._counts[kind] += 1
-        seen = self._shapes.get(shape)
-        if seen is not None:
-            self._found[seen][2] += 1
-            return
+    def _render(self, fn: Function, coords: tuple[int, ...], template: tuple[int, list, int, list], shape: list) -> str:
+        """The lemma text of an obligation of ``shape``: F's outputs on ``coords`` at its inputs are not its goal."""
+        args, names, n = template[1].copy(), self.t.coordinates, len(template[3])
+        for k, value in zip(template[4], shape[3:3 + n]):  # the literals, then the reads in their places
+            args[k] = value
         joined = " ".join(args)
-        names = self.t.coordinates
-        equations = [f"(= (out_{names[c]} {joined}) {rhs})" for c, rhs in zip(coords, expected)]
+        equations = [f"(= (out_{names[c]} {joined}) {rhs})" for c, rhs in zip(coords, shape[3 + n:])]
         goal = equations[0] if len(equations) == 1 else f"(and {' '.join(equations)})"
-        text = (self._prefix_for(fn, coords)
-                + declare([*ys.values(), *hs.values(), *(f"f{i}" for i in range(template[2]))])
+        return (self._prefix_for(fn, coords) + declare([*map(Y, range(shape[1])), *map(H, range(shape[2])),
+                                                        *(f"f{i}" for i in range(template[2]))])
                 + f"(assert (not {goal}))\n(check-sat)\n")
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        self._shapes[shape] = digest
-        entry = self._found.get(digest)
-        if entry is None:
-            self._found[digest] = [text, kind, 1, order, f"layer {layer}, position {p}"]
-        else:
-            entry[2] += 1
 
-    def _template(self, fn: Function, coords: tuple[int, ...], known: dict[int, Number]) -> tuple[int, list, int, list]:
-        """Per activation input: a literal (numeral or free variable), the own value, or a pooled value; then the
-        literals in input order (None elsewhere) and the (input, slot) pairs of the others."""
-        act = fn.layer.activation
+    def _template(self, fn: Function, coords: tuple[int, ...], static: list[tuple[int, int, int]],
+                  values: Any, memo: dict) -> tuple[int, list, int, list, list]:
+        """Per activation input a literal (numeral or free variable), the own value or a pooled value: a number (one
+        per function, coords and static ``values``; in ``memo``), the literals in input order (None elsewhere), how
+        many free variables, (coordinate, head or None, pooling) for the others and their inputs."""
+        key, values = values, (values,) if len(static) == 1 and type(values) is not tuple else values
+        act, known = fn.layer.activation, {k: v for (_, _, k), v in zip(static, values)}
         residual = partial(act, list(coords), known)[1]
-        slots: list[tuple] = []
-        free = 0
+        literals: list[str | None] = []
+        inputs, free = [], 0
         for k in range(act.n_inputs):
-            owner, c = divmod(k, self.d)
-            if k in known:
-                slots.append(("lit", numeral(known[k])))
-            elif k not in residual:
-                slots.append(("lit", f"f{free}"))
-                free += 1
-            elif owner == 0:
-                slots.append(("own", c))
-            else:
-                slots.append(("pool", owner - 1, c, fn.layer.heads[owner - 1].pooling))
-        return (len(self._templates), [s[1] if s[0] == "lit" else None for s in slots], free,
-                [(k, s) for k, s in enumerate(slots) if s[0] != "lit"])
+            literals.append(numeral(known[k]) if k in known else None if k in residual else f"f{free}")
+            free += k not in known and k not in residual
+            inputs += [k] if literals[-1] is None else []
+        slots = [(k % self.d, None, None) if k < self.d else (k % self.d, (fn.number, k // self.d - 1),
+                                                              fn.layer.heads[k // self.d - 1].pooling) for k in inputs]
+        number = self._templates.setdefault((fn.number, coords, values), len(self._templates))
+        memo[key] = template = (number, literals, free, slots, inputs)
+        return template
 
     def _prefix_for(self, fn: Function, coords: tuple[int, ...]) -> str:
         key = (fn.number, coords)

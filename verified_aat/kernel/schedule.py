@@ -11,13 +11,29 @@ obligations at every layer from its settle layer on (S9).
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
 
 from .circuits import constant_values, depths
 from .data import MAX_SCHEDULE_INT, Circuit, as_dict, as_int, as_list, need, within
 from .encoding import Encoding, Role
 
-Claims = list[dict[int, tuple[int, int, int]]]  # per position: coordinate → (gate, power, settle)
+@dataclass(frozen=True, slots=True)
+class Claims:
+    """``claims[p]``: coordinate → (gate, power, settle) at position p, from a pattern shared by one rule, anchor depth
+    and kind (coordinate → (the role's field naming the gate, power, settle)) and p's role (not a dict a position)."""
+
+    patterns: list[dict[int, tuple[int, int, int]]]
+    roles: Sequence[Role]
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+    def __getitem__(self, p: int) -> dict[int, tuple[int, int, int]]:
+        role = self.roles[p]
+        return {c: (role[f], power, settle) for c, (f, power, settle) in self.patterns[p].items()}
+
+
 POWERS = (1, 2)
 REFS = {"gate": ("gate",), "edge": ("gate", "source"), "sink": ("gate", "source")}
 
@@ -26,7 +42,7 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
     """Instantiate the rules at every position; :class:`Malformed` when a rule breaks the kernel's rule form."""
     coords = encoding.coordinates
     obj = as_dict(rules, "$.hints.schedule", set(), set(encoding.role_kinds))
-    parsed: dict[str, tuple[int, int, int, list[tuple[int, int, int]], dict[tuple[str, int], int], bool, bool]] = {}
+    parsed: dict[str, tuple[int, int, int, list[tuple[int, int, int]], dict[tuple[str, int], int]]] = {}
     field = Role._fields.index  # a role's gate and source by their place in the tuple Role
     for kind, raw in sorted(obj.items()):
         where = f"$.hints.schedule.{kind}"
@@ -57,28 +73,21 @@ def claims_from_rules(rules: Any, circuit: Circuit, encoding: Encoding, structur
             key = (item[0], coords.index(item[1]))
             need(key not in deltas, kw, "given twice")
             deltas[key] = _integer(item[2], f"{kw}[2]")
-        used = {ref} | {r for _, r, _ in entries}  # which of the role's gates name its claim
-        parsed[kind] = (scale, offset, field(ref), [(c, field(r), power) for c, r, power in entries], deltas,
-                        "gate" in used, "source" in used)
+        parsed[kind] = (scale, offset, field(ref), [(c, field(r), power) for c, r, power in entries], deltas)
     depth, ops = depths(circuit), [gate.op for gate in circuit.gates]
-    claims: Claims = []
-    empty: dict[int, tuple[int, int, int]] = {}
-    shared: dict[tuple, dict[int, tuple[int, int, int]]] = {}  # equal claims are one (read-only) dict
+    patterns: list[dict[int, tuple[int, int, int]]] = []
+    shared: dict[Any, dict[int, tuple[int, int, int]]] = {None: {}}  # one pattern per rule, anchor depth and kind
     for role in encoding.roles:  # a Role is the tuple (kind, gate, source, slot)
         rule = parsed.get(role[0])
-        if rule is None:
-            claims.append(empty)
-            continue
-        scale, offset, ref, entries, deltas, by_gate, by_source = rule
-        key = (role[0], role[1] if by_gate else None, role[2] if by_source else None)
-        claim = shared.get(key)
-        if claim is None:
-            anchor = role[ref]
-            base = scale * depth[anchor] + offset
-            op = ops[anchor]
-            claim = shared[key] = {c: (role[r], power, base + deltas.get((op, c), 0)) for c, r, power in entries}
-        claims.append(claim)
-    return claims
+        anchor = rule and role[rule[2]]
+        key = rule and (role[0], depth[anchor], ops[anchor] if rule[4] else None)
+        pattern = shared.get(key)
+        if pattern is None:
+            scale, offset, _, entries, deltas = rule
+            base, op = scale * depth[anchor] + offset, ops[anchor]
+            pattern = shared[key] = {c: (r, power, base + deltas.get((op, c), 0)) for c, r, power in entries}
+        patterns.append(pattern)
+    return Claims(patterns, encoding.roles)
 
 
 def _integer(value: Any, path: str) -> int:
@@ -91,8 +100,8 @@ def base_failures(claims: Claims, circuit: Circuit, encoding: Encoding) -> Itera
     """S5: every claim settled at a layer ≤ 0 holds in enc(C, x) for every x."""
     slots = {(p, c): i for p, c, i in encoding.input_slots}
     constant = constant_values(circuit)
-    for p, claim in enumerate(claims):
-        for c, (g, power, settle) in claim.items():
+    for p in early(claims):
+        for c, (g, power, settle) in claims[p].items():
             if settle > 0:
                 continue
             gate = circuit.gates[g]
@@ -106,8 +115,14 @@ def base_failures(claims: Claims, circuit: Circuit, encoding: Encoding) -> Itera
                        f"which enc(C, x) does not hold")
 
 
+def early(claims: Claims) -> Iterator[int]:
+    """The positions with a claim settled at a layer ≤ 0 (their patterns found once)."""
+    found = {k for k, x in dict(zip(map(id, claims.patterns), claims.patterns)).items() if any(s <= 0 for *_, s in x.values())}
+    return (p for p, k in enumerate(map(id, claims.patterns)) if k in found)
+
+
 def count_base(claims: Claims) -> int:
-    return sum(1 for claim in claims for _, _, s in claim.values() if s <= 0)
+    return sum(1 for p in early(claims) for _, _, s in claims[p].values() if s <= 0)
 
 
 def readout_failures(claims: Claims, circuit: Circuit, encoding: Encoding, n_layers: int) -> Iterator[str]:
