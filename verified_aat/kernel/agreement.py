@@ -119,12 +119,16 @@ def summary(sets: Sequence[tuple[int, ...]]) -> dict[str, Any]:
     """An argmax-set list as the certificate states it: positions, distinct sets, their members, and the
     digest of docs/certificates.md."""
     number: dict[tuple[int, ...], int] = {}
-    # one hash per distinct tuple object, not per position (no n² on wide sets); the per-position loops run in C
-    keys = list(map(id, sets))
-    objects = dict(zip(keys, sets))  # in order of first occurrence
-    by_object = {key: number.setdefault(s, len(number)) for key, s in objects.items()}
-    ids = list(map(by_object.__getitem__, keys))
-    del keys, objects, by_object
+    wide: dict[int, int] = {}  # a set of more than 8 members: one hash per tuple object, not per position (no n²)
+    ids = []
+    for s in sets:
+        n = number.get(s) if len(s) <= 8 else wide.get(id(s))
+        if n is None:
+            n = number.setdefault(s, len(number))
+            if len(s) > 8:
+                wide[id(s)] = n
+        ids.append(n)
+    del wide
     digest = hashlib.sha256()
     for start in range(0, len(ids), 65536):  # "p:s" lines, one format string per block
         part = ids[start:start + 65536]

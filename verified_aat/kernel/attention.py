@@ -77,19 +77,20 @@ def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit], budget: lis
             best[k] = [penalty, j]
         elif penalty == entry[0]:
             entry.append(j)
-    ordered = sorted(best)
-    least = {k: entry[0] for k, entry in best.items()}
+    ordered, least = sorted(best), {k: entry[0] for k, entry in best.items()}
     floor = min(least.values())
-    members = {k: tuple(entry[1:]) for k, entry in best.items()}  # one tuple per column key, shared
-    del best
-    memo: dict[Number, tuple[int, ...]] = {}
+    for k, entry in best.items():
+        best[k] = tuple(entry[1:])  # then ``best``: column key → its columns of least penalty, one shared tuple
+    chosen: dict[Number, tuple[int, ...]] = {}  # the other row keys' sets
     by_choice: dict[tuple[Number, ...], tuple[int, ...]] = {}  # many row keys can choose the same keys (all sinks)
     row_keys = list(map(rk, rows))
-    for a in dict.fromkeys(row_keys):  # each distinct row key once; at key a the cost floor is the least: others
-        choice = [a] if least.get(a) == floor else sorted(_cheapest(a, ordered, least, floor, budget))  # pay (a − k)² > 0
-        memo[a] = members[choice[0]] if len(choice) == 1 else by_choice.get(tuple(choice)) or by_choice.setdefault(
-            tuple(choice), tuple(sorted(j for key in choice for j in members[key])))  # one key's are in order
-    return list(map(memo.__getitem__, row_keys))
+    for a in row_keys:  # at a column key a whose penalty is the floor, a alone: others pay (a − k)² > 0
+        if least.get(a) != floor and a not in chosen:  # each other row key once
+            choice = sorted(_cheapest(a, ordered, least, floor, budget))
+            chosen[a] = best[choice[0]] if len(choice) == 1 else by_choice.get(tuple(choice)) or by_choice.setdefault(
+                tuple(choice), tuple(sorted(j for key in choice for j in best[key])))  # one key's are in order
+    best.update(chosen)  # its own columns are no longer read: row key → its set
+    return list(map(best.__getitem__, row_keys))
 
 
 def _cheapest(a: Number, ordered: list[Number], least: dict[Number, Number], floor: Number,

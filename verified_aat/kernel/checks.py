@@ -79,7 +79,7 @@ def _encoding(ctx: Context) -> list[str]:
                         "given": list(T.coordinates), "coordinates": list(encoding.coordinates)})]  # type: ignore[union-attr]
     ctx.hashes["encoding"] = encoding_digest(encoding)
     ctx.encoding = encoding
-    ctx.rows = list(encoding.rows)
+    ctx.rows = encoding.rows
     return []
 
 

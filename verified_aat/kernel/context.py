@@ -7,7 +7,7 @@ own contexts, do not import the per-circuit derivation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from .data import Circuit, Transformer
 from .encoding import Encoding
@@ -32,7 +32,7 @@ class Context:
     construction: Construction | None = None  # the document the certificate is about (S2)
     own_depth: int | None = None  # K where T is the document's own T_K and the certificate says so (S2)
     encoding: Encoding | None = None
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    rows: Sequence[tuple[Any, ...]] = ()
     structural: set[int] = field(default_factory=set)
     claims: Claims = field(default_factory=list)
     functions: list[Function] = field(default_factory=list)

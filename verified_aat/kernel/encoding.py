@@ -47,9 +47,10 @@ def build(construction: Construction, circuit: Circuit) -> Encoding:
     roles: list[Role] = []
     slots: list[tuple[int, int, int]] = []
     where: dict[int, int] = {}
+    ids = list(range(len(circuit.gates)))  # one int object a gate id in every group's roles and rows
     for group in construction.groups:
         first = len(rows)
-        group_roles, ops, params = _positions(group, circuit)
+        group_roles, ops, params = _positions(group, circuit, ids)
         fit = _work(len(params))
         rules = {kind: _row_builder(group.role, formulas, fit) for kind, formulas in group.rows}
         rows += [rules[op](each) for op, each in zip(ops, params)]
@@ -139,18 +140,17 @@ def compile_formula(node: fm.Node, slots: Mapping[str, int], fit: Callable[[Numb
     return lambda env: pick(left(env), right(env))
 
 
-def _positions(group: Group, circuit: Circuit) -> tuple[list[Role], list[str], list[tuple[Number, ...]]]:
+def _positions(group: Group, circuit: Circuit, ids: list[int]) -> tuple[list[Role], list[str], list[tuple[Number, ...]]]:
     """Roles, source gates' kinds, parameters (PARAMETERS order) of the group's positions in the fixed ORDERS."""
     gates = circuit.gates
     constants = [gate.value if gate.op == "const" else 0 for gate in gates]
     if group.role == "gate":
-        return (_roles(("gate", g, None, None) for g in range(len(gates))), [gate.op for gate in gates],
-                [(g, len(gate.args), constants[g], gate.index if gate.op == "input" else 0) for g, gate in enumerate(gates)])
+        return (_roles(("gate", g, None, None) for g in ids), [gate.op for gate in gates],
+                [(g, len(gate.args), constants[g], gate.index if gate.op == "input" else 0) for g, gate in zip(ids, gates)])
     if group.role == "edge":
-        fan_in = [len(gate.args) for gate in gates]
-        edges = [(v, s, u) for v, gate in enumerate(gates) for s, u in enumerate(gate.args)]
+        edges = [(v, s, u) for v, gate in zip(ids, gates) for s, u in enumerate(gate.args)]
         return (_roles(("edge", v, u, s) for v, s, u in edges), [gates[u].op for _, _, u in edges],
-                [(u, v, s, fan_in[u], constants[u]) for v, s, u in edges])
+                [(u, v, s, len(gates[u].args), constants[u]) for v, s, u in edges])
     seen = list(dict.fromkeys(circuit.outputs))
     return (_roles(("sink", g, g, None) for g in seen), [gates[g].op for g in seen],
             [(g, group.target, 0, len(gates[g].args), constants[g]) for g in seen])

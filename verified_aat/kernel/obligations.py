@@ -138,15 +138,10 @@ class Deriver:
                         hs.clear()
                         limit = layer - 1
                         shape = [template[0], 0, 0]  # then the non-literal inputs, in input order, and the goal
-                        for c, head, pooling in template[3]:
-                            if head is None:
-                                shape.append(value_at(p, c))
-                                continue
-                            members = sets[head][p]
-                            if pooling == "leftmost":
-                                shape.append(value_at(members[0], c))
-                            elif pooling == "rightmost" or len(members) == 1:
-                                shape.append(value_at(members[-1], c))
+                        for c, head, pooling in template[3]:  # own values (head None), then pooled ones
+                            members = sets[head][p] if head else (p,)
+                            if len(members) == 1 or pooling in ("leftmost", "rightmost"):
+                                shape.append(value_at(members[0] if pooling == "leftmost" else members[-1], c))
                             else:
                                 self.budget.spend(len(members))
                                 shape.append(f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)")
