@@ -48,7 +48,7 @@ def constant_values(circuit: Circuit) -> list[Number | None]:
             values.append(gate.value)
         else:
             args = [values[a] for a in gate.args]
-            value = None if any(v is None for v in args) else apply(gate.op, args)  # type: ignore[arg-type]
+            value = None if None in args else apply(gate.op, args)  # type: ignore[arg-type]
             values.append(None if value is not None and too_big(value) else value)  # too big: not used as known
     return values
 

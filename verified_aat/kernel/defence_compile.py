@@ -44,6 +44,12 @@ def evaluate(circuit: Circuit, x: Sequence[Any], number: Callable[[Number], Any]
             values.append(x[gate.index])  # type: ignore[index]
         elif gate.op == "const":
             values.append(number(gate.value))  # type: ignore[arg-type]
+        elif gate.op != "sign" and len(gate.args) == 2:  # apply's steps at once: its operands are within MAX_BITS
+            a, b = gate.args
+            value = exact(values[a] + values[b] if gate.op == "add" else values[a] * values[b])
+            if too_big(value):
+                raise TooBig(f"gate {len(values)}")
+            values.append(value)
         else:
             value = apply(gate.op, [values[a] for a in gate.args])
             if value is None or gate.op == "mul" and too_big(value):
