@@ -144,7 +144,7 @@ class Deriver:
                                 shape.append(value_at(members[0] if pooling == "leftmost" else members[-1], c))
                             else:
                                 self.budget.spend(len(members))
-                                shape.append(f"(/ (+ {' '.join([value_at(j, c) for j in members])}) {len(members)}.0)")
+                                shape.append(f"(/ (+ {' '.join(map(value_at, members, [c] * len(members)))}) {len(members)}.0)")
                         for c in coords:
                             f, power, _ = pattern[c]
                             g = roles[p][f]
