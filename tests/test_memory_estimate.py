@@ -48,9 +48,9 @@ def test_check_past_the_estimate_is_refused_and_within_it_goes_to_the_kernel(tmp
            "circuit": {"gates": [["input", 0], ["add", [0] * 1_000_000]], "outputs": [1]}}
     cert = tmp_path / "big.json"
     cert.write_text(json.dumps(doc))
-    refused = _cli("check", str(cert), "--max-memory", "1000")
+    refused = _cli("check", str(cert), "--max-memory", "600")
     assert refused.returncode == 3 and "refused before starting" in refused.stderr
-    assert "1,000,000 circuit edges × 1500 B" in refused.stderr
+    assert "1,000,000 circuit edges × 500 B" in refused.stderr
     judged = _cli("check", str(cert), "--max-memory", "20000")  # the kernel rejects the incomplete document
     assert judged.returncode == 1 and "refused before starting" not in judged.stderr
 

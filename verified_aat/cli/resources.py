@@ -34,10 +34,10 @@ from .signals import QUIET
 
 
 # Lower bounds on the resident memory per unit of work (about half the smallest measured cost):
-# certify 0.9-1.9 KB per circuit edge, check 3.0-3.7 KB per edge, run 1.3 KB per position, audit
+# certify 0.9-1.9 KB per circuit edge, check 1.0-3.3 KB per edge (10^6 gates, issue 22), run 1.3 KB per position, audit
 # ~100 B per unrolled gate (measured on relu, sum, random-fsac, parity at 2·10^4-10^5 and gate-edge T_6
 # at N = 8..24; docs/cli.md).
-BYTES_PER_UNIT = {"certify": 600, "check": 1500, "run": 700, "audit": 50, "audit --prove": 50}
+BYTES_PER_UNIT = {"certify": 600, "check": 500, "run": 700, "audit": 50, "audit --prove": 50}
 UNIT_NAMES = {"certify": "circuit edges", "check": "circuit edges", "run": "positions", "audit": "unrolled gates",
               "audit --prove": "unrolled gates"}
 PROVE_BASE_MB = 400  # audit --prove maps scipy and OpenBLAS, whose threads cannot start below (300 MB: ImportError)
