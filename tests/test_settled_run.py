@@ -208,3 +208,69 @@ def test_a_bad_settle_section_is_one_line_of_bad_input(tmp_path):
     path.write_text(json.dumps({**doc, "settle": {"patterns": [[]], "of_position": [3]}}))
     result = _cli("run", "x.json", "--encoding", str(path), "--input=1,0,1")
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+# -- the settled run's shortcuts (settled.SKIP_QUIET, activation_kernel.COARSE) change no value -------------
+
+def _settled_traces(t, seqs, forget, skip: bool, coarse: bool):
+    """Each sequence's settled run (one runner, in turn) with the shortcuts as given: trace and outputs, or
+    "undetermined"."""
+    from verified_aat.transformer import activation_kernel, settled
+    saved = settled.SKIP_QUIET, activation_kernel.COARSE
+    settled.SKIP_QUIET, activation_kernel.COARSE = skip, coarse
+    try:
+        runner, out = ExactRunner(t, forget=forget), []
+        for seq in seqs:
+            try:
+                result = runner._run(seq, True, forget)
+            except _Undetermined:
+                out.append("undetermined")
+                runner._layer_states.clear()
+                runner._score_states.clear()
+                continue
+            out.append(([lt.vectors for lt in result.trace], result.outputs))
+        return out
+    finally:
+        settled.SKIP_QUIET, activation_kernel.COARSE = saved
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_skipping_quiet_positions_and_coarse_keys_give_the_same_settled_run(data):
+    """The same rows, ⊥ where ⊥, at every layer, whatever the schedule: the skip (a layer provably leaves the row
+    as it is) and the coarse keys (forms read as ⊥ where only forgotten coordinates receive ⊥) are shortcuts."""
+    from verified_aat.transformer.settled import score_cols
+    t = data.draw(transformers(max_layers=5))
+    d = t.dimension
+    read = {c for layer in t.layers for head in layer.heads for c in score_cols(head.score, d)}
+    free = [c for c in range(d) if c not in read] or list(range(d))  # forgetting what scores read ends the run
+    seqs = [data.draw(sequences(d))]
+    seqs.append(data.draw(st.sampled_from([seqs[0], [list(r) for r in reversed(seqs[0])]])))
+    n = min(len(s) for s in seqs)
+    seqs = [s[:n] for s in seqs]
+    pattern = st.lists(st.tuples(st.integers(0, t.n_layers + 1), st.sampled_from(free)), max_size=d,
+                       unique_by=lambda e: e[1]).map(lambda e: tuple(sorted(e)))
+    shared = data.draw(st.lists(pattern, min_size=1, max_size=3))
+    forget = [data.draw(st.sampled_from(shared)) for _ in range(n)]  # patterns are shared objects, as compile makes
+    plain = _settled_traces(t, seqs, forget, False, False)
+    for skip, coarse in ((True, True), (True, False), (False, True)):
+        assert _settled_traces(t, seqs, forget, skip, coarse) == plain
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(CONSTRUCTIONS)))
+def test_the_shortcuts_give_the_same_settled_run_of_every_construction(data, name):
+    """As above on the constructions' own schedules, where a value settles through ``val + flag·(new − val)``
+    (forms that a coarse key would leave ⊥): three input vectors in turn on one runner, whose memo then holds
+    coarse keys that were not taken (a position that settles reads one that another left before)."""
+    construction = get_construction(name)
+    circuit = data.draw(circuits(max_gates=24, max_inputs=3))
+    try:
+        compiled = construction.compile(circuit)
+    except InputError:
+        return
+    encoding = compiled.encoding
+    bits = st.lists(st.sampled_from([F(0), F(1)]), min_size=circuit.n_inputs, max_size=circuit.n_inputs)
+    seqs = [encoding.instantiate(data.draw(st.one_of(bits, input_vectors(circuit.n_inputs)))) for _ in range(3)]
+    plain = _settled_traces(compiled.transformer, seqs, encoding.settle, False, False)
+    assert _settled_traces(compiled.transformer, seqs, encoding.settle, True, True) == plain

@@ -14,7 +14,11 @@ from typing import Any, Callable
 from ..circuits.evaluate import straight_line
 from ..circuits.ir import Circuit, Kind
 from .exact_kernels import _normal, _sign, inner, live_gates
-from .unknown import Form
+from .unknown import UNKNOWN, Form
+
+#: a settled run first evaluates a key holding forms with ⊥ in their place (:meth:`ActivationKernel.apply_settled`);
+#: off: always on the forms themselves, as before (the tests compare the two)
+COARSE = True
 
 
 class ActivationKernel:
@@ -32,6 +36,11 @@ class ActivationKernel:
         live = live_gates(circuit, computed)
         self.key_inputs = sorted(g.index for i, g in enumerate(gates) if live[i] and g.kind is Kind.INPUT)
         copied = {g.index for o in circuit.outputs if (g := gates[o]).kind is Kind.INPUT}
+        #: the coordinates whose new value is not the row's own (computed, or copied from elsewhere)
+        self.written = frozenset(c for c, o in enumerate(circuit.outputs)
+                                 if gates[o].kind is not Kind.INPUT or gates[o].index != c)
+        #: per computed output (in ``compute``'s order), the coordinates it is written to
+        self.slot_coords = [frozenset(c for c, o2 in enumerate(circuit.outputs) if o2 == o) for o in computed]
         #: the pooled columns each head must provide
         self.pooled_cols: list[list[int]] = [
             sorted({k - (h + 1) * d for k in set(self.key_inputs) | copied if (h + 1) * d <= k < (h + 2) * d})
@@ -40,7 +49,7 @@ class ActivationKernel:
         consts: dict[str, Any] = {"_sign": _sign, "_normal": _normal}
         lines = _source(circuit, d, n_heads, self.key_inputs, computed, live, consts)
         consts.update({name: inner(value) for name, value in consts.items() if isinstance(value, Fraction)})
-        namespace: dict[str, Any] = dict(consts, _get=self.memo.get)
+        namespace: dict[str, Any] = dict(consts, _get=self.memo.get, _Form=Form, _U=UNKNOWN)
         exec(compile("\n".join(lines), f"<activation {circuit.name}>", "exec"), namespace)  # noqa: S102
         self.compute: Callable[..., tuple[Any, ...]] = namespace["_act"]
         self.key: Callable[..., tuple[Any, ...]] = namespace["_key"]
@@ -48,6 +57,8 @@ class ActivationKernel:
         #: ``step(row, pooled_1, …, pooled_H)``: :meth:`apply` when the memo holds the key's outputs, else None
         #: (one call per position, for the engine's bulk pass)
         self.step: Callable[..., tuple[Any, ...] | None] = namespace["_step"]
+        #: ``settled_step(row, pooled_1, …, pooled_H, loose)``: the same for a settled run (its key may hold forms)
+        self.settled_step: Callable[..., tuple[Any, ...] | None] = namespace["_sstep"]
         self.evaluations = 0
 
     def apply(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
@@ -65,13 +76,30 @@ class ActivationKernel:
             self.evaluations += 1
         return vals
 
-    def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
-        """:meth:`apply` for a settled run: a key holding forms is memoised by its signature, the forms with
-        their atoms renamed in order of appearance (−1, −2, …), so positions that differ only in which
-        atoms they hold share one evaluation; the outputs are renamed back."""
+    def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...],
+                      forgotten: Callable[[int], frozenset[int]] | None = None, p: int = 0) -> tuple[Any, ...]:
+        """:meth:`apply` for a settled run, whose keys may hold forms.
+
+        With ``forgotten`` (the coordinates of position ``p`` that the layer boundary replaces by atoms), the key
+        is first evaluated with ⊥ in place of every form: a number computed so is the number computed on the
+        forms (⊥ is "any value", and the operations on ⊥ give a number only where any value gives it, as
+        ``0·⊥ = 0``), so the result is taken when each output left ⊥ goes to a forgotten coordinate only (the
+        boundary overwrites it with an atom, whatever the forms gave); else :meth:`_apply_forms`."""
         key = self.key(row, *pooled)
         if not any(type(v) is Form for v in key):
             return self.assemble(row, *pooled, self._outputs(key))
+        if forgotten is not None and COARSE:
+            vals = self._outputs(tuple([UNKNOWN if type(v) is Form else v for v in key]))
+            unknown = [self.slot_coords[i] for i, v in enumerate(vals) if v is UNKNOWN]
+            if not unknown or frozenset().union(*unknown) <= forgotten(p):
+                return self.assemble(row, *pooled, vals)
+        return self._apply_forms(row, pooled, key)
+
+    def _apply_forms(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...],
+                     key: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The activation on a key holding forms, memoised by its signature, the forms with their atoms renamed
+        in order of appearance (−1, −2, …), so positions that differ only in which atoms they hold share one
+        evaluation; the outputs are renamed back."""
         names: dict[int, int] = {}
         signature = []
         for v in key:
@@ -126,4 +154,16 @@ def _source(circuit: Circuit, d: int, n_heads: int, key_inputs: list[int], compu
     lines += [f"def _key({args}):", f"    return {key_expr}", f"def _assemble({args}, vals):", *assemble]
     lines += [f"def _step({args}):", f"    vals = _get({key_expr})", "    if vals is None:", "        return None",
               *assemble]
+    # a settled run's step: a key holding forms is looked up with ⊥ in their place, when ``loose`` (every coordinate
+    # a computed output goes to is forgotten: ActivationKernel.apply_settled); None: ask apply_settled
+    names = [f"k{n}" for n in range(len(key_inputs))]
+    lines += [f"def _sstep({args}, loose):", *(f"    {v} = {source(k)}" for v, k in zip(names, key_inputs))]
+    if names:
+        lines += [f"    if {' or '.join(f'type({v}) is _Form' for v in names)}:", "        if not loose:",
+                  "            return None",
+                  "        vals = _get((" + "".join(f"_U if type({v}) is _Form else {v}, " for v in names) + "))",
+                  "    else:", "        vals = _get((" + "".join(f"{v}, " for v in names) + "))"]
+    else:
+        lines.append("    vals = _get(())")
+    lines += ["    if vals is None:", "        return None", *assemble]
     return lines

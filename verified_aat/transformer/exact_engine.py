@@ -70,15 +70,12 @@ from .exact_results import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, R
                             check_bits, check_sequence)
 from .key_join import KeyDecompositions, facts_hold, hint_columns, join_argmax
 from .model import Head, Pooling, Score, Transformer
-from .settled import Undetermined as _Undetermined, boundary as _boundary, require_known as _require_known
+from .settled import Boundary, Settling, Undetermined as _Undetermined, require_known as _require_known
 from .settled import score_cols as _score_cols
 from .unknown import is_symbolic
 
 Number = int | Fraction
 JOIN, ALL_PAIRS = "join", "all-pairs"
-
-
-# -- score analysis --------------------------------------------------------------
 
 
 # -- the engine --------------------------------------------------------------------
@@ -211,7 +208,7 @@ class ExactRunner:
 
     # -- one layer ---------------------------------------------------------------
     def _apply(self, state: _LayerState, heads: Sequence[Head], head_sets: list[_Sets], rows: list[Vector],
-               boundary: Callable[[int, Vector], Vector] | None = None) -> list[int]:
+               boundary: Boundary | None = None) -> list[int]:
         """Pool and apply the activation in place; the positions whose row changed (after ``boundary``,
         a settled run's layer boundary, maps each new row)."""
         act, n, d = state.act, len(rows), self.d
@@ -245,9 +242,13 @@ class ExactRunner:
                         candidates.update(holders[k])
             for p in changed:
                 seen[p] = rows[p]
-        self._count("activation_applications", len(candidates))
-        apply = act.apply if boundary is None else act.apply_settled
         tables = [(pool.per_set, pool.sets.set_of) for pool in pools]
+        if boundary is not None:  # a settled run: its own loop (skips, the boundary; settled.Boundary.apply)
+            out, count = boundary.apply(act, candidates, rows, tables)
+            self._count("activation_applications", count)
+            return out
+        self._count("activation_applications", len(candidates))
+        apply = act.apply
         news: Any
         if type(candidates) is range:  # every position: one call each, the loops in C (_new_rows)
             news, at = _new_rows(act.step, apply, rows, tables)
@@ -266,7 +267,7 @@ class ExactRunner:
         out: list[int] = []
         for p in at:
             new = news[p]
-            if boundary is None or (new := boundary(p, new)) != rows[p]:
+            if new != rows[p]:
                 rows[p] = new
                 out.append(p)
         return out
@@ -313,7 +314,7 @@ class ExactRunner:
             layer_state.new_run = True
         evaluations_before = sum(kernel.evaluations for _, _, kernel in self._kernels.values())
         limit = max(n // 4, 16)
-        due: dict[int, list[int]] = {}  # settled run: layer → positions whose row holds atoms that settle then
+        settling = None if forget is None else Settling(forget, self.d)
         layers: list[LayerTrace] = []
         for number, layer in enumerate(self.transformer.layers, start=1):
             act = self._kernel(layer.activation, len(layer.heads))
@@ -331,9 +332,9 @@ class ExactRunner:
             if layer_state is None or layer_state.act is not act:
                 layer_state = self._layer_states[state_key] = _LayerState(act, self._pending())
             boundary = None
-            if forget is not None:  # rows forgotten earlier whose value settles now: apply the layer to them again
-                layer_state.pending.note(due.pop(number, []), limit)
-                boundary = _boundary(forget, number, due)
+            if settling is not None:  # rows forgotten earlier whose value settles now: apply the layer to them again
+                layer_state.pending.note(settling.due.pop(number, []), limit)
+                boundary = settling.at(number)
             changed = self._apply(layer_state, layer.heads, head_sets, rows, boundary)
             touched.update(changed)
             if self.max_bits is not None:

@@ -13,7 +13,7 @@ from .activation_kernel import ActivationKernel
 from .exact_kernels import BilinearKernel, CircuitKernel, normal, ratio
 from .key_join import KeyHint
 from .model import CircuitScore, Pooling, Score
-from .unknown import UNKNOWN
+from .unknown import UNKNOWN, shift
 
 Number = int | Fraction
 Vector = tuple[Number, ...]
@@ -237,7 +237,7 @@ class _HeadPool:
                                 summed_again.add(k)
                                 touched.add(k)
                                 break
-                            sums[i] += new[c] - old[c]
+                            sums[i] = shift(sums[i], old[c], new[c])
                             touched.add(k)
                 elif len(members) == 1 or p == (members[0] if self.pooling is Pooling.LEFTMOST else members[-1]):
                     if per_set[k] != new:

@@ -141,6 +141,26 @@ except ImportError:  # pragma: no cover
         return Fraction(1, n)
 
 
+def shift(total: Any, old: Any, new: Any) -> Any:
+    """``total + (new − old)``, the same value with one new form at most (an average's running sum); none is ⊥."""
+    if type(total) is not Form and type(old) is not Form and type(new) is not Form:
+        return total + (new - old)
+    terms = dict(total.terms) if type(total) is Form else {}
+    const = total.const if type(total) is Form else total
+    for v, sign in ((new, 1), (old, -1)):
+        if type(v) is Form:
+            const = const + sign * v.const
+            for k, q in v.terms.items():
+                r = terms.get(k, 0) + sign * q
+                if r:
+                    terms[k] = r
+                else:
+                    del terms[k]
+        else:
+            const = const + sign * v
+    return Form(const, terms) if terms else _number(const)
+
+
 def is_symbolic(v: Any) -> bool:
     """Whether ``v`` is a form or ⊥ rather than a number."""
     return isinstance(v, _Symbolic)
@@ -151,4 +171,4 @@ def collapse(v: Any) -> Any:
     return UNKNOWN if isinstance(v, _Symbolic) else v
 
 
-__all__ = ["Form", "UNKNOWN", "collapse", "is_symbolic"]
+__all__ = ["Form", "UNKNOWN", "collapse", "is_symbolic", "shift"]
