@@ -57,7 +57,7 @@ class ActivationKernel:
         #: ``step(row, pooled_1, …, pooled_H)``: :meth:`apply` when the memo holds the key's outputs, else None
         #: (one call per position, for the engine's bulk pass)
         self.step: Callable[..., tuple[Any, ...] | None] = namespace["_step"]
-        #: ``settled_step(row, pooled_1, …, pooled_H, loose)``: the same for a settled run (its key may hold forms)
+        #: ``settled_step(row, pooled_1, …, pooled_H, mode)``: the same for a settled run (its key may hold forms; _source)
         self.settled_step: Callable[..., tuple[Any, ...] | None] = namespace["_sstep"]
         self.evaluations = 0
 
@@ -154,14 +154,17 @@ def _source(circuit: Circuit, d: int, n_heads: int, key_inputs: list[int], compu
     lines += [f"def _key({args}):", f"    return {key_expr}", f"def _assemble({args}, vals):", *assemble]
     lines += [f"def _step({args}):", f"    vals = _get({key_expr})", "    if vals is None:", "        return None",
               *assemble]
-    # a settled run's step: a key holding forms is looked up with ⊥ in their place, when ``loose`` (every coordinate
-    # a computed output goes to is forgotten: ActivationKernel.apply_settled); None: ask apply_settled
+    # a settled run's step: a key holding forms is looked up with ⊥ in their place (``mode`` 0: it is not); the outputs
+    # are taken when none is ⊥, or with ``mode`` 2 (every coordinate a computed output goes to is forgotten at this
+    # position: ActivationKernel.apply_settled) whatever they are; None: ask apply_settled
     names = [f"k{n}" for n in range(len(key_inputs))]
-    lines += [f"def _sstep({args}, loose):", *(f"    {v} = {source(k)}" for v, k in zip(names, key_inputs))]
+    some_unknown = " or ".join(f"vals[{n}] is _U" for n in range(len(computed))) or "False"
+    lines += [f"def _sstep({args}, mode):", *(f"    {v} = {source(k)}" for v, k in zip(names, key_inputs))]
     if names:
-        lines += [f"    if {' or '.join(f'type({v}) is _Form' for v in names)}:", "        if not loose:",
+        lines += [f"    if {' or '.join(f'type({v}) is _Form' for v in names)}:", "        if not mode:",
                   "            return None",
                   "        vals = _get((" + "".join(f"_U if type({v}) is _Form else {v}, " for v in names) + "))",
+                  f"        if vals is None or mode == 1 and ({some_unknown}):", "            return None",
                   "    else:", "        vals = _get((" + "".join(f"{v}, " for v in names) + "))"]
     else:
         lines.append("    vals = _get(())")

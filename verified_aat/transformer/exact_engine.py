@@ -47,24 +47,27 @@ forgetting can only turn values into ⊥.  The schedule is not trusted for this:
 gives ⊥, never a wrong number.  What it buys: positions that have not settled hold values
 that may grow doubly exponentially (netlists in exact arithmetization), and none of those
 is built.  A score or key that would read ⊥, or a ⊥ where the caller needs a value (the
-read-out), makes the engine run again in full.
+read-out), makes the engine run again in full.  Two shortcuts give the same rows (:mod:`.settled`): a
+position whose every written coordinate the boundary forgets, and whose row is already its boundary
+image, is not applied at all; and a key holding forms is first read with ⊥ in their place, whose
+outputs are taken where no ⊥ reaches a coordinate the boundary keeps.
 """
 
 from __future__ import annotations
 
 import time
-from itertools import chain, compress, islice, repeat
-from operator import is_, is_not
+from itertools import chain
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..circuits.ir import Circuit
 from ..errors import InputError
+from ..gc_pause import gc_paused
 from . import exact_kernels
 from .activation_kernel import ActivationKernel
 from .exact_kernels import inner, outer_row
 from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _ScoreState, _Sets,  # noqa: F401
-                          _argmax_python, _group, _prepare_score, read_inputs)
+                          _argmax_python, _group, _new_rows, _prepare_score, read_inputs)
 from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
 from .exact_results import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats,  # noqa: F401
                             check_bits, check_sequence)
@@ -273,6 +276,7 @@ class ExactRunner:
         return out
 
     # -- a run -------------------------------------------------------------------
+    @gc_paused  # millions of long-lived small objects, no cycles worth collecting early (gc_pause.py)
     def run(self, sequence: Sequence[Sequence[Any]], trace: bool = False,
             needed: Sequence[tuple[int, int]] = ()) -> RunResult:
         """Run on ``sequence`` with exact rationals; see the module docstring.
@@ -377,24 +381,3 @@ def _outputs(rows: list[Vector], touched: set[int] | None) -> tuple[Vector, ...]
 
 
 _INT = frozenset((int,))
-
-
-def _new_rows(step: Callable[..., Any], apply: Callable[..., Any], rows: list[Vector],
-              tables: list[tuple[list[Vector], list[int]]]) -> tuple[list[Any], list[int]]:
-    """The activation at every position: the new rows (``step`` where the memo has the outputs, else
-    ``apply``, which fills it) and the positions whose row is a new object (it may still equal the old one).
-    ``step`` runs in chunks of growing size, so that later chunks find what earlier ones put in the memo."""
-    n = len(rows)
-    steps = map(step, rows, *[map(per_set.__getitem__, set_of) for per_set, set_of in tables])
-    news: list[Any] = []
-    size = FIRST_CHUNK
-    while len(news) < n:
-        start = len(news)
-        news.extend(islice(steps, size))
-        for p in list(compress(range(start, len(news)), map(is_, news[start:], repeat(None)))):
-            news[p] = apply(rows[p], tuple([per_set[set_of[p]] for per_set, set_of in tables]))
-        size = min(2 * size, LAST_CHUNK)
-    return news, list(compress(range(n), map(is_not, news, rows)))
-
-
-FIRST_CHUNK, LAST_CHUNK = 1 << 8, 1 << 16  # positions per chunk of _new_rows

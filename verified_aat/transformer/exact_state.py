@@ -4,6 +4,8 @@ changes, incremental pooling (see :mod:`.exact_engine` for how a run uses them).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress, islice, repeat
+from operator import is_, is_not
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -265,3 +267,24 @@ class _LayerState:
     pools: list[_HeadPool] | None = None
     seen: list[Vector] | None = None
     new_run: bool = False  # first use in a run: the rows that differ from ``seen`` are changed too
+
+
+def _new_rows(step: Callable[..., Any], apply: Callable[..., Any], rows: list[Vector],
+              tables: list[tuple[list[Vector], list[int]]]) -> tuple[list[Any], list[int]]:
+    """The activation at every position: the new rows (``step`` where the memo has the outputs, else
+    ``apply``, which fills it) and the positions whose row is a new object (it may still equal the old one).
+    ``step`` runs in chunks of growing size, so that later chunks find what earlier ones put in the memo."""
+    n = len(rows)
+    steps = map(step, rows, *[map(per_set.__getitem__, set_of) for per_set, set_of in tables])
+    news: list[Any] = []
+    size = FIRST_CHUNK
+    while len(news) < n:
+        start = len(news)
+        news.extend(islice(steps, size))
+        for p in list(compress(range(start, len(news)), map(is_, news[start:], repeat(None)))):
+            news[p] = apply(rows[p], tuple([per_set[set_of[p]] for per_set, set_of in tables]))
+        size = min(2 * size, LAST_CHUNK)
+    return news, list(compress(range(n), map(is_not, news, rows)))
+
+
+FIRST_CHUNK, LAST_CHUNK = 1 << 8, 1 << 16  # positions per chunk of _new_rows

@@ -131,7 +131,7 @@ class Boundary:
                 pooled: tuple[Vector, ...] = (one[0][one[1][p]],)
             else:
                 pooled = tuple([per_set[set_of[p]] for per_set, set_of in tables])
-            new = step(row, *pooled, loose and coarse)
+            new = step(row, *pooled, (2 if loose else 1) if coarse else 0)
             if new is None:
                 new = apply(row, pooled, forgotten, p)
             if new is not row and (new := self(p, new)) != row:
