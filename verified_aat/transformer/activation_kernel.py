@@ -19,6 +19,7 @@ from .unknown import UNKNOWN, Form
 #: a settled run first evaluates a key holding forms with ⊥ in their place (:meth:`ActivationKernel.apply_settled`);
 #: off: always on the forms themselves, as before (the tests compare the two)
 COARSE = True
+WITNESS = inner(Fraction(7919, 13))  # the value of every atom in ActivationKernel._witness (any value would do)
 
 
 class ActivationKernel:
@@ -77,23 +78,43 @@ class ActivationKernel:
         return vals
 
     def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...],
-                      forgotten: Callable[[int], frozenset[int]] | None = None, p: int = 0) -> tuple[Any, ...]:
+                      forgotten: Callable[[int], frozenset[int]] | None = None, p: int = 0,
+                      normal: bool = False) -> tuple[Any, ...]:
         """:meth:`apply` for a settled run, whose keys may hold forms.
 
         With ``forgotten`` (the coordinates of position ``p`` that the layer boundary replaces by atoms), the key
         is first evaluated with ⊥ in place of every form: a number computed so is the number computed on the
         forms (⊥ is "any value", and the operations on ⊥ give a number only where any value gives it, as
-        ``0·⊥ = 0``), so the result is taken when each output left ⊥ goes to a forgotten coordinate only (the
-        boundary overwrites it with an atom, whatever the forms gave); else :meth:`_apply_forms`."""
+        ``0·⊥ = 0``), so the result is taken when no output is left ⊥.  When each output left ⊥ goes to a forgotten
+        coordinate, the boundary overwrites it with an atom whatever the forms gave, so the result is taken too if
+        the forms' outputs would also make a new row (which the boundary then maps to the same image): when the row
+        is ``normal`` (its own boundary image: either way the same row), or when some output differs from the row
+        at one value of the atoms (:meth:`_witness`).  Else :meth:`_apply_forms`."""
         key = self.key(row, *pooled)
         if not any(type(v) is Form for v in key):
             return self.assemble(row, *pooled, self._outputs(key))
         if forgotten is not None and COARSE:
             vals = self._outputs(tuple([UNKNOWN if type(v) is Form else v for v in key]))
             unknown = [self.slot_coords[i] for i, v in enumerate(vals) if v is UNKNOWN]
-            if not unknown or frozenset().union(*unknown) <= forgotten(p):
+            if (not unknown or frozenset().union(*unknown) <= forgotten(p)
+                    and (normal or self._witness(row, key, vals))):
                 return self.assemble(row, *pooled, vals)
         return self._apply_forms(row, pooled, key)
+
+    def _witness(self, row: tuple[Any, ...], key: tuple[Any, ...], vals: tuple[Any, ...]) -> bool:
+        """Whether the outputs on the forms of ``key`` surely differ from ``row`` somewhere (``vals``: with ⊥ for
+        the forms).  An output that is a number on the forms is that number at every value of the atoms, so an
+        output that differs from the row at one value (each atom ``WITNESS``) is not the row's number."""
+        at = self._outputs(tuple([v.const + WITNESS * sum(v.terms.values()) if type(v) is Form else v for v in key]))
+        for i, v in enumerate(vals):
+            if v is UNKNOWN:
+                v = at[i]
+                if v is UNKNOWN:
+                    continue
+            for c in self.slot_coords[i]:
+                if v != row[c]:
+                    return True
+        return False
 
     def _apply_forms(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...],
                      key: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -118,8 +139,10 @@ class ActivationKernel:
         if found is None:  # evaluated on the canonical forms, memoised under their signature
             found = self.memo[sig] = self.compute(*[Form(v[0], dict(v[1])) if type(v) is tuple else v for v in sig])
             self.evaluations += 1
-        back = {i: atom for atom, i in names.items()}
-        return self.assemble(row, *pooled, tuple([v.renamed(back) if type(v) is Form else v for v in found]))
+        if any(type(v) is Form for v in found):
+            back = {i: atom for atom, i in names.items()}
+            found = tuple([v.renamed(back) if type(v) is Form else v for v in found])
+        return self.assemble(row, *pooled, found)
 
     def trim_memo(self, limit: int = 1 << 20) -> None:
         """Forget the memo when it has grown past ``limit`` entries (it only saves time)."""
@@ -156,7 +179,8 @@ def _source(circuit: Circuit, d: int, n_heads: int, key_inputs: list[int], compu
               *assemble]
     # a settled run's step: a key holding forms is looked up with ⊥ in their place (``mode`` 0: it is not); the outputs
     # are taken when none is ⊥, or with ``mode`` 2 (every coordinate a computed output goes to is forgotten at this
-    # position: ActivationKernel.apply_settled) whatever they are; None: ask apply_settled
+    # position and the row is its own boundary image: ActivationKernel.apply_settled) whatever they are; None: ask
+    # apply_settled
     names = [f"k{n}" for n in range(len(key_inputs))]
     some_unknown = " or ".join(f"vals[{n}] is _U" for n in range(len(computed))) or "False"
     lines += [f"def _sstep({args}, mode):", *(f"    {v} = {source(k)}" for v, k in zip(names, key_inputs))]

@@ -113,7 +113,9 @@ class Boundary:
         A candidate p is skipped when the layer provably leaves its row as it is: every coordinate the activation
         writes other than by copying it (``act.written``) is replaced by its atom at this boundary (before
         ``quiet[p]``), and the row is already its own image under this boundary (before ``normal_until[p]``);
-        what the activation computes is then overwritten, the copies are the row's own values."""
+        what the activation computes is then overwritten, the copies are the row's own values.  (The engine would
+        find the same row: if the activation's outputs equal the row it keeps it, else the boundary maps them to
+        the row.)"""
         layer, settling = self.layer, self.settling
         quiet, normal = settling.quiet(act.written), settling.normal_until
         skip, coarse = SKIP_QUIET, activation_kernel.COARSE
@@ -131,9 +133,10 @@ class Boundary:
                 pooled: tuple[Vector, ...] = (one[0][one[1][p]],)
             else:
                 pooled = tuple([per_set[set_of[p]] for per_set, set_of in tables])
-            new = step(row, *pooled, (2 if loose else 1) if coarse else 0)
+            normal_now = normal[p] > layer
+            new = step(row, *pooled, (2 if loose and normal_now else 1) if coarse else 0)
             if new is None:
-                new = apply(row, pooled, forgotten, p)
+                new = apply(row, pooled, forgotten, p, normal_now)
             if new is not row and (new := self(p, new)) != row:
                 rows[p] = new
                 out.append(p)
