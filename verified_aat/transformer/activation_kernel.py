@@ -79,24 +79,25 @@ class ActivationKernel:
 
     def apply_settled(self, row: tuple[Any, ...], pooled: tuple[tuple[Any, ...], ...],
                       forgotten: Callable[[int], frozenset[int]] | None = None, p: int = 0,
-                      normal: bool = False) -> tuple[Any, ...]:
+                      normal: bool = False, loose: bool = False) -> tuple[Any, ...]:
         """:meth:`apply` for a settled run, whose keys may hold forms.
 
         With ``forgotten`` (the coordinates of position ``p`` that the layer boundary replaces by atoms), the key
         is first evaluated with ⊥ in place of every form: a number computed so is the number computed on the
         forms (⊥ is "any value", and the operations on ⊥ give a number only where any value gives it, as
         ``0·⊥ = 0``), so the result is taken when no output is left ⊥.  When each output left ⊥ goes to a forgotten
-        coordinate, the boundary overwrites it with an atom whatever the forms gave, so the result is taken too if
-        the forms' outputs would also make a new row (which the boundary then maps to the same image): when the row
-        is ``normal`` (its own boundary image: either way the same row), or when some output differs from the row
-        at one value of the atoms (:meth:`_witness`).  Else :meth:`_apply_forms`."""
+        coordinate (surely so when ``loose``: every coordinate an output goes to is), the boundary overwrites it
+        with an atom whatever the forms gave, so the result is taken too if the forms' outputs would also make a
+        new row (which the boundary then maps to the same image): when the row is ``normal`` (its own boundary
+        image: either way the same row), or when some output differs from the row at one value of the atoms
+        (:meth:`_witness`).  Else :meth:`_apply_forms`."""
         key = self.key(row, *pooled)
         if not any(type(v) is Form for v in key):
             return self.assemble(row, *pooled, self._outputs(key))
         if forgotten is not None and COARSE:
             vals = self._outputs(tuple([UNKNOWN if type(v) is Form else v for v in key]))
             unknown = [self.slot_coords[i] for i, v in enumerate(vals) if v is UNKNOWN]
-            if (not unknown or frozenset().union(*unknown) <= forgotten(p)
+            if (not unknown or (loose or frozenset().union(*unknown) <= forgotten(p))
                     and (normal or self._witness(row, key, vals))):
                 return self.assemble(row, *pooled, vals)
         return self._apply_forms(row, pooled, key)

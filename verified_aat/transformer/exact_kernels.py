@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..circuits.ir import Circuit, Kind
-from .unknown import UNKNOWN, collapse, is_symbolic
+from .unknown import UNKNOWN, Form, _reciprocal, collapse, is_symbolic
 
 USE_INT64 = True
 LIMIT = 2 ** 62          # every intermediate value of the int64 kernels stays strictly below this
@@ -321,6 +321,11 @@ def outer_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def ratio(total: Any, size: int) -> Any:
     """total / size exactly, in the engine's number type (an int when integral; a form or ⊥ stays one)."""
+    if type(total) is Form:
+        r = _RECIPROCALS.get(size)
+        if r is None:
+            r = _RECIPROCALS[size] = _reciprocal(size)  # as Form.__truediv__
+        return total.scaled(r)
     if is_symbolic(total):
         return total / size
     if type(total) is int:
@@ -329,6 +334,9 @@ def ratio(total: Any, size: int) -> Any:
             return q
         return _mpq(total, size) if USE_GMP else Fraction(total, size)
     return normal(total / size)
+
+
+_RECIPROCALS: dict[int, Any] = {}
 
 
 def normal(v: Any) -> Any:

@@ -210,14 +210,17 @@ class _HeadPool:
             mean[c] = ratio(total, size)
         return tuple(mean)  # type: ignore[arg-type]
 
+    # long because: the hot loop of incremental pooling, kept in one function (no call per changed position)
     def update(self, changed: set[int], rows: list[Vector], seen: list[Vector]) -> list[int]:
         """Pool again the sets with a member in ``changed`` (``seen``: rows at the last pooling);
         the numbers of the sets whose pooled vector changed."""
         containing = self.sets.containing()
-        sets, per_set = self.sets.sets, self.per_set
+        sets, per_set, all_sums = self.sets.sets, self.per_set, self.sums
+        cols = list(enumerate(self.cols))
         touched: set[int] = set()
         summed_again: set[int] = set()  # sets summed from the current rows: no member's change is added again
         average = self.pooling is Pooling.AVERAGE
+        leftmost = self.pooling is Pooling.LEFTMOST
         out: list[int] = []
         for p in changed:
             old, new = seen[p], rows[p]
@@ -231,22 +234,23 @@ class _HeadPool:
                 if average and len(members) > 1:
                     if k in summed_again:
                         continue
-                    sums = self.sums[k]
-                    for i, c in enumerate(self.cols):
-                        if old[c] != new[c]:
-                            if old[c] is UNKNOWN or new[c] is UNKNOWN:  # ⊥ cannot be taken out of a sum
+                    sums = all_sums[k]
+                    for i, c in cols:
+                        a, b = old[c], new[c]
+                        if a is not b and a != b:
+                            if a is UNKNOWN or b is UNKNOWN:  # ⊥ cannot be taken out of a sum
                                 sums[:] = _column_sums(rows, members, self.cols)
                                 summed_again.add(k)
                                 touched.add(k)
                                 break
-                            sums[i] = shift(sums[i], old[c], new[c])
+                            sums[i] = shift(sums[i], a, b)
                             touched.add(k)
-                elif len(members) == 1 or p == (members[0] if self.pooling is Pooling.LEFTMOST else members[-1]):
+                elif len(members) == 1 or p == (members[0] if leftmost else members[-1]):
                     if per_set[k] != new:
                         per_set[k] = new
                         out.append(k)
         for k in touched:
-            mean = self._mean(self.sums[k], len(sets[k]))
+            mean = self._mean(all_sums[k], len(sets[k]))
             if mean != per_set[k]:
                 per_set[k] = mean
                 out.append(k)

@@ -136,7 +136,7 @@ class Boundary:
             normal_now = normal[p] > layer
             new = step(row, *pooled, (2 if loose and normal_now else 1) if coarse else 0)
             if new is None:
-                new = apply(row, pooled, forgotten, p, normal_now)
+                new = apply(row, pooled, forgotten, p, normal_now, loose)
             if new is not row and (new := self(p, new)) != row:
                 rows[p] = new
                 out.append(p)

@@ -110,6 +110,10 @@ class Form(_Symbolic):
 
     __rmul__ = __mul__
 
+    def scaled(self, r: Any) -> "Form":
+        """``self · r`` for a number ``r ≠ 0`` (as ``*``, without its checks)."""
+        return Form(self.const * r, {k: q * r for k, q in self.terms.items()})
+
     def __truediv__(self, other: Any) -> Any:
         if isinstance(other, _Symbolic):
             return UNKNOWN
