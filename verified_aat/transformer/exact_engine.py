@@ -105,6 +105,8 @@ class ExactRunner:
         self._pendings: list[_Pending] = []
         self._counts: dict[str, int] = {}
         self._methods: dict[tuple[str, str], None] = {}
+        self._runs = 0  # runs so far; ``_fixed``: the coordinates no row changes in this run (_fixed_columns)
+        self._fixed: frozenset[int] = frozenset()
 
     # -- caches ------------------------------------------------------------------
     def _score_key(self, score: Score) -> tuple[int, _ScoreFn]:
@@ -138,6 +140,16 @@ class ExactRunner:
             self._kernels[id(circuit)] = cached
         return cached[2]
 
+    def _fixed_columns(self, forget: Sequence[Sequence[tuple[int, int]]] | None) -> frozenset[int]:
+        """The coordinates that every layer copies unchanged (its activation's output there is its input) and, in a
+        settled run, no position forgets: no row changes there during a run."""
+        moved: set[int] = set()
+        for layer in self.transformer.layers:
+            moved |= self._kernel(layer.activation, len(layer.heads)).written
+        for pattern in {id(pattern): pattern for pattern in forget or ()}.values():
+            moved.update(c for _, c in pattern)
+        return frozenset(range(self.d)) - moved
+
     def _pending(self) -> _Pending:
         pending = _Pending()
         self._pendings.append(pending)
@@ -153,6 +165,8 @@ class ExactRunner:
         n = len(rows)
         if state.sets is not None and state.basis is not None and len(state.basis) == n:
             basis, cols = state.basis, state.cols
+            if state.confirmed == self._runs and self._fixed.issuperset(cols):  # no layer changes what it reads
+                changed = ()
             same = True
             for p in (range(n) if changed is None else changed):
                 row, old = rows[p], basis[p]
@@ -166,6 +180,7 @@ class ExactRunner:
                     break
                 basis[p] = row
             if same:
+                state.confirmed = self._runs
                 self._count("argmax_reused")
                 self._methods[(head.name, state.sets.method)] = None
                 return state.sets
@@ -180,7 +195,7 @@ class ExactRunner:
             self._count("argmax_join")
         else:
             sets = self._all_pairs(state.fn, rows)
-        state.sets, state.basis = sets, list(rows)
+        state.sets, state.basis, state.confirmed = sets, list(rows), self._runs
         self._methods[(head.name, sets.method)] = None
         return sets
 
@@ -308,6 +323,8 @@ class ExactRunner:
             rows = [row if _INT.issuperset(map(type, row)) else tuple([inner(v) for v in row]) for row in rows]
         touched: set[int] = set()
         n = len(rows)
+        self._runs += 1
+        self._fixed = self._fixed_columns(forget)
         self._counts = {}
         self._methods = {}
         # argmax sets are checked against all rows; each (activation, heads) pair treats as changed

@@ -180,6 +180,7 @@ class _ScoreState:
     heads_asked: set[str] = field(default_factory=set)
     sets: _Sets | None = None
     basis: list[Vector] | None = None  # the rows ``sets`` were computed (or last confirmed) on
+    confirmed: int = -1  # the run (ExactRunner._runs) in which ``sets`` were last computed or confirmed on all rows
 
 
 class _HeadPool:
@@ -217,8 +218,9 @@ class _HeadPool:
         containing = self.sets.containing()
         sets, per_set, all_sums = self.sets.sets, self.per_set, self.sums
         cols = list(enumerate(self.cols))
-        touched: set[int] = set()
+        touched: dict[int, int] = {}  # the sets whose sums changed: the first member that changed them
         summed_again: set[int] = set()  # sets summed from the current rows: no member's change is added again
+        compare = summed_again.copy()  # and the sets whose mean may be the old one (see the end)
         average = self.pooling is Pooling.AVERAGE
         leftmost = self.pooling is Pooling.LEFTMOST
         out: list[int] = []
@@ -241,17 +243,19 @@ class _HeadPool:
                             if a is UNKNOWN or b is UNKNOWN:  # ⊥ cannot be taken out of a sum
                                 sums[:] = _column_sums(rows, members, self.cols)
                                 summed_again.add(k)
-                                touched.add(k)
+                                touched[k] = p
                                 break
                             sums[i] = shift(sums[i], a, b)
-                            touched.add(k)
+                            if touched.setdefault(k, p) != p:  # a second member: its change may cancel the first's
+                                compare.add(k)
                 elif len(members) == 1 or p == (members[0] if leftmost else members[-1]):
                     if per_set[k] != new:
                         per_set[k] = new
                         out.append(k)
         for k in touched:
             mean = self._mean(all_sums[k], len(sets[k]))
-            if mean != per_set[k]:
+            # sums shifted by one member's non-zero change (forms are canonical: unequal ones differ) changed the mean
+            if k not in summed_again and k not in compare or mean != per_set[k]:
                 per_set[k] = mean
                 out.append(k)
         return out
