@@ -67,7 +67,7 @@ from . import exact_kernels
 from .activation_kernel import ActivationKernel
 from .exact_kernels import inner, outer_row
 from .exact_state import (Vector, _HeadPool, _LayerState, _Pending, _ScoreFn, _ScoreState, _Sets,  # noqa: F401
-                          _argmax_python, _group, _new_rows, _prepare_score, read_inputs)
+                          _apply_full, _argmax_python, _group, _prepare_score, read_inputs)
 from .exact_reference import run_exact_reference  # noqa: F401 - re-exported
 from .exact_results import (SOFTMAX_MESSAGE, HeadTrace, LayerTrace, RunResult, RunStats,  # noqa: F401
                             check_bits, check_sequence)
@@ -266,29 +266,7 @@ class ExactRunner:
             self._count("activation_applications", count)
             return out
         self._count("activation_applications", len(candidates))
-        apply = act.apply
-        news: Any
-        if type(candidates) is range:  # every position: one call each, the loops in C (_new_rows)
-            news, at = _new_rows(act.step, apply, rows, tables)
-        else:
-            news, at = {}, []
-            step = act.step
-            for p in candidates:
-                row = rows[p]
-                pooled = tuple([per_set[set_of[p]] for per_set, set_of in tables])
-                new = step(row, *pooled)
-                if new is None:
-                    new = apply(row, pooled)
-                if new is not row:
-                    news[p] = new
-                    at.append(p)
-        out: list[int] = []
-        for p in at:
-            new = news[p]
-            if new != rows[p]:
-                rows[p] = new
-                out.append(p)
-        return out
+        return _apply_full(act, candidates, rows, tables)
 
     # -- a run -------------------------------------------------------------------
     @gc_paused  # millions of long-lived small objects, no cycles worth collecting early (gc_pause.py)

@@ -296,3 +296,32 @@ def _new_rows(step: Callable[..., Any], apply: Callable[..., Any], rows: list[Ve
 
 
 FIRST_CHUNK, LAST_CHUNK = 1 << 8, 1 << 16  # positions per chunk of _new_rows
+
+
+def _apply_full(act: ActivationKernel, candidates: Any, rows: list[Vector],
+                tables: list[tuple[list[Vector], list[int]]]) -> list[int]:
+    """The activation at ``candidates`` (every position when a range), in place (a full run); the positions whose
+    row changed.  ``tables``: each head's pooled vector per set and set per position."""
+    apply = act.apply
+    news: Any
+    if type(candidates) is range:  # every position: one call each, the loops in C (_new_rows)
+        news, at = _new_rows(act.step, apply, rows, tables)
+    else:
+        news, at = {}, []
+        step = act.step
+        for p in candidates:
+            row = rows[p]
+            pooled = tuple([per_set[set_of[p]] for per_set, set_of in tables])
+            new = step(row, *pooled)
+            if new is None:
+                new = apply(row, pooled)
+            if new is not row:
+                news[p] = new
+                at.append(p)
+    out: list[int] = []
+    for p in at:
+        new = news[p]
+        if new != rows[p]:
+            rows[p] = new
+            out.append(p)
+    return out
