@@ -86,19 +86,16 @@ class Boundary:
 
     def __call__(self, p: int, row: Vector) -> Vector:
         settling = self.settling
-        coords, at = self._forgets(settling.forget[p])
+        coords, at = self._forgets(settling.forget[p])  # at 0: no coordinate forgotten (coords empty)
+        settling.normal_until[p] = at
+        if not at and _SYMBOLIC.isdisjoint(map(type, row)):
+            return row
+        new = [UNKNOWN if isinstance(v, _Symbolic) else v for v in row]  # unknown.collapse, inlined (hot loop)
+        for c in coords:
+            new[c] = settling.atom(p * len(row) + c)
         if at:
-            new = [UNKNOWN if isinstance(v, _Symbolic) else v for v in row]
-            d = len(row)
-            for c in coords:
-                new[c] = settling.atom(p * d + c)
             settling.due.setdefault(at, []).append(p)
-            settling.normal_until[p] = at
-            return tuple(new)
-        settling.normal_until[p] = 0
-        if not _SYMBOLIC.isdisjoint(map(type, row)):
-            return tuple([UNKNOWN if isinstance(v, _Symbolic) else v for v in row])
-        return row
+        return tuple(new)
 
     def forgotten(self, p: int) -> frozenset[int]:
         """The coordinates of position p that this boundary replaces by atoms."""
@@ -157,5 +154,3 @@ def score_cols(score: Score, d: int) -> tuple[int, ...]:
     gates = score.circuit.gates
     touched = {a for g in gates for a in g.args} | set(score.circuit.outputs)
     return tuple({gates[k].index % d for k in touched if gates[k].kind is Kind.INPUT})  # type: ignore[operator]
-
-
