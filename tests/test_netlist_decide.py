@@ -110,6 +110,40 @@ def test_a_gate_of_24_inputs_is_linked_in_threshold_mode_with_no_solver(tmp_path
     assert stats["solver_runs"] == 0
 
 
+def test_the_solvers_total_time_on_a_netlist_link_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lemmas the kernel's own procedures leave open go to the solvers; past TOTAL_FACTOR per-lemma limits in
+    all, the rest are not asked (each lemma had a limit, the link none)."""
+    import time
+
+    from verified_aat.kernel import netlist_link, solvers
+    asked = []
+
+    def slow_unsat(text: str, timeout_ms: int) -> str:
+        asked.append(text)
+        time.sleep(timeout_ms / 1000)
+        return solvers.UNSAT
+
+    monkeypatch.setitem(solvers.SOLVERS, "z3", slow_unsat)
+    monkeypatch.setattr(solvers, "TOTAL_FACTOR", 2)
+    monkeypatch.setattr(netlist_link, "agree", lambda *args: None)  # branch and bound decides nothing,
+
+    def too_large(*args: Any) -> None:
+        raise netlist_link.TooLarge("the test's limit")
+
+    monkeypatch.setattr(netlist_link, "difference", too_large)  # nor the polynomial identity
+    ops = ["AND", "OR", "NAND", "NOR", "AND", "OR"]
+    path = tmp_path / "six.bench"
+    path.write_text("".join(f"INPUT(x{i})\n" for i in range(5)) + "".join(f"OUTPUT(g{j})\n" for j in range(6))
+                    + "".join(f"g{j} = {op}(x{j % 5}, x{(j + 1) % 5}, x{(j + 3) % 5})\n" for j, op in enumerate(ops)))
+    circuit = import_netlist(str(path), "threshold")
+    ctx = Context({"netlist": netlist_section(circuit)}, Options(timeout_ms=20))
+    ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
+                               extra_keys={"format", "version", "domain"})
+    problems, theorem, stats = link_report(ctx)
+    assert not problems and 2 <= len(asked) <= 4 < stats["lemmas"]  # ctx.unchecked: the verdict is not checked
+    assert any("solvers ran past 2 times the limit per lemma" in u for u in ctx.unchecked)
+
+
 @st.composite
 def operand_lemmas(draw: Any) -> tuple[list[Any], int, int, list[int], list[tuple[int, Any, Any]]]:
     """A threshold lemma with frontier variables v: operand forms F_i = α + β·v_j (F_j the first to name v_j,

@@ -6,6 +6,7 @@ that the verdict's trust line names, so it is counted with ``solvers.py``, apart
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 from typing import Any
 
@@ -16,9 +17,13 @@ from .report import SAT, UNSAT
 
 def solvers_verdict(ctx: Any, order: list[Node], lhs: int, rhs: int, bs: list[int]) -> tuple[str, int]:
     """("ok" | why not, solver runs): each solver of the options in turn; "ok" only if every one says unsat."""
-    from .solvers import SOLVERS
+    from .solvers import SOLVERS, out_of_time
     text, runs = smt_text(order, lhs, rhs, bs), 0
+    started = ctx.__dict__.setdefault("solvers_started", time.monotonic())  # the certificate's first solver run
     for solver in ctx.options.solvers:
+        late = out_of_time(started, ctx.options.timeout_ms)
+        if late:
+            return f"unknown: {late}", runs
         runs += 1
         ctx.solver_runs += 1
         try:

@@ -8,6 +8,8 @@ neither accepted nor rejected.
 
 from __future__ import annotations
 
+import time
+
 from .report import SAT, UNKNOWN, UNSAT  # noqa: F401 - re-exported
 
 
@@ -128,20 +130,36 @@ UNDECIDED_STOP = 3
 lemmas of sign atoms squared 15 times took a minute at Z3's memory cap; red team, round 7)."""
 
 
+TOTAL_FACTOR = 5
+"""The solvers' time on one certificate, in all, is at most TOTAL_FACTOR times the per-lemma limit (wall clock):
+past it the lemmas left are *unknown* without being asked. Each lemma had a limit and the certificate none, so
+true lemmas that each took a solver just under its limit added up without bound."""
+
+
+def out_of_time(started: float, timeout_ms: int | None) -> str | None:
+    """Why no more solver runs are started (``started``: the certificate's first run, ``time.monotonic()``)."""
+    if timeout_ms is None or time.monotonic() - started <= TOTAL_FACTOR * timeout_ms / 1000:
+        return None
+    return f"{UNKNOWN} (not asked: the solvers ran past {TOTAL_FACTOR} times the limit per lemma on this certificate)"
+
+
 def solve_all(jobs: list[tuple[str, str]], timeout_ms: int | None, workers: int = 1) -> list[str]:
     """The answers to (lemma text, solver) jobs, ``workers`` at a time in worker processes; once UNDECIDED_STOP
-    answers are neither sat nor unsat, the jobs left are *unknown* without being asked (the lemma is then not
-    checked, as for any unknown)."""
+    answers are neither sat nor unsat, or the solvers' total time is spent (:func:`out_of_time`), the jobs left
+    are *unknown* without being asked (the lemma is then not checked, as for any unknown)."""
     from concurrent.futures import ProcessPoolExecutor
     from contextlib import nullcontext
 
     answers: list[str] = []
-    step = max(1, min(workers, len(jobs)))
+    step, started = max(1, min(workers, len(jobs))), time.monotonic()
     with ProcessPoolExecutor(step) if step > 1 else nullcontext() as pool:
         for start in range(0, len(jobs), step):
             if sum(not a.startswith((UNSAT, SAT)) for a in answers) >= UNDECIDED_STOP:
                 return answers + [f"{UNKNOWN} (not asked: {UNDECIDED_STOP} lemmas were left undecided before it)"] * (
                     len(jobs) - len(answers))
+            late = out_of_time(started, timeout_ms)
+            if late:
+                return answers + [late] * (len(jobs) - len(answers))
             batch = jobs[start:start + step]
             answers += (pool.map(solve, [t for t, _ in batch], [s for _, s in batch], [timeout_ms] * len(batch))
                         if pool is not None else [solve(text, name, timeout_ms) for text, name in batch])
