@@ -1,7 +1,7 @@
 """The netlist link: the importer's trace lets the kernel prove that C equals the netlist.
 
 Every shared netlist (ISCAS, EPFL, Bristol Fashion), in both arithmetizations and with the
-linear and the depth-aware (cap) construction, is accepted by ``check_netlist``; forged
+linear and the depth-aware (cap) construction, is accepted by ``link_report``; forged
 sections (a changed coefficient, a changed gate, swapped outputs, a false annotation, an
 annotation over a higher gate, an input on the wrong gate, a lemma that needs the {0,1}
 hypotheses, a different netlist file, an edited Bristol gate, MAND pairing, EQ constant or
@@ -28,7 +28,7 @@ from verified_aat.circuits.ir import Circuit
 from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.circuits.link_section import netlist_section
 from verified_aat.kernel.data import load_circuit
-from verified_aat.kernel.netlist_link import check_netlist, link_report
+from verified_aat.kernel.netlist_link import link_report
 from verified_aat.kernel.context import Context
 from verified_aat.kernel.report import Options
 
@@ -56,7 +56,7 @@ def run(circuit: Circuit, section: dict | None, given: tuple[str, bytes] | None 
     ctx = Context(doc, Options(netlist=given))
     ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
                                extra_keys={"format", "version", "domain"})
-    problems, theorem = check_netlist(ctx)
+    problems, theorem, _ = link_report(ctx)
     return [getattr(p, "detail", p) for p in problems], theorem, ctx  # each problem as one line
 
 

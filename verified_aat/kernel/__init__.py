@@ -18,7 +18,7 @@ import json
 import zlib
 from typing import Any
 
-from .checks import VERSION
+from .agreement import VERSION
 from .entry import check_certificate as check
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
 

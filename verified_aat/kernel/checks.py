@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .agreement import VERSION, compare_derived, layers_needed, match_lemmas, stated_document, stated_hashes, summary
+from .agreement import compare_derived, layers_needed, match_lemmas, stated_document, stated_hashes, summary
 from .attention import BRUTE_FORCE_LIMIT, brute_force, budget_for, join, key_lemma
 from .structure import reads, score_reads
-from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, NotChecked, as_dict, as_list, as_rational, within,
+from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, within,
                    load_circuit, load_structure, load_transformer, need)
 from .defence import run_defence
 from .document_transformer import own_transformer_problems  # S2, shared with P2
 from .encoding import Illegitimate, build, encoding_digest
 from .layouts import OutsideLayout, construction_of
-from .netlist_link import check_netlist
+from .netlist_link import link_report
 from .obligations import Deriver, Reads, activation_params, frame_changes
 from .context import Context
 from .derivation import layer_functions
@@ -272,7 +272,7 @@ def _netlist(ctx: Context) -> list[str]:
     section or a netlist given with --circuit; without either there is no link to check (its own first case)."""
     if ctx.doc.get("netlist") is None and ctx.options.netlist is None:
         return []
-    problems, ctx.netlist_theorem = check_netlist(ctx)
+    problems, ctx.netlist_theorem, _ = link_report(ctx)
     return problems
 
 

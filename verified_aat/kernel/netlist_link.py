@@ -14,11 +14,11 @@ all of R^n (exact mode) or, under the hypotheses F_i ∈ {0,1} added to (b), the
 value on {0,1}^n (threshold mode); (c) carries this to C's outputs.
 
 A lemma is stated over *frontier* variables: in (b) and (c) the gates of the right side's
-forms (a gate with a one-term annotation t = c·w, an *alias*, rewritten to c·w); in (a)
+forms (a gate with a one-term annotation t = c·w, an *alias*, stands for w); in (a)
 the gates where both sides meet when expanded highest gate first.  Expanding a gate: a
 frontier gate is a variable (unless built from frontier gates only); an annotated gate
 (not the lemma's subject) becomes its annotation; any other gate its definition.  In (b)
-the F_i are named y_i, and an expanded sum that is an affine combination of the F_i
+the F_i are named y_i (one y for operand forms that expand to one node), and an expanded sum that is an affine combination of the F_i
 becomes that combination of the y_i.  A lemma that fails at its frontier is tried again at
 deeper cuts, last down to the inputs.  Only true equations are used (definitions;
 annotations, proved using lower annotations only), so every choice is sound and a missed
@@ -27,7 +27,7 @@ identities over Q (no sign may occur), in shifted coordinates (netlist_decide.di
 Threshold mode, when a sign occurs or the identity alone does not settle (b), checks a
 lemma over the y's alone (a frontier variable v with an operand form F_i = α + β·v written
 (y_i − α)/β) on all of {0,1}^k by branch and bound (at most BRANCHES branches),
-and asks the solvers otherwise.  Lemmas are decided once per canonical text (variables renamed by first
+and asks the solvers otherwise.  Lemmas are decided once per canonical listing (variables renamed by first
 occurrence).
 """
 
@@ -52,14 +52,9 @@ BOUND_WORK = 2_000_000        # and node intervals computed for it in all (a few
 UNDECIDED = 20                # lemmas left undecided (a limit, a solver's unknown) before the rest are not stated
 
 
-def check_netlist(ctx: Context) -> tuple[list[Problem | str], str]:
-    """(problems, theorem sentence) for the certificate's netlist section and ``--circuit NETLIST``."""
-    problems, theorem, _ = link_report(ctx)
-    return problems, theorem
-
-
 def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]:
-    """As :func:`check_netlist`, with counts: lemmas stated, distinct lemmas, solver runs."""
+    """(problems, theorem sentence, counts: lemmas stated, distinct lemmas, solver runs) for the certificate's
+    netlist section and ``--circuit NETLIST``."""
     raw = ctx.doc.get("netlist")
     if raw is None and ctx.options.netlist is not None and ctx.hashes.get("circuit") in ctx.options.binarized_sha256:
         ctx.unchecked.append(no_link(ctx))  # the netlist's circuit binarizes to the certified one (B)
@@ -101,13 +96,7 @@ class _Prover:
 
     def __init__(self, ctx: Context, gates: list[Gate], notes: dict[int, Form], threshold: bool):
         self.ctx, self.gates, self.notes, self.threshold = ctx, gates, notes, threshold
-        self.alias: dict[int, tuple[Number, int]] = {}  # t -> (c, w): t = c·w, w without alias
-        for t in sorted(notes):
-            const, terms = notes[t]
-            if const == 0 and len(terms) == 1:
-                c, base = self.alias.get(terms[0][0], (1, terms[0][0]))
-                self.alias[t] = (c * terms[0][1], base)
-        self.verdicts: dict[str, str] = {}
+        self.verdicts: dict[tuple[tuple[Node, ...], tuple[int, ...]], str] = {}
         self.stated = self.runs = self.undecided = 0
 
     # -- the three kinds --------------------------------------------------------
@@ -132,45 +121,34 @@ class _Prover:
                 if h not in sides[0]:
                     sides[0].add(h)
                     heapq.heappush(heap, -h)
-        const, terms = self.notes[t]
         self._decide(f"annotation of gate {t}", problems, frontier, t,
-                     lambda: (self._expand(t), self._affine(const, [(c, self._expand(g)) for g, c in terms]), []))
+                     lambda: (self._expand(t), self._form(self.notes[t]), []))
 
     def gate(self, gate: Any, form: Form, operands: list[Form], what: str, problems: list[Problem | str]) -> None:
-        """(b): F = OP(y_1..y_k) where y_i = F_i (and, in threshold mode, y_i ∈ {0,1});
-        equal operand forms share one y."""
-        ops: list[tuple[Number, dict[int, Number]]] = []
-        seen: dict[Any, int] = {}
-        which = []
-        for f in operands:
-            norm = self._norm(f)
-            key = (norm[0], tuple(norm[1].items()))
-            if key not in seen:
-                seen[key] = len(ops)
-                ops.append(norm)
-            which.append(seen[key])
-
+        """(b): F = OP(y_1..y_k) where y_i = F_i (and, in threshold mode, y_i ∈ {0,1}); operand forms
+        that expand to one node share one y."""
         def state() -> tuple[int, int, list[int]]:
-            b = [self._affine(const, [(c, self._expand(g)) for g, c in terms.items()]) for const, terms in ops]
-            self._eliminate(b)  # from here on, a sum that is an affine combination of the F_i uses the y_i
-            lhs = self._affine(form[0], [(c, self._expand(g)) for g, c in form[1]])
-            return lhs, multilinear(gate, [self._node(("y", i)) for i in which], self._affine, self._product), b
+            ys: dict[int, int] = {}  # an operand's node -> its y
+            which = [ys.setdefault(self._form(f), len(ys)) for f in operands]
+            self._eliminate(list(ys))  # from here on, a sum that is an affine combination of the F_i uses the y_i
+            lhs = self._form(form)
+            return lhs, multilinear(gate, [self._node(("y", i)) for i in which], self._affine, self._product), list(ys)
 
-        self._decide(what, problems, {g for _, terms in ops for g in terms}, None, state)
+        self._decide(what, problems, {self._base(g) for f in operands for g, _ in f[1]}, None, state)
 
     def output(self, o: int, form: Form, what: str, problems: list[Problem | str]) -> None:
-        const, terms = self._norm(form)
-        self._decide(what, problems, set(terms), None, lambda: (
-            self._expand(o), self._affine(const, [(c, self._expand(g)) for g, c in terms.items()]), []))
+        self._decide(what, problems, {self._base(g) for g, _ in form[1]}, None,
+                     lambda: (self._expand(o), self._form(form), []))
 
     # -- statements -------------------------------------------------------------
-    def _norm(self, form: Form) -> tuple[Number, dict[int, Number]]:
-        """``form`` with aliased gates rewritten to their base gates."""
-        acc: dict[int, Number] = {}
-        for g, c in form[1]:
-            k, base = self.alias.get(g, (1, g))
-            acc[base] = acc.get(base, 0) + c * k
-        return form[0], {g: c for g, c in sorted(acc.items()) if c != 0}
+    def _base(self, g: int) -> int:
+        """The gate an alias stands for: t = c·w (a one-term annotation) is w, through chains of them."""
+        while g in self.notes and self.notes[g][0] == 0 and len(self.notes[g][1]) == 1:
+            g = self.notes[g][1][0][0]
+        return g
+
+    def _form(self, form: Form) -> int:
+        return self._affine(form[0], [(c, self._expand(g)) for g, c in form[1]])
 
     def _deps(self, g: int, subject: int | None) -> list[int]:
         if g != subject and g in self.notes:
@@ -302,10 +280,11 @@ class _Prover:
             self.basis: list[tuple[int, dict[int, Number], dict[int, Number], Number]] = []
             try:
                 lhs, rhs, bs = state()
-                text, order, roots = self._canonical([lhs, rhs] + bs)
-                if text not in self.verdicts:
-                    self.verdicts[text] = self._verdict(order, roots)
-                verdict = self.verdicts[text]
+                order, roots = self._canonical([lhs, rhs] + bs)
+                key = (tuple(order), tuple(roots))
+                if key not in self.verdicts:
+                    self.verdicts[key] = self._verdict(order, roots)
+                verdict = self.verdicts[key]
             except TooLarge as exc:
                 verdict = f"too large to check: {exc}"
             first = verdict if not first or first.startswith("unknown:") else first
@@ -328,12 +307,12 @@ class _Prover:
         if self.undecided == UNDECIDED:
             self.ctx.unchecked.append(f"netlist link: the lemmas after these {UNDECIDED} undecided ones are not stated")
 
-    def _canonical(self, roots: list[int]) -> tuple[str, list[Node], list[int]]:
-        """Post-order listing of the nodes under ``roots``, variables renamed by first occurrence."""
+    def _canonical(self, roots: list[int]) -> tuple[list[Node], list[int]]:
+        """Post-order listing of the nodes under ``roots``, variables renamed by first occurrence: equal listings
+        (and roots) are one lemma, decided once."""
         new: dict[int, int] = {}
         names: dict[int, int] = {}
         order: list[Node] = []
-        lines: list[str] = []
         for root in roots:
             stack = [root]
             while stack:
@@ -352,10 +331,7 @@ class _Prover:
                     item = (key[0], tuple(new[m] for m in kids)) if kids else key
                 new[n] = len(order)
                 order.append(item)
-                lines.append(" ".join([item[0], str(item[1])] + [f"{m}:{c}" for m, c in item[2]]) if item[0] == "+"
-                             else " ".join([item[0]] + [str(x) for x in item[1]]) if kids else f"{item[0]} {item[1]}")
-        lines.append("roots " + " ".join(str(new[r]) for r in roots))
-        return "\n".join(lines), order, [new[r] for r in roots]
+        return order, [new[r] for r in roots]
 
     def _verdict(self, order: list[Node], roots: list[int]) -> str:
         lhs, rhs, bs = roots[0], roots[1], roots[2:]
