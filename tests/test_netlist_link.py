@@ -195,7 +195,7 @@ def test_swapped_outputs_are_rejected() -> None:
 @needs_shared
 def test_a_false_annotation_is_rejected() -> None:
     section = section_of("iscas85/c17.bench", "exact", 16)
-    gate, form = section["annotations"][0]
+    gate, form, _ = section["annotations"][0]
     form[1][0][1] = "-2" if form[1][0][1] != "-2" else "-3"
     rejected(imported("iscas85/c17.bench", "exact", 16), section, f"annotation of gate {gate}", "does not hold")
 
@@ -203,7 +203,7 @@ def test_a_false_annotation_is_rejected() -> None:
 @needs_shared
 def test_an_annotation_over_a_higher_gate_is_rejected() -> None:
     section = section_of("iscas85/c17.bench", "exact", 16)
-    gate, form = section["annotations"][0]
+    gate, form, _ = section["annotations"][0]
     form[1].append([gate + 1, "1"])  # still a well-formed form: gates increasing, in range
     rejected(imported("iscas85/c17.bench", "exact", 16), section, f"annotation of gate {gate}", "lower gates only")
     section = section_of("iscas85/c17.bench", "exact", 16)

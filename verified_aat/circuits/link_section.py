@@ -19,6 +19,7 @@ same inputs give byte-identical sections.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 from dataclasses import replace
 from fractions import Fraction
@@ -28,6 +29,8 @@ from .affine import Engine, Form
 from .ir import Circuit, Kind
 from .json_format import circuit_sha256
 from .netlists import Netlist
+
+MAX_MEET = 100_000  # gates met on both sides of one annotation's lemma (the kernel's MAX_NODES)
 
 
 def _q(value: Any) -> str:
@@ -88,9 +91,38 @@ def link_section(circuit: Circuit, eng: Engine, netlist: Netlist, cands: dict[st
     signals = {name: [[form_json(f.const, [(index[w], c) for w, c in f.terms]), list(origin)]
                       for f, origin in cands[name]]
                for name in list(netlist.inputs) + [g.name for g in netlist.gates]}
+    args = [g.args if g.kind is not Kind.INPUT else None for g in circuit.gates] + [
+        None if s[0] == "input" else () if s[0] == "const" else s[1] for s in shadow]
+    deps = {g: [h for h, _ in form[1]] for g, form in notes.items()}
     return {"file": file, "format": fmt, "mode": mode, "sha256": hashlib.sha256(data).hexdigest(), "text": text,
-            "shadow": shadow, "annotations": [[g, notes[g]] for g in sorted(notes)], "signals": signals,
-            "outputs": list(chosen)}
+            "shadow": shadow, "annotations": [[g, notes[g], _meet(g, deps, args)] for g in sorted(notes)],
+            "signals": signals, "outputs": list(chosen)}
+
+
+def _meet(t: int, notes: dict[int, list[int]], args: list[Any]) -> list[int]:
+    """The cut the kernel proves annotation ``t`` at: the gates where t's definition and its annotation meet
+    when both are expanded highest gate first (an annotated gate other than t by its annotation, an input
+    (``args`` None) never).  Past MAX_MEET gates, the part met so far: any cut is sound, the kernel tries
+    deeper ones where a lemma fails at it (docs/soundness.md N)."""
+    def deps(g: int) -> list[int]:
+        return notes[g] if g != t and g in notes else list(args[g] or ())
+    left, right = set(deps(t)), set(notes[t])
+    heap = [-g for g in left | right]
+    heapq.heapify(heap)
+    cut: set[int] = set()
+    while heap and len(left) + len(right) <= MAX_MEET:
+        g = -heapq.heappop(heap)
+        if heap and -heap[0] == g:
+            continue
+        sides = [side for side in (left, right) if g in side]
+        if len(sides) == 2 or args[g] is None:
+            cut.add(g)
+            continue
+        for h in deps(g):
+            if h not in sides[0]:
+                sides[0].add(h)
+                heapq.heappush(heap, -h)
+    return sorted(cut)
 
 
 

@@ -14,26 +14,27 @@ all of R^n (exact mode) or, under the hypotheses F_i ∈ {0,1} added to (b), the
 value on {0,1}^n (threshold mode); (c) carries this to C's outputs.
 
 A lemma is stated over *frontier* variables: in (b) and (c) the gates of the right side's
-forms (a gate with a one-term annotation t = c·w, an *alias*, stands for w); in (a)
-the gates where both sides meet when expanded highest gate first.  Expanding a gate: a
+forms (a gate with a one-term annotation t = c·w, an *alias*, stands for w); in (a) the
+cut the section states with the annotation (the engine's: where both sides meet when
+expanded highest gate first; any cut is sound, a poor one only fails).  Expanding a gate: a
 frontier gate is a variable (unless built from frontier gates only); an annotated gate
 (not the lemma's subject) becomes its annotation; any other gate its definition.  In (b)
-the F_i are named y_i (one y for operand forms that expand to one node), and an expanded sum that is an affine combination of the F_i
-becomes that combination of the y_i.  A lemma that fails at its frontier is tried again at
-deeper cuts, last down to the inputs.  Only true equations are used (definitions;
-annotations, proved using lower annotations only), so every choice is sound and a missed
-one is a rejection (one past the size limits is not decided).  Exact mode decides polynomial
-identities over Q (no sign may occur), in shifted coordinates (netlist_decide.difference).
+the F_i are named y_i (one y for operand forms that expand to one node), and an expanded
+sum that is an affine combination of the F_i becomes that combination of the y_i.  A lemma
+that fails at its frontier is tried again at deeper cuts, last down to the inputs.  Only
+true equations are used (definitions; annotations, proved using lower annotations only),
+so every choice is sound and a missed one is a rejection (one past the size limits is not
+decided).  Exact mode decides polynomial identities over Q (no sign may occur), in shifted
+coordinates (netlist_decide.difference).
 Threshold mode, when a sign occurs or the identity alone does not settle (b), checks a
 lemma over the y's alone (a frontier variable v with an operand form F_i = α + β·v written
 (y_i − α)/β) on all of {0,1}^k by branch and bound (at most BRANCHES branches),
-and asks the solvers otherwise.  Lemmas are decided once per canonical listing (variables renamed by first
-occurrence).
+and asks the solvers otherwise.  Lemmas are decided once per canonical listing (variables
+renamed by first occurrence).
 """
 
 from __future__ import annotations
 
-import heapq
 from fractions import Fraction
 from typing import Any
 
@@ -76,7 +77,7 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
     problems: list[Problem | str] = []
     prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold")
     for t in sorted(link.notes):
-        prover.annotation(t, problems)
+        prover.annotation(t, link.cuts[t], problems)
     for gate in link.netlist.gates:
         for k, (form, origin) in enumerate(link.cands[gate.name]):
             operands = [link.cands[a][o][0] for a, o in zip(gate.args, origin)]
@@ -92,7 +93,7 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
 
 
 class _Prover:
-    """States lemmas as hash-consed expression DAGs and decides each canonical text once."""
+    """States lemmas as hash-consed expression DAGs and decides each canonical listing once."""
 
     def __init__(self, ctx: Context, gates: list[Gate], notes: dict[int, Form], threshold: bool):
         self.ctx, self.gates, self.notes, self.threshold = ctx, gates, notes, threshold
@@ -100,28 +101,9 @@ class _Prover:
         self.stated = self.runs = self.undecided = 0
 
     # -- the three kinds --------------------------------------------------------
-    def annotation(self, t: int, problems: list[Problem | str]) -> None:
-        """(a): expand both sides, highest gate first; a gate on both sides (or an input) is a variable."""
-        left, right = set(self._deps(t, t)), {g for g, _ in self.notes[t][1]}
-        heap = [-g for g in left | right]
-        heapq.heapify(heap)
-        frontier: set[int] = set()
-        while heap:
-            g = -heapq.heappop(heap)
-            if heap and -heap[0] == g:
-                continue
-            if len(left) + len(right) > MAX_NODES:
-                self._undecided(f"annotation of gate {t}: the lemma is too large to check (the sides do not meet)")
-                return
-            sides = [side for side in (left, right) if g in side]
-            if len(sides) == 2 or self.gates[g].op == "input":
-                frontier.add(g)
-                continue
-            for h in self._deps(g, t):
-                if h not in sides[0]:
-                    sides[0].add(h)
-                    heapq.heappush(heap, -h)
-        self._decide(f"annotation of gate {t}", problems, frontier, t,
+    def annotation(self, t: int, cut: set[int], problems: list[Problem | str]) -> None:
+        """(a): t's definition against its annotation, at the cut the section states for it."""
+        self._decide(f"annotation of gate {t}", problems, cut, t,
                      lambda: (self._expand(t), self._form(self.notes[t]), []))
 
     def gate(self, gate: Any, form: Form, operands: list[Form], what: str, problems: list[Problem | str]) -> None:

@@ -145,6 +145,7 @@ class Link:
     netlist: Netlist
     gates: list[Gate]                                   # C's gates, then the shadow gates
     notes: dict[int, Form]                              # annotations: gate -> form over lower gates
+    cuts: dict[int, set[int]]                           # annotated gate -> the cut its lemma is stated at
     cands: dict[str, list[tuple[Form, list[int]]]]      # signal -> [(form, from)]
     outputs: list[int]                                  # netlist output j -> its candidate index
 
@@ -178,28 +179,32 @@ def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | P
         return Problem(f"the netlist has {len(net.inputs)} inputs and {len(net.outputs)} outputs, C has {C.n_inputs} "
                        f"and {len(C.outputs)}")
     gates = _shadow(sec["shadow"], C)
-    notes = _annotations(sec["annotations"], len(gates))
+    notes, cuts = _annotations(sec["annotations"], len(gates))
     cands = _candidates(as_dict(sec["signals"], "$.netlist.signals", set(net.inputs) | {g.name for g in net.gates}),
                         net, C, len(gates))
     outs = as_list(sec["outputs"], "$.netlist.outputs", len(net.outputs), size=False)
     need(len(outs) == len(net.outputs), "$.netlist.outputs", "needs one candidate index per netlist output")
     for j, (s, o) in enumerate(zip(net.outputs, outs)):
         as_int(o, f"$.netlist.outputs[{j}]", 0, len(cands[s]) - 1)
-    return Link(name, sha, mode, net, gates, notes, cands, outs)
+    return Link(name, sha, mode, net, gates, notes, cuts, cands, outs)
 
 
-def _annotations(raw: Any, size: int) -> dict[int, Form]:
-    """The annotations ``t = A_t``: each gate at most once, over lower gates only."""
+def _annotations(raw: Any, size: int) -> tuple[dict[int, Form], dict[int, set[int]]]:
+    """The annotations ``t = A_t``: each gate at most once, over lower gates only; and each one's cut (any gates:
+    every cut is sound, docs/soundness.md N)."""
     notes: dict[int, Form] = {}
+    cuts: dict[int, set[int]] = {}
     for k, entry in enumerate(as_list(raw, "$.netlist.annotations", size)):
         where = f"$.netlist.annotations[{k}]"
-        need(type(entry) is list and len(entry) == 2, where, "expected [gate, form]")
+        need(type(entry) is list and len(entry) == 3, where, "expected [gate, form, cut]")
         t = as_int(entry[0], where + "[0]", 0, size - 1)
         need(t not in notes, where, f"gate {t} is annotated twice")
         notes[t] = _form(entry[1], where + "[1]", size)
         need(all(g < t for g, _ in notes[t][1]), where,
              f"the annotation of gate {t} uses a gate that is not lower (annotations may use lower gates only)")
-    return notes
+        cut = as_list(entry[2], where + "[2]", t, size=False)  # longer than t: a gate twice
+        cuts[t] = {as_int(g, f"{where}[2][{j}]", 0, t - 1) for j, g in enumerate(cut)}
+    return notes, cuts
 
 
 def _candidates(signals: dict[str, Any], net: Netlist, C: Circuit, size: int) -> dict[str, list[tuple[Form, list[int]]]]:
