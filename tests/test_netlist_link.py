@@ -27,7 +27,7 @@ from verified_aat.circuits.arithmetize import import_netlist
 from verified_aat.circuits.ir import Circuit
 from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.circuits.link_section import netlist_section
-from verified_aat.kernel.data import load_circuit
+from verified_aat.kernel.data import Malformed, load_circuit
 from verified_aat.kernel.netlist_link import link_report
 from verified_aat.kernel.context import Context
 from verified_aat.kernel.report import Options
@@ -56,7 +56,10 @@ def run(circuit: Circuit, section: dict | None, given: tuple[str, bytes] | None 
     ctx = Context(doc, Options(netlist=given))
     ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
                                extra_keys={"format", "version", "domain"})
-    problems, theorem, _ = link_report(ctx)
+    try:
+        problems, theorem, _ = link_report(ctx)
+    except Malformed as exc:  # a malformed field, the netlist's text too: rules.run_checks makes it the rejection
+        problems, theorem = [str(exc)], ""
     return [getattr(p, "detail", p) for p in problems], theorem, ctx  # each problem as one line
 
 

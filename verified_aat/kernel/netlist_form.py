@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .problems import render
+from .data import Malformed
 
 Gates = list[tuple["NGate", int]]  # (gate, its line) in file order
 
 
-class NetlistError(ValueError):
-    """A netlist that does not parse: a fixed message whose fields name the offending text, in full in ``data``."""
+class NetlistError(Malformed):
+    """A netlist that does not parse, a malformed ``$.netlist.text`` (a rejection, as every malformed field is:
+    ``rules.run_checks``): a fixed message whose fields name the offending text, in full in ``data``."""
 
     def __init__(self, message: str, **data: object):
-        super().__init__(render(message, data))
-        self.message, self.data = message, data
+        super().__init__("$.netlist.text", message, data)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import re
 
 from .data import NotChecked
 from .netlist_parse import Netlist, NetlistError, parse
+from .problems import render
 
 
 class MalformedNetlist(ValueError):
@@ -31,8 +32,9 @@ def read_given(data: bytes, fmt: str, drop_dead: bool = False) -> Netlist:
     try:
         return parse(text, fmt, drop_dead and fmt in ("bench", "blif"))
     except (NotChecked, NetlistError) as exc:  # a size limit of the kernel's reader, too: for the command, bad input
-        found = _AT_LINE.match(str(exc))
+        message = render(exc.message, exc.data) if isinstance(exc, NetlistError) else str(exc)  # without a JSON path
+        found = _AT_LINE.match(message)
         if found is None:
-            raise MalformedNetlist(str(exc), None) from None
+            raise MalformedNetlist(message, None) from None
         line = int(found.group(2)) or None  # line 0: a gate without a line (an AIGER AND)
-        raise MalformedNetlist((found.group(1) or "") + str(exc)[found.end():], line) from None
+        raise MalformedNetlist((found.group(1) or "") + message[found.end():], line) from None

@@ -38,8 +38,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .data import Gate, Malformed, Number
-from .netlist_parse import Form, NetlistError, load_link, multilinear
+from .data import Gate, Number
+from .netlist_parse import Form, load_link, multilinear
 from .context import Context
 from .netlist_decide import Node, agree, children, difference, over_operands
 from .problems import Problem, no_link
@@ -66,12 +66,7 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
     C = ctx.original if ctx.original is not None else ctx.circuit  # with a record of the circuit before binarization, the link is about it (B)
     if C is None:
         return ["the certificate's circuit was not loaded"], "", {}
-    try:
-        link = load_link(raw, C, ctx.options.netlist)
-    except Malformed as exc:
-        return [Problem("{path:120}: " + exc.message, {**exc.data, "path": exc.path})], "", {}
-    except NetlistError as exc:
-        return [Problem("$.netlist.text: " + exc.message, exc.data)], "", {}
+    link = load_link(raw, C, ctx.options.netlist)  # a malformed field (the netlist's text too) raises Malformed
     if isinstance(link, Problem):
         return [link], "", {}
     problems: list[Problem | str] = []
