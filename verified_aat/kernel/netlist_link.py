@@ -169,34 +169,32 @@ class _Prover:
 
     def _combination(self, const: Number, rest: dict[int, Number]) -> int | None:
         """β + Σ α_i·y_i if const + Σ rest[n]·n (n nodes) is β + Σ α_i·F_i (elimination on the basis)."""
-        ys: dict[int, Number] = {}
-        for pivot, vector, combination, c0 in self.basis:
-            a = Fraction(rest.get(pivot, 0)) / vector[pivot]
-            if a:
-                for h, c in vector.items():
-                    rest[h] = rest.get(h, 0) - a * c
-                for i, c in combination.items():
-                    ys[i] = ys.get(i, 0) + a * c
-                const -= a * c0
-        if not ys or any(c != 0 for c in rest.values()):
+        vector, taken, const = self._reduce(rest, {}, const)  # the sum is const − Σ taken_i·F_i + vector
+        if vector or not taken:
             return None
-        return self._affine(const, [(c, self._node(("y", i))) for i, c in ys.items()])
+        return self._affine(const, [(-c, self._node(("y", i))) for i, c in taken.items()])
 
     def _eliminate(self, operands: list[int]) -> None:
         """A row-echelon basis of the operand nodes: (pivot, sum part, its y combination, constant)."""
         for i, n in enumerate(operands[:MAX_BASIS]):
             key = self.defs[n]
             c0, form = (key[1], dict(key[2])) if key[0] == "+" else (key[1], {}) if key[0] == "n" else (0, {n: 1})
-            vector, combination = form, {i: Fraction(1)}
-            for pivot, v, comb, c in self.basis:
-                a = Fraction(vector.get(pivot, 0)) / v[pivot]
-                if a:
-                    vector = {h: x for h in vector.keys() | v.keys() if (x := vector.get(h, 0) - a * v.get(h, 0))}
-                    combination = {j: x for j in combination.keys() | comb.keys()
-                                   if (x := combination.get(j, 0) - a * comb.get(j, 0))}
-                    c0 -= a * c
+            vector, combination, c0 = self._reduce(form, {i: Fraction(1)}, c0)
             if vector:
                 self.basis.append((min(vector), vector, combination, c0))
+
+    def _reduce(self, vector: dict[int, Number], combination: dict[int, Number], c0: Number
+                ) -> tuple[dict[int, Number], dict[int, Number], Number]:
+        """vector + c0 less a·(row) for each basis row, a clearing the row's pivot, and ``combination`` less a·(the
+        row's y combination): vector + c0 − Σ combination_i·F_i is kept."""
+        for pivot, v, comb, c in self.basis:
+            a = Fraction(vector.get(pivot, 0)) / v[pivot]
+            if a:
+                vector = {h: x for h in vector.keys() | v.keys() if (x := vector.get(h, 0) - a * v.get(h, 0))}
+                combination = {j: x for j in combination.keys() | comb.keys()
+                               if (x := combination.get(j, 0) - a * comb.get(j, 0))}
+                c0 -= a * c
+        return vector, combination, c0
 
     def _expand(self, root: int) -> int:
         stack, steps = [root], 0
