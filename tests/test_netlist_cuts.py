@@ -63,3 +63,12 @@ def test_a_cut_that_is_not_a_set_of_lower_gates_is_malformed() -> None:
     section = copy.deepcopy(honest)
     section["annotations"][0] = section["annotations"][0][:2]  # the format before the cut was stated
     rejected(circuit, section, "$.netlist.annotations[0]", "expected [gate, form, cut]")
+
+
+@needs_shared
+def test_a_shadow_gate_is_never_an_input() -> None:
+    """The section's shadow gates are the importer's pruned wires, never inputs (inputs are always kept): the kernel
+    reads constants, sums, products and signs only."""
+    circuit, section = imported(*CASES[0]), section_of(*CASES[0])
+    section["shadow"].append(["input", 0])
+    rejected(circuit, section, "$.netlist.shadow", "expected [op, argument] with op const, add, mul or sign")

@@ -92,7 +92,7 @@ def link_section(circuit: Circuit, eng: Engine, netlist: Netlist, cands: dict[st
                       for f, origin in cands[name]]
                for name in list(netlist.inputs) + [g.name for g in netlist.gates]}
     args = [g.args if g.kind is not Kind.INPUT else None for g in circuit.gates] + [
-        None if s[0] == "input" else () if s[0] == "const" else s[1] for s in shadow]
+        () if s[0] == "const" else s[1] for s in shadow]  # a shadow gate is never an input (the assert above)
     deps = {g: [h for h, _ in form[1]] for g, form in notes.items()}
     return {"file": file, "format": fmt, "mode": mode, "sha256": hashlib.sha256(data).hexdigest(), "text": text,
             "shadow": shadow, "annotations": [[g, notes[g], _meet(g, deps, args)] for g in sorted(notes)],

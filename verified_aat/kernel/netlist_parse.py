@@ -249,12 +249,10 @@ def _shadow(raw: Any, C: Circuit) -> list[Gate]:
     gates = list(C.gates)
     for k, entry in enumerate(as_list(raw, "$.netlist.shadow", MAX_SHADOW)):
         where, g = f"$.netlist.shadow[{k}]", len(gates)
-        need(type(entry) is list and len(entry) == 2 and entry[0] in ("input", "const", "add", "mul", "sign"),
-             where, "expected [op, argument] with op input, const, add, mul or sign")
+        need(type(entry) is list and len(entry) == 2 and entry[0] in ("const", "add", "mul", "sign"),
+             where, "expected [op, argument] with op const, add, mul or sign (C's inputs are C's gates)")
         op, arg = entry
-        if op == "input":
-            gates.append(Gate("input", index=as_int(arg, where + "[1]", 0, C.n_inputs - 1)))
-        elif op == "const":
+        if op == "const":
             gates.append(Gate("const", value=as_rational(arg, where + "[1]")))
         else:
             args = as_list(arg, where + "[1]", MAX_FORM_TERMS)
