@@ -60,10 +60,10 @@ OVER_TARGET = {"schematic": 3_012,
                "per-circuit with a binarization section": 3_072,
                "per-circuit with a circuit file (.circ)": 3_118,
                "per-circuit with a circuit file (JSON)": 3_098,
-               "per-circuit with a netlist link (Bench)": 3_842,
-               "per-circuit with a netlist link (BLIF)": 3_912,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_854,
-               "per-circuit with a netlist link (AIGER)": 3_981,
+               "per-circuit with a netlist link (Bench)": 3_836,
+               "per-circuit with a netlist link (BLIF)": 3_906,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_848,
+               "per-circuit with a netlist link (AIGER)": 3_978,
                "schematic with an embedded circuit (certify --every-k)": 3_056,
                "schematic instantiated at a circuit file (.circ)": 3_220,
                "schematic instantiated at a circuit file (JSON)": 3_200}  # not there yet: no growth (the last: +3 in
@@ -132,7 +132,9 @@ OVER_TARGET = {"schematic": 3_012,
 # netlist that does not parse as a malformed $.netlist.text (NetlistError is a Malformed), made a rejection by
 # rules.run_checks as every malformed field is, instead of a second conversion in the link; -2 for one
 # elimination loop (_reduce) under both the operands' row-echelon basis and a sum's rewriting in the y; -2 for
-# shadow gates that are never inputs, as the engine never wrote one (it keeps every input))
+# shadow gates that are never inputs, as the engine never wrote one (it keeps every input); -6 netlist (AIGER -3)
+# for the AIGER reader writing the canonical form and its own errors (a NetlistError, or NotChecked past a header's
+# limits), as the other readers do, instead of netlist_parse converting both)
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -12,20 +12,25 @@ a gate of its own: ``BUFF``/``NOT`` of its variable or a constant.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .data import NotChecked
+from .netlist_form import Gates, NetlistError, NGate
 
 MAX_VARIABLES = 10_000_000
 _NEWLINE = b"\n"
 
 
-class AigerError(ValueError):
-    pass
+class AigerError(NetlistError):
+    """AIGER text the reader does not read (a netlist that does not parse)."""
+
+    def __init__(self, message: str):
+        super().__init__("AIGER: {error:200}", error=message)
 
 
-class PastLimit(AigerError, NotChecked):
+class PastLimit(NotChecked):
     """A header past the kernel's limits: the link is *not checked*, never rejected (the engine: bad input)."""
+
+    def __init__(self, message: str):
+        super().__init__(f"AIGER: {message} (the netlist's text)")
 
 
 def _uint(token: bytes, where: str) -> int:
@@ -35,9 +40,8 @@ def _uint(token: bytes, where: str) -> int:
     return int(token)
 
 
-def read(data: bytes, expect: tuple[int, int] | None = None
-         ) -> tuple[list[str], list[str], list[tuple[str, str, tuple[str, ...], str]]]:
-    """(inputs, outputs, gates as (name, op, args, cube)) in file order.  With ``expect`` = (inputs, outputs)
+def read(data: bytes, expect: tuple[int, int] | None = None) -> tuple[list[str], list[str], Gates]:
+    """(inputs, outputs, gates) in file order, in the canonical form of ``netlist_form.py`` (an AND has no line).  With ``expect`` = (inputs, outputs)
     of the circuit it must match, the header is compared before anything is built: binary AIGER's inputs
     are implicit, so a 29-byte header could otherwise make the reader build 10⁷ literals."""
     head, _, body = data.partition(b"\n")
@@ -143,7 +147,7 @@ def _symbols(rest: bytes, n_in: int, n_out: int, first: int) -> dict[tuple[str, 
 
 
 def _netlist(ins: list[int], outs: list[int], ands: list[tuple[int, int, int]], names: dict[tuple[str, int], str]
-             ) -> tuple[list[str], list[str], list[tuple[str, str, tuple[str, ...], str]]]:
+             ) -> tuple[list[str], list[str], Gates]:
     inputs = [names.get(("i", k), f"i{k}") for k in range(len(ins))]
     outputs = [names.get(("o", k), f"o{k}") for k in range(len(outs))]
     every = inputs + outputs
@@ -162,10 +166,10 @@ def _netlist(ins: list[int], outs: list[int], ands: list[tuple[int, int, int]], 
         if lhs >> 1 in var:
             raise AigerError(f"variable {lhs >> 1} is defined twice")
         var[lhs >> 1] = f"{p}a{lhs >> 1}"
-    gates: list[tuple[str, str, tuple[str, ...], str]] = []
+    gates: Gates = []
     if any(x < 2 for _, b, c in ands for x in (b, c)):
         var[0] = f"{p}false"
-        gates.append((var[0], "CONST0", (), ""))
+        gates.append((NGate(var[0], "CONST0", ()), 0))
 
     def name_of(lit: int) -> str:
         if lit >> 1 not in var:
@@ -173,9 +177,8 @@ def _netlist(ins: list[int], outs: list[int], ands: list[tuple[int, int, int]], 
         return var[lit >> 1]
     for lhs, b, c in ands:
         cube = ("0" if b & 1 else "1") + ("0" if c & 1 else "1")
-        gates.append((var[lhs >> 1], "AND" if cube == "11" else "CUBE", (name_of(b), name_of(c)), cube))
+        gates.append((NGate(var[lhs >> 1], "AND" if cube == "11" else "CUBE", (name_of(b), name_of(c)), cube), 0))
     for lit, name in zip(outs, outputs):
-        gate: tuple[Any, ...] = (name, "CONST1" if lit else "CONST0", (), "") if lit < 2 else \
-            (name, "NOT" if lit & 1 else "BUFF", (name_of(lit),), "")
-        gates.append(gate)  # type: ignore[arg-type]
+        gates.append((NGate(name, "CONST1" if lit else "CONST0", ()) if lit < 2 else
+                      NGate(name, "NOT" if lit & 1 else "BUFF", (name_of(lit),)), 0))
     return inputs, outputs, gates

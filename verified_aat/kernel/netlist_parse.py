@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .data import Circuit, Gate, NotChecked, Number, as_dict, as_int, as_list, as_rational, need, within
+from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need, within
 from .netlist_form import NGate, NetlistError
 from .problems import Problem
 
@@ -34,15 +34,9 @@ class Netlist:
 def parse(text: str, fmt: str, drop_dead: bool = False, expect: tuple[int, int] | None = None) -> Netlist:
     """The netlist; ``expect`` = (inputs, outputs) lets a reader whose header fixes them refuse early."""
     within(len(text) <= MAX_NETLIST_CHARS, "$.netlist.text", f"{len(text)} characters (at most {MAX_NETLIST_CHARS})")
-    if fmt == "aiger":  # the file's bytes, one character each
-        from .aiger_parse import AigerError, read
-        try:
-            ins, outs, rows = read(text.encode("latin-1"), expect)
-        except NotChecked as exc:  # a header past the reader's limits
-            raise NotChecked(f"AIGER: {exc} (the netlist's text)") from None
-        except (AigerError, UnicodeEncodeError) as exc:
-            raise NetlistError("AIGER: {error:200}", error=str(exc)) from None
-        return _order(ins, outs, [(NGate(name, op, args, cube), 0) for name, op, args, cube in rows])
+    if fmt == "aiger":  # the file's bytes, one character each (load_link and read_given make sure they are)
+        from .aiger_parse import read
+        return _order(*read(text.encode("latin-1"), expect))
     text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark, as a text editor may write one (and .circ allows)
     bad = re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text)
     if bad:
