@@ -428,3 +428,24 @@ def test_a_byte_order_mark_is_read_as_text_editors_write_it(tmp_path: Path, name
         assert problems == [] and theorem, problems
         problems, _, _ = run(with_mark, section, (plain.name, plain.read_bytes()))
         assert problems and "not the certificate's embedded netlist" in problems[0]
+
+
+def test_the_link_has_one_work_bound_for_all_its_lemmas(tmp_path: Path) -> None:
+    """Each lemma had a bound (100,000 nodes), the link none: a chain of 99,999 shadow sums t = t' + 0, equal to x0,
+    named as the candidate of every other BUFF of a 40-gate chain made each lemma expand the whole chain (100 BUFFs:
+    22 s, accepted; 2,000 would be about 450 s). Past LINK_WORK steps, and 64 a netlist gate, the rest are not stated:
+    not checked, never a rejection (the lemmas are true)."""
+    n = 40
+    path = tmp_path / "buffers.bench"
+    path.write_text("INPUT(x0)\nOUTPUT(b39)\n" + "".join(f"b{k} = BUFF({'x0' if k == 0 else f'b{k - 1}'})\n"
+                                                         for k in range(n)))
+    circuit = import_netlist(str(path), "exact")
+    section = netlist_section(circuit)
+    size = circuit.size
+    section["shadow"] = [["const", "0"]] + [["add", [size - 1 if i == 0 else size + i, size]] for i in range(99_999)]
+    top = size + 99_999
+    for k in range(n):
+        section["signals"][f"b{k}"] = [[["0", [[top if k % 2 == 0 else size - 1, "1"]]], [0]]]
+    problems, theorem, ctx = run(circuit, section)
+    assert not problems and theorem  # every stated lemma holds ...
+    assert any("the expansions passed 10002560 steps" in u for u in ctx.unchecked)  # ... but not all were stated

@@ -51,6 +51,7 @@ MAX_BASIS = 64                # operands a sum is matched against
 BRANCHES = 1 << 16            # branches of a threshold lemma over the y alone checked on {0,1}^k (netlist_decide)
 BOUND_WORK = 2_000_000        # and node intervals computed for it in all (a few seconds)
 UNDECIDED = 20                # lemmas left undecided (a limit, a solver's unknown) before the rest are not stated
+LINK_WORK = 10_000_000        # expansion steps and operands read by all lemmas together, and 64 a netlist gate
 
 
 def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]:
@@ -70,7 +71,8 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
     if isinstance(link, Problem):
         return [link], "", {}
     problems: list[Problem | str] = []
-    prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold")
+    prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold",  # FP-mul's link: 857,479 steps,
+                     LINK_WORK + 64 * len(link.netlist.gates))  # 19 a netlist gate
     for t in sorted(link.notes):
         prover.annotation(t, link.cuts[t], problems)
     for gate in link.netlist.gates:
@@ -90,10 +92,10 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
 class _Prover:
     """States lemmas as hash-consed expression DAGs and decides each canonical listing once."""
 
-    def __init__(self, ctx: Context, gates: list[Gate], notes: dict[int, Form], threshold: bool):
-        self.ctx, self.gates, self.notes, self.threshold = ctx, gates, notes, threshold
+    def __init__(self, ctx: Context, gates: list[Gate], notes: dict[int, Form], threshold: bool, limit: int):
+        self.ctx, self.gates, self.notes, self.threshold, self.limit = ctx, gates, notes, threshold, limit
         self.verdicts: dict[tuple[tuple[Node, ...], tuple[int, ...]], str] = {}
-        self.stated = self.runs = self.undecided = 0
+        self.stated = self.runs = self.undecided = self.work = 0
 
     # -- the three kinds --------------------------------------------------------
     def annotation(self, t: int, cut: set[int], problems: list[Problem | str]) -> None:
@@ -208,7 +210,9 @@ class _Prover:
             elif g in self.frontier:
                 self.memo[g] = self._node(("v", g))
             else:
-                todo = [h for h in self._deps(g, self.subject) if h not in self.memo]
+                deps = self._deps(g, self.subject)
+                self.work += len(deps)
+                todo = [h for h in deps if h not in self.memo]
                 if todo:
                     stack.extend(todo)
                     continue
@@ -217,6 +221,7 @@ class _Prover:
                 if self.basis and key[0] == "+":
                     y = self._combination(key[1], dict(key[2]))
                     self.memo[g] = n if y is None else y  # e.g. the sum under a sign gate
+        self.work += steps
         return self.memo[root]
 
     def _define(self, g: int) -> int:
@@ -236,6 +241,10 @@ class _Prover:
         """Decide the lemma at its frontier; if it fails there, again with the frontier gates it
         uses replaced by what they are built from (deeper cuts lose less), up to DEEPER times,
         and last with no frontier at all."""
+        if self.work > self.limit and self.undecided < UNDECIDED:  # one bound for all lemmas: each had one (100
+            self.ctx.unchecked.append(f"netlist link: the lemmas from {what} on are not stated: the expansions passed "
+                                      f"{self.limit} steps (docs/soundness.md, Limits)")  # lemmas of a 10^5-gate chain: 22 s)
+            self.undecided = UNDECIDED
         if len(problems) >= 5 or self.undecided >= UNDECIDED:  # a bound on the work: past five false (or
             return  # undecided) lemmas the rest are not stated, and the certificate is not accepted
         self.stated += 1
