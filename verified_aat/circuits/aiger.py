@@ -123,8 +123,12 @@ def parse_aiger_bytes(data: bytes, file: str = "<aiger>") -> Aig:
         return out
 
     top = 2 * m + 1
-    if kind == "aag":
-        inputs = [r for r, *rest in numbers(n_in, "an input literal")]
+    if kind == "aag":  # one literal a line, as the kernel's reader reads it (it took '2 4' for input 2)
+        rows = numbers(n_in, "an input literal")
+        if any(len(r) != 1 for r in rows):
+            bad = next(k for k, r in enumerate(rows) if len(r) != 1)
+            raise InputError(f"input {bad}: expected one literal, got {len(rows[bad])} numbers", file, 2 + bad)
+        inputs = [r for r, in rows]
     else:
         inputs = [2 * (k + 1) for k in range(n_in)]
     outs = numbers(n_out, "an output literal")
@@ -179,18 +183,19 @@ def _symbols(rest: bytes, file: str, first: int, n_in: int, n_out: int) -> tuple
     seen: set[tuple[str, int]] = set()
     for k, raw in enumerate(rest.split(b"\n")):
         line = first + k
-        if raw.rstrip(b"\r") == b"c":  # the comment section runs to the end
+        raw = raw[:-1] if raw.endswith(b"\r") else raw  # one CR of a CRLF line ending, as the kernel's reader
+        if raw == b"c":  # the comment section runs to the end
             break
         if not raw.strip():
             continue
         try:
-            text = raw.decode("utf-8").rstrip("\r")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise InputError("the symbol table is not UTF-8 text", file, line) from None
         head, _, name = text.partition(" ")
         if head[:1] == "l":
             raise InputError("latch symbols: latches are not supported", file, line)
-        if head[:1] not in ("i", "o") or not head[1:].isdigit() or not name:
+        if head[:1] not in ("i", "o") or not (head[1:].isascii() and head[1:].isdigit()) or not name:
             raise InputError(f"bad symbol line {text[:40]!r}: expected 'i<k> name', 'o<k> name' or 'c'", file, line)
         _check_digits(head[1:], file, line)
         index = int(head[1:])

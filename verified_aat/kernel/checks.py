@@ -25,7 +25,7 @@ from .layouts import OutsideLayout, construction_of
 from .netlist_link import link_report
 from .obligations import Deriver, Reads, activation_params, frame_changes
 from .context import Context
-from .derivation import layer_functions
+from .derivation import layer_functions, lemma_room
 from .schedule import base_failures, claims_from_rules, count_base, readout_failures
 from .discharge import discharge_derivation
 from .problems import Problem
@@ -137,6 +137,8 @@ def _readout(ctx: Context) -> list[str]:
 def _attention(ctx: Context) -> list[Problem]:
     T = ctx.transformer
     ctx.functions = layer_functions(T)  # type: ignore[arg-type]
+    within(len(ctx.rows) * sum(1 + len(fn.layer.heads) for fn in ctx.functions) <= 64 * len(ctx.rows) + 10**7,  # S6-S9
+           "$.transformer.layers", "distinct layers and their heads times the positions pass 64 a position + 10^7")
     claims = {}
     for k, raw in enumerate(as_list(ctx.doc["hints"]["attention"], "$.hints.attention", 10 * MAX_LAYERS)):
         entry = as_dict(raw, f"$.hints.attention[{k}]", {"function", "head", "method"}, {"key"})
@@ -228,15 +230,16 @@ def _load_key(raw: object, path: str, ctx: Context):  # type: ignore[no-untyped-
 def _structural_frame(ctx: Context) -> list[str]:
     problems: list[str] = []
     ctx.reads = Reads(len(ctx.rows))  # the argmax-set members S8 and S9 read, in all (a work bound)
+    left = [max(10**7, 256 * len(ctx.rows))]  # the gate evaluations of every structural output, in all layers
     for fn in ctx.functions:
-        problems += frame_changes(fn, ctx.transformer, ctx.rows, ctx.structural, ctx.sets, ctx.reads)  # type: ignore[arg-type]
+        problems += frame_changes(fn, ctx.transformer, ctx.rows, ctx.structural, ctx.sets, ctx.reads, left)  # type: ignore[arg-type]
     return problems
 
 
 def _obligations(ctx: Context) -> list[str]:
     C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
     deriver = Deriver(C, T, ctx.rows, ctx.claims, ctx.structural, ctx.sets, ctx.reads)  # type: ignore[arg-type]
-    deriver.derivation = ctx.derivation
+    deriver.derivation, deriver.room = ctx.derivation, ctx.derivation.room
     deriver.set_roles([C.gates[r.gate].op if r.kind == "gate" else r.kind for r in E.roles],  # type: ignore[union-attr]
                       [r.kind for r in E.roles])  # type: ignore[union-attr]
     deriver.run(ctx.functions, ctx.options.shards)
@@ -333,6 +336,7 @@ CHECKS: tuple[Check, ...] = (
 def check_per_circuit(doc: dict[str, Any], options: Options) -> Report:
     """The per-circuit checks' verdict (``entry.py`` sends every format it does not know here: S1 rejects it)."""
     ctx = Context(doc, options)
+    ctx.derivation.room = lemma_room(doc.get("lemmas"))  # S11: the kernel renders no more text than the list holds
     report = judge(ctx, CHECKS, lambda c: (len(c.derivation.lemmas), sum(c.derivation.counts.values())), theorem)
     report.defence = ctx.defence
     return report

@@ -63,29 +63,26 @@ def partial(circuit: Circuit, outputs: Sequence[int], known: Mapping[int, Number
     """
     roots = [circuit.outputs[o] for o in outputs]
     value: dict[int, Number | None] = {}
-    needs: dict[int, frozenset[int]] = {}
-    none: frozenset[int] = frozenset()
     for g in cone(circuit, roots):
         gate = circuit.gates[g]
         if gate.op == "input":
-            if gate.index in known:
-                value[g], needs[g] = known[gate.index], none  # type: ignore[index]
-            else:
-                value[g], needs[g] = None, frozenset((gate.index,))  # type: ignore[arg-type]
+            value[g] = known.get(gate.index)  # type: ignore[arg-type]
         elif gate.op == "const":
-            value[g], needs[g] = gate.value, none
+            value[g] = gate.value
         else:
             args = [value[a] for a in gate.args]
             if all(v is not None for v in args):
-                value[g], needs[g] = apply(gate.op, args), none  # type: ignore[arg-type]
-            elif gate.op == "mul" and any(v is not None and v == 0 for v in args):
-                value[g], needs[g] = 0, none
+                value[g] = apply(gate.op, args)  # type: ignore[arg-type]
             else:
-                value[g] = None
-                needs[g] = frozenset().union(*(needs[a] for a in gate.args if value[a] is None))
+                value[g] = 0 if gate.op == "mul" and any(v is not None and v == 0 for v in args) else None
     read: set[int] = set()
-    for r in roots:
-        read |= needs[r]
+    seen, stack = set(), [r for r in roots if value[r] is None]  # one walk through the non-concrete gates (a union of
+    while stack:  # read sets per gate took 20 s on 10^4 gates over 16,640 inputs: red team, round 9)
+        g = stack.pop()
+        if g not in seen:
+            seen.add(g)
+            read.update([circuit.gates[g].index] if circuit.gates[g].op == "input" else ())  # type: ignore[list-item]
+            stack.extend(a for a in circuit.gates[g].args if value[a] is None)
     return [value[r] for r in roots], read
 
 

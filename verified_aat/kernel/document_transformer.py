@@ -17,7 +17,14 @@ from .data import Bilinear, Circuit, Malformed, Transformer, need, read_numeral
 from .problems import Problem
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
+_LITERAL = re.compile(r"([+-]?)([0-9]+(?:/[0-9]+)?|[0-9]+\.[0-9]*|\.[0-9]+)\Z")  # the text format's (+4, 4., .5 too)
 MAX_LINES = 100_000
+
+
+def _literal(token: str) -> Any:
+    m = _LITERAL.match(token)
+    value = read_numeral(("0" + m[2] if m[2][0] == "." else m[2]).removesuffix(".")) if m else None
+    return None if value is None else -value if m[1] == "-" else value  # type: ignore[index]
 
 
 class Terms:
@@ -48,7 +55,7 @@ class Terms:
         outputs: list[str] = []
         for n, raw in enumerate(lines):
             line = raw.split("#", 1)[0].strip()
-            if not line:
+            if not line or line.split()[0] in ("circuit", "domain", "arithmetization", "provenance"):  # no terms
                 continue
             if line.startswith("output ") or line == "output":
                 outputs += [item.split("=", 1)[-1] for item in line.split()[1:]]
@@ -69,8 +76,8 @@ class Terms:
             if name in known:
                 stack.pop()
                 continue
-            if read_numeral(name) is not None:  # a rational literal
-                known[name] = self.term(("const", read_numeral(name)))
+            if _literal(name) is not None:  # a rational literal
+                known[name] = self.term(("const", _literal(name)))
                 stack.pop()
                 continue
             if name not in definitions:
@@ -84,10 +91,10 @@ class Terms:
                 stack += pending
                 continue
             if op == "const":
-                if len(args) != 1 or read_numeral(args[0]) is None:
+                if len(args) != 1 or _literal(args[0]) is None:
                     raise Malformed(path, "{name!r}: not a rational the kernel reads (const takes one: p, p.d or p/q, at most 2,000 digits)",
                                     {"name": name})
-                known[name] = self.term(("const", read_numeral(args[0])))
+                known[name] = self.term(("const", _literal(args[0])))
             else:
                 known[name] = self.term((op, tuple(known[a] for a in args)))
             stack.pop()

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from .circuits import cone, mean, partial, reads
 from .data import Circuit, Layer, NotChecked, Number, Transformer
-from .derivation import Derivation, Function, Lemma
+from .derivation import Derivation, Function, Lemma, charge
 from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 
@@ -71,8 +71,10 @@ class Deriver:
                  claims: Claims, structural: set[int], sets: dict[tuple[int, int], list[tuple[int, ...]]], budget: Reads):
         self.gates, self.budget, self.t, self.d, self.rows = circuit.gates, budget, transformer, transformer.dimension, rows
         self.claims, self.structural, self.sets, self.derivation = claims, structural, sets, Derivation()
+        self.room: int | None = None  # characters of new lemma text this derivation may render (``derivation.charge``)
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._templates: dict[Any, int] = {}  # (function, coords, static values) → number (see _template)
+        self._residuals: dict[Any, set[int]] = {}  # (activation, coords, static values) → the inputs it reads
         self._constants = {g: numeral(gate.value) for g, gate in enumerate(self.gates) if gate.op == "const"}  # type: ignore[arg-type]
 
     # -- the plan: which layers check which position --------------------------------
@@ -101,6 +103,7 @@ class Deriver:
         constants, local_kinds, frame_kinds = self._constants, self._local_kinds, self._frame_kinds
         ys: dict[int, str] = {}
         hs: dict[tuple[int, int], str] = {}
+        left = self.room  # a stripe's own distinct texts: past the certificate's, the union's are too
 
         def name(g: int) -> str:  # a constant's numeral, else the gate's variable
             v = ys.get(g) or constants.get(g)
@@ -164,6 +167,7 @@ class Deriver:
                         if entry is None:
                             text = self._render(fn, coords, template, shape)
                             digest = hashlib.sha256(text.encode()).hexdigest()
+                            left = left if digest in found else charge(left, len(text))
                             entry = shapes[key] = found.setdefault(digest, [text, kind, 0, (f_index, p, k),
                                                                             f"layer {layer}, position {p}"])
                         entry[2] += 1
@@ -208,7 +212,9 @@ class Deriver:
         many free variables, (coordinate, head or None, pooling) for the others and their inputs."""
         key, values = values, (values,) if len(static) == 1 and type(values) is not tuple else values
         act, known = fn.layer.activation, {k: v for (_, _, k), v in zip(static, values)}
-        residual = partial(act, list(coords), known)[1]
+        residual = self._residuals.get((id(act), coords, key))  # once per activation: layers that share one large
+        if residual is None:  # activation each evaluated it again (red team, round 9)
+            residual = self._residuals[(id(act), coords, key)] = partial(act, list(coords), known)[1]
         literals: list[str | None] = []
         inputs, free = [], 0
         for k in range(act.n_inputs):
@@ -232,8 +238,9 @@ class Deriver:
 
 
 def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequence[Number]], structural: set[int],
-                  sets: dict[tuple[int, int], list[tuple[int, ...]]], budget: Reads) -> list[str]:
-    """S8: F's output c ∈ Σ equals the encoded value at every position, given Σ unchanged before F."""
+                  sets: dict[tuple[int, int], list[tuple[int, ...]]], budget: Reads, left: list[int]) -> list[str]:
+    """S8: F's output c ∈ Σ equals the encoded value at every position, given Σ unchanged before F; ``left``: the
+    gate evaluations all functions may spend (one bound: 1,000 layers sharing one large activation had one each)."""
     act = fn.layer.activation
     d = transformer.dimension
     problems = []
@@ -242,13 +249,14 @@ def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequenc
         if root.op == "input" and root.index == c:
             continue  # the identity x.c
         needed = reads(act, [act.outputs[c]])
-        if len(rows) * len(cone(act, [act.outputs[c]])) > max(10**7, 128 * len(rows)):
-            raise NotChecked(f"layer {fn.layers[0]}: structural coordinate {transformer.coordinates[c]} is computed "
-                             "by a circuit too large to evaluate at every position")
         if any(k % d not in structural for k in needed):
             problems.append(f"layer {fn.layers[0]}: structural coordinate {transformer.coordinates[c]} is computed "
                             f"from value coordinates")
             continue
+        left[0] -= len(rows) * len(cone(act, [act.outputs[c]]))
+        if left[0] < 0:
+            raise NotChecked(f"layer {fn.layers[0]}: structural coordinate {transformer.coordinates[c]} is computed "
+                             "by circuits too large to evaluate at every position (all layers' together)")
         for p, row in enumerate(rows):
             known = {}
             for k in needed:

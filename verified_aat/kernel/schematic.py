@@ -20,7 +20,7 @@ from .document_transformer import own_transformer_problems
 from .rules import Check, judge, sha256_json
 from .data import Transformer, as_dict, as_int, load_transformer, need, within
 from .layouts import Construction, construction_of
-from .derivation import Derivation, Function, layer_functions
+from .derivation import Derivation, Function, layer_functions, lemma_room
 from .problems import Problem
 from .report import Options, Report
 from .schematic_derive import derive
@@ -143,19 +143,19 @@ def _layers(ctx: SchematicContext) -> list[str]:
     return []
 
 
-def derive_lemmas(ctx: SchematicContext) -> Derivation:
+def derive_lemmas(ctx: SchematicContext, room: int | None = None) -> Derivation:
     assert ctx.transformer is not None and ctx.construction is not None and ctx.scheme is not None
     functions = list({fn.number: fn for fns in ctx.phases.values() for fn in fns}.values())
     needed = needs(ctx.transformer, functions, ctx.construction.readout[1], ctx.trailing, ctx.depth_bound is None)
     if isinstance(ctx.scheme, EdgeScheme):
-        return derive_edges(ctx.scheme, ctx.phases.get("step", []), needed, ctx.sets)
-    return derive(ctx.scheme, ctx.phases, needed, ctx.sets)
+        return derive_edges(ctx.scheme, ctx.phases.get("step", []), needed, ctx.sets, room)
+    return derive(ctx.scheme, ctx.phases, needed, ctx.sets, room)
 
 
 def _lemmas(ctx: SchematicContext) -> list[Problem]:
     """P5 (``agreement.py``, which can only reject); the proof objects go to ``ctx.proofs``, checked with their
     lemmas (S12c), never believed."""
-    ctx.derivation = derive_lemmas(ctx)
+    ctx.derivation = derive_lemmas(ctx, lemma_room(ctx.doc["lemmas"]))  # no more text than the list holds (S11)
     return match_lemmas(ctx.doc["lemmas"], {d: {"id": d, "kind": x.kind, "uses": x.uses, "smt2": x.text, "where": x.where}
                                             for d, x in ctx.derivation.lemmas.items()},
                         {"id", "kind", "uses", "smt2"}, {"proof"}, ctx.proofs, 100_000)

@@ -30,10 +30,10 @@ def _slot(slot: int | None) -> str:
 
 
 def derive(scheme: Scheme, phase_functions: dict[str, list[Function]], needs: Needs,
-           chosen: dict[str, str] | None = None) -> Derivation:
+           chosen: dict[str, str] | None = None, room: int | None = None) -> Derivation:
     """Every lemma for the given layer functions of each phase, claiming what ``needs`` says the read-out
     needs (P9); ``chosen`` overrides a gather head's default intended set (a hint: the lemmas prove it)."""
-    derivation = Derivation()
+    derivation = Derivation(room=room)
     sets = dict(chosen or {})
     for fn in phase_functions.get("fetch", []):
         _fetch(scheme, fn, derivation, needs)

@@ -89,10 +89,10 @@ class EdgeTemplates(Rows):
 
 
 def derive_edges(scheme: EdgeScheme, functions: list[Function], needs: Needs,
-                 chosen: dict[str, str] | None = None) -> Derivation:
+                 chosen: dict[str, str] | None = None, room: int | None = None) -> Derivation:
     """Every lemma, claiming what ``needs`` says the read-out needs (P9); ``chosen`` overrides a head's
     default intended set (a hint: the lemmas prove it)."""
-    derivation = Derivation()
+    derivation = Derivation(room=room)
     sets = dict(chosen or {})
     for fn in functions:
         _step_function(scheme, fn, derivation, sets, needs)
