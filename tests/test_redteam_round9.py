@@ -335,3 +335,32 @@ def test_an_activation_shared_by_layers_is_evaluated_once_per_template(sum_doc: 
     large = [n for n in calls if n > 2000]
     assert 0 < len(large) <= 8, len(large)  # was one per layer function and template (122 here)
     assert circuits.partial is real
+
+
+def test_the_defence_charges_the_specializations_it_compiles() -> None:
+    """The defence interpreter compiles an activation once per tuple of the structural values its computed outputs
+    read, and did so again for every input vector, uncharged: a gate-edge T whose op output is op + (a − a) (the id a:
+    a key per position) and whose sq carries chain − chain (2,000 adds), a true certificate of 236 KB (40 KB gzipped),
+    took 40 s to be ACCEPTED. Now the specializations are shared by the inputs, and past 64 each costs BUILD_COST
+    activation evaluations of the defence's budget (4.7 s)."""
+    from forge import Forgery, forge
+
+    from verified_aat.certificates.kernel_form import transformer_form
+    from verified_aat.constructions.registry import get_construction
+    circuit = parse_circuit_text("input " + " ".join(f"x{i}" for i in range(300)) + "\ns = add "
+                                 + " ".join(f"x{i}" for i in range(300)) + "\noutput s\n")
+    T = transformer_form(get_construction("gate-edge").compile(circuit).transformer)
+    op, a, val, sq = (T["coordinates"].index(c) for c in ("op", "a", "val", "sq"))
+    for layer in T["layers"]:
+        f = T["functions"][layer["activation"]]
+        gates = f["gates"]
+        chain = _new(gates, ["add", [val, val]])
+        for _ in range(200):
+            chain = _new(gates, ["add", [chain, val]])
+        minus = _new(gates, ["mul", [_new(gates, ["const", "-1"]), chain]])
+        f["outputs"][sq] = _new(gates, ["add", [f["outputs"][sq], chain, minus]])
+        if f["outputs"][op] == op:
+            f["outputs"][op] = _new(gates, ["add", [op, a, _new(gates, ["mul", [_new(gates, ["const", "-1"]), a]])]])
+    report = check_certificate(forge(Forgery(circuit, transformer=T)), Options(solver_trust=False))
+    assert report.outcome == "accepted", report.reasons
+    assert "the budget ran out compiling the activation" in report.defence, report.defence

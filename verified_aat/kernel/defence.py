@@ -68,6 +68,10 @@ def _all_pairs(X: Sequence[Sequence[Number]], score) -> list[tuple[int, ...]]:  
     return out
 
 
+class OutOfBudget(TooBig):
+    """The full run's budget ran out within a layer (compiling specializations): the run stops there."""
+
+
 def run_defence(ctx: Context) -> tuple[list[str], str]:
     """(problems with witnesses, a one-line summary of what was run): the full run while the budget and the
     numbers allow, then seeded single steps of the layers it did not reach (``defence_sample.py``)."""
@@ -83,19 +87,20 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
     bits = ctx.domain == "boolean" or ctx.doc.get("netlist") is not None  # a netlist's values stay 0/1 on 0/1
     inputs = (boolean_inputs if bits else seeded_inputs)(C.n_inputs, ctx.options.seed)[:VECTORS]
     spent, reached, done, why, run = 0, 0, [], "", None
+    specialized = {fn.number: Specialized(fn.layer.activation, T.dimension, ctx.structural) for fn in ctx.functions}
     for vector, x in enumerate(inputs if budget >= N else []):
         if spent >= budget or (vector and spent + 2 * N > budget):
             break
         layer = 0
         try:
-            run = _Run(ctx, x)
+            run = _Run(ctx, x, specialized)  # one compiled specialization per key for all inputs
             problem = run.check_layer(0)
             while problem is None and layer < n_layers and spent + run.pending_cost(layer + 1) <= budget:
-                spent += run.apply(layer + 1)
+                spent += run.apply(layer + 1, budget - spent)
                 layer += 1
                 problem = run.check_layer(layer)
         except TooBig as exc:
-            why = f"values grow too large ({exc})"
+            why = str(exc) if isinstance(exc, OutOfBudget) else f"values grow too large ({exc})"
             break
         if problem is None and layer == n_layers:
             problem = run.check_readout()
@@ -121,7 +126,7 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
 class _Run:
     """One incremental exact run of T on enc(C, x)."""
 
-    def __init__(self, ctx: Context, x: list[Number]):
+    def __init__(self, ctx: Context, x: list[Number], specialized: dict[int, Specialized]):
         self.ctx = ctx
         C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
         self.T, self.E = T, E
@@ -143,8 +148,7 @@ class _Run:
         self.containing: dict[tuple[int, int], dict[int, list[tuple[int, ...]]]] = {}
         self.pooled: dict[tuple[int, int], dict[int, tuple[Number, ...]]] = {}
         self.score_dirty: dict[Any, bool] = {}
-        self.specialized = {fn.number: Specialized(fn.layer.activation, T.dimension, ctx.structural)  # type: ignore[union-attr]
-                            for fn in ctx.functions}
+        self.specialized = specialized
         self.settle_at: dict[int, list[tuple[int, int]]] = {}
         for p, claim in enumerate(ctx.claims):
             for c, (_, _, s) in claim.items():
@@ -205,8 +209,10 @@ class _Run:
     def pending_cost(self, layer: int) -> int:
         return len(self.pending[self.function_of[layer].number])
 
-    def apply(self, layer: int) -> int:
-        """Layer ``layer`` on the pending positions; returns the number of activations evaluated."""
+    def apply(self, layer: int, left: int) -> int:
+        """Layer ``layer`` on the pending positions; returns the activations evaluated and what the specializations it
+        compiled cost (past ``left``, OutOfBudget: an activation that reads a structural id was compiled once a
+        position, and once an input: a 236 KB certificate took 40 s, red team round 9)."""
         fn = self.function_of[layer]
         self._attend(fn)
         todo = sorted(self.pending[fn.number])
@@ -218,9 +224,12 @@ class _Run:
         def pool(h: int, p: int, c: int) -> Number:
             return pool_at(heads[h], p, c)
 
-        X, key, function = self.X, spec.key, spec.function
+        X, key, function, cost = self.X, spec.key, spec.function, spec.cost
         updates = []
         for p in todo:
+            if len(todo) + spec.cost - cost > left:
+                raise OutOfBudget(f"the budget ran out compiling the activation of layer {layer}, one specialization a "
+                                  f"structural key ({spec.builds} of them)")
             own = X[p]
             new = function(key(own, pool, p))(own, pool, p)
             if new != own:
@@ -234,7 +243,7 @@ class _Run:
             moved.update(c for c in range(d) if new[c] != old[c])
             X[p] = new
         self._propagate([p for p, _ in updates], moved)
-        return len(todo)
+        return len(todo) + spec.cost - cost
 
     def _propagate(self, changed: list[int], moved: set[int]) -> None:
         """Mark pending, for every function, the changed positions and the holders of every set they are in."""

@@ -149,9 +149,9 @@ class _Steps:
                                                len(members))
             return found
 
-        own = vector(p)
+        own, built = vector(p), spec.cost
         new = spec.function(spec.key(own, pool, p))(own, pool, p)
-        cost = 1 + reads[0] // MEMBER_COST
+        cost = 1 + reads[0] // MEMBER_COST + spec.cost - built
         row = ctx.rows[p]
         for c in sorted(ctx.structural):
             if new[c] != row[c]:
