@@ -1,8 +1,7 @@
 """The kernel's exact sparse polynomials over Q, the normal form of a lemma's identity (``identity.py``), of a
-proof object (``positivity.py``) and of a netlist-link lemma (``netlist_decide.py``): a polynomial is a dict from monomials (sorted
-tuples of variable numbers; y_i is −1 − i, a sign node an opaque atom) to non-zero rationals.
-Every operation counts its work and raises :class:`TooLarge` past the limits (the lemma is
-not decided, never a hang).
+proof object (``positivity.py``) and of a netlist-link lemma (``netlist_decide.py``): a polynomial is a dict from
+monomials (sorted tuples of variable numbers; y_i is −1 − i, a sign node an opaque atom) to non-zero rationals. Every
+operation counts its work and raises :class:`TooLarge` past the limits (the lemma is not decided, never a hang).
 """
 
 from __future__ import annotations
@@ -19,14 +18,14 @@ class TooLarge(Exception):
     """A lemma beyond the kernel's size limits: not decided (neither proved nor refuted), never a hang."""
 
 
-# -- exact sparse polynomials (monomial = sorted tuple of variables, y_i is -1-i) ---------------
-
 def add(out: Poly, q: Poly, c: Number = 1, shift: tuple[int, ...] = ()) -> Poly:
     """out += c·q·(the monomial ``shift``), in place; ``TooLarge`` for a coefficient past MAX_BITS bits (a sum of
     fractions grows with every term: one of 1,500 of 2,000 digits each took minutes)."""
+    scaled: dict[int, Number] = {}  # c·v once per coefficient object (a long sum's terms share a few)
     for m, v in q.items():
         key = tuple(sorted(m + shift)) if shift else m
-        s = out.get(key, 0) + c * v
+        cv = scaled[id(v)] if id(v) in scaled else scaled.setdefault(id(v), c * v)
+        s = out[key] + cv if key in out else cv
         if s:
             out[key] = s
             if bits(s) > MAX_BITS:
@@ -49,6 +48,6 @@ def multiply(p: Poly, q: Poly) -> Poly:
     if len(p) * len(q) > MAX_PRODUCT_WORK:
         raise TooLarge(f"more than {MAX_PRODUCT_WORK} term products")
     out = mul(p, q)
-    if len(out) > MAX_MONOMIALS:
+    if len(out) > max(MAX_MONOMIALS, len(p), len(q)):  # no larger than a factor (a constant times a long sum)
         raise TooLarge(f"more than {MAX_MONOMIALS} monomials")
     return out
