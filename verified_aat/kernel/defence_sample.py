@@ -145,7 +145,7 @@ class _Steps:
             found = self.means.get(key)
             if found is None:
                 reads[0] += len(members)
-                found = self.means[key] = mean(sum(self._vector(j, layer - 1, havoc)[c] for j in members),
+                found = self.means[key] = mean(sum(vector(j)[c] for j in members),  # one vector a member a step
                                                len(members))
             return found
 

@@ -105,24 +105,12 @@ class Deriver:
         hs: dict[tuple[int, int], str] = {}
         left = self.room  # a stripe's own distinct texts: past the certificate's, the union's are too
 
-        def name(g: int) -> str:  # a constant's numeral, else the gate's variable
-            v = ys.get(g) or constants.get(g)
-            if v is None:
-                v = ys[g] = Y(len(ys))
-            return v
-
         def value_at(j: int, c: int) -> str:  # the claim on (j, c) settled by layer ``limit``, else a havoc value
             entry = patterns[j].get(c)
             if entry is None or entry[2] > limit:
-                v = hs.get((j, c))
-                if v is None:
-                    v = hs[(j, c)] = H(len(hs))
-                return v
-            g = roles[j][entry[0]]
-            v = ys.get(g) or constants.get(g)
-            if v is None:
-                v = ys[g] = Y(len(ys))
-            return v if entry[1] == 1 else SQUARE(v)
+                return hs.get((j, c)) or hs.setdefault((j, c), H(len(hs)))
+            v = ys.get(g := roles[j][entry[0]]) or constants.get(g) or ys.setdefault(g, Y(len(ys)))  # a gate's name
+            return v if entry[1] == 1 else SQUARE(v)  # (a constant's numeral, else a variable y<n> in order of use)
 
         for f_index, fn in enumerate(functions):
             plans: dict[int, list[tuple[int, bool, tuple[int, ...], list, dict, Any]]] = {}  # by claim pattern (shared)
@@ -132,8 +120,9 @@ class Deriver:
                     pattern = patterns[p]
                     plan = plans.get(id(pattern))
                     if plan is None:
-                        plan = plans[id(pattern)] = self._plan(fn, [(s, c) for c, (_, _, s) in pattern.items()])
-                    for k, (layer, local, coords, static, templates, own) in enumerate(plan):
+                        plan = plans[id(pattern)] = self._plan(fn, pattern)
+                    role = roles[p]
+                    for k, (layer, local, coords, static, templates, own, goals) in enumerate(plan):
                         values = own(rows[p]) if own else tuple([rows[p][c] if owner == 0 else pooled(  # see _plan
                             heads[owner - 1].pooling, sets[(number, owner - 1)][p], rows, c, self.budget) for owner, c, _ in static])
                         template = templates.get(values) or self._template(fn, coords, static, values, templates)
@@ -141,21 +130,20 @@ class Deriver:
                         hs.clear()
                         limit = layer - 1
                         shape = [template[0], 0, 0]  # then the non-literal inputs, in input order, and the goal
-                        for c, head, pooling in template[3]:  # own values (head None), then pooled ones
-                            members = sets[head][p] if head else (p,)
+                        for c, among, pooling in template[3]:  # own values (among None), then pooled ones
+                            members = among[p] if among is not None else (p,)
                             if len(members) == 1 or pooling in ("leftmost", "rightmost"):
                                 shape.append(value_at(members[0] if pooling == "leftmost" else members[-1], c))
                             else:
                                 self.budget.spend(len(members))
                                 shape.append(f"(/ (+ {' '.join(map(value_at, members, [c] * len(members)))}) {len(members)}.0)")
-                        for c in coords:
-                            f, power, _ = pattern[c]
-                            g = roles[p][f]
+                        for f, power in goals:  # p's claims on ``coords``: (role, power)
+                            g = role[f]
                             gate = gates[g]
                             if gate.op in ("const", "input") or g in ys:
-                                rhs = name(g)
+                                rhs = ys.get(g) or constants.get(g) or ys.setdefault(g, Y(len(ys)))
                             else:
-                                parts = [name(a) for a in gate.args]
+                                parts = [ys.get(a) or constants.get(a) or ys.setdefault(a, Y(len(ys))) for a in gate.args]
                                 rhs = (f"(sgn {parts[0]})" if gate.op == "sign" else "0.0" if not parts else parts[0]
                                        if len(parts) == 1 else f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})")
                             shape.append(rhs if power == 1 else f"(* {rhs} {rhs})")
@@ -179,9 +167,11 @@ class Deriver:
         frame = {kind: "frame:" + kind for kind in set(frame_kinds)}
         self._local_kinds, self._frame_kinds = list(map(local.__getitem__, role_kinds)), list(map(frame.__getitem__, frame_kinds))
 
-    def _plan(self, fn: Function, signature: list[tuple[int, int]]) -> list[tuple[int, bool, tuple[int, ...], list, dict, Any]]:
-        """Where F checks a position whose claims settle as ``signature`` ((settle, coordinate) pairs): at the first
-        layer ≥ each settle layer, the goal's coordinates (the claims settled by then, increasing) and static reads."""
+    def _plan(self, fn: Function, pattern: dict[int, tuple[int, int, int]]) -> list[tuple]:
+        """Where F checks a position whose claims are ``pattern`` (coordinate → (role, power, settle)): at the first
+        layer ≥ each settle layer, the goal's coordinates (the claims settled by then, increasing), static reads and
+        the goal's (role, power) pairs."""
+        signature = [(s, c) for c, (_, _, s) in pattern.items()]
         settles, act, plan = {s for s, _ in signature}, fn.layer.activation, []
         at = {fn.layers[i] for i in (bisect.bisect_left(fn.layers, s) for s in settles) if i < len(fn.layers)}
         for layer in sorted(at):
@@ -189,8 +179,9 @@ class Deriver:
             static = [divmod(k, self.d) + (k,) for k in sorted(reads(act, [act.outputs[c] for c in coords]))
                       if k % self.d in self.structural]
             own = all(owner == 0 for owner, _, _ in static) and static and itemgetter(*(c for _, c, _ in static))
-            plan.append((layer, layer in settles, coords, static, {}, own))  # {}: templates by static values (``own``
-            # reads them from p's row alone: a value for one static read, else a tuple)
+            goals = [(pattern[c][0], pattern[c][1]) for c in coords]  # the goal's (role, power) pairs
+            plan.append((layer, layer in settles, coords, static, {}, own, goals))  # {}: templates by static values
+            # (``own`` reads them from p's row alone: a value for one static read, else a tuple)
         return plan
 
     def _render(self, fn: Function, coords: tuple[int, ...], template: tuple[int, list, int, list], shape: list) -> str:
@@ -221,7 +212,7 @@ class Deriver:
             literals.append(numeral(known[k]) if k in known else None if k in residual else f"f{free}")
             free += k not in known and k not in residual
             inputs += [k] if literals[-1] is None else []
-        slots = [(k % self.d, None, None) if k < self.d else (k % self.d, (fn.number, k // self.d - 1),
+        slots = [(k % self.d, None, None) if k < self.d else (k % self.d, self.sets[(fn.number, k // self.d - 1)],
                                                               fn.layer.heads[k // self.d - 1].pooling) for k in inputs]
         number = self._templates.setdefault((fn.number, coords, values), len(self._templates))
         memo[key] = template = (number, literals, free, slots, inputs)
