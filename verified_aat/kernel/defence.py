@@ -17,6 +17,7 @@ past :data:`RUN_BITS`) are checked step by step on a seeded sample (``defence_sa
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import chain, islice
 from typing import Any, Sequence
 
 from .circuits import compiled, reads
@@ -83,9 +84,10 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
         budget = max(DEFAULT_BUDGET, min(PER_POSITION * N, DEFAULT_CAP))
     if budget == 0:
         return [], "skipped (budget 0)"
-    from .defence_sample import boolean_inputs, sample_steps, seeded_inputs
+    from .defence_sample import boolean_vectors, sample_steps, seeded_vectors
     bits = ctx.domain == "boolean" or ctx.doc.get("netlist") is not None  # a netlist's values stay 0/1 on 0/1
-    inputs = (boolean_inputs if bits else seeded_inputs)(C.n_inputs, ctx.options.seed)[:VECTORS]
+    vectors = boolean_vectors if bits else seeded_vectors  # made when read: a sample alone reads one of them
+    inputs = list(islice(vectors(C.n_inputs, ctx.options.seed), VECTORS)) if budget >= N else []
     spent, reached, done, why, run = 0, 0, [], "", None
     specialized = {fn.number: Specialized(fn.layer.activation, T.dimension, ctx.structural) for fn in ctx.functions}
     for vector, x in enumerate(inputs if budget >= N else []):
@@ -115,8 +117,9 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
             f"attention from {attention}") if done else ""
     if reached == n_layers and not why:
         return [], full
-    fallback = [] if bits else boolean_inputs(C.n_inputs, ctx.options.seed)  # where C's values grow too large
-    problem, sampled = sample_steps(ctx, inputs + fallback, range(reached + 1, n_layers + 1),
+    fallback = () if bits else boolean_vectors(C.n_inputs, ctx.options.seed)  # where C's values grow too large
+    candidates = chain(inputs or islice(vectors(C.n_inputs, ctx.options.seed), VECTORS), fallback)
+    problem, sampled = sample_steps(ctx, candidates, range(reached + 1, n_layers + 1),
                                     max(budget - spent, budget // 4), ctx.options.seed)  # the layers not reached
     stopped = f"full run stopped: {why}" if why else "" if done else \
         f"no full run: {N} positions exceed the budget of {budget} activation evaluations"

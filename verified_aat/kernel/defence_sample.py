@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import Any, Sequence
+from operator import add
+from typing import Any, Iterable, Iterator
 
 from .context import Context
 from .circuits import too_big
@@ -35,19 +36,33 @@ MAX_STEPS = 20_000  # steps sampled at most (about a second)
 def boolean_inputs(n: int, seed: int) -> list[list[Number]]:
     """0/1 vectors for a circuit over the Boolean domain (a netlist's values stay 0 or 1): seeded bits, all ones,
     then zeros."""
+    return list(boolean_vectors(n, seed))
+
+
+def boolean_vectors(n: int, seed: int) -> Iterator[list[Number]]:
+    """``boolean_inputs`` one at a time, each made when read (a sample reads the next only where C's values grow too
+    large on one; at 10^6 inputs making one takes about a second)."""
     rng = random.Random(seed)
-    return [[rng.randint(0, 1) for _ in range(n)], [1] * n, [0] * n]
+    yield [rng.randint(0, 1) for _ in range(n)]
+    yield [1] * n
+    yield [0] * n
 
 
 def seeded_inputs(n: int, seed: int) -> list[list[Number]]:
     """Small integers (many ties), signed rationals, then zeros."""
+    return list(seeded_vectors(n, seed))
+
+
+def seeded_vectors(n: int, seed: int) -> Iterator[list[Number]]:
+    """``seeded_inputs`` one at a time, each made when read (the same draws in the same order)."""
     rng = random.Random(seed)
-    small = [rng.choice((-2, -1, 0, 0, 1, 1, 2)) for _ in range(n)]
+    yield [rng.choice((-2, -1, 0, 0, 1, 1, 2)) for _ in range(n)]
     fractions = [Fraction(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(n)]
-    return [small, [rational(exact(v)) for v in fractions], [0] * n]
+    yield [rational(exact(v)) for v in fractions]
+    yield [0] * n
 
 
-def sample_steps(ctx: Context, inputs: Sequence[list[Number]], layers: range, budget: int, seed: int
+def sample_steps(ctx: Context, inputs: Iterable[list[Number]], layers: range, budget: int, seed: int
                  ) -> tuple[Problem | None, str]:
     """(a disagreement with its witness or None, a one-line summary): seeded steps (p, ℓ), ℓ in ``layers``,
     while ``budget`` (activation evaluations, a pooled member read costing 1/MEMBER_COST) lasts."""
@@ -145,8 +160,14 @@ class _Steps:
             found = self.means.get(key)
             if found is None:
                 reads[0] += len(members)
-                found = self.means[key] = mean(sum(vector(j)[c] for j in members),  # one vector a member a step
-                                               len(members))
+                every = (fn.number, h, id(members), layer)  # every coordinate's mean: one pass over a wide set
+                whole = self.means.get(every)
+                if whole is None:
+                    sums = [0] * self.d
+                    for j in members:
+                        sums = list(map(add, sums, self._vector(j, layer - 1, havoc)))
+                    whole = self.means[every] = [mean(total, len(members)) for total in sums]
+                found = self.means[key] = whole[c]
             return found
 
         own, built = vector(p), spec.cost
