@@ -267,6 +267,7 @@ def _lemmas(ctx: Context) -> list[Problem]:
 
 def _defence(ctx: Context) -> list[str]:
     problems, ctx.defence = run_defence(ctx)
+    ctx.rows, ctx.claims, ctx.sets, ctx.encoding = (), [], {}, None  # the last reader: the lemmas' normal forms reuse it
     return problems
 
 

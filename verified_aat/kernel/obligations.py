@@ -132,11 +132,15 @@ class Deriver:
                         shape = [template[0], 0, 0]  # then the non-literal inputs, in input order, and the goal
                         for c, among, pooling in template[3]:  # own values (among None), then pooled ones
                             members = among[p] if among is not None else (p,)
-                            if len(members) == 1 or pooling in ("leftmost", "rightmost"):
-                                shape.append(value_at(members[0] if pooling == "leftmost" else members[-1], c))
-                            else:
+                            if len(members) > 1 and pooling not in ("leftmost", "rightmost"):
                                 self.budget.spend(len(members))
                                 shape.append(f"(/ (+ {' '.join(map(value_at, members, [c] * len(members)))}) {len(members)}.0)")
+                            elif (entry := patterns[j := members[0] if pooling == "leftmost" else members[-1]].get(c)) is None \
+                                    or entry[2] > limit:  # value_at(j, c), inlined: a havoc value
+                                shape.append(hs.get((j, c)) or hs.setdefault((j, c), H(len(hs))))
+                            else:  # the claim's gate, named
+                                v = ys.get(g := roles[j][entry[0]]) or constants.get(g) or ys.setdefault(g, Y(len(ys)))
+                                shape.append(v if entry[1] == 1 else SQUARE(v))
                         for f, power in goals:  # p's claims on ``coords``: (role, power)
                             g = role[f]
                             gate = gates[g]
