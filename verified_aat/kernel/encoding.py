@@ -149,8 +149,9 @@ def _positions(group: Group, circuit: Circuit, ids: list[int]) -> tuple[list[Rol
                 [(g, len(gate.args), constants[g], gate.index if gate.op == "input" else 0) for g, gate in zip(ids, gates)])
     if group.role == "edge":
         edges = [(v, s, u) for v, gate in zip(ids, gates) for s, u in enumerate(gate.args)]
-        return (_roles(("edge", v, u, s) for v, s, u in edges), [gates[u].op for _, _, u in edges],
-                [(u, v, s, len(gates[u].args), constants[u]) for v, s, u in edges])
+        ops, fan_ins = [gate.op for gate in gates], [len(gate.args) for gate in gates]  # flat lists: a source at random
+        return (_roles(("edge", v, u, s) for v, s, u in edges), [ops[u] for _, _, u in edges],  # is one cache line
+                [(u, v, s, fan_ins[u], constants[u]) for v, s, u in edges])
     seen = list(dict.fromkeys(circuit.outputs))
     return (_roles(("sink", g, g, None) for g in seen), [gates[g].op for g in seen],
             [(g, group.target, 0, len(gates[g].args), constants[g]) for g in seen])
