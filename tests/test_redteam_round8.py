@@ -117,3 +117,28 @@ def test_the_normal_forms_of_all_lemmas_share_one_budget(monkeypatch: pytest.Mon
     report = check_certificate(copy.deepcopy(doc), Options())
     assert report.outcome == "not-checked" and report.solver_runs == 0
     assert any("normal form passed 20000 units" in line for line in report.unchecked)
+
+
+def test_a_lemma_gets_no_more_normal_form_work_than_the_certificate_has_left(monkeypatch: pytest.MonkeyPatch,
+                                                                            no_solver_at_all: None) -> None:
+    """The certificate's budget was checked before each lemma, which then had its own whole budget (10^7 units since
+    issue 22): the total could pass NORMAL_WORK by a lemma's budget. Now a lemma has at most what is left."""
+    from verified_aat.kernel import discharge
+    spent = []
+
+    def spy(text: str, tally: list[int], left: int) -> bool | None:
+        spent.append(left)
+        try:
+            return decide(text, tally, left)
+        finally:
+            spent.append(tally[0])
+
+    decide = discharge.decide
+    monkeypatch.setattr(discharge, "decide", spy)
+    monkeypatch.setattr(discharge, "NORMAL_WORK", 25_000)
+    report = check_certificate(copy.deepcopy(_mean_at_every_edge(12)), Options())
+    assert report.outcome == "not-checked"
+    lefts, tallies = spent[0::2], spent[1::2]
+    assert lefts[0] == 25_000 and all(t1 + left == 25_000 for t1, left in zip(tallies, lefts[1:]))
+    assert max(tallies) <= 25_000 + 500  # past it by one node's terms (113 here), not by a lemma's (about 1,700 here)
+    assert max(tallies) > 25_000 - 2_000  # the lemma that met the bound used what was left

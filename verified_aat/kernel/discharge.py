@@ -32,8 +32,9 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
     # their budgets, and the order between them is the soundness argument of S12; apart they would pass both around
     options = ctx.options
     tally = [0]  # the normal form's work on all lemmas: past NORMAL_WORK the rest are neither decided nor asked (None)
-    own = [None if tally[0] > NORMAL_WORK else k < len(decided) and decided[k] or decide(text, tally) is True
-           for k, (_, text) in enumerate(lemmas)]
+    own = [None if tally[0] >= NORMAL_WORK else k < len(decided) and decided[k]
+           or decide(text, tally, NORMAL_WORK - tally[0]) or (None if tally[0] >= NORMAL_WORK else False)
+           for k, (_, text) in enumerate(lemmas)]  # a lemma's budget: at most what is left (then None, as the rest)
     if None in own:
         ctx.unchecked.append(f"the lemmas from {lemmas[own.index(None)][0]} on are not decided: the kernel's normal form "
                              f"passed {NORMAL_WORK} units of work on this certificate's lemmas (docs/soundness.md, Limits)")

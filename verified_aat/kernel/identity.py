@@ -52,7 +52,8 @@ _NUMERALS: dict[str, int | Fraction] = {}  # numeral text → its exact value
 
 
 class _Normaliser:
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 2 * MAX_PRODUCT_WORK) -> None:
+        self.limit = limit                 # the lemma's budget: at most this, and what the certificate's has left
         self.variables: dict[str, int] = {}
         self.functions: dict[str, tuple[list[str], Sexp]] = {}
         self.atoms: dict[tuple, int] = {}
@@ -63,8 +64,8 @@ class _Normaliser:
     def multiply(self, p: Poly, q: Poly) -> Poly:
         """p·q on the lemma's budget (a proof object's long product must not cost minutes); a refusal costs none."""
         cost = len(p) * len(q) * (1 + max(map(len, p), default=0) + max(map(len, q), default=0))
-        if self.work + cost > 2 * MAX_PRODUCT_WORK:
-            raise TooLarge(f"more than {2 * MAX_PRODUCT_WORK} units of product work in one lemma")
+        if self.work + cost > self.limit:
+            raise TooLarge(f"more than {self.limit} units of product work in one lemma")
         self.work += cost
         return multiply(p, q)
 
@@ -72,8 +73,8 @@ class _Normaliser:
         """t's normal form, charged by its size: a sign sorts its argument (130 sgn of a 37,820-term value: red team 7)."""
         out = self._term(t, env)
         self.work += len(out) + 1
-        if self.work > 2 * MAX_PRODUCT_WORK:
-            raise TooLarge(f"more than {2 * MAX_PRODUCT_WORK} units of work in one lemma")
+        if self.work > self.limit:
+            raise TooLarge(f"more than {self.limit} units of work in one lemma")
         return out
 
     def _term(self, t: Sexp, env: dict[str, Poly]) -> Poly:
@@ -190,10 +191,10 @@ class _Normaliser:
         return {(atom,): 1}
 
 
-def decide(text: str, tally: list[int] | None = None) -> bool | None:
+def decide(text: str, tally: list[int] | None = None, left: int = 2 * MAX_PRODUCT_WORK) -> bool | None:
     """True: every goal of the lemma is an identity (the lemma is valid); None: not decided here. ``tally[0]``: the
-    work of the certificate's lemmas so far, to which this one's is added (decided or not)."""
-    n = _Normaliser()
+    work of the certificate's lemmas so far, to which this one's is added (decided or not), ``left`` what it has left."""
+    n = _Normaliser(min(left, 2 * MAX_PRODUCT_WORK))
     try:
         return _decide(text, n)
     except (Undecided, TooLarge, RecursionError, ZeroDivisionError, ValueError):
