@@ -52,8 +52,8 @@ _NUMERALS: dict[str, int | Fraction] = {}  # numeral text → its exact value
 
 
 class _Normaliser:
-    def __init__(self, limit: int = 2 * MAX_PRODUCT_WORK) -> None:
-        self.limit = limit                 # the lemma's budget: at most this, and what the certificate's has left
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = 2 * MAX_PRODUCT_WORK if limit is None else limit  # or what the certificate has left
         self.variables: dict[str, int] = {}
         self.functions: dict[str, tuple[list[str], Sexp]] = {}
         self.atoms: dict[tuple, int] = {}
@@ -191,10 +191,10 @@ class _Normaliser:
         return {(atom,): 1}
 
 
-def decide(text: str, tally: list[int] | None = None, left: int = 2 * MAX_PRODUCT_WORK) -> bool | None:
+def decide(text: str, tally: list[int] | None = None, left: int | None = None) -> bool | None:
     """True: every goal of the lemma is an identity (the lemma is valid); None: not decided here. ``tally[0]``: the
     work of the certificate's lemmas so far, to which this one's is added (decided or not), ``left`` what it has left."""
-    n = _Normaliser(min(left, 2 * MAX_PRODUCT_WORK))
+    n = _Normaliser(None if left is None else min(left, 2 * MAX_PRODUCT_WORK))
     try:
         return _decide(text, n)
     except (Undecided, TooLarge, RecursionError, ZeroDivisionError, ValueError):
