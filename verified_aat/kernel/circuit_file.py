@@ -12,30 +12,20 @@ Each format's reader (``circuit_text.py``, ``circuit_json.py``) is entered only 
 from __future__ import annotations
 
 import json
-import re
 from importlib import import_module
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Union
 
-from .data import MAX_GATES, STRUCTURE, Circuit, Malformed, NotChecked, load_structure, need, read_numeral
+from .data import MAX_GATES, STRUCTURE, Circuit, Malformed, NotChecked, load_structure, need
 from .problems import Problem, no_link
 from .rules import sha256_json
 
 if TYPE_CHECKING:
     from .context import Context
 
-_LITERAL = re.compile(r"([+-]?)(\d+(?:/\d+)?|\d+\.\d*|\.\d+)\Z", re.ASCII)
 OPS = ("const", "add", "mul", "sign")
 Ref = Union[str, Fraction, int]  # a gate's name, or an inline literal's value
 Gates = dict[str, tuple[str, list[Ref], Any]]  # name → (op, refs, constant value or input index), in file order
-
-
-def literal(token: str) -> Ref | None:
-    """The exact rational a token writes (``-3``, ``+7/2``, ``0.25``, ``.5``, ``5.``), None if it is no literal
-    (a zero denominator, or more than MAX_DIGITS characters, included: then it is an undefined name)."""
-    m = _LITERAL.match(token)
-    value = read_numeral(("0" + m[2] if m[2][0] == "." else m[2]).removesuffix(".")) if m else None
-    return None if value is None else -value if m[1] == "-" else value  # type: ignore[index]
 
 
 def define(gates: Gates, at: str, name: str, op: str, refs: list[Ref], value: Any) -> None:

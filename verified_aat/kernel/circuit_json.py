@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from .circuit_file import OPS, Gates, Ref, define, literal
+from .circuit_file import OPS, Gates, Ref, define
 from .data import need
+from .document_transformer import read_literal  # the text format's literals, as a document's circuits read them
 
 
 def read(data: bytes) -> tuple[Gates, list[Ref], str]:
@@ -22,7 +23,7 @@ def read(data: bytes) -> tuple[Gates, list[Ref], str]:
     by_input = {name: i for i, name in enumerate(inputs)}
     for k, gate in enumerate(listed):
         name, op, args, raw = gate.get("name"), gate.get("op"), gate.get("args", []), gate.get("value")
-        value = (literal(str(raw)) if type(raw) in (str, int) else None) if op == "const" else by_input.get(name)
+        value = (read_literal(str(raw)) if type(raw) in (str, int) else None) if op == "const" else by_input.get(name)
         need(type(name) is str and name != "" and op in ("input", *OPS) and type(args) is list
              and all(type(a) is str for a in args) and (op not in ("input", "const") or (not args and value is not None)),
              f"$.gates[{k}]", "a gate the kernel does not read (an input listed in 'inputs', a rational constant)")

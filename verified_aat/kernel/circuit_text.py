@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from .circuit_file import OPS, Gates, Ref, define, literal
+from .circuit_file import OPS, Gates, Ref, define
 from .data import need
+from .document_transformer import read_literal  # the text format's literals, as a document's circuits read them
 
 _DEFINITION = re.compile(r"\s*([^\s=]+)\s*=(.*)\Z", re.S)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]\-]*\Z", re.ASCII)
@@ -22,7 +23,7 @@ def read(data: bytes) -> tuple[Gates, list[Ref], str]:
         match = _DEFINITION.match(line)
         if match:
             op, *args = match[2].split() or ["?"]
-            value = literal(args[0]) if op == "const" and len(args) == 1 else None
+            value = read_literal(args[0]) if op == "const" and len(args) == 1 else None
             need(op in OPS and (op != "const" or value is not None), at, "a gate whose operation the kernel does not read")
             _named(gates, at, match[1], op, [] if op == "const" else [_ref(a) for a in args], value)
             continue
@@ -48,5 +49,5 @@ def _named(gates: Gates, at: str, name: str, op: str, refs: list[Ref], value: ob
 
 def _ref(token: str) -> Ref:
     """An argument: an inline rational literal, else a gate's name."""
-    value = literal(token)
+    value = read_literal(token)
     return token if value is None else value

@@ -17,11 +17,11 @@ from .data import Bilinear, Circuit, Malformed, Transformer, need, read_numeral
 from .problems import Problem
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
-_LITERAL = re.compile(r"([+-]?)([0-9]+(?:/[0-9]+)?|[0-9]+\.[0-9]*|\.[0-9]+)\Z")  # the text format's (+4, 4., .5 too)
+_LITERAL = re.compile(r"([+-]?)(\d+(?:/\d+)?|\d+\.\d*|\.\d+)\Z", re.ASCII)  # -3, +7/2, .5, 5.: read_literal
 MAX_LINES = 100_000
 
 
-def _literal(token: str) -> Any:
+def read_literal(token: str) -> Any:  # a circuit-text literal's value, else None (a name); the file readers' too
     m = _LITERAL.match(token)
     value = read_numeral(("0" + m[2] if m[2][0] == "." else m[2]).removesuffix(".")) if m else None
     return None if value is None else -value if m[1] == "-" else value  # type: ignore[index]
@@ -76,8 +76,8 @@ class Terms:
             if name in known:
                 stack.pop()
                 continue
-            if _literal(name) is not None:  # a rational literal
-                known[name] = self.term(("const", _literal(name)))
+            if read_literal(name) is not None:  # a rational literal
+                known[name] = self.term(("const", read_literal(name)))
                 stack.pop()
                 continue
             if name not in definitions:
@@ -91,10 +91,10 @@ class Terms:
                 stack += pending
                 continue
             if op == "const":
-                if len(args) != 1 or _literal(args[0]) is None:
+                if len(args) != 1 or read_literal(args[0]) is None:
                     raise Malformed(path, "{name!r}: not a rational the kernel reads (const takes one: p, p.d or p/q, at most 2,000 digits)",
                                     {"name": name})
-                known[name] = self.term(("const", _literal(args[0])))
+                known[name] = self.term(("const", read_literal(args[0])))
             else:
                 known[name] = self.term((op, tuple(known[a] for a in args)))
             stack.pop()
