@@ -56,14 +56,14 @@ REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agre
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
 OVER_TARGET = {"schematic": 3_036,
-               "per-circuit checked on shards (--cluster, --jobs)": 3_047,
-               "per-circuit with a binarization section": 3_102,
-               "per-circuit with a circuit file (.circ)": 3_139,
-               "per-circuit with a circuit file (JSON)": 3_119,
-               "per-circuit with a netlist link (Bench)": 3_875,
-               "per-circuit with a netlist link (BLIF)": 3_945,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_887,
-               "per-circuit with a netlist link (AIGER)": 4_017,
+               "per-circuit checked on shards (--cluster, --jobs)": 3_046,
+               "per-circuit with a binarization section": 3_101,
+               "per-circuit with a circuit file (.circ)": 3_138,
+               "per-circuit with a circuit file (JSON)": 3_118,
+               "per-circuit with a netlist link (Bench)": 3_874,
+               "per-circuit with a netlist link (BLIF)": 3_944,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_886,
+               "per-circuit with a netlist link (AIGER)": 4_016,
                "schematic with an embedded circuit (certify --every-k)": 3_080,
                "schematic instantiated at a circuit file (.circ)": 3_235,
                "schematic instantiated at a circuit file (JSON)": 3_215}  # not there yet: no growth (the last: +3 in
@@ -154,7 +154,8 @@ OVER_TARGET = {"schematic": 3_036,
 # +2 in every kind: a lemma's normal-form budget is at most what the certificate's has left (identity.decide's left;
 # the total could pass NORMAL_WORK by a lemma's whole budget, 10^7 units since issue 22);
 # -9 for the circuit file's kinds: the circuit text format's literals have one reader,
-# document_transformer.read_literal, which the file readers import (circuit_file.literal was its copy))
+# document_transformer.read_literal, which the file readers import (circuit_file.literal was its copy);
+# -1 per-circuit: the deriver reads its lemma-text room from its derivation (it kept a copy))
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -239,7 +239,7 @@ def _structural_frame(ctx: Context) -> list[str]:
 def _obligations(ctx: Context) -> list[str]:
     C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
     deriver = Deriver(C, T, ctx.rows, ctx.claims, ctx.structural, ctx.sets, ctx.reads)  # type: ignore[arg-type]
-    deriver.derivation, deriver.room = ctx.derivation, ctx.derivation.room
+    deriver.derivation = ctx.derivation  # and its room: the lemma text left after the key lemmas (S11)
     deriver.set_roles([C.gates[r.gate].op if r.kind == "gate" else r.kind for r in E.roles],  # type: ignore[union-attr]
                       [r.kind for r in E.roles])  # type: ignore[union-attr]
     deriver.run(ctx.functions, ctx.options.shards)

@@ -71,7 +71,6 @@ class Deriver:
                  claims: Claims, structural: set[int], sets: dict[tuple[int, int], list[tuple[int, ...]]], budget: Reads):
         self.gates, self.budget, self.t, self.d, self.rows = circuit.gates, budget, transformer, transformer.dimension, rows
         self.claims, self.structural, self.sets, self.derivation = claims, structural, sets, Derivation()
-        self.room: int | None = None  # characters of new lemma text this derivation may render (``derivation.charge``)
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._templates: dict[Any, int] = {}  # (function, coords, static values) → number (see _template)
         self._residuals: dict[Any, set[int]] = {}  # (activation, coords, static values) → the inputs it reads
@@ -103,7 +102,7 @@ class Deriver:
         constants, local_kinds, frame_kinds = self._constants, self._local_kinds, self._frame_kinds
         ys: dict[int, str] = {}
         hs: dict[tuple[int, int], str] = {}
-        left = self.room  # a stripe's own distinct texts: past the certificate's, the union's are too
+        left = self.derivation.room  # a stripe's own distinct texts: past the certificate's, the union's are too
 
         def value_at(j: int, c: int) -> str:  # the claim on (j, c) settled by layer ``limit``, else a havoc value
             entry = patterns[j].get(c)

@@ -59,5 +59,5 @@ def derive_on_shards(deriver: Any, functions: list[Any], shards: Any) -> tuple[d
                 if entry[3] < seen[3]:
                     seen[:] = entry
                 seen[2] = uses
-    charge(deriver.room, sum(len(entry[0]) for entry in merged.values()))  # the room of the union, as in sequence
+    charge(deriver.derivation.room, sum(len(entry[0]) for entry in merged.values()))  # the room of the union, as in sequence
     return dict(sorted(merged.items(), key=lambda item: item[1][3])), counts
