@@ -20,7 +20,7 @@ from mutants import (AddTestOffByOne, EdgeKDoubleProduct, EdgeKUnsignedCode, Mis
 from verified_aat.kernel import Options
 from verified_aat.kernel.checks import CHECKS
 from verified_aat.kernel.context import Context
-from verified_aat.kernel.defence_sample import boolean_inputs, sample_steps, seeded_inputs
+from verified_aat.kernel.defence_sample import boolean_vectors, sample_steps, seeded_vectors
 
 ROOT = Path(__file__).resolve().parents[1]
 PROOFS = sorted((ROOT / "proofs").glob("*/*.cert.json"))
@@ -67,7 +67,7 @@ def test_every_step_of_an_honest_proof_agrees(index: int):
     total = len(ctx.rows) * len(layers)
     if total > 20_000:
         pytest.skip("too large for an exhaustive sample")
-    for inputs in (seeded_inputs(C.n_inputs, 3), boolean_inputs(C.n_inputs, 5)):
+    for inputs in (list(seeded_vectors(C.n_inputs, 3)), list(boolean_vectors(C.n_inputs, 5))):
         problem, summary = sample_steps(ctx, inputs, layers, 10 ** 9, seed=11)
         assert problem is None, problem.detail
         assert f"every one of {total:,}" in summary, summary
@@ -90,7 +90,7 @@ def _exhaustive(mutant: type) -> list[str | None]:
     ctx = _context(doc)
     assert ctx.circuit is not None and ctx.transformer is not None
     layers = range(1, len(ctx.transformer.layers) + 1)
-    return [sample_steps(ctx, seeded_inputs(ctx.circuit.n_inputs, s), layers, 10 ** 9, seed=s)[0] for s in range(4)]
+    return [sample_steps(ctx, list(seeded_vectors(ctx.circuit.n_inputs, s)), layers, 10 ** 9, seed=s)[0] for s in range(4)]
 
 
 @pytest.mark.parametrize("mutant", [MissingRescaling, SquareOfMean, WrongPolarization, SignOfZeroIsOne,
@@ -115,7 +115,7 @@ def test_the_sample_respects_its_budget_and_is_deterministic():
     ctx = _context(doc)
     assert ctx.circuit is not None and ctx.transformer is not None
     layers = range(1, len(ctx.transformer.layers) + 1)
-    inputs = seeded_inputs(ctx.circuit.n_inputs, 1)
+    inputs = list(seeded_vectors(ctx.circuit.n_inputs, 1))
     first = sample_steps(ctx, inputs, layers, 50, seed=7)
     assert first == sample_steps(ctx, inputs, layers, 50, seed=7)
     assert first[0] is None
@@ -163,7 +163,7 @@ def test_a_mean_over_a_shared_set_is_computed_once_per_coordinate_and_layer(monk
     monkeypatch.setattr(sample, "mean", lambda total, n: widths.append(n) or original(total, n))
     assert ctx.circuit is not None and ctx.transformer is not None
     layers = range(1, len(ctx.transformer.layers) + 1)
-    problem, summary = sample_steps(ctx, seeded_inputs(ctx.circuit.n_inputs, 1), layers, 10**6, seed=3)
+    problem, summary = sample_steps(ctx, list(seeded_vectors(ctx.circuit.n_inputs, 1)), layers, 10**6, seed=3)
     assert problem is None and "every one" in summary  # each of the N·L steps, in order
     wide = [n for n in widths if n >= 60]
     n_positions = len(ctx.rows)

@@ -33,28 +33,18 @@ MEMBER_COST = 8  # pooled member reads that cost as much as one activation evalu
 MAX_STEPS = 20_000  # steps sampled at most (about a second)
 
 
-def boolean_inputs(n: int, seed: int) -> list[list[Number]]:
-    """0/1 vectors for a circuit over the Boolean domain (a netlist's values stay 0 or 1): seeded bits, all ones,
-    then zeros."""
-    return list(boolean_vectors(n, seed))
-
-
 def boolean_vectors(n: int, seed: int) -> Iterator[list[Number]]:
-    """``boolean_inputs`` one at a time, each made when read (a sample reads the next only where C's values grow too
-    large on one; at 10^6 inputs making one takes about a second)."""
+    """0/1 vectors for a circuit over the Boolean domain (a netlist's values stay 0 or 1): seeded bits, all ones,
+    then zeros, each made when read (a sample reads the next only where C's values grow too large on one; at 10^6
+    inputs making one takes about a second)."""
     rng = random.Random(seed)
     yield [rng.randint(0, 1) for _ in range(n)]
     yield [1] * n
     yield [0] * n
 
 
-def seeded_inputs(n: int, seed: int) -> list[list[Number]]:
-    """Small integers (many ties), signed rationals, then zeros."""
-    return list(seeded_vectors(n, seed))
-
-
 def seeded_vectors(n: int, seed: int) -> Iterator[list[Number]]:
-    """``seeded_inputs`` one at a time, each made when read (the same draws in the same order)."""
+    """Small integers (many ties), signed rationals, then zeros, each made when read."""
     rng = random.Random(seed)
     yield [rng.choice((-2, -1, 0, 0, 1, 1, 2)) for _ in range(n)]
     fractions = [Fraction(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(n)]
