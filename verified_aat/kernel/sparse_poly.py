@@ -21,7 +21,7 @@ class TooLarge(Exception):
 def add(out: Poly, q: Poly, c: Number = 1, shift: tuple[int, ...] = ()) -> Poly:
     """out += c·q·(the monomial ``shift``), in place; ``TooLarge`` for a coefficient past MAX_BITS bits (a sum of
     fractions grows with every term: one of 1,500 of 2,000 digits each took minutes)."""
-    scaled: dict[int, Number] = {}  # c·v once per coefficient object (a long sum's terms share a few)
+    scaled: dict[int, Number] = {}  # c·v once per value object of q (alive all along: no caller passes out is q)
     for m, v in q.items():
         key = tuple(sorted(m + shift)) if shift else m
         cv = scaled[id(v)] if id(v) in scaled else scaled.setdefault(id(v), c * v)
