@@ -125,8 +125,8 @@ def parse_aiger_bytes(data: bytes, file: str = "<aiger>") -> Aig:
     top = 2 * m + 1
     if kind == "aag":  # one literal a line, as the kernel's reader reads it (it took '2 4' for input 2)
         rows = numbers(n_in, "an input literal")
-        if any(len(r) != 1 for r in rows):
-            bad = next(k for k, r in enumerate(rows) if len(r) != 1)
+        bad = next((k for k, r in enumerate(rows) if len(r) != 1), None)
+        if bad is not None:
             raise InputError(f"input {bad}: expected one literal, got {len(rows[bad])} numbers", file, 2 + bad)
         inputs = [r for r, in rows]
     else:
