@@ -144,6 +144,7 @@ def test_kernel_rejects_a_forged_aiger_link(tmp_path: Path, capsys: pytest.Captu
     (b"aag 3 1 0 1 1\n2\n6\n6 2 2\nq0 z\n", 5, "bad symbol line"),
     (b"aag 2 1 0 1 1\n2\n4\n4 6 2\n", 4, "at most 5"),
     (b"aig 2 1 0 1 1\n4\n", 3, "unexpected end of file"),
+    (b"aig 3 1 0 1 1\n4\n\x02\x02\n", 1, "binary AIGER requires equality"),  # M = I + L + A in binary AIGER
 ])
 def test_bad_aiger_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, line: int,
                                       message: str) -> None:
@@ -236,3 +237,16 @@ def test_aiger_on_standard_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"aag 1 1 1 0 0\n2\n2 3\n")))
     assert main(["info", "-"]) == 2
     assert capsys.readouterr().err.startswith("verified-aat: <stdin>:1: AIGER latches")
+
+
+def test_binary_aiger_with_m_past_i_plus_a_is_refused_by_both_readers() -> None:
+    """Binary AIGER's M is I + L + A exactly (its inputs and ANDs are implicit): the engine's reader and the
+    kernel's both refuse a larger M, and both read the same file with M = I + A."""
+    from verified_aat.kernel.aiger_parse import read
+    from verified_aat.kernel.netlist_form import NetlistError
+    good, loose = b"aig 2 1 0 1 1\n4\n\x02\x02\n", b"aig 3 1 0 1 1\n4\n\x02\x02\n"
+    assert parse_aiger(good, "g.aig") and read(good)[2]
+    with pytest.raises(InputError, match="binary AIGER requires equality"):
+        parse_aiger(loose, "l.aig")
+    with pytest.raises(NetlistError, match="line 1"):
+        read(loose)

@@ -63,7 +63,7 @@ OVER_TARGET = {"schematic": 3_036,
                "per-circuit with a netlist link (Bench)": 3_874,
                "per-circuit with a netlist link (BLIF)": 3_944,
                "per-circuit with a netlist link (Bristol Fashion)": 3_886,
-               "per-circuit with a netlist link (AIGER)": 4_016,
+               "per-circuit with a netlist link (AIGER)": 4_017,
                "schematic with an embedded circuit (certify --every-k)": 3_080,
                "schematic instantiated at a circuit file (.circ)": 3_235,
                "schematic instantiated at a circuit file (JSON)": 3_215}  # not there yet: no growth (the last: +3 in
@@ -155,7 +155,8 @@ OVER_TARGET = {"schematic": 3_036,
 # the total could pass NORMAL_WORK by a lemma's whole budget, 10^7 units since issue 22);
 # -9 for the circuit file's kinds: the circuit text format's literals have one reader,
 # document_transformer.read_literal, which the file readers import (circuit_file.literal was its copy);
-# -1 per-circuit: the deriver reads its lemma-text room from its derivation (it kept a copy))
+# -1 per-circuit: the deriver reads its lemma-text room from its derivation (it kept a copy);
+# +1 AIGER: binary AIGER's M is I + A exactly, as the format says and the engine's reader now requires too)
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -62,8 +62,9 @@ def _header(data: bytes, file: str) -> tuple[str, list[int], int]:
     if latches:
         raise InputError(f"AIGER latches (sequential elements) are not supported: the header declares {latches}",
                          file, 1)
-    if m < i + a:
-        raise InputError(f"bad AIGER header: M = {m} is less than I + L + A = {i + a}", file, 1)
+    if m < i + a or (tokens[0] == "aig" and m != i + a):  # binary AIGER: M = I + L + A exactly (the format's rule)
+        raise InputError(f"bad AIGER header: M = {m} is {'less than' if m < i + a else 'not'} I + L + A = {i + a}"
+                         + ("" if m < i + a else " (binary AIGER requires equality)"), file, 1)
     if m > MAX_AIGER_VARIABLES:
         raise InputError(f"M = {m:,} variables is past the AIGER limit of {MAX_AIGER_VARIABLES:,} "
                          "(limits.MAX_AIGER_VARIABLES)", file, 1)

@@ -49,7 +49,8 @@ def read(data: bytes, expect: tuple[int, int] | None = None) -> tuple[list[str],
     if len(tokens) < 6 or tokens[0] not in (b"aag", b"aig"):
         raise AigerError("line 1: not an AIGER header")
     nums = [_uint(t, "line 1") for t in tokens[1:]]
-    if len(nums) > 9 or any(nums[5:]) or nums[2] or nums[0] < nums[1] + nums[4]:
+    if len(nums) > 9 or any(nums[5:]) or nums[2] or nums[0] < nums[1] + nums[4] or (
+            tokens[0] == b"aig" and nums[0] > nums[1] + nums[4]):  # binary AIGER's M is I + L + A exactly
         raise AigerError("line 1: the kernel reads combinational AIGER 1 only (no latches, B, C, J, F)")
     if nums[0] > MAX_VARIABLES:
         raise PastLimit(f"line 1: M = {nums[0]} is past the kernel's limit of {MAX_VARIABLES} variables")
