@@ -38,9 +38,9 @@ def parse(text: str, fmt: str, drop_dead: bool = False, expect: tuple[int, int] 
         from .aiger_parse import read
         return _order(*read(text.encode("latin-1"), expect))
     text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark, as a text editor may write one (and .circ allows)
-    bad = re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", text)
+    bad = re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]|\r(?!\n)", text)  # a lone CR too: lines end at LF or CRLF
     if bad:
-        raise NetlistError(f"line {text.count(chr(10), 0, bad.start()) + 1}: control character in the netlist")
+        raise NetlistError(f"line {text.count(chr(10), 0, bad.start()) + 1}: a control character or lone CR")
     if fmt == "bench":  # each format's reader is entered only for its own format (a trusted-base kind each)
         from .netlist_bench import read_bench
         return _order(*read_bench(text), drop_dead)
