@@ -12,7 +12,8 @@ the last m_1 + … + m_nov the outputs; every other wire is assigned once by a g
 value, its j-th wire is bit j, bit 0 the least significant (as in the shared ``adder64``).
 Gates: ``2 1 a b c XOR`` / ``AND``; ``1 1 a c INV`` (or ``NOT``); ``1 1 a c EQW`` (c := a);
 ``1 1 v c EQ`` (c := the constant v ∈ {0, 1}); ``2n n a_1…a_n b_1…b_n c_1…c_n MAND`` (n
-ANDs, c_i := a_i ∧ b_i).  Blank lines are ignored.
+ANDs, c_i := a_i ∧ b_i, in parallel: none reads another's c_j).  A gate reads only input wires and
+wires assigned on earlier lines.  Blank lines are ignored.
 
 The netlist names input value v's bit j ``in{v}_b{j}``, output value v's bit j
 ``out{v}_b{j}`` and any other wire ``w{i}``; INV is ``NOT``, EQW ``BUFF``, EQ ``CONST0``/
@@ -126,8 +127,8 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
                 raise InputError(f"wire {w} is assigned twice (first on line {assigned[w]})", file, number)
             assigned[w] = number
             names.setdefault(w, f"w{w}")
-        for w in sources:
-            if w >= n_in and w not in assigned:
+        for w in sources:  # assigned on an earlier line: a MAND's ANDs are parallel, none reads another's output
+            if w >= n_in and assigned.get(w, number) == number:
                 raise InputError(f"wire {w} is used before it is assigned", file, number)
         if kind == "MAND":
             n = k_out

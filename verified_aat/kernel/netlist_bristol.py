@@ -35,6 +35,7 @@ def read_bristol(text: str) -> tuple[list[str], list[str], Gates]:
           for kind, ws in zip(("in", "out"), widths)]
     names = dict(enumerate(io[0])) | {n_wires - n_out + k: name for k, name in enumerate(io[1])}
     gates: Gates = []
+    ready = set(range(n_in))
     for number, tokens in rows[3:]:
         kind, nums = tokens[-1], ints((number, tokens[:-1]))
         k_in, k_out, *_ = nums + [0, 0]
@@ -42,8 +43,10 @@ def read_bristol(text: str) -> tuple[list[str], list[str], Gates]:
         arity = {"XOR": (2, 1), "AND": (2, 1), "INV": (1, 1), "NOT": (1, 1), "EQW": (1, 1), "EQ": (1, 1)}
         expected = (2 * k_out, k_out) if kind == "MAND" and k_out else arity.get(kind)
         if len(nums) != 2 + k_in + k_out or (k_in, k_out) != expected or (kind == "EQ" and src[0] > 1) \
-                or any(w >= n_wires for w in dst + ([] if kind == "EQ" else src)) or any(w < n_in for w in dst):
+                or any(w not in ready for w in ([] if kind == "EQ" else src)) \
+                or any(w >= n_wires or w < n_in for w in dst):
             raise NetlistError(f"line {number}: " + "the kernel does not know the gate {line!r}", line=" ".join(tokens))
+        ready.update(dst)  # a straight-line program: a gate reads inputs and earlier lines' wires (MAND: in parallel)
         ins, outs = [names.get(w, f"w{w}") for w in src], [names.get(w, f"w{w}") for w in dst]
         if kind == "MAND":
             gates += [(NGate(outs[i], "AND", (ins[i], ins[k_out + i])), number) for i in range(k_out)]
