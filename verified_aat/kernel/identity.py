@@ -48,6 +48,8 @@ def parse(text: str) -> list[Sexp]:
     return stack[0]
 
 
+_SGN = parse(SGN)[0]  # the kernel's sign, the one a lemma may define
+
 _NUMERALS: dict[str, int | Fraction] = {}  # numeral text → its exact value
 
 
@@ -220,7 +222,7 @@ def read_lemma(text: str, n: _Normaliser | None = None) -> tuple[_Normaliser, li
         if form[0] == "declare-const" and len(form) == 3 and form[2] == "Real":
             n.variables.setdefault(form[1], len(n.variables))
         elif form[0] == "define-fun" and form[1] == "sgn":
-            if _show(form) != SGN:
+            if form != _SGN:
                 raise Undecided("a sign that is not the kernel's")
         elif form[0] == "define-fun" and len(form) == 5 and form[3] == "Real":
             n.functions[form[1]] = ([p[0] for p in form[2]], form[4])
@@ -253,7 +255,3 @@ def _decide(text: str, n: _Normaliser) -> bool | None:
         if difference:
             return None
     return True
-
-
-def _show(t: Sexp) -> str:
-    return t if isinstance(t, str) else "(" + " ".join(_show(x) for x in t) + ")"

@@ -8,7 +8,7 @@ discharges.  A lemma the solvers could not decide is *not checked*: never a reje
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .problems import Rejection
@@ -53,8 +53,15 @@ class Report:
 
     @property
     def trust(self) -> str:
-        """What the verdict rests on: the kernel's normal form, or which lemmas a solver alone decided."""
-        return trust_line(self.lemmas, self.kernel_decided, self.solver_only)
+        """What an accepted verdict rests on: the kernel's normal form, or which lemmas a solver alone decided."""
+        lemmas, kernel_decided, solver_only = self.lemmas, self.kernel_decided, self.solver_only
+        if not solver_only:
+            return (f"all {lemmas} lemmas decided by the kernel itself (normal form, checked proof object or a COPY's "
+                    "structure): no solver on the path to ACCEPTED")
+        shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
+        return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form, checked proof "
+                f"object); {len(solver_only)} {'more ' if kernel_decided == lemmas else ''}rest on a solver's unsat "
+                f"alone: {shown}")
 
     @property
     def accepted(self) -> bool:
@@ -65,14 +72,3 @@ class Report:
         more = len(self.rejections) - SHOWN
         return ([str(r) for r in self.rejections[:SHOWN]] + [f"… and {more} more rejections"] * (more > 0)
                 + [f"not checked: {u}" for u in self.unchecked])
-
-
-def trust_line(lemmas: int, kernel_decided: int, solver_only: Sequence[str]) -> str:
-    """What an accepted verdict rests on, in one line."""
-    if not solver_only:
-        return (f"all {lemmas} lemmas decided by the kernel itself (normal form, checked proof object or a COPY's structure): no solver "
-                "on the path to ACCEPTED")
-    shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
-    return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form, checked proof "
-            f"object); {len(solver_only)} {'more ' if kernel_decided == lemmas else ''}rest on a solver's unsat "
-            f"alone: {shown}")

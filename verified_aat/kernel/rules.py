@@ -44,14 +44,10 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
             problems = check.run(ctx)
         except Malformed as exc:
             problems = [Problem("{path:120}: " + exc.message, {**exc.data, "path": exc.path})]
-        except NotChecked as exc:
-            ctx.unchecked.append(f"{check.name}: {exc} (docs/soundness.md {check.step})")
-            report.checks.append((check.name, "not checked", time.perf_counter() - t0))
-            break
         except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
-            limit = _resource_limit(exc)
-            if limit is not None:  # a resource limit, not a verdict: never a rejection
-                ctx.unchecked.append(f"{check.name}: {limit} (a resource limit was reached)")
+            why = f"{exc} (docs/soundness.md {check.step})" if isinstance(exc, NotChecked) else _resource_limit(exc)
+            if why is not None:  # a limit of the kernel or a resource limit, not a verdict: never a rejection
+                ctx.unchecked.append(f"{check.name}: {why}")
                 report.checks.append((check.name, "not checked", time.perf_counter() - t0))
                 break
             problems = [Problem("the kernel could not complete this check ({error:160})", {"error": f"{type(exc).__name__}: {exc}"})]
@@ -65,9 +61,10 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
 def _resource_limit(exc: Exception) -> str | None:
     """What stopped a check when it is a resource limit (memory, stack, or Python's 4,300 digits for writing an int
     into a lemma's text), else None."""
+    limit = {MemoryError: "out of memory", RecursionError: "too deeply nested for the interpreter's stack"}.get(type(exc))
     if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
-        return "a number of more than 4,300 digits to write"
-    return {MemoryError: "out of memory", RecursionError: "too deeply nested for the interpreter's stack"}.get(type(exc))
+        limit = "a number of more than 4,300 digits to write"
+    return None if limit is None else f"{limit} (a resource limit was reached)"
 
 
 def judge(ctx: Any, checks: tuple[Check, ...], counts: Callable[[Any], tuple[int, int]],

@@ -14,7 +14,6 @@ is a plain identifier declared exactly once.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Sequence
 
 from .structure import cone
@@ -26,15 +25,10 @@ HEADER = "; verified-aat obligation v1"
 
 
 def numeral(value: Number) -> str:
-    """``3.0``, ``(- 3.0)``, ``(/ 1.0 3.0)``, ``(- (/ 3.0 4.0))``."""
-    if type(value) is not int:
-        q = Fraction(value)
-        if q.denominator == 1:
-            value = q.numerator
-        else:
-            body = f"(/ {abs(q.numerator)}.0 {q.denominator}.0)"
-            return f"(- {body})" if q < 0 else body
-    return f"{value}.0" if value >= 0 else f"(- {-value}.0)"
+    """``3.0``, ``(- 3.0)``, ``(/ 1.0 3.0)``, ``(- (/ 3.0 4.0))`` (an int or a Fraction: both have a numerator)."""
+    n, d = value.numerator, value.denominator
+    body = f"{abs(n)}.0" if d == 1 else f"(/ {abs(n)}.0 {d}.0)"
+    return f"(- {body})" if n < 0 else body
 
 
 def term(circuit: Circuit, output: int, params: Sequence[str]) -> str:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from ..kernel.identity import Sexp, Undecided, _show, parse, poly_key
+from ..kernel.identity import Sexp, Undecided, parse, poly_key
 from ..kernel.positivity import BadProof, _Lemma, negative
 from ..kernel.smt import numeral
 from ..kernel.sparse_poly import SIGN_ATOM, Poly, TooLarge, add, multiply
@@ -32,6 +32,11 @@ MAX_GUIDED = 1_500   # nodes visited by the guided search (within the kernel's 2
 def _found(text: str) -> str | None:
     proof = _find(text)
     return None if proof is None else json.dumps(proof)
+
+
+def _show(t: Sexp) -> str:
+    """An s-expression as SMT-LIB text (the inverse of ``identity.parse``)."""
+    return t if isinstance(t, str) else "(" + " ".join(_show(x) for x in t) + ")"
 
 
 def find_proof(text: str) -> dict[str, Any] | None:
