@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .data import Bilinear, Circuit, Malformed, Transformer, need, read_numeral
+from .data import Bilinear, Circuit, Transformer, need, read_numeral
 from .problems import Problem
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
@@ -47,13 +47,14 @@ class Terms:
                 ids.append(self.term((gate.op, tuple(ids[a] for a in gate.args))))
         return tuple(ids[o] for o in circuit.outputs)
 
-    def of_text(self, lines: Any, inputs: list[str], path: str) -> tuple[int, ...]:
-        """The output terms of a document circuit (lines of the text format, implicit ``inputs``)."""
+    def of_text(self, lines: Any, inputs: list[str]) -> tuple[int, ...] | None:
+        """The output terms of a document circuit (lines of the text format, implicit ``inputs``); None where the
+        kernel's reader does not read it (then T is not the document's T_K)."""
         if type(lines) is not list or len(lines) > MAX_LINES or not all(type(x) is str for x in lines):
-            raise Malformed(path, "expected a list of circuit text lines")
+            return None
         definitions: dict[str, tuple[str, list[str]]] = {}
         outputs: list[str] = []
-        for n, raw in enumerate(lines):
+        for raw in lines:
             line = raw.split("#", 1)[0].strip()
             if not line or line.split()[0] in ("circuit", "domain", "arithmetization", "provenance"):  # no terms
                 continue
@@ -62,15 +63,16 @@ class Terms:
                 continue
             m = _DEFINITION.match(line)
             if m is None or m.group(1) in definitions or m.group(1) in inputs:
-                raise Malformed(f"{path}[{n}]", "the kernel's reader does not read this line: {line!r}", {"line": line})
+                return None
             definitions[m.group(1)] = (m.group(2), m.group(3).split())
         known: dict[str, int] = {name: self.term(("input", k)) for k, name in enumerate(inputs)}
-        return tuple(self._resolve(ref, definitions, known, path) for ref in outputs)
+        return self._resolve(outputs, definitions, known)
 
-    def _resolve(self, ref: str, definitions: dict[str, tuple[str, list[str]]], known: dict[str, int],
-                 path: str) -> int:
-        """The term of ``ref`` (a name or a rational literal), without recursion: gates may come in any order."""
-        stack, visiting = [ref], set()
+    def _resolve(self, refs: list[str], definitions: dict[str, tuple[str, list[str]]], known: dict[str, int]
+                 ) -> tuple[int, ...] | None:
+        """The terms of ``refs`` (names or rational literals), without recursion: gates may come in any order; None for
+        an undefined name, a cycle or a constant that is not a rational the kernel reads (one p, p.d or p/q)."""
+        stack, visiting = refs[::-1], set()
         while stack:
             name = stack[-1]
             if name in known:
@@ -81,24 +83,23 @@ class Terms:
                 stack.pop()
                 continue
             if name not in definitions:
-                raise Malformed(path, "undefined name {name!r}", {"name": name})
+                return None
             op, args = definitions[name]
             pending = [] if op == "const" else [a for a in args if a not in known]
             if pending:
                 if name in visiting:
-                    raise Malformed(path, "a cycle through {name!r}", {"name": name})
+                    return None
                 visiting.add(name)
                 stack += pending
                 continue
             if op == "const":
                 if len(args) != 1 or read_literal(args[0]) is None:
-                    raise Malformed(path, "{name!r}: not a rational the kernel reads (const takes one: p, p.d or p/q, at most 2,000 digits)",
-                                    {"name": name})
+                    return None
                 known[name] = self.term(("const", read_literal(args[0])))
             else:
                 known[name] = self.term((op, tuple(known[a] for a in args)))
             stack.pop()
-        return known[ref]
+        return tuple(known[ref] for ref in refs)
 
 
 def own_depth(document: Any, T: Transformer) -> int | None:
@@ -117,17 +118,16 @@ def own_depth(document: Any, T: Transformer) -> int | None:
     layers = parts[0] + parts[1] * K + parts[2]
     terms = Terms()
     seen: dict[int, bool] = {}
-    for number, (raw, layer) in enumerate(zip(layers, T.layers)):
+    for raw, layer in zip(layers, T.layers):
         key = id(raw), id(layer)
         if key not in seen:
-            seen[key] = _same_layer(raw, layer, T.coordinates, functions, terms, f"$.transformer.layers[{number}]")
+            seen[key] = _same_layer(raw, layer, T.coordinates, functions, terms)
         if not seen[key]:
             return None
     return K
 
 
-def _same_layer(raw: Any, layer: Any, coordinates: tuple[str, ...], functions: dict[str, Any], terms: Terms,
-                path: str) -> bool:
+def _same_layer(raw: Any, layer: Any, coordinates: tuple[str, ...], functions: dict[str, Any], terms: Terms) -> bool:
     if type(raw) is not dict or type(raw.get("heads")) is not list or len(raw["heads"]) != len(layer.heads):
         return False
     for given, head in zip(raw["heads"], layer.heads):
@@ -139,18 +139,14 @@ def _same_layer(raw: Any, layer: Any, coordinates: tuple[str, ...], functions: d
                 return False
         else:
             inputs = [f"i.{c}" for c in coordinates] + [f"j.{c}" for c in coordinates]
-            if _terms(score, functions, inputs, terms, path) != terms.of_circuit(head.score):
+            if _terms(score, functions, inputs, terms) != terms.of_circuit(head.score):
                 return False
     inputs = [f"x.{c}" for c in coordinates] + [f"{h.name}.{c}" for h in layer.heads for c in coordinates]
-    return _terms(raw.get("activation"), functions, inputs, terms, path) == terms.of_circuit(layer.activation)
+    return _terms(raw.get("activation"), functions, inputs, terms) == terms.of_circuit(layer.activation)
 
 
-def _terms(ref: Any, functions: dict[str, Any], inputs: list[str], terms: Terms, path: str) -> tuple[int, ...] | None:
-    lines = functions.get(ref) if type(ref) is str else ref
-    try:
-        return terms.of_text(lines, inputs, path)
-    except Malformed:
-        return None
+def _terms(ref: Any, functions: dict[str, Any], inputs: list[str], terms: Terms) -> tuple[int, ...] | None:
+    return terms.of_text(functions.get(ref) if type(ref) is str else ref, inputs)  # a function's name, or its lines
 
 
 def _bilinear(score: Any, coordinates: tuple[str, ...]) -> tuple[tuple[int, int, Any], ...] | None:
