@@ -436,9 +436,9 @@ def test_a_forged_depth_bound_is_rejected_at_its_check(c17_cert: Path, bound: An
 
 
 def test_the_stated_depth_bounds_pass_their_check(c17_cert: Path) -> None:
-    from verified_aat.kernel.checks import _depth_bound
+    from verified_aat.kernel.agreement import stated_depth_bound
     from verified_aat.kernel.context import Context
     doc = json.loads(c17_cert.read_text())
     for bound in (1, doc["info"]["depth_bound"], 10_000, None):
         doc["info"]["depth_bound"] = bound
-        assert _depth_bound(Context(doc, Options())) == []
+        assert stated_depth_bound(Context(doc, Options())) == []

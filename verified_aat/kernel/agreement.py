@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .data import as_dict, as_list, need
+from .data import MAX_K, as_dict, as_list, need, within
 from .problems import Problem
 
 if TYPE_CHECKING:
@@ -26,6 +26,8 @@ VERSION = 2
 TOP_KEYS = {"format", "version", "claim", "construction", "info", "hashes", "circuit", "transformer", "hints",
             "derived", "lemmas", "result"}
 OPTIONAL_TOP_KEYS = {"netlist", "timings", "original", "construction_document"}
+SCHEMATIC_KEYS = {"format", "version", "construction", "depth_bound", "transformer", "hashes", "lemmas", "result"}
+SCHEMATIC_OPTIONAL = {"info", "timings", "hints", "construction_document", "instance"}
 
 
 def stated_document(ctx: Context) -> list[str]:
@@ -44,12 +46,23 @@ def stated_document(ctx: Context) -> list[str]:
     return []
 
 
+def stated_depth_bound(ctx: Context) -> list[str]:
+    """S1: the informational depth bound ``info.depth_bound``, when stated, is an integer 1 <= K <= MAX_K (no theorem
+    reads it)."""
+    bound = ctx.doc["info"].get("depth_bound")
+    need(bound is None or (type(bound) is int and 1 <= bound), "$.info.depth_bound",
+         "must be an integer K >= 1, got {bound}", bound=bound)
+    within(bound is None or bound <= MAX_K, "$.info.depth_bound", f"K = {bound} (at most {MAX_K})")
+    return []
+
+
 def stated_schematic(doc: dict[str, Any], version: int) -> list[Problem]:
-    """P1: a schematic certificate of this version that claims a proof."""
+    """P1: a schematic certificate of this version, with the format's keys, that claims a proof."""
     need(type(doc) is dict and type(doc.get("version")) is int and doc["version"] == version, "$.version",
          f"this kernel checks schematic version {version}")
     result = as_dict(doc.get("result"), "$.result", {"status"})
     need(result["status"] == "proved", "$.result.status", "the certificate claims {status!r}", status=result["status"])
+    as_dict(doc, "$", SCHEMATIC_KEYS, SCHEMATIC_OPTIONAL)
     return []
 
 
@@ -88,6 +101,12 @@ def _differences(digest: str, entry: dict[str, Any], shown: dict[str, Any], keys
 
 def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)  # true != 1, 1.0 != 1
+
+
+def entries(derivation: Any) -> dict[str, dict[str, Any]]:
+    """A derivation's lemmas (``derivation.Derivation``) as lemma-list entries, by id (per-circuit and schematic)."""
+    return {d: {"id": d, "kind": x.kind, "uses": x.uses, "smt2": x.text, "where": x.where}
+            for d, x in derivation.lemmas.items()}
 
 
 def match_lemmas(raw: Any, mine: Mapping[str, dict[str, Any]], keys: set[str], optional: set[str] = frozenset(),
@@ -152,9 +171,16 @@ def layers_needed(claims: Sequence[dict[int, tuple[Any, ...]]], readout: Sequenc
     return max((claims[p][c][2] for p, c in readout if c in claims[p]), default=0)
 
 
-def compare_derived(raw: Any, mine: dict[str, Any]) -> list[Problem]:
-    """S9: the certificate's ``derived`` section must be the kernel's own counts, key for key."""
-    derived = as_dict(raw, "$.derived", set(mine))
+def compare_derived(ctx: Context) -> list[Problem]:
+    """S9: the certificate's ``derived`` section must be the kernel's own counts, key for key: T's layers, the layer
+    by which every output's claim holds, the obligations by kind, each head's method and argmax-set summary."""
+    attention = [{"function": fn.number, "head": head.name, "layers": list(fn.layers),
+                  "method": ctx.attention_methods[(fn.number, h)], "sets": summary(ctx.sets[(fn.number, h)])}
+                 for fn in ctx.functions for h, head in enumerate(fn.layer.heads)]
+    mine = {"layers": len(ctx.transformer.layers),  # type: ignore[union-attr]
+            "layers_needed": layers_needed(ctx.claims, ctx.encoding.readout),  # type: ignore[union-attr]
+            "obligations": {k: v for k, v in sorted(ctx.derivation.counts.items()) if v}, "attention": attention}
+    derived = as_dict(ctx.doc["derived"], "$.derived", set(mine))
     return [Problem("{key}: the kernel derives {mine:160}, the certificate says {given:160}",
                     {"key": key, "mine": json.dumps(mine[key]), "given": json.dumps(derived[key])})
             for key in mine if not _same(derived[key], mine[key])]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .agreement import compare_derived, layers_needed, match_lemmas, stated_document, stated_hashes, summary
+from .agreement import compare_derived, entries, match_lemmas, stated_depth_bound, stated_document, stated_hashes
 from .attention import BRUTE_FORCE_LIMIT, brute_force, budget_for, join, key_lemma
 from .structure import reads, score_reads
-from .data import (MAX_DEGREE, MAX_K, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, within,
+from .data import (MAX_DEGREE, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, within,
                    load_circuit, load_structure, load_transformer, need)
 from .defence import run_defence
 from .document_transformer import own_transformer_problems  # S2, shared with P2
@@ -36,14 +36,6 @@ KEY_KIND = "attention:key-decomposition"
 
 
 # -- S1: data -------------------------------------------------------------------------
-
-def _depth_bound(ctx: Context) -> list[str]:
-    bound = ctx.doc["info"].get("depth_bound")
-    need(bound is None or (type(bound) is int and 1 <= bound), "$.info.depth_bound",
-         "must be an integer K >= 1, got {bound}", bound=bound)
-    within(bound is None or bound <= MAX_K, "$.info.depth_bound", f"K = {bound} (at most {MAX_K})")
-    return []
-
 
 def _circuit(ctx: Context) -> list[str]:
     ctx.circuit = load_structure(ctx.doc["circuit"], "$.circuit")
@@ -248,19 +240,12 @@ def _obligations(ctx: Context) -> list[str]:
     counts.update({"structure": n, "base": count_base(ctx.claims), "schedule": len(C.outputs),  # type: ignore[union-attr]
                    "attention": n * sum(len(fn.layer.heads) for fn in ctx.functions),
                    "frame:structure": n * len(ctx.structural) * len(ctx.functions)})
-    attention = [{"function": fn.number, "head": head.name, "layers": list(fn.layers),
-                  "method": ctx.attention_methods[(fn.number, h)], "sets": summary(ctx.sets[(fn.number, h)])}
-                 for fn in ctx.functions for h, head in enumerate(fn.layer.heads)]
-    return compare_derived(ctx.doc["derived"], {
-        "layers": len(T.layers), "layers_needed": layers_needed(ctx.claims, E.readout),  # type: ignore[union-attr,arg-type]
-        "obligations": {k: v for k, v in sorted(counts.items()) if v}, "attention": attention})
+    return compare_derived(ctx)  # the certificate's counts and set summaries (agreement.py, which can only reject)
 
 
 def _lemmas(ctx: Context) -> list[Problem]:
     """S11 (``agreement.py``, which can only reject): the list is the kernel's lemmas, text for text."""
-    return match_lemmas(ctx.doc["lemmas"], {d: {"id": d, "kind": x.kind, "uses": x.uses, "smt2": x.text, "where": x.where}
-                                            for d, x in ctx.derivation.lemmas.items()},
-                        {"id", "kind", "uses", "smt2"}, {"engine"})
+    return match_lemmas(ctx.doc["lemmas"], entries(ctx.derivation), {"id", "kind", "uses", "smt2"}, {"engine"})
 
 
 # -- D and N: the interpreter and the netlist link ---------------------------------------------------
@@ -301,7 +286,7 @@ def _given_circuit(ctx: Context) -> list[Problem]:
 
 CHECKS: tuple[Check, ...] = (
     Check("document", "S1", "a version-2 certificate that claims a proof", stated_document),  # agreement.py
-    Check("depth-bound", "S1", "the stated depth bound K is in 1 ... 10,000", _depth_bound),
+    Check("depth-bound", "S1", "the stated depth bound K is in 1 ... 10,000", stated_depth_bound),  # agreement.py
     Check("circuit", "S1", "the embedded circuit is a well-formed arithmetic circuit", _circuit),
     Check("transformer", "S1", "the embedded transformer is well-formed", _transformer),
     Check("names", "S11", "every SMT name stands for one activation input", _names),

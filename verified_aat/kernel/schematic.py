@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .agreement import match_lemmas, stated_hash, stated_schematic
+from .agreement import entries, match_lemmas, stated_hash, stated_schematic
 from .discharge import discharge_derivation as solvers_check
 from .document_transformer import own_transformer_problems
 from .rules import Check, judge, sha256_json
@@ -31,8 +31,6 @@ from .schematic_scheme import EarlySchedule, encoding_problems, scheme_of
 
 SCHEMATIC_FORMAT = "verified-aat/schematic-certificate"
 SCHEMATIC_VERSION = 1
-KEYS = {"format", "version", "construction", "depth_bound", "transformer", "hashes", "lemmas", "result"}
-OPTIONAL = {"info", "timings", "hints", "construction_document", "instance"}
 MAX_DEPTH_BOUND = 50_000
 
 
@@ -59,8 +57,7 @@ class SchematicContext:
 
 
 def _document(ctx: SchematicContext) -> list[str]:
-    doc = as_dict(ctx.doc, "$", KEYS, OPTIONAL)
-    bound = doc["depth_bound"]
+    bound = ctx.doc["depth_bound"]  # the format's keys: stated_schematic (agreement.py), which runs first
     within(type(bound) is not int or bound <= MAX_DEPTH_BOUND, "$.depth_bound", f"K = {bound} (at most {MAX_DEPTH_BOUND})")
     ctx.depth_bound = None if bound is None else as_int(bound, "$.depth_bound", 1)
     return []
@@ -107,12 +104,6 @@ def intended_sets(construction: Construction | None) -> dict[str, str]:
     return dict(sets)
 
 
-def _encoding(ctx: SchematicContext) -> list[str]:
-    """P3: the base case and read-out, on the document's row formulas with symbolic parameters."""
-    assert ctx.scheme is not None
-    return encoding_problems(ctx.scheme)
-
-
 def _layers(ctx: SchematicContext) -> list[str]:
     """P4: layer ℓ has phase fetch when ℓ is odd, gather when even; 2K layers (every K: one function per phase)."""
     T = ctx.transformer
@@ -156,9 +147,8 @@ def _lemmas(ctx: SchematicContext) -> list[Problem]:
     """P5 (``agreement.py``, which can only reject); the proof objects go to ``ctx.proofs``, checked with their
     lemmas (S12c), never believed."""
     ctx.derivation = derive_lemmas(ctx, lemma_room(ctx.doc["lemmas"]))  # no more text than the list holds (S11)
-    return match_lemmas(ctx.doc["lemmas"], {d: {"id": d, "kind": x.kind, "uses": x.uses, "smt2": x.text, "where": x.where}
-                                            for d, x in ctx.derivation.lemmas.items()},
-                        {"id", "kind", "uses", "smt2"}, {"proof"}, ctx.proofs, 100_000)
+    return match_lemmas(ctx.doc["lemmas"], entries(ctx.derivation), {"id", "kind", "uses", "smt2"}, {"proof"}, ctx.proofs,
+                        100_000)
 
 
 def _instance(ctx: SchematicContext) -> list[str]:
@@ -178,7 +168,7 @@ SCHEMATIC_CHECKS: tuple[Check, ...] = (
     Check("schematic-scheme", "P2", "the construction's document fits one of the kernel's inductions (roles, "
                                     "class, schedule), T has its coordinates and pools exactly", _scheme),
     Check("schematic-encoding", "P3", "the document's base case and read-out are those the induction uses",
-          _encoding),
+          lambda ctx: encoding_problems(ctx.scheme)),  # on the row formulas with symbolic parameters
     Check("schematic-layers", "P4", "T's layers follow the scheme's phases (fetch, gather; or one step), as many "
                                     "as K needs", _layers),
     Check("schematic-lemmas", "P5", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
