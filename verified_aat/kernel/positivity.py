@@ -120,13 +120,10 @@ class _Lemma:
                 if self.poly(["-", eq[1], eq[2]], env):
                     raise BadProof("the goal is not an identity in this case")
         elif rule == "positive":
-            self._positive(arg, env, facts)
+            (goal,) = self._goals("<")
+            self._sum_is(self.poly(["-", goal[2], goal[1]], env), arg, env, facts)
         else:
             raise BadProof(f"unknown rule {rule!r} (an identity leaf is written true)")
-
-    def _positive(self, arg: Any, env: dict[str, Poly], facts: list[Poly]) -> None:
-        (goal,) = self._goals("<")
-        self._sum_is(self.poly(["-", goal[2], goal[1]], env), arg, env, facts)
 
     def _sum_is(self, target: Poly, arg: Any, env: dict[str, Poly], facts: list[Poly]) -> None:
         """target = Σ q·Π facts + Σ q·TERM² + constant, q ≥ 0, constant > 0: so target > 0 in this case."""

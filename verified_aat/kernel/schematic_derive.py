@@ -7,18 +7,12 @@ lemmas over position templates (``schematic_lemmas.py``); identical texts are on
 
 from __future__ import annotations
 
-from typing import Callable
-
 from .derivation import Derivation, Function
 from .schematic_relevance import Needs
 from .schematic_lemmas import (ABOVE, Lemma, Scheme, Shape, Templates, claimed, gate_value, last_slot, output, pooled_in_edges,
                                pooled_over, score)
 
 EDGE = None  # the edge template in lists of shapes
-
-
-def _emit(derivation: Derivation, kind: str) -> Callable[[Lemma], None]:
-    return lambda lemma: lemma.use_in(derivation, kind)
 
 
 def _label(shape: Shape | None) -> str:
@@ -64,8 +58,6 @@ def _frame(scheme: Scheme, fn: Function, phase: str, derivation: Derivation, nee
 def _fetch(scheme: Scheme, fn: Function, derivation: Derivation, needs: Needs) -> None:
     T = Templates(scheme)
     val, has_sq = T.coordinates.index("val"), "sq" in T.values
-    attention = _emit(derivation, "schematic:attention")
-    step = _emit(derivation, "schematic:step")
     slots = scheme.edge_slots()
     others = [(s, None) for s in scheme.shapes] + [(EDGE, slot) for slot in slots]
     for head in (h for n, h in enumerate(fn.layer.heads) if needs.attends(fn, n)):
@@ -83,7 +75,7 @@ def _fetch(scheme: Scheme, fn: Function, derivation: Derivation, needs: Needs) -
                         j = T.gate(lemma, other, "j")
                         lemma.hyps.append("(not (= j_g i_u))")
                     lemma.goals.append(f"(< {score(head, i, j)} {score(head, i, t)})")
-                    attention(lemma)
+                    lemma.use_in(derivation, "schematic:attention")
     for source in scheme.shapes:
         for slot in slots:
             lemma = Lemma(f"function {fn.number} (fetch) step: an edge{_slot(slot)} out of a {source.name} gate "
@@ -96,9 +88,9 @@ def _fetch(scheme: Scheme, fn: Function, derivation: Derivation, needs: Needs) -
                 lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {y})")
             if has_sq and needs.claims(fn, T.coordinates.index("sq")):
                 lemma.goals.append(f"(= {output(fn.layer, T.coordinates.index('sq'), i, pooled)} (* {y} {y}))")
-            step(lemma)
+            lemma.use_in(derivation, "schematic:step")
     for shape in scheme.shapes:
-        step(_keep(T, fn, "fetch", shape, needs))
+        _keep(T, fn, "fetch", shape, needs).use_in(derivation, "schematic:step")
 
 
 def _keep(T: Templates, fn: Function, phase: str, shape: Shape | None, needs: Needs, slot: int | None = None
@@ -115,8 +107,6 @@ def _keep(T: Templates, fn: Function, phase: str, shape: Shape | None, needs: Ne
 
 def _gather(scheme: Scheme, fn: Function, derivation: Derivation, sets: dict[str, str], needs: Needs) -> None:
     T = Templates(scheme)
-    attention = _emit(derivation, "schematic:attention")
-    step = _emit(derivation, "schematic:step")
     slots = scheme.edge_slots()
     others = ([("self", None)] + [(kind, slot) for kind in ("in-edge", "edge") for slot in slots]
               + [(s, None) for s in scheme.shapes])
@@ -144,12 +134,12 @@ def _gather(scheme: Scheme, fn: Function, derivation: Derivation, sets: dict[str
                     j = T.gate(lemma, other, "j")  # type: ignore[arg-type]
                     lemma.hyps.append("(not (= j_g i_g))")
                 lemma.goals.append(f"({'=' if member else '<'} {score(head, i, j)} {score(head, i, e)})")
-                attention(lemma)
+                lemma.use_in(derivation, "schematic:attention")
     for slot in slots:
-        step(_keep(T, fn, "gather", EDGE, needs, slot))
+        _keep(T, fn, "gather", EDGE, needs, slot).use_in(derivation, "schematic:step")
     for shape in scheme.shapes:
         if needs.claims(fn, T.coordinates.index("val")):
-            step(_compute(T, fn, shape, sets, needs))
+            _compute(T, fn, shape, sets, needs).use_in(derivation, "schematic:step")
 
 
 def _compute(T: Templates, fn: Function, shape: Shape, sets: dict[str, str], needs: Needs) -> Lemma:

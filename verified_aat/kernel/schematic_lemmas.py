@@ -26,10 +26,9 @@ from typing import Any, Sequence
 from .data import Bilinear, Layer, NotChecked
 from .formula import Sym, smt
 from .layouts import Construction
-from .smt import SGN, bilinear_term, term
+from .smt import LOGIC, SGN, bilinear_term, term
 
 HEADER = "; verified-aat schematic lemma v1"
-LOGIC = "(set-logic QF_NRA)"
 
 
 @dataclass(frozen=True)
