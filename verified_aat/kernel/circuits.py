@@ -47,9 +47,8 @@ def constant_values(circuit: Circuit) -> list[Number | None]:
         elif gate.op == "const":
             values.append(gate.value)
         else:
-            args = [values[a] for a in gate.args]
-            value = None if None in args else apply(gate.op, args)  # type: ignore[arg-type]
-            values.append(None if value is not None and too_big(value) else value)  # too big: not used as known
+            args = [values[a] for a in gate.args]  # apply: None past MAX_BITS (then not used as known)
+            values.append(None if None in args else apply(gate.op, args))  # type: ignore[arg-type]
     return values
 
 

@@ -129,15 +129,10 @@ def compile_formula(node: fm.Node, slots: Mapping[str, int], fit: Callable[[Numb
     if tag == "neg":
         (f,) = parts
         return lambda env: -f(env)
-    left, right = parts
-    if tag == "+":  # fit: exact, and *not checked* past the work bound (every step)
-        return lambda env: fit(left(env) + right(env))
-    if tag == "-":
-        return lambda env: fit(left(env) - right(env))
-    if tag == "*":
-        return lambda env: fit(left(env) * right(env))
-    pick = min if tag == "min" else max
-    return lambda env: pick(left(env), right(env))
+    (left, right), op = parts, fm.ARITHMETIC[tag]
+    if tag in ("min", "max"):  # one of the operands: no new number
+        return lambda env: op(left(env), right(env))
+    return lambda env: fit(op(left(env), right(env)))  # fit: exact, and *not checked* past the work bound (every step)
 
 
 def _positions(group: Group, circuit: Circuit, ids: list[int]) -> tuple[list[Role], list[str], list[tuple[Number, ...]]]:

@@ -15,6 +15,7 @@ symbolic numbers (:class:`Sym`, SMT-LIB text) for the schematic templates (P2).
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any, Mapping
 
@@ -28,6 +29,7 @@ MAX_TEXT = 100_000  # characters of a symbolic value's SMT-LIB text
 _TOKEN = re.compile(r"\s*(?:(\d{1,200}(?:/\d{1,200})?)|([A-Za-z_][A-Za-z0-9_]*)|(\S))", re.ASCII)
 
 Node = tuple  # ("num", q) | ("name", n) | (op, a[, b]) with op in + - * neg min max
+ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "min": min, "max": max}  # on exact numbers
 
 
 class Sym:
@@ -62,10 +64,7 @@ def fit(value: Any) -> Any:
 def _apply(op: str, a: Any, b: Any = None) -> Any:
     """One operation, exact when both sides are numbers (*not checked* past MAX_BITS), else SMT-LIB text."""
     if not isinstance(a, Sym) and not isinstance(b, Sym):
-        if op == "neg":
-            return -a
-        return fit({"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                    "min": lambda: min(a, b), "max": lambda: max(a, b)}[op]())
+        return -a if op == "neg" else fit(ARITHMETIC[op](a, b))
     if op == "neg":
         return Sym(f"(- {smt(a)})")
     if op in ("min", "max"):  # decided where a symbol's lower bound is at least the number: min(k, 1) = 1 for k ≥ 1

@@ -49,9 +49,6 @@ class Group:
     input: int | None
     target: int  # sinks: their dst
 
-    def formulas(self, kind: str) -> tuple[fm.Node, ...]:
-        return dict(self.rows)[kind]
-
 
 @dataclass(frozen=True)
 class Construction:
@@ -85,7 +82,7 @@ class Construction:
         """The row of a position of ``role`` whose (source) gate has ``kind``: numbers, or Sym terms."""
         group = self.group(role)
         assert group is not None
-        return [fm.evaluate(f, params) for f in group.formulas(kind)]
+        return [fm.evaluate(f, params) for f in dict(group.rows)[kind]]
 
 
 class OutsideLayout(Exception):

@@ -50,14 +50,10 @@ def derive_on_shards(deriver: Any, functions: list[Any], shards: Any) -> tuple[d
     counts: Counter = Counter()
     for found, part_counts, _ in parts:
         counts.update(part_counts)
-        for digest, entry in found.items():
-            seen = merged.get(digest)
-            if seen is None:
-                merged[digest] = list(entry)
-            else:
-                uses = seen[2] + entry[2]
-                if entry[3] < seen[3]:
-                    seen[:] = entry
-                seen[2] = uses
+        for digest, (text, kind, uses, key, where) in found.items():  # uses added up, the rest of the earliest use
+            seen = merged.setdefault(digest, [text, kind, 0, key, where])
+            seen[2] += uses
+            if key < seen[3]:
+                seen[0], seen[1], seen[3], seen[4] = text, kind, key, where
     charge(deriver.derivation.room, sum(len(entry[0]) for entry in merged.values()))  # the room of the union, as in sequence
     return dict(sorted(merged.items(), key=lambda item: item[1][3])), counts
