@@ -131,7 +131,7 @@ lemmas of sign atoms squared 15 times took a minute at Z3's memory cap; red team
 
 
 TOTAL_FACTOR = 5
-"""The solvers' time on one certificate, in all, is at most TOTAL_FACTOR times the per-lemma limit (wall clock):
+"""The solvers' time on one certificate, in all, is at most TOTAL_FACTOR times the per-lemma limit (the runs' times):
 past it the lemmas left are *unknown* without being asked. Each lemma had a limit and the certificate none, so
 true lemmas that each took a solver just under its limit added up without bound."""
 
@@ -140,33 +140,45 @@ def out_of_time(started: float, timeout_ms: int | None) -> str | None:
     """Why no more solver runs are started (``started``: the certificate's first run, ``time.monotonic()``)."""
     if timeout_ms is None or time.monotonic() - started <= TOTAL_FACTOR * timeout_ms / 1000:
         return None
+    return _late()
+
+
+def _late() -> str:
     return f"{UNKNOWN} (not asked: the solvers ran past {TOTAL_FACTOR} times the limit per lemma on this certificate)"
+
+
+def _timed(text: str, solver: str, timeout_ms: int | None) -> tuple[str, float]:
+    """:func:`solve` and the seconds it took, measured where it ran (a worker process or this one)."""
+    started = time.monotonic()
+    answer = solve(text, solver, timeout_ms)
+    return answer, time.monotonic() - started
 
 
 def solve_all(jobs: list[tuple[str, str]], timeout_ms: int | None, workers: int = 1) -> list[str]:
     """The answers to (lemma text, solver) jobs, ``workers`` at a time in worker processes; once UNDECIDED_STOP
-    answers are neither sat nor unsat, or the solvers' total time is spent (:func:`out_of_time`), the jobs left
-    are *unknown* without being asked (the lemma is then not checked, as for any unknown)."""
+    answers are neither sat nor unsat, or the solvers' total time is spent (TOTAL_FACTOR limits, the runs' own
+    times added in job order), the jobs left are *unknown* without being asked (the lemma is then not checked, as
+    for any unknown). Both cuts are where one worker would stop, so the answers do not depend on ``workers``."""
     from concurrent.futures import ProcessPoolExecutor
     from contextlib import nullcontext
 
-    answers: list[str] = []
-    step, started, late = max(1, min(workers, len(jobs))), time.monotonic(), None
+    timed: list[tuple[str, float]] = []
+    total = None if timeout_ms is None else TOTAL_FACTOR * timeout_ms / 1000
+    step = max(1, min(workers, len(jobs)))
     with ProcessPoolExecutor(step) if step > 1 else nullcontext() as pool:
         for start in range(0, len(jobs), step):
-            if sum(not a.startswith((UNSAT, SAT)) for a in answers) >= UNDECIDED_STOP:
-                break
-            late = out_of_time(started, timeout_ms)
-            if late:
+            if sum(not a.startswith((UNSAT, SAT)) for a, _ in timed) >= UNDECIDED_STOP or \
+                    total is not None and sum(t for _, t in timed) > total:
                 break
             batch = jobs[start:start + step]
-            answers += (pool.map(solve, [t for t, _ in batch], [s for _, s in batch], [timeout_ms] * len(batch))
-                        if pool is not None else [solve(text, name, timeout_ms) for text, name in batch])
-    kept, left = [], UNDECIDED_STOP  # the answers one worker would have asked for: the same verdict for any --jobs (a
-    for reply in answers:  # batch's sat after the third undecided answer was a rejection with 4 workers and
-        if left <= 0:      # *not checked* with 1: red team, round 9)
-            break
+            timed += (pool.map(_timed, [t for t, _ in batch], [s for _, s in batch], [timeout_ms] * len(batch))
+                      if pool is not None else [_timed(text, name, timeout_ms) for text, name in batch])
+    kept, left, spent = [], UNDECIDED_STOP, 0.0  # the answers one worker would have asked for: the same verdict for
+    for reply, seconds in timed:  # any --jobs (a batch's sat after the third undecided answer was a rejection with 4
+        if left <= 0 or total is not None and spent > total:  # workers and *not checked* with 1: red team round 9;
+            break  # the total time was a wall clock over batches, so 4 workers had 4 times the solvers' time: round 10)
         kept.append(reply)
         left -= not reply.startswith((UNSAT, SAT))
-    stop = f"{UNKNOWN} (not asked: {UNDECIDED_STOP} lemmas were left undecided before it)" if left <= 0 else late
-    return kept + [stop or ""] * (len(jobs) - len(kept))  # every job is kept unless one of the two stopped it
+        spent += seconds
+    stop = f"{UNKNOWN} (not asked: {UNDECIDED_STOP} lemmas were left undecided before it)" if left <= 0 else _late()
+    return kept + [stop] * (len(jobs) - len(kept))  # every job is kept unless one of the two stopped it
