@@ -30,3 +30,38 @@ def test_the_solvers_total_time_does_not_grow_with_the_number_of_workers(monkeyp
     answers = solvers.solve_all([("lemma", "z3")] * 8, 20, workers)
     assert answers[:3] == ["unsat"] * 3  # at 0, 19 and 38 ms of 40; at 57 ms the rest are not asked
     assert all("solvers ran past 2 times the limit" in a for a in answers[3:]), answers
+
+
+# -- the defence tests the kernel's argmax sets against the actual scores past 200 positions ------------------------
+
+def _sum_circuit(n: int):  # type: ignore[no-untyped-def]
+    from verified_aat.circuits.text_format import parse_circuit_text
+    inputs = " ".join(f"x{i}" for i in range(n))
+    return parse_circuit_text(f"input {inputs}\ns = add {inputs}\noutput s\n")
+
+
+@pytest.mark.parametrize("n", [50, 150])  # 101 positions (all pairs) and 301 (past the defence's ALL_PAIRS_LIMIT)
+def test_a_false_key_lemma_that_a_lying_solver_lets_through_is_caught_at_any_length(monkeypatch: pytest.MonkeyPatch,
+                                                                                     n: int) -> None:
+    """gate-edge's T with its fetch score made the constant 0 (every position attends to all), forged with the honest
+    key hints: every obligation holds over the kernel's sets, and only the key lemma is false. A solver that answers
+    unsat to everything let it through; past 200 positions the defence pooled over the kernel's sets too, so the
+    certificate was ACCEPTED (at 101 positions its all-pairs run rejected it). Now it tests the sets against the
+    actual scores at evenly spread positions."""
+    from forge import Forgery, forge, verdict
+    from verified_aat.certificates.kernel_form import transformer_form
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.kernel import solvers
+    circuit = _sum_circuit(n)
+    T = transformer_form(get_construction("gate-edge").compile(circuit).transformer)
+    T["functions"].append({"gates": [["input", i] for i in range(10)] + [["const", "0"]], "outputs": [10]})
+    for layer in T["layers"]:
+        for head in layer["heads"]:
+            if head["name"] == "fetch":
+                head["score"] = len(T["functions"]) - 1
+    doc = forge(Forgery(circuit, T))
+    monkeypatch.setitem(solvers.SOLVERS, "z3", lambda text, timeout_ms: "unsat")
+    report = verdict(doc, jobs=1)
+    assert report.outcome == "rejected" and report.rejections[0].check == "defence", report.reasons
+    honest = verdict(forge(Forgery(circuit)), jobs=1)
+    assert honest.outcome == "accepted", honest.reasons

@@ -28,6 +28,8 @@ from .defence_compile import Specialized, TooBig, evaluate, mean, rational, role
 
 ALL_PAIRS_LIMIT = 200
 ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention
+SET_CHECK_WORK = 1_000_000  # past ALL_PAIRS_LIMIT: score gates evaluated to test the kernel's sets, per head and function,
+SET_CHECK_TOTAL = 4_000_000  # ... and for all of them together
 VECTORS = 3
 DEFAULT_BUDGET = 30_000  # activation evaluations, at least
 PER_POSITION = 5         # ... or this many per position: about one full run of a typical construction
@@ -60,13 +62,18 @@ def _score_function(score: Circuit | Bilinear):  # type: ignore[no-untyped-def]
     return lambda x, y: f(*x, *y)[0]
 
 
-def _all_pairs(X: Sequence[Sequence[Number]], score) -> list[tuple[int, ...]]:  # type: ignore[no-untyped-def]
+def _all_pairs(X: Sequence[Sequence[Number]], score, over=None) -> list[tuple[int, ...]]:  # type: ignore[no-untyped-def]
+    """Each x's argmax set over ``over`` (default: X itself) by the actual scores."""
     out = []
     for x in X:
-        values = [score(x, y) for y in X]
+        values = [score(x, y) for y in (X if over is None else over)]
         top = max(values)
         out.append(tuple(j for j, v in enumerate(values) if v == top))
     return out
+
+
+def _shown(members: tuple[int, ...]) -> str:
+    return "{" + ", ".join(map(str, members[:5])) + (", …" if len(members) > 5 else "") + f"}} ({len(members)} members)"
 
 
 class OutOfBudget(TooBig):
@@ -90,12 +97,13 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
     inputs = list(islice(vectors(C.n_inputs, ctx.options.seed), VECTORS)) if budget >= N else []
     spent, reached, done, why, run = 0, 0, [], "", None
     specialized = {fn.number: Specialized(fn.layer.activation, T.dimension, ctx.structural) for fn in ctx.functions}
+    tested: dict[tuple[int, int], int] = {}  # the heads whose sets were tested against actual scores (all inputs)
     for vector, x in enumerate(inputs if budget >= N else []):
         if spent >= budget or (vector and spent + 2 * N > budget):
             break
         layer = 0
         try:
-            run = _Run(ctx, x, specialized)  # one compiled specialization per key for all inputs
+            run = _Run(ctx, x, specialized, tested)  # one compiled specialization per key for all inputs
             problem = run.check_layer(0)
             while problem is None and layer < n_layers and spent + run.pending_cost(layer + 1) <= budget:
                 spent += run.apply(layer + 1, budget - spent)
@@ -112,7 +120,8 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
         reached = max(reached, layer)
         if layer < n_layers:
             break
-    attention = "actual scores on all pairs" if run is not None and run.brute else "the kernel's argmax sets"
+    attention = "actual scores on all pairs" if run is not None and run.brute else "the kernel's argmax sets" + (
+        f" (tested against the actual scores, {sum(tested.values())} score gates)" if any(tested.values()) else "")
     full = (f"{len(done)} seeded input(s), layers run {', '.join(done)}, {spent} activation evaluations, "
             f"attention from {attention}") if done else ""
     if reached == n_layers and not why:
@@ -129,8 +138,8 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
 class _Run:
     """One incremental exact run of T on enc(C, x)."""
 
-    def __init__(self, ctx: Context, x: list[Number], specialized: dict[int, Specialized]):
-        self.ctx = ctx
+    def __init__(self, ctx: Context, x: list[Number], specialized: dict[int, Specialized], tested: dict):
+        self.ctx, self.tested, self.problem = ctx, tested, None  # tested: (function, head) → score gates its test took
         C, T, E = ctx.circuit, ctx.transformer, ctx.encoding
         self.T, self.E = T, E
         self.values = evaluate(C, x, rational)  # type: ignore[arg-type]
@@ -179,6 +188,9 @@ class _Run:
             if not self.brute:
                 if key not in self.sets:
                     self._install(key, interned(self.ctx.sets[key]))
+                if key not in self.tested:
+                    self.tested[key] = 0
+                    self.problem = self.problem or self._test_sets(fn, h, head)
                 continue
             if key in self.sets and not self.score_dirty.get(key, True):
                 continue
@@ -187,6 +199,22 @@ class _Run:
             self._install(key, [shared.setdefault(s, s) for s in fresh])
             self.pending[fn.number] = set(range(self.N))
             self.score_dirty[key] = False
+
+    def _test_sets(self, fn, h: int, head) -> str | None:  # type: ignore[no-untyped-def]
+        """The kernel's sets of a head against the actual scores at evenly spread positions, as many as SET_CHECK_WORK
+        score gates allow (once per head and function, on the first input): past ALL_PAIRS_LIMIT the run pools over
+        the kernel's sets, so a false key lemma that a solver's unsat let through went unseen (red team, round 10)."""
+        size = len(head.score.gates) if isinstance(head.score, Circuit) else len(head.score.entries) or 1
+        left = SET_CHECK_TOTAL - sum(self.tested.values())
+        m = min(self.N, min(SET_CHECK_WORK, left) // (self.N * size))
+        self.tested[(fn.number, h)] = m * self.N * size
+        score, sets = _score_function(head.score), self.sets[(fn.number, h)]
+        for p in sorted({k * self.N // m for k in range(m)}):
+            actual = _all_pairs([self.X[p]], score, self.X)[0]
+            if actual != sets[p]:
+                return (f"before layer {fn.layers[0]}, head {head.name} at position {p} ({role(self.E, p)}): the "
+                        f"actual scores' argmax set is {_shown(actual)}, the kernel's {_shown(sets[p])}")
+        return None
 
     def _pool(self, head: tuple[tuple[int, int], str], p: int, c: int) -> Number:
         key, pooling = head
@@ -286,6 +314,8 @@ class _Run:
     # -- comparisons -------------------------------------------------------------------
     def check_layer(self, layer: int) -> str | None:
         ctx, E = self.ctx, self.E
+        if self.problem:
+            return self.problem
         structural = ctx.structural
         if layer == 0:
             candidates: Any = range(self.N)
