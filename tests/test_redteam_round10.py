@@ -40,14 +40,17 @@ def _sum_circuit(n: int):  # type: ignore[no-untyped-def]
     return parse_circuit_text(f"input {inputs}\ns = add {inputs}\noutput s\n")
 
 
-@pytest.mark.parametrize("n", [50, 150])  # 101 positions (all pairs) and 301 (past the defence's ALL_PAIRS_LIMIT)
+@pytest.mark.parametrize("n, head, budget", [(50, "fetch", None), (150, "fetch", None), (150, "gather", 400)])
 def test_a_false_key_lemma_that_a_lying_solver_lets_through_is_caught_at_any_length(monkeypatch: pytest.MonkeyPatch,
-                                                                                     n: int) -> None:
+                                                                                     n: int, head: str,
+                                                                                     budget: int | None) -> None:
     """gate-edge's T with its fetch score made the constant 0 (every position attends to all), forged with the honest
     key hints: every obligation holds over the kernel's sets, and only the key lemma is false. A solver that answers
     unsat to everything let it through; past 200 positions the defence pooled over the kernel's sets too, so the
     certificate was ACCEPTED (at 101 positions its all-pairs run rejected it). Now it tests the sets against the
-    actual scores at evenly spread positions."""
+    actual scores at evenly spread positions, and the heads of layers the full run did not reach (a budget of 400
+    activation evaluations runs layer 1 of 301 positions: the gather head's sets were used only by the sampled steps)
+    on the run's last state."""
     from forge import Forgery, forge, verdict
     from verified_aat.certificates.kernel_form import transformer_form
     from verified_aat.constructions.registry import get_construction
@@ -56,12 +59,12 @@ def test_a_false_key_lemma_that_a_lying_solver_lets_through_is_caught_at_any_len
     T = transformer_form(get_construction("gate-edge").compile(circuit).transformer)
     T["functions"].append({"gates": [["input", i] for i in range(10)] + [["const", "0"]], "outputs": [10]})
     for layer in T["layers"]:
-        for head in layer["heads"]:
-            if head["name"] == "fetch":
-                head["score"] = len(T["functions"]) - 1
+        for spec in layer["heads"]:
+            if spec["name"] == head:
+                spec["score"] = len(T["functions"]) - 1
     doc = forge(Forgery(circuit, T))
     monkeypatch.setitem(solvers.SOLVERS, "z3", lambda text, timeout_ms: "unsat")
-    report = verdict(doc, jobs=1)
+    report = verdict(doc, jobs=1, defence_budget=budget)
     assert report.outcome == "rejected" and report.rejections[0].check == "defence", report.reasons
     honest = verdict(forge(Forgery(circuit)), jobs=1)
     assert honest.outcome == "accepted", honest.reasons

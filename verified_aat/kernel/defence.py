@@ -111,9 +111,14 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
                 problem = run.check_layer(layer)
         except TooBig as exc:
             why = str(exc) if isinstance(exc, OutOfBudget) else f"values grow too large ({exc})"
+            problem = run.untested() if run is not None else None
+            if problem is not None:
+                return [f"x = ({', '.join(map(str, x))}): {problem}"], "found a disagreement"
             break
         if problem is None and layer == n_layers:
             problem = run.check_readout()
+        if problem is None and layer < n_layers:
+            problem = run.untested()
         if problem is not None:
             return [f"x = ({', '.join(map(str, x))}): {problem}"], "found a disagreement"
         done.append(f"{layer}/{n_layers}")
@@ -208,12 +213,24 @@ class _Run:
         left = SET_CHECK_TOTAL - sum(self.tested.values())
         m = min(self.N, min(SET_CHECK_WORK, left) // (self.N * size))
         self.tested[(fn.number, h)] = m * self.N * size
-        score, sets = _score_function(head.score), self.sets[(fn.number, h)]
+        score, sets = _score_function(head.score), self.ctx.sets[(fn.number, h)]
         for p in sorted({k * self.N // m for k in range(m)}):
             actual = _all_pairs([self.X[p]], score, self.X)[0]
             if actual != sets[p]:
-                return (f"before layer {fn.layers[0]}, head {head.name} at position {p} ({role(self.E, p)}): the "
-                        f"actual scores' argmax set is {_shown(actual)}, the kernel's {_shown(sets[p])}")
+                return (f"layer {fn.layers[0]}'s head {head.name} at position {p} ({role(self.E, p)}): the actual "
+                        f"scores' argmax set is {_shown(actual)}, the kernel's {_shown(sets[p])}")
+        return None
+
+    def untested(self) -> str | None:
+        """The heads of the layers the run did not reach, tested on its last state (its structure is the rows', and the
+        key lemma and brute force speak of any values)."""
+        for fn in [] if self.brute else self.ctx.functions:
+            for h, head in enumerate(fn.layer.heads):
+                if (fn.number, h) not in self.tested:
+                    self.tested[(fn.number, h)] = 0
+                    problem = self._test_sets(fn, h, head)
+                    if problem:
+                        return problem
         return None
 
     def _pool(self, head: tuple[tuple[int, int], str], p: int, c: int) -> Number:
