@@ -73,7 +73,8 @@ def _all_pairs(X: Sequence[Sequence[Number]], score, over=None) -> list[tuple[in
 
 
 def _shown(members: tuple[int, ...]) -> str:
-    return "{" + ", ".join(map(str, members[:5])) + (", …" if len(members) > 5 else "") + f"}} ({len(members)} members)"
+    inner = ", ".join(map(str, members)) if len(members) <= 2 else f"{members[0]}, …, {members[-1]}"  # the least, greatest
+    return f"{{{inner}}} ({len(members)} members)"
 
 
 class OutOfBudget(TooBig):
