@@ -94,6 +94,20 @@ def test_a_file_the_kernel_cannot_read_is_not_checked(text: str) -> None:
         structure(text.encode(), "text")
 
 
+JSON_CIRCUIT = (b'{"format": "verified-aat/circuit", "version": 1, "inputs": ["x"], "gates": [{"name": "x", "op": '
+                b'"input"}, {"name": "y", "op": "add", "args": ["x", "x"]}], "outputs": ["y"]}')
+
+
+@pytest.mark.parametrize("edit", [(b'"outputs": ["y"]}', b'"outputs": ["y"], "outputs": ["x"]}'),  # a key twice
+                                  (b'"version": 1', b'"version": 1, "note": NaN')])  # not JSON: NaN
+def test_a_json_file_with_a_key_twice_or_nan_is_not_checked(edit: tuple[bytes, bytes]) -> None:
+    """Read as the kernel reads a certificate: a reader keeping the first "outputs" would see another circuit
+    (round 10: the kernel's JSON reader kept the last, silently)."""
+    assert structure(JSON_CIRCUIT, "json")["outputs"] == [1]
+    with pytest.raises(NotChecked):
+        structure(JSON_CIRCUIT.replace(*edit), "json")
+
+
 @pytest.fixture(scope="module")
 def certified(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     circuit = va.load_circuit(str(SPECS / "inner_product_3.circ"))

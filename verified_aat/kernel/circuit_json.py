@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from . import _no_constant, _unique_keys  # as the certificate is read: a key twice or NaN is unreadable (not checked)
 from .circuit_file import OPS, Gates, Ref, define
 from .data import need
 from .document_transformer import read_literal  # the text format's literals, as a document's circuits read them
@@ -11,7 +12,7 @@ from .document_transformer import read_literal  # the text format's literals, as
 
 def read(data: bytes) -> tuple[Gates, list[Ref], str]:
     """The gates in file order, the outputs and the domain of a JSON circuit document."""
-    doc = json.loads(data)
+    doc = json.loads(data, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     need(type(doc) is dict and doc.get("format") == "verified-aat/circuit" and repr(doc.get("version")) == "1", "$",
          "not a circuit document of format 'verified-aat/circuit', version 1 (an integer: not 1.0, not true)")
     inputs, listed, outputs = doc.get("inputs"), doc.get("gates"), doc.get("outputs")
