@@ -216,8 +216,8 @@ def _b_checks(C, B, roots) -> tuple[list[str], Context]:
                   Options())
     ctx.circuit = load_circuit(circuit_structure(B), "$.circuit")
     problems = bz.load_original(ctx)
-    for run in (bz.gate_failures, bz.tree_failures, bz.output_failures):
-        problems = problems or run(ctx)
+    for run, args in ((bz.gate_failures, ()), (bz.gate_failures, (True,)), (bz.output_failures, ())):
+        problems = problems or run(ctx, *args)
     return problems, ctx
 
 

@@ -46,42 +46,24 @@ def load_original(ctx: Context) -> list[str]:
     return []
 
 
-def gate_failures(ctx: Context) -> list[str]:
-    """B3: inputs, constants and signs of C are B's same gates over the roots of their operands."""
-    C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
-    assert C is not None and B is not None
-    problems = []
-    for g, gate in enumerate(C.gates):
-        image = B.gates[roots[g]]
-        if gate.op == "input":
-            ok = roots[g] == B.input_gates[gate.index]  # type: ignore[index]
-        elif gate.op == "const":
-            ok = image.op == "const" and image.value == gate.value
-        elif gate.op == "sign":
-            ok = image.op == "sign" and image.args == (roots[gate.args[0]],)
-        else:
-            continue
-        if not ok:
-            problems.append(Problem("gate {g} of C ({op}) has no equal gate in B: its root {root} is {image:120}",
-                                    {"g": g, "op": gate.op, "root": roots[g],
-                                     "image": f"{image.op}{list(image.args) if image.args else ''}"}))
-            if len(problems) == 3:
-                break
-    return problems
-
-
-def tree_failures(ctx: Context) -> list[str]:
-    """B4: every sum or product of C is a tree of B's gates of the same op over its operands' roots."""
+def gate_failures(ctx: Context, trees: bool = False) -> list[str]:
+    """B3: inputs, constants and signs of C are B's same gates over the roots of their operands; with ``trees``, B4:
+    every sum or product of C is a tree of B's gates of the same op over its operands' roots (one walk, two checks)."""
     C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
     assert C is not None and B is not None
     budget = TREE_WORK * (len(B.gates) + sum(len(g.args) for g in C.gates)) + 16
     problems = []
     for g, gate in enumerate(C.gates):
-        if gate.op not in ("add", "mul"):
+        if (gate.op in ("add", "mul")) != trees:
             continue
-        wanted = Counter(roots[a] for a in gate.args)
-        root = B.gates[roots[g]]
-        if root.op != gate.op or roots[g] in wanted:
+        root, wanted = B.gates[roots[g]], Counter(roots[a] for a in gate.args)
+        if not trees:  # an input is B's same input; a constant or sign the same op, value and (rooted) operand
+            if not (roots[g] == B.input_gates[gate.index] if gate.op == "input" else  # type: ignore[index]
+                    (root.op, root.value, root.args) == (gate.op, gate.value, tuple(roots[a] for a in gate.args))):
+                problems.append(Problem("gate {g} of C ({op}) has no equal gate in B: its root {root} is {image:120}",
+                                        {"g": g, "op": gate.op, "root": roots[g],
+                                         "image": f"{root.op}{list(root.args) if root.args else ''}"}))
+        elif root.op != gate.op or roots[g] in wanted:
             problems.append(f"gate {g} of C is {gate.op} of {len(gate.args)} operands, but its root {roots[g]} in "
                             f"B is {'one of its operands' if roots[g] in wanted else root.op}, not a tree of "
                             f"{gate.op} gates above them")

@@ -265,14 +265,14 @@ def _netlist(ctx: Context) -> list[str]:
     return problems
 
 
-def _binarization(name: str) -> Callable[[Context], list[Problem | str]]:
+def _binarization(name: str, *args: bool) -> Callable[[Context], list[Problem | str]]:
     """B1–B5 (``binarized.py``), entered only for a certificate with an ``original`` section: without one
     there is no circuit before binarization to check (so that module is a trusted-base kind of its own)."""
     def run(ctx: Context) -> list[Problem | str]:
         if ctx.doc.get("original") is None:
             return []
         from . import binarized
-        return getattr(binarized, name)(ctx)
+        return getattr(binarized, name)(ctx, *args)
     return run
 
 
@@ -294,7 +294,8 @@ CHECKS: tuple[Check, ...] = (
     Check("original", "B1", "the recorded circuit before binarization is well-formed, hashed, of the same shape",
           _binarization("load_original")),
     Check("original-gates", "B3", "its inputs, constants and signs are the certified circuit's", _binarization("gate_failures")),
-    Check("original-trees", "B4", "each n-ary sum or product is a tree over the same operands", _binarization("tree_failures")),
+    Check("original-trees", "B4", "each n-ary sum or product is a tree over the same operands",
+          _binarization("gate_failures", True)),
     Check("original-outputs", "B5", "its outputs are the certified circuit's outputs", _binarization("output_failures")),
     Check("given-circuit", "S1", "the circuit given with --circuit is the certified one (or the one before "
           "binarization)", _given_circuit),
