@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Union
 
 from .data import MAX_GATES, STRUCTURE, Circuit, Malformed, NotChecked, load_structure, need
+from .document_transformer import walk
 from .problems import Problem, no_link
 from .rules import sha256_json
 
@@ -37,7 +38,7 @@ def define(gates: Gates, at: str, name: str, op: str, refs: list[Ref], value: An
 
 
 def _ordered(defs: Gates, outputs: list[Ref], domain: str) -> dict[str, Any]:
-    """The canonical structure, gates in the formats' stable depth-first order (no recursion)."""
+    """The canonical structure, gates in the formats' stable depth-first order (document_transformer.walk)."""
     gates: list[list[Any]] = []
     at: dict[Ref, int] = {}  # a name, or a literal's value (its one constant gate)
 
@@ -47,30 +48,21 @@ def _ordered(defs: Gates, outputs: list[Ref], domain: str) -> dict[str, Any]:
             gates.append(["const", str(ref)])
         return at[ref]
 
+    def descend(ref: Ref) -> bool:  # a name not yet placed; a literal gets its constant gate where the walk meets it
+        if type(ref) is not str:
+            index(ref)
+        return type(ref) is str and ref not in at
+
+    def place(name: str) -> None:
+        op, refs, value = defs[name]
+        at[name] = len(gates)
+        gates.append([op, value] if op == "input" else ["const", str(value)] if op == "const"
+                     else [op, [index(r) for r in refs]])
+
     need(all(type(r) is not str or r in defs for r in [*(r for g in defs.values() for r in g[1]), *outputs]), "$",
          "a reference to an undefined name")
-    on_stack: set[str] = set()
     for root in defs:
-        stack = [] if root in at else [(root, 0)]
-        on_stack.update(name for name, _ in stack)
-        while stack:
-            name, i = stack[-1]
-            op, refs, value = defs[name]
-            if i == len(refs):
-                stack.pop()
-                on_stack.discard(name)
-                at[name] = len(gates)
-                gates.append([op, value] if op == "input" else ["const", str(value)] if op == "const"
-                             else [op, [index(r) for r in refs]])
-                continue
-            stack[-1] = (name, i + 1)
-            ref = refs[i]
-            if type(ref) is not str:
-                index(ref)
-            elif ref not in at:
-                need(ref not in on_stack, "$", "a cycle among gates")
-                on_stack.add(ref)
-                stack.append((ref, 0))
+        walk(root, lambda name: defs[name][1], descend, place)
         need(len(gates) <= MAX_GATES, "$", f"more than {MAX_GATES} gates")
     return {"format": STRUCTURE, "version": 1, "domain": domain, "gates": gates, "outputs": [index(r) for r in outputs]}
 

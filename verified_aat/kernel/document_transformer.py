@@ -11,9 +11,9 @@ matter, argument order does).  This check can only reject, or let the theorem sa
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
-from .data import Bilinear, Circuit, Transformer, need, read_numeral
+from .data import Bilinear, Circuit, Malformed, Transformer, need, read_numeral
 from .problems import Problem
 
 _DEFINITION = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\[\]\-]*)\s*=\s*(const|add|mul|sign)\b(.*)\Z")
@@ -48,8 +48,9 @@ class Terms:
         return tuple(ids[o] for o in circuit.outputs)
 
     def of_text(self, lines: Any, inputs: list[str]) -> tuple[int, ...] | None:
-        """The output terms of a document circuit (lines of the text format, implicit ``inputs``); None where the
-        kernel's reader does not read it (then T is not the document's T_K)."""
+        """The output terms of a document circuit (lines of the text format, implicit ``inputs``, gates in any order);
+        None where the kernel's reader does not read it (then T is not the document's T_K): an undefined name, a
+        cycle, a constant that is not a rational the kernel reads (one p, p.d or p/q)."""
         if type(lines) is not list or len(lines) > MAX_LINES or not all(type(x) is str for x in lines):
             return None
         definitions: dict[str, tuple[str, list[str]]] = {}
@@ -66,40 +67,37 @@ class Terms:
                 return None
             definitions[m.group(1)] = (m.group(2), m.group(3).split())
         known: dict[str, int] = {name: self.term(("input", k)) for k, name in enumerate(inputs)}
-        return self._resolve(outputs, definitions, known)
 
-    def _resolve(self, refs: list[str], definitions: dict[str, tuple[str, list[str]]], known: dict[str, int]
-                 ) -> tuple[int, ...] | None:
-        """The terms of ``refs`` (names or rational literals), without recursion: gates may come in any order; None for
-        an undefined name, a cycle or a constant that is not a rational the kernel reads (one p, p.d or p/q)."""
-        stack, visiting = refs[::-1], set()
-        while stack:
-            name = stack[-1]
-            if name in known:
-                stack.pop()
-                continue
-            if read_literal(name) is not None:  # a rational literal
-                known[name] = self.term(("const", read_literal(name)))
-                stack.pop()
-                continue
-            if name not in definitions:
-                return None
-            op, args = definitions[name]
-            pending = [] if op == "const" else [a for a in args if a not in known]
-            if pending:
-                if name in visiting:
-                    return None
-                visiting.add(name)
-                stack += pending
-                continue
-            if op == "const":
-                if len(args) != 1 or read_literal(args[0]) is None:
-                    return None
-                known[name] = self.term(("const", read_literal(args[0])))
-            else:
-                known[name] = self.term((op, tuple(known[a] for a in args)))
+        def place(name: str) -> None:  # an undefined name is a constant: of its value if a rational literal
+            op, args = definitions.get(name, ("const", [name]))
+            need(op != "const" or len(args) == 1 and read_literal(args[0]) is not None, "$", "not a term")
+            known[name] = self.term(("const", read_literal(args[0])) if op == "const"
+                                    else (op, tuple(known[a] for a in args)))
+        try:  # a constant's literal is walked too, harmlessly
+            for ref in outputs:
+                walk(ref, lambda name: definitions.get(name, ("", []))[1], lambda name: name not in known, place)
+        except Malformed:
+            return None
+        return tuple(known[ref] for ref in outputs)
+
+
+def walk(root: Any, children: Callable[[Any], list[Any]], descend: Callable[[Any], bool], place: Callable[[Any], None]
+         ) -> None:
+    """Depth-first from ``root`` without recursion: each name ``descend`` admits is ``place``d after its ``children``
+    in order (the circuit formats' stable order, circuit_file.py's), Malformed on a cycle."""
+    stack, on_stack = ([(root, 0)], {root}) if descend(root) else ([], set())
+    while stack:
+        name, i = stack[-1]
+        if i == len(args := children(name)):
             stack.pop()
-        return tuple(known[ref] for ref in refs)
+            on_stack.discard(name)
+            place(name)
+        elif descend(args[i]):
+            need(args[i] not in on_stack, "$", "a cycle among gates")
+            on_stack.add(args[i])
+            stack[-1:] = [(name, i + 1), (args[i], 0)]
+        else:
+            stack[-1] = (name, i + 1)
 
 
 def own_depth(document: Any, T: Transformer) -> int | None:
