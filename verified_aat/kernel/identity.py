@@ -109,11 +109,9 @@ class _Normaliser:
             for a in args:
                 add(out, a)
             return out
-        if head == "-" and len(args) == 1:
-            return add({}, args[0], -1)
-        if head == "-" and args:
-            out = dict(args[0])
-            for a in args[1:]:
+        if head == "-" and args:  # a negation, or the first argument less the others
+            out = {} if len(args) == 1 else dict(args[0])
+            for a in args[len(args) > 1:]:
                 add(out, a, -1)
             return out
         if head == "/" and len(args) == 2:
