@@ -46,13 +46,13 @@ def load_original(ctx: Context) -> list[str]:
     return []
 
 
-def gate_failures(ctx: Context, trees: bool = False) -> list[str]:
+def gate_failures(ctx: Context, trees: bool = False) -> list[str | Problem]:
     """B3: inputs, constants and signs of C are B's same gates over the roots of their operands; with ``trees``, B4:
     every sum or product of C is a tree of B's gates of the same op over its operands' roots (one walk, two checks)."""
     C, B, roots = ctx.original, ctx.circuit, ctx.original_roots
     assert C is not None and B is not None
     budget = TREE_WORK * (len(B.gates) + sum(len(g.args) for g in C.gates)) + 16
-    problems = []
+    problems: list[str | Problem] = []
     for g, gate in enumerate(C.gates):
         if (gate.op in ("add", "mul")) != trees:
             continue
