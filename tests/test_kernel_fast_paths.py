@@ -83,3 +83,34 @@ def test_the_normal_form_decides_a_mean_past_the_monomial_limit() -> None:
     mean = f"(/ (+ {names}) {n}.0)"
     assert decide(head + f"(assert (not (= (* {n}.0 {mean}) (+ {names}))))\n(check-sat)\n") is True
     assert decide(head + f"(assert (not (= (* {n}.0 {mean}) (+ {names} 1.0))))\n(check-sat)\n") is None
+
+
+def _circuit(output: int):  # type: ignore[no-untyped-def]
+    from verified_aat.kernel.data import load_circuit
+    return load_circuit({"gates": [["input", 0], ["input", 1]], "outputs": [output]}, "$")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-6, 6), st.integers(0, 3)), min_size=1, max_size=25))
+def test_the_key_join_is_the_plain_argmin(rows) -> None:  # type: ignore[no-untyped-def]
+    """attention.join (each row key once, from dict.fromkeys; issue 22) against argmin_j (rk_i - ck_j)^2 + pen_j on
+    every pair, with row and column key the first coordinate and the penalty the second."""
+    from verified_aat.kernel.attention import join
+
+    sets = join(rows, {"row_key": _circuit(0), "col_key": _circuit(0), "col_penalty": _circuit(1)}, [10**9])
+    for (a, _), chosen in zip(rows, sets):
+        costs = [(a - k) ** 2 + pen for k, pen in rows]
+        assert chosen == tuple(j for j, cost in enumerate(costs) if cost == min(costs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dictionaries(st.integers(0, 4), st.tuples(st.just(1), st.integers(1, 2), st.integers(-3, 3)),
+                                max_size=4), min_size=1, max_size=6), st.lists(st.integers(0, 5), max_size=30))
+def test_the_base_count_is_the_plain_count(shared, which) -> None:  # type: ignore[no-untyped-def]
+    """schedule.count_base reads settle layers from the shared patterns (issue 22) as from each claims[p]."""
+    from verified_aat.kernel.encoding import Role
+    from verified_aat.kernel.schedule import Claims, count_base
+
+    patterns = [shared[w % len(shared)] for w in which]
+    claims = Claims(patterns, [Role("gate", p) for p in range(len(patterns))])
+    assert count_base(claims) == sum(1 for p in range(len(claims)) for _, _, s in claims[p].values() if s <= 0)

@@ -84,8 +84,8 @@ def join(rows: Sequence[Sequence[Number]], keys: dict[str, Circuit], budget: lis
     chosen: dict[Number, tuple[int, ...]] = {}  # the other row keys' sets
     by_choice: dict[tuple[Number, ...], tuple[int, ...]] = {}  # many row keys can choose the same keys (all sinks)
     row_keys = list(map(rk, rows))
-    for a in row_keys:  # at a column key a whose penalty is the floor, a alone: others pay (a − k)² > 0
-        if least.get(a) != floor and a not in chosen:  # each other row key once
+    for a in dict.fromkeys(row_keys):  # each row key once; at a column key whose penalty is the floor, a alone:
+        if least.get(a) != floor:  # others pay (a − k)² > 0
             choice = sorted(_cheapest(a, ordered, least, floor, budget))
             chosen[a] = best[choice[0]] if len(choice) == 1 else by_choice.get(tuple(choice)) or by_choice.setdefault(
                 tuple(choice), tuple(sorted(j for key in choice for j in best[key])))  # one key's are in order

@@ -47,7 +47,7 @@ def constant_values(circuit: Circuit) -> list[Number | None]:
         elif gate.op == "const":
             values.append(gate.value)
         else:
-            args = [values[a] for a in gate.args]  # apply: None past MAX_BITS (then not used as known)
+            args = list(map(values.__getitem__, gate.args))  # apply: None past MAX_BITS (then not used as known)
             values.append(None if None in args else apply(gate.op, args))  # type: ignore[arg-type]
     return values
 

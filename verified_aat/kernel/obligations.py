@@ -141,9 +141,7 @@ class Deriver:
                                 v = ys.get(g := roles[j][entry[0]]) or constants.get(g) or ys.setdefault(g, Y(len(ys)))
                                 shape.append(v if entry[1] == 1 else SQUARE(v))
                         for f, power in goals:  # p's claims on ``coords``: (role, power)
-                            g = role[f]
-                            gate = gates[g]
-                            if gate.op in ("const", "input") or g in ys:
+                            if (g := role[f]) in ys or (gate := gates[g]).op in ("const", "input"):  # named: its Gate unread
                                 rhs = ys.get(g) or constants.get(g) or ys.setdefault(g, Y(len(ys)))
                             else:
                                 parts = [ys.get(a) or constants.get(a) or ys.setdefault(a, Y(len(ys))) for a in gate.args]

@@ -122,7 +122,7 @@ def early(claims: Claims) -> Iterator[int]:
 
 
 def count_base(claims: Claims) -> int:
-    return sum(1 for p in early(claims) for _, _, s in claims[p].values() if s <= 0)
+    return sum(1 for p in early(claims) for _, _, s in claims.patterns[p].values() if s <= 0)  # settles: no claims[p]
 
 
 def readout_failures(claims: Claims, circuit: Circuit, encoding: Encoding, n_layers: int) -> Iterator[str]:
