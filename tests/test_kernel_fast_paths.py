@@ -114,3 +114,15 @@ def test_the_base_count_is_the_plain_count(shared, which) -> None:  # type: igno
     patterns = [shared[w % len(shared)] for w in which]
     claims = Claims(patterns, [Role("gate", p) for p in range(len(patterns))])
     assert count_base(claims) == sum(1 for p in range(len(claims)) for _, _, s in claims[p].values() if s <= 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 10**7), st.integers(0, 40), st.integers(-5, 100))
+def test_a_seeded_value_is_the_plain_one(seed, j, c, before) -> None:  # type: ignore[no-untyped-def]
+    """defence_sample.SEEDED (issue 22: made once) gives the value each step made from the hash."""
+    from verified_aat.kernel.defence_compile import rational
+    from verified_aat.kernel.defence_sample import SEEDED
+
+    h = hash((seed, j, c, before))
+    mine, plain = SEEDED[h % 19][h // 19 % 4], rational(Fraction(h % 19 - 9, h // 19 % 4 + 1))
+    assert mine == plain and type(mine) is type(plain)

@@ -31,6 +31,7 @@ from .problems import Problem
 
 MEMBER_COST = 8  # pooled member reads that cost as much as one activation evaluation (measured)
 MAX_STEPS = 20_000  # steps sampled at most (about a second)
+SEEDED = [[rational(Fraction(a - 9, b + 1)) for b in range(4)] for a in range(19)]  # a seeded value, made once
 
 
 def boolean_vectors(n: int, seed: int) -> Iterator[list[Number]]:
@@ -106,18 +107,19 @@ class _Steps:
         self.means: dict[tuple, Any] = {}  # (function, head, set, coordinate, layer) → the pooled mean
 
     def _vector(self, j: int, before: int, havoc: dict[tuple[int, int], Any]) -> tuple[Any, ...]:
-        row, claim, structural = self.ctx.rows[j], self.ctx.claims[j], self.ctx.structural
+        row, structural = self.ctx.rows[j], self.ctx.structural
+        pattern, owner = self.ctx.claims.patterns[j], self.ctx.claims.roles[j]  # claims[j] without its dict
         out = []
         for c in range(self.d):
-            entry = claim.get(c)
+            entry = pattern.get(c)  # (the role's field naming the gate, power, settle)
             if c in structural:
                 out.append(row[c])
             elif entry is not None and entry[2] <= before:
-                out.append(self.values[entry[0]] ** entry[1])
+                out.append(self.values[owner[entry[0]]] ** entry[1])
             else:
                 if (j, c) not in havoc:  # a seeded value in -9..9 over 1..4, from a hash (no generator per value)
                     h = hash((self.seed, j, c, before))
-                    havoc[(j, c)] = rational(Fraction(h % 19 - 9, h // 19 % 4 + 1))
+                    havoc[(j, c)] = SEEDED[h % 19][h // 19 % 4]
                 out.append(havoc[(j, c)])
         return tuple(out)
 
