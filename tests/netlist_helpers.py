@@ -4,11 +4,13 @@ table (the spec) and a Hypothesis strategy for random small netlists."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
 
 from verified_aat.circuits.netlists import BoolGate, Netlist
+from verified_aat.kernel.netlist_parse import multilinear
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"benchmark netlists not found at {SHARED}")
@@ -71,3 +73,20 @@ def netlists(draw: st.DrawFn, cubes: bool = True) -> Netlist:
         signals.append(f"g{k}")
     outputs = tuple(draw(st.lists(st.sampled_from(signals), min_size=1, max_size=4)))
     return Netlist("rand", tuple(signals[:n_in]), outputs, tuple(gates))
+
+
+def kernel_values(net: Any, bits: tuple[int, ...]) -> tuple[Any, ...]:
+    """The kernel's gate forms (``netlist_parse.multilinear``) of a netlist it read, at Boolean inputs (exact
+    integers): what the kernel proves the circuit equal to, to compare with the engine's simulation."""
+    def affine(c: Any, terms: list[tuple[Any, Any]]) -> Any:
+        return c + sum(k * x for k, x in terms)
+
+    def product(xs: list[Any]) -> Any:
+        out = 1
+        for x in xs:
+            out *= x
+        return out
+    value = dict(zip(net.inputs, bits))
+    for gate in net.gates:
+        value[gate.name] = multilinear(gate, [value[a] for a in gate.args], affine, product)
+    return tuple(value[o] for o in net.outputs)

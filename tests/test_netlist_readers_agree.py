@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from netlist_helpers import kernel_values
 
 from verified_aat.circuits.netlists import decode_netlist_bytes, parse_netlist, simulate
 from verified_aat.errors import InputError
 from verified_aat.kernel.netlist_given import MalformedNetlist, read_given
-from verified_aat.kernel.netlist_parse import multilinear
 
 ENGINE_ONLY = ("empty netlist", "netlist has no outputs", "byte 0xfffd")
 
@@ -50,20 +51,6 @@ def kernel_read(data: bytes, fmt: str, drop_dead: bool = False) -> Any:
     except MalformedNetlist as exc:
         return exc
 
-
-def kernel_values(net: Any, bits: tuple[int, ...]) -> tuple[Any, ...]:
-    def affine(c: Any, terms: list[tuple[Any, Any]]) -> Any:
-        return c + sum(k * x for k, x in terms)
-
-    def product(xs: list[Any]) -> Any:
-        out = 1
-        for x in xs:
-            out *= x
-        return out
-    value = dict(zip(net.inputs, bits))
-    for gate in net.gates:
-        value[gate.name] = multilinear(gate, [value[a] for a in gate.args], affine, product)
-    return tuple(value[o] for o in net.outputs)
 
 
 def assert_agree(text: str, fmt: str, drop_dead: bool = False) -> Any:

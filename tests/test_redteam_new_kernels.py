@@ -31,6 +31,7 @@ from mutants import (
     UniqueHardAverageLeft,
     probe_fnc_circuit,
 )
+from netlist_helpers import kernel_values
 from test_netlist_link import run
 
 import verified_aat as va
@@ -565,24 +566,6 @@ def test_per_circuit_construction_renamed_between_the_unique_hard_layouts() -> N
 
 # -- the kernel's own readers against the formats' definitions (differential, hypothesis) ----------
 
-def _kernel_values(net: Any, bits: tuple[int, ...]) -> tuple[Any, ...]:
-    """The kernel's gate forms evaluated at Boolean inputs (exact integers)."""
-    from verified_aat.kernel.netlist_parse import multilinear
-
-    def affine(c: Any, terms: list[tuple[Any, Any]]) -> Any:
-        return c + sum(k * x for k, x in terms)
-
-    def product(xs: list[Any]) -> Any:
-        out = 1
-        for x in xs:
-            out *= x
-        return out
-    value = dict(zip(net.inputs, bits))
-    for gate in net.gates:
-        value[gate.name] = multilinear(gate, [value[a] for a in gate.args], affine, product)
-    return tuple(value[o] for o in net.outputs)
-
-
 @st.composite
 def ascii_aigers(draw: st.DrawFn) -> tuple[str, int, list[int], list[tuple[int, int, int]]]:
     """aag files with inverted and constant literals anywhere, ANDs in any order (cycles possible)."""
@@ -623,7 +606,7 @@ def test_kernel_aiger_reader_is_the_formats_semantics(aiger: tuple[str, int, lis
         assert _aiger_reference(n_in, outs, ands, (0,) * n_in) is None
         return
     for bits in itertools.product((0, 1), repeat=n_in):
-        assert _kernel_values(net, bits) == _aiger_reference(n_in, outs, ands, bits)
+        assert kernel_values(net, bits) == _aiger_reference(n_in, outs, ands, bits)
 
 
 @settings(max_examples=150, deadline=None)
@@ -640,4 +623,4 @@ def test_kernel_blif_cover_is_the_formats_semantics(k: int, data: st.DataObject)
         env = dict(zip("abc", bits))
         hit = any(all(ch == "-" or int(ch) == env[o] for ch, o in zip(row, operands)) for row in rows)
         want = 0 if not rows else int(hit) if polarity else 1 - int(hit)
-        assert _kernel_values(net, bits) == (want,)
+        assert kernel_values(net, bits) == (want,)
