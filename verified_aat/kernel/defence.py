@@ -99,7 +99,7 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
     spent, reached, done, why, run = 0, 0, [], "", None
     specialized = {fn.number: Specialized(fn.layer.activation, T.dimension, ctx.structural) for fn in ctx.functions}
     tested: dict[tuple[int, int], int] = {}  # the heads whose sets were tested against actual scores (all inputs)
-    for vector, x in enumerate(inputs if budget >= N else []):
+    for vector, x in enumerate(inputs):  # none when the budget is below one full layer (N)
         if spent >= budget or (vector and spent + 2 * N > budget):
             break
         layer = 0

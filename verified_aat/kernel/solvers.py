@@ -162,23 +162,27 @@ def solve_all(jobs: list[tuple[str, str]], timeout_ms: int | None, workers: int 
     from concurrent.futures import ProcessPoolExecutor
     from contextlib import nullcontext
 
-    timed: list[tuple[str, float]] = []
     total = None if timeout_ms is None else TOTAL_FACTOR * timeout_ms / 1000
     step = max(1, min(workers, len(jobs)))
+    kept: list[str] = []  # the answers one worker would have asked for: the same verdict for any --jobs (a batch's
+    left, spent = UNDECIDED_STOP, 0.0  # sat after the third undecided answer was a rejection with 4 workers and *not
+    # checked* with 1: red team round 9; the total time was a wall clock over batches, so 4 workers had 4 times the
+    # solvers' time: round 10)
+
+    def cut() -> bool:  # one of the two stops, reached in job order
+        return left <= 0 or total is not None and spent > total
+
     with ProcessPoolExecutor(step) if step > 1 else nullcontext() as pool:
         for start in range(0, len(jobs), step):
-            if sum(not a.startswith((UNSAT, SAT)) for a, _ in timed) >= UNDECIDED_STOP or \
-                    total is not None and sum(t for _, t in timed) > total:
-                break
             batch = jobs[start:start + step]
-            timed += (pool.map(_timed, [t for t, _ in batch], [s for _, s in batch], [timeout_ms] * len(batch))
-                      if pool is not None else [_timed(text, name, timeout_ms) for text, name in batch])
-    kept, left, spent = [], UNDECIDED_STOP, 0.0  # the answers one worker would have asked for: the same verdict for
-    for reply, seconds in timed:  # any --jobs (a batch's sat after the third undecided answer was a rejection with 4
-        if left <= 0 or total is not None and spent > total:  # workers and *not checked* with 1: red team round 9;
-            break  # the total time was a wall clock over batches, so 4 workers had 4 times the solvers' time: round 10)
-        kept.append(reply)
-        left -= not reply.startswith((UNSAT, SAT))
-        spent += seconds
+            for reply, seconds in (pool.map(_timed, [t for t, _ in batch], [s for _, s in batch], [timeout_ms] * len(
+                    batch)) if pool is not None else [_timed(text, name, timeout_ms) for text, name in batch]):
+                if cut():  # a batch's later answers are dropped where one worker would have stopped
+                    break
+                kept.append(reply)
+                left -= not reply.startswith((UNSAT, SAT))
+                spent += seconds
+            if cut():
+                break  # no further batch is asked
     stop = f"{UNKNOWN} (not asked: {UNDECIDED_STOP} lemmas were left undecided before it)" if left <= 0 else _late()
     return kept + [stop] * (len(jobs) - len(kept))  # every job is kept unless one of the two stopped it
