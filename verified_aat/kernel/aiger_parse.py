@@ -41,9 +41,9 @@ def _uint(token: bytes, where: str) -> int:
 
 
 def read(data: bytes, expect: tuple[int, int] | None = None) -> tuple[list[str], list[str], Gates]:
-    """(inputs, outputs, gates) in file order, in the canonical form of ``netlist_form.py`` (an AND has no line).  With ``expect`` = (inputs, outputs)
-    of the circuit it must match, the header is compared before anything is built: binary AIGER's inputs
-    are implicit, so a 29-byte header could otherwise make the reader build 10⁷ literals."""
+    """(inputs, outputs, gates) in file order, in ``netlist_form.py``'s canonical form (an AND has no line). With
+    ``expect`` = (inputs, outputs) of the circuit it must match, the header is compared before anything is built:
+    binary AIGER's inputs are implicit, so a 29-byte header could otherwise make it build 10⁷ literals."""
     head, _, body = data.partition(b"\n")
     tokens = head.split()
     if len(tokens) < 6 or tokens[0] not in (b"aag", b"aig"):
