@@ -1,20 +1,7 @@
-"""The kernel's own data: a minimal circuit IR, transformers, and strict loaders.
+"""The kernel's own data: a minimal circuit IR, transformers, and strict loaders (docs/soundness.md S1).
 
-The kernel shares no code with the rest of ``verified_aat``: it reads the
-certificate's embedded objects from plain JSON values with its own parsers,
-enforcing every size limit *before* doing work, so a hostile file cannot make
-it hang or crash.  A problem is a :class:`Malformed` naming the JSON path
-(``$.transformer.layers[3].heads[0]``) and what is wrong.
-
-Formats (docs/soundness.md, "Data"):
-
-* circuit: ``{"gates": [G, ...], "outputs": [gate, ...]}`` with
-  ``G`` one of ``["input", i]``, ``["const", "p/q"]``, ``["add", [a, ...]]``,
-  ``["mul", [a, b, ...]]`` (fan-in ≥ 2), ``["sign", [a]]``; every argument
-  is an earlier gate, input indices are exactly 0..n−1.
-* transformer: ``{"coordinates": [...], "functions": [circuit, ...],
-  "layers": [{"heads": [{"name", "pooling", "score"}], "activation": f}]}``
-  where ``score`` is a function index or ``{"bilinear": [[r, c, "q"], ...]}``.
+The formats are docs/certificates.md's (``circuit``, ``transformer``). Every size limit is enforced *before* the
+work it bounds (docs/soundness.md, "Limits"); a problem is a :class:`Malformed` naming a JSON path and what is wrong.
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""S12: how every lemma is decided, the same for the three kinds of certificate.
-
-First the kernel's own normal form (``identity.py``), then the lemma's proof object if the certificate
-gives one (``positivity.py``): a lemma either proves needs no solver; an object that does not check is
-a rejection.  A lemma it
-does not decide goes to the solvers of the options (Z3 by default), whose bare ``unsat`` it then rests
-on — the verdict names each such lemma (``solver_only``), and with ``solver_trust`` off it is *not
-checked* instead.  With ``second_opinion`` the solvers also run on the lemmas the normal form proved:
-a ``sat`` there means a kernel or solver bug, reported as *not checked*, never as acceptance.
+"""How every lemma is decided, the same for the three kinds of certificate (docs/soundness.md S12): the kernel's
+normal form (``identity.py``, S12a), the lemma's proof object (``positivity.py``, S12c), then the solvers (S12b).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Whether a certificate's transformer is its construction document's own T_K (docs/soundness.md S2, P2).
-
-A document states ``T_K = prefix + K × block + suffix`` with circuits in the circuit text format
-(docs/construction-format.md).  A certificate that says its transformer is the construction's own
-(``info.transformer = "own"``) is checked here: the kernel reads the document's layers with its
-own small reader and compares them with the embedded transformer, circuit by circuit, as terms
-(each gate by its operation and its operands' terms; gate numbering and duplicate gates do not
-matter, argument order does).  This check can only reject, or let the theorem say "X's own T_K".
+"""Whether a certificate's transformer is its construction document's own T_K = prefix + K × block + suffix
+(``info.transformer = "own"``; docs/soundness.md S2, ``own-transformer``, and P2), circuit by circuit as hash-consed
+terms (argument order matters; gate numbering and duplicate gates do not). It can only reject, or add "X's own T_K".
 """
 
 from __future__ import annotations

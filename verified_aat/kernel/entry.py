@@ -1,8 +1,5 @@
-"""The kernel's one entry: a certificate's format chooses its checker, whose verdict is the kernel's.
-
-Counted in every kind's trusted base (``tests/test_trusted_base.py``). It imports a kind's checker only
-for a certificate of that kind's format, so a kind's count is this module and what its checker runs.
-"""
+"""The kernel's one entry: a certificate's format chooses its checker, whose verdict is the kernel's. It imports a
+kind's checker only for that kind's format, so a kind's trusted base is this module and what its checker runs."""
 
 from __future__ import annotations
 

@@ -1,16 +1,12 @@
-"""The kernel's own reader of construction-document formulas (docs/construction-format.md, S2).
-
-Grammar (recursive descent, no ``eval``)::
+"""The kernel's own reader of construction-document formulas (docs/construction-format.md; docs/soundness.md S2:
+no name but the role's parameters and the document's constants, so no row can mention x), by recursive descent::
 
     expr  := term (('+' | '-') term)*
     term  := unary ('*' unary)*
     unary := '-' unary | atom
     atom  := RATIONAL | NAME | ('min' | 'max') '(' expr ',' expr ')' | '(' expr ')'
 
-A RATIONAL is a literal ``3`` or ``1/2``; names are the position role's parameters and the
-document's constants, checked when the formula is read.  So a row formula cannot mention x at
-all: legitimacy (S2) holds by the grammar.  A formula is evaluated on exact numbers, or on
-symbolic numbers (:class:`Sym`, SMT-LIB text) for the schematic templates (P2).
+evaluated on exact numbers, or on symbolic ones (:class:`Sym`, SMT-LIB text) for the schematic templates (P2).
 """
 
 from __future__ import annotations

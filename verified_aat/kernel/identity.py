@@ -1,13 +1,6 @@
-"""The kernel's own decision of an identity lemma, with no solver (docs/soundness.md, S12a).
-
-A lemma text of the kernel's printer (``smt.py``) whose last assertion is ``(not (= a b))`` or
-``(not (and (= a b) …))`` is *valid* when, for every goal, a − b has the normal form 0: a sparse
-polynomial over Q (``sparse_poly.py``) in the declared constants, where ``(sgn t)`` is the sign of
-t when t's normal form is a constant, else an opaque atom named by t's normal form (equal normal
-forms, equal signs).  Earlier assertions (hypotheses) are not used: an identity holds under any.
-An ``ite`` is its branch where the condition's comparisons have constant (or, in a proof object's
-case, proved) signs or bounds.  Anything else — an order, a division by a non-constant, a size limit — is *not decided*
-here (``None``), never *false*: the solvers then decide, and the verdict says so.
+"""The kernel's own decision of an identity lemma, with no solver (docs/soundness.md S12a): every goal a = b of the
+last assertion ``(not (= a b))`` or ``(not (and (= a b) …))`` has a − b ≡ 0 (``sparse_poly.py``); anything else is
+*not decided* (``None``), never *false*: the solvers then decide, and the verdict says so.
 """
 
 from __future__ import annotations

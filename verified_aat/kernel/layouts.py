@@ -1,18 +1,6 @@
-"""The kernel's reading of a construction document: the layout of enc(C, x) (docs/soundness.md S2).
-
-A construction is data (``verified-aat/construction`` v1, docs/construction-format.md).  The
-kernel reads the parts that define the encoding — coordinates, constants, the class, the
-position groups with one row formula per coordinate and source kind, the input slot and the
-read-out — with its own strict reader (:mod:`.formula` for the formulas); :mod:`.encoding` builds
-enc(C) from it by one generic loop.  It has no code per construction.  The certificate embeds the document
-(``construction_document``); a certificate without one names a built-in, whose shipped document
-(``verified_aat/data/constructions/NAME.json``) the kernel reads instead.
-
-Legitimacy is by construction of this reader: a row formula may name only the role's local
-parameters and the document's constants (never x, depths or values), positions come in the
-order fixed below for each role, and x_i is put only into the one declared input coordinate of
-the positions whose (source) gate is input i, which must hold 0 there (so the encoded entry is
-exactly x_i).
+"""The kernel's reading of a construction document (docs/construction-format.md), the layout of enc(C, x): the
+certificate's ``construction_document``, or the shipped one of the built-in it names. Why this reader makes every
+encoding legitimate (a row names only the role's local parameters, positions in ORDERS): docs/soundness.md S2.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The kernel's typed context and its verdict.
-
-Checks read and fill a context (``context.py`` for per-circuit certificates); each failure becomes a
-:class:`Rejection` that names the check, the rule it enforces and the step of docs/soundness.md it
-discharges.  A lemma the solvers could not decide is *not checked*: never a rejection or an acceptance.
-"""
+"""The kernel's options and its verdict: accepted, rejected (each :class:`Rejection` names its check, rule and step
+of docs/soundness.md) or *not checked* (a lemma no one decided, a limit: never a rejection or an acceptance)."""
 
 from __future__ import annotations
 

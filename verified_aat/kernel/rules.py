@@ -1,9 +1,6 @@
-"""The rule table every kind of certificate is checked by: named checks run in order (Carcara style).
-
-Each :class:`Check` enforces one rule and names the step of docs/soundness.md it discharges; the
-first failing check ends the run; :func:`judge` states the verdict the same way for every kind.
-Kept apart from the per-circuit checks so that a kind's trusted base is only what it runs.
-"""
+"""The rule table every kind of certificate is checked by (Carcara style): each :class:`Check` enforces one rule and
+names the step of docs/soundness.md it discharges; the first failing one ends the run; :func:`judge` states the
+verdict the same way for every kind."""
 
 from __future__ import annotations
 

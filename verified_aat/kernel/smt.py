@@ -1,16 +1,6 @@
-"""The kernel's own SMT-LIB 2 printer (QF_NRA).
-
-It is written independently of the engine's printer (``circuits/smtlib.py``)
-to the same specification (docs/certificates.md, "Rendering"); the kernel
-runs the solvers on *its own* text, and a certificate is accepted only when
-the engine's lemma texts are byte-identical to the kernel's.  A printer bug
-on either side is therefore a rejection, never a shared blind spot.
-
-Semantics the kernel relies on (docs/soundness.md, S11): a circuit output is
-one term in which every non-trivial gate is ``let``-bound once; ``sgn`` is
-``ite``-defined with sgn(0) = 0; numerals are exact rationals; every symbol
-is a plain identifier declared exactly once.
-"""
+"""The kernel's own SMT-LIB 2 printer (QF_NRA, docs/soundness.md S11), written independently of the engine's
+(``circuits/smtlib.py``) to docs/certificates.md, "Rendering": the solvers run on the kernel's text, which a
+certificate's lemma texts must equal byte for byte, so a printer bug on either side is a rejection."""
 
 from __future__ import annotations
 
@@ -22,6 +12,7 @@ from .data import Circuit, Number
 LOGIC = "(set-logic QF_NRA)"
 SGN = "(define-fun sgn ((v Real)) Real (ite (> v 0.0) 1.0 (ite (< v 0.0) (- 1.0) 0.0)))"
 HEADER = "; verified-aat obligation v1"
+OPERATOR = {"add": "+", "mul": "*", "sign": "sgn"}
 
 
 def numeral(value: Number) -> str:
@@ -32,11 +23,8 @@ def numeral(value: Number) -> str:
 
 
 def term(circuit: Circuit, output: int, params: Sequence[str]) -> str:
-    """Output ``output`` as one term over ``params`` (input k is ``params[k]``).
-
-    Inputs, constants, empty sums and one-argument sums are written in place;
-    every other gate ``g`` is bound once as ``(let ((gN …)) …)``, innermost last.
-    """
+    """Output ``output`` as one term over ``params`` (input k is ``params[k]``): inputs, constants, empty and
+    one-operand sums in place, every other gate g bound once as ``(let ((gN …)) …)``, innermost last."""
     root = circuit.outputs[output]
     text: dict[int, str] = {}
     bound: list[tuple[int, str]] = []
@@ -44,20 +32,13 @@ def term(circuit: Circuit, output: int, params: Sequence[str]) -> str:
         gate = circuit.gates[g]
         if gate.op == "input":
             text[g] = params[gate.index]  # type: ignore[index]
-            continue
-        if gate.op == "const":
+        elif gate.op == "const":
             text[g] = numeral(gate.value)  # type: ignore[arg-type]
-            continue
-        parts = [text[a] for a in gate.args]
-        if gate.op == "add" and len(parts) <= 1:
-            text[g] = parts[0] if parts else "0.0"
-            continue
-        if gate.op == "sign":
-            expr = f"(sgn {parts[0]})"
-        else:
-            expr = f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})"
-        text[g] = f"g{g}"
-        bound.append((g, expr))
+        elif gate.op == "add" and len(gate.args) <= 1:
+            text[g] = text[gate.args[0]] if gate.args else "0.0"
+        else:  # a sign has one operand: (sgn a)
+            bound.append((g, f"({OPERATOR[gate.op]} {' '.join(text[a] for a in gate.args)})"))
+            text[g] = f"g{g}"
     return "".join(f"(let ((g{g} {expr})) " for g, expr in bound) + text[root] + ")" * len(bound)
 
 

@@ -1,8 +1,6 @@
-"""The kernel's exact sparse polynomials over Q, the normal form of a lemma's identity (``identity.py``), of a
-proof object (``positivity.py``) and of a netlist-link lemma (``netlist_decide.py``): a polynomial is a dict from
-monomials (sorted tuples of variable numbers; y_i is −1 − i, a sign node an opaque atom) to non-zero rationals. Every
-operation counts its work and raises :class:`TooLarge` past the limits (the lemma is not decided, never a hang).
-"""
+"""Exact sparse polynomials over Q, the normal form of S12a and S12c (docs/soundness.md): a dict from monomials
+(sorted tuples of variable numbers; y_i is −1 − i, a sign node an opaque atom) to non-zero rationals. Past the limits
+an operation raises :class:`TooLarge` (the lemma is not decided, never a hang)."""
 
 from __future__ import annotations
 

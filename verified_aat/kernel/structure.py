@@ -1,8 +1,5 @@
-"""What a circuit's structure alone says: depths, cones and the inputs a cone reads.
-
-Split from :mod:`.circuits` (exact evaluation) so that the checkers that need only structure (schematic,
-audit) do not run the evaluator.
-"""
+"""What a circuit's structure alone says: depths, cones and the inputs a cone reads (no evaluation: the schematic
+and audit checkers do not run :mod:`.circuits`)."""
 
 from __future__ import annotations
 
