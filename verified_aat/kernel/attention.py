@@ -1,18 +1,6 @@
-"""Argmax sets (docs/soundness.md, S6), computed by the kernel from structure alone.
-
-Two methods, each with the condition that makes it sound:
-
-* **key-join**: a key lemma, proved by the solver, says that for all real
-  vectors x, y, z satisfying the facts,
-  score(x,y) + (rk(x) − ck(y))² + pen(y) = score(x,z) + (rk(x) − ck(z))² + pen(z).
-  With rk, ck, pen reading structural coordinates only and every fact about a
-  structural coordinate that holds at every position, argmax_j score(x_i, x_j)
-  = argmin_j (rk_i − ck_j)² + pen_j at every layer; a join over sorted keys
-  computes it exactly.
-* **brute-force**: the score reads structural coordinates only (its cone, or
-  the bilinear form's non-zero entries), so scores are those of the encoded
-  rows at every layer; they are evaluated on all pairs.
-"""
+"""Argmax sets (docs/soundness.md S6), computed by the kernel from structure alone: a key join (the key lemma
+score(x,y) + (rk(x) − ck(y))² + pen(y) = score(x,z) + (rk(x) − ck(z))² + pen(z), keys on structural coordinates)
+or brute force (a score that reads structural coordinates only, on all pairs)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The link from the certified (binarized) circuit B back to the user's circuit C (docs/soundness.md, B).
-
-``certify --binarize`` certifies B, in which every n-ary sum or product of C is a tree of binary gates. The
-optional ``original`` section records C (``circuit``, in the kernel's form), its hash (``sha256``) and, per gate g
-of C, the gate ``roots[g]`` of B that computes it (a hint). The kernel proves V_C(g) = V_B(roots[g]) for every g
-by induction over C, with exact structural identities only: an input is B's same input, a constant B's same
-constant, a sign the sign of its operand's root, and a sum or product the root of a tree (any shape) of B's gates
-of the same op whose leaves, as a multiset, are its operands' roots (associativity and commutativity). With C's
-outputs at B's outputs, T's read-out of B(x) is C(x).
-"""
+"""The link from the certified (binarized) circuit B back to the user's circuit C (docs/soundness.md B1–B5): the
+``original`` section's C, its hash and per gate g of C the gate ``roots[g]`` of B that computes it (a hint), proved
+by induction over C with exact structural identities only."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The kernel's checks: a table of named rules over a typed context (Alive2 style).
-
-Each check enforces one rule, names the step of docs/soundness.md that the
-rule discharges, and reports every violation it finds.  Checks run in table
-order and each may rely on the ones before it, so the first failing check
-stops the run.  Nothing in the certificate is trusted: every field is either
-recomputed here (hashes, encoding, claims, argmax sets, obligations, lemma
-texts) or is a hint that the kernel verifies in full (structural
-coordinates, schedule rules, attention methods and key decompositions).
-"""
+"""The per-circuit checks: a table of named rules over a typed context (Alive2 style), each naming the step of
+docs/soundness.md it discharges (S1–S13, B1–B5, D, N). Nothing in the certificate is trusted: every field is
+recomputed here or is a hint the kernel verifies in full."""
 
 from __future__ import annotations
 

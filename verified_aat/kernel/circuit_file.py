@@ -1,13 +1,7 @@
-"""S1's own reader of a circuit file given with ``check --circuit``: the core both formats' readers share.
-
-Each file is reduced to the canonical structure that a certificate's ``circuit`` section holds and hashed
-the same way, so "this certificate is about the circuit in FILE" rests on the kernel's reading of FILE, not
-the engine's. Names, labels, arithmetization and provenance do not enter the structure. Gate order is the
-formats' stable depth-first one (docs/circuit-format.md): definitions in file order, a gate used before its
-definition just before its first user, an inline literal one constant gate per value just before its first
-use. A file this reader cannot read is *not checked* (the command reports bad input before it gets here).
-Each format's reader (``circuit_text.py``, ``circuit_json.py``) is entered only for a file of its format.
-"""
+"""S1's own reader of a circuit file given with ``check --circuit`` (docs/soundness.md S1): the core both formats'
+readers (``circuit_text.py``, ``circuit_json.py``, each entered only for its format) share. A file is reduced to the
+canonical structure a certificate's ``circuit`` section holds, gates in the formats' stable depth-first order
+(docs/circuit-format.md), and hashed the same way; a file this reader cannot read is *not checked*."""
 
 from __future__ import annotations
 
@@ -30,7 +24,6 @@ Gates = dict[str, tuple[str, list[Ref], Any]]  # name → (op, refs, constant va
 
 
 def define(gates: Gates, at: str, name: str, op: str, refs: list[Ref], value: Any) -> None:
-    """``value``: a constant's, or an input's index."""
     need(name not in gates, at, "a name defined twice")
     need(op not in ("mul", "sign") or (len(refs) >= 2 if op == "mul" else len(refs) == 1), at,
          f"a {op} gate of fan-in {len(refs)}")
@@ -71,8 +64,7 @@ def read_circuit(data: bytes, fmt: str) -> tuple[dict[str, Any], Circuit]:
     """The canonical structure of a circuit file in format ``text``, ``json`` or ``structure`` (the canonical form
     itself, as the API hands an in-memory circuit), and the circuit it loads to; :class:`NotChecked` if unreadable."""
     try:
-        # only the file's own format's reader, circuit_text.py or circuit_json.py, is entered (by name, as entry.py
-        # enters a checker: the readers import this core)
+        # by name, only the file's own format's reader (as entry.py enters a checker; the readers import this core)
         value = json.loads(data) if fmt == "structure" else _ordered(*import_module(
             f".circuit_{'text' if fmt == 'text' else 'json'}", __package__).read(data))
         return value, load_structure(value, "$circuit-file")

@@ -1,10 +1,6 @@
-"""Exact arithmetic on the kernel's circuits: gate operations, constant folding, cones, partial evaluation.
-
-Values are ints while integral and Fractions otherwise (exact rationals);
-sign(0) = 0.  :func:`compiled` turns a small circuit into straight-line
-Python for the kernel's joins and its interpreter; it uses only ``+``, ``*``
-and comparisons, so it is exact on ints and Fractions.
-"""
+"""Exact arithmetic on the kernel's circuits (ints while integral, else Fractions; sign(0) = 0): gate operations,
+constant folding, partial evaluation, and :func:`compiled`'s straight-line Python (only ``+``, ``*`` and comparisons:
+exact on ints and Fractions)."""
 
 from __future__ import annotations
 

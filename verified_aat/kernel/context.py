@@ -1,8 +1,5 @@
-"""The per-circuit checks' typed context (``checks.py``), filled in check order.
-
-Kept apart from the verdict (``report.py``) so that the schematic and audit kinds, which have their
-own contexts, do not import the per-circuit derivation.
-"""
+"""The per-circuit checks' typed context (``checks.py``), filled in check order: apart from ``report.py``, so that
+the schematic and audit kinds do not import the per-circuit derivation."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""enc(C) built from a construction document by one generic loop, and its hash (docs/soundness.md S2).
-
-Only the per-circuit checker builds an encoding; the schematic one reads the same document
-(:mod:`.layouts`) but reasons about symbolic positions.  Legitimacy: see :mod:`.layouts`.
-"""
+"""enc(C) built from a construction document (:mod:`.layouts`) by one generic loop, and its hash (docs/soundness.md
+S2); only the per-circuit checker builds one."""
 
 from __future__ import annotations
 

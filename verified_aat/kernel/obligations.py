@@ -1,17 +1,6 @@
-"""Per-position obligations (docs/soundness.md, S9), rendered as SMT-LIB lemmas.
-
-For a layer function F (a distinct layer) and a position p whose claims
-settle at layers S_p, the kernel checks p once per s ∈ S_p, at the first
-layer ℓ ≥ s that uses F: with every claim settled by ℓ − 1 as a hypothesis
-(its gate value a variable y, shared by all positions), every other value
-coordinate a fresh *havoc* variable h, and structural inputs as numerals,
-F's outputs at p equal p's claims settled by ℓ.  Every later layer using F
-is a substitution instance of that lemma (S9 in docs/soundness.md).
-
-The rendering is the one docs/certificates.md specifies; identical texts are
-one lemma.  A per-position *shape key* (the tuple of argument and claim
-tokens) avoids re-rendering texts that were already seen.
-"""
+"""Per-position obligations (docs/soundness.md S9), rendered as SMT-LIB lemmas (docs/certificates.md): for a layer
+function F, a position p and a settle layer s of p's claims, one lemma at the first layer ≥ s that uses F. A
+per-position *shape key* (the tuple of argument and claim tokens) avoids re-rendering texts already seen."""
 
 from __future__ import annotations
 

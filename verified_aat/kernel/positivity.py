@@ -1,29 +1,6 @@
-"""S12c: the kernel checks a lemma's proof object, exactly and with no solver.
-
-A lemma asserts hypotheses H and the negated goal; it is valid when H ∧ ¬goal has no real model.
-Its proof object is a case tree over H's disjunctions (``{"split": k, "cases": [...]}``, one case
-per disjunct of assertion k, in order), whose leaves close their case:
-
-- ``{"contradiction": k}``: assertion k, ``(not (= a b))``, fails there (a − b has normal form 0);
-- ``{"negative": k}``: fact k (below) is a negative constant there;
-- ``{"identity": true}``: the goal ``(= a b)`` holds there (a − b has normal form 0);
-- ``{"positive": {"products": [[q, [k, …]], …], "squares": [[q, TERM], …], "constant": q}}``: the
-  goal ``(< a b)`` holds there because b − a = Σ q·Π fact_k + Σ q·TERM² + constant, every q ≥ 0
-  and the constant > 0 (a Positivstellensatz certificate with products of facts).
-
-A node ``{"cases-on": TERM, "cases": [N₊, N₀, N₋]}`` splits on the sign of TERM (each case knows it,
-so sgn and ``ite`` conditions on ±TERM are decided there, and adds TERM ≥ 0, both, or −TERM ≥ 0 to
-its facts); ``{"at-most": TERM, "cases": [N₊, N₋₀]}`` into TERM > 0 and TERM ≤ 0 (a bound: it decides
-TERM > 0 and TERM ≤ 0, not sgn).  In every case an assertion ``(= v t)`` with v an unsubstituted declared
-constant and t decided there substitutes t for v.
-A node ``{"signs": [[TERM, "+" or "-", POSITIVE], …], "then": NODE}`` proves ±TERM > 0 in its case
-by a positive certificate (as above, for ±TERM instead of b − a), then checks NODE with sgn of every
-term whose normal form is TERM's replaced by ±1.
-
-A case's *facts* are its ``(>= l r)`` assertions (l − r ≥ 0), in order, then the ``(>= l r)``
-disjuncts (or conjuncts of ``and`` disjuncts) chosen on its path; an ``(= p q)`` chosen likewise,
-with p a declared constant not yet substituted, substitutes q for p in the case.  Normal forms are ``identity.py``'s; rationals are strings ``p/q``.
-"""
+"""S12c: the kernel checks a lemma's proof object, a case tree whose leaves close their case, exactly and with no
+solver (the nodes and their meaning: docs/certificates.md, "How each lemma is decided, and proof objects"; why a
+checked object proves its lemma: docs/soundness.md S12c)."""
 
 from __future__ import annotations
 

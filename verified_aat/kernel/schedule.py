@@ -1,12 +1,5 @@
-"""Claims: which coordinate of which position carries which gate value, from which layer.
-
-The certificate only *suggests* a schedule, as one rule per role kind
-(docs/soundness.md, S4): a position settles at layer ``scale·depth(anchor) +
-offset`` (+ a per-kind delta), and from then on coordinate c holds
-V(g)^e with g the position's gate or source and e ∈ {1, 2}.  Any integers
-are allowed — a claim is a hypothesis for later layers only after it has
-been proven: by the base case when it settles at a layer ≤ 0 (S5), by
-obligations at every layer from its settle layer on (S9).
+"""Claims: which coordinate of which position carries which gate value, from which layer, instantiated by the
+kernel from the certificate's schedule rules (docs/soundness.md S4), with the base case (S5) and the read-out (S10).
 """
 
 from __future__ import annotations

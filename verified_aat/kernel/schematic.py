@@ -1,13 +1,5 @@
-"""The kernel's check of a *schematic* certificate: one proof for every circuit of depth ≤ K.
-
-A schematic certificate names a construction (embedding its document, or naming a shipped
-built-in) and embeds a transformer; the kernel trusts nothing else in it.  It reads the induction
-off the document (``schematic_scheme.py``), re-derives every lemma from the transformer's own
-circuits and the document's row formulas on symbolic positions (``schematic_lemmas.py``,
-``schematic_edges.py``), requires the certificate's lemma list to be exactly its own, and runs
-its solver front end on its own texts.
-Each check names its step P1–P9 of docs/soundness.md ("Schematic certificates").
-"""
+"""The kernel's check of a *schematic* certificate: one proof for every circuit of depth ≤ K, re-derived from the
+construction's document and the transformer's own circuits; each check names its step P1–P10 of docs/soundness.md."""
 
 from __future__ import annotations
 
@@ -159,8 +151,8 @@ def _instance(ctx: SchematicContext) -> list[str]:
     return instantiate(ctx)
 
 
-# the table, in the form of checks.py (the solver check is checks.py's own: it reads only the derivation,
-# the options and the counters, which a SchematicContext has too)
+# the table, in the form of checks.py; the solver check is the per-circuit one (discharge.py: the derivation, options
+# and counters, which a SchematicContext has too)
 SCHEMATIC_CHECKS: tuple[Check, ...] = (
     Check("schematic-document", "P1", "a version-1 schematic certificate that claims a proof",
           lambda ctx: stated_schematic(ctx.doc, SCHEMATIC_VERSION) + _document(ctx)),  # the first: agreement.py
@@ -174,8 +166,7 @@ SCHEMATIC_CHECKS: tuple[Check, ...] = (
     Check("schematic-lemmas", "P5", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
     Check("schematic-solvers", "P8", "every lemma is unsat (valid over the reals)", solvers_check),  # type: ignore[arg-type]
     Check("schematic-instance", "P10", "the embedded circuit, or one given with --circuit, is in the class, within "
-                                       "the depth bound",
-          _instance),
+                                       "the depth bound", _instance),
 )
 
 

@@ -1,9 +1,6 @@
-"""The schematic lemma set of a transformer (docs/soundness.md, P4–P6), rendered from its own circuits.
-
-Layers alternate *fetch* (edges read their source gate) and *gather* (gates read their in-edges).
-For each distinct layer function of each phase the kernel renders attention, step and frame
-lemmas over position templates (``schematic_lemmas.py``); identical texts are one lemma.
-"""
+"""The schematic lemma set of a transformer (docs/soundness.md P4–P7), rendered from its own circuits: attention,
+step and frame lemmas for each distinct layer function of each phase (fetch, gather) over ``schematic_lemmas.py``'s
+templates."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Schematic lemmas for the edge-only layouts (``edge-only``, ``edge-k``; docs/soundness.md P2–P7).
-
-Positions are edges u → v in argument slot s, plus sinks g → ⊥; a row depends on the *source*
-gate's shape, on u, v and on the slot (edge-k folds [s ≥ 1] into the sign of op).  Every layer is
-one *step*: an edge out of u attends to u's in-edges (a head's intended set is all of them, or
-only the slot-0 one) and recomputes C_u(x).  Templates: an edge of a given source shape and slot
-class (slot 0; a symbolic slot s ≥ 1; a sink), its row the document's formulas on symbolic ids,
-slot and fan-in; an edge of *any* source shape has its structural coordinates constrained to one
-of the shapes' rows.
-"""
+"""Schematic lemmas for the edge-only layouts (``edge-only``, ``edge-k``; docs/soundness.md, "P6–P7 for the edge
+layouts"): edges u → v in slot s and sinks g → ⊥, every layer one *step*."""
 
 from __future__ import annotations
 

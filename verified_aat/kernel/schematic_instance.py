@@ -1,10 +1,5 @@
-"""P10: a schematic certificate's theorem instantiated at a circuit: the one its ``instance`` section embeds
-(``certify --every-k``), or one given with ``check --circuit FILE`` (with both, they must be the same circuit).
-
-The theorem covers every circuit of the class of depth ≤ K (every K, or the certificate's K), so it holds for C at
-K = max(1, depth(C)) (a fixed K needs depth(C) ≤ K).  The kernel reads C with its own loaders, tests the class
-(``layouts.check_class``, as S2) and takes the depth over all gates (``structure.depths``); nothing is derived per
-circuit.  A circuit the theorem does not cover is *not checked*: the certificate is not at fault."""
+"""P10 (docs/soundness.md): a schematic certificate's theorem instantiated at a circuit, the one its ``instance``
+section embeds (``certify --every-k``) or one given with ``check --circuit FILE`` (with both, the same circuit)."""
 
 from __future__ import annotations
 
@@ -18,8 +13,8 @@ from .structure import depths
 
 
 def instantiate(ctx: Any) -> list[str | Problem]:
-    """P10: the circuit is in the class and within the depth bound; ``ctx.instance``: the theorem at it, which names
-    C by the hash of its canonical structure, as a per-circuit certificate's ``hashes.circuit`` does."""
+    """P10: the circuit is in the class and within the depth bound; ``ctx.instance``: the theorem at it (C by the
+    hash of its canonical structure, as a per-circuit certificate's ``hashes.circuit``)."""
     if "instance" in ctx.doc:
         structure = as_dict(ctx.doc["instance"], "$.instance", {"circuit"})["circuit"]
         C = load_structure(structure, "$.instance.circuit")

@@ -1,22 +1,6 @@
-"""Schematic lemmas: one set of SMT-LIB lemmas that covers *every* circuit of depth ≤ K.
-
-Positions are *templates* with symbolic structure (docs/soundness.md, P1–P9): a gate of a given
-shape (kind and fan-in; an add of symbolic fan-in k ≥ 1 where the layout folds k into its code)
-with a symbolic id g, an edge u → v with symbolic ids u < v.  Their structural coordinates are
-the kernel's own layout rows (``layouts.py``) evaluated on symbolic ids; value coordinates are
-variables.  For every layer function of the transformer the kernel renders, from the *actual*
-score and activation circuits:
-
-- attention: for a symbolic focus i and every template j, score(i, j) is below the score at the
-  intended member (fetch: the source gate; gather: an in-edge), or equal to it exactly on the
-  intended set;
-- step: the activation at i, with the pooled vector of the intended set (average: the mean of
-  the member templates, S/k over a symbolic number k of in-edges; leftmost/rightmost: the first
-  or last in-edge), gives the gate's operation on its operands' values, or keeps a value;
-- frame: the structural outputs equal the inputs for every value and every pooled vector.
-
-Ids are integers: the lemmas use only that two ids are equal or differ by at least 1.
-"""
+"""Schematic lemmas: one set of SMT-LIB lemmas that covers *every* circuit of depth ≤ K (docs/soundness.md P2, P5–P7),
+on position *templates* (symbolic ids, fan-ins and values; the document's rows on them), rendered from the actual
+score and activation circuits: attention (P6), step and frame (P7)."""
 
 from __future__ import annotations
 
@@ -176,8 +160,7 @@ def score(head: Any, i_row: Sequence[str], j_row: Sequence[str]) -> str:
 
 
 def output(layer: Layer, c: int, focus: Sequence[str], pooled: Sequence[Sequence[str]]) -> str:
-    params = list(focus) + [x for row in pooled for x in row]
-    return term(layer.activation, c, params)
+    return term(layer.activation, c, list(focus) + [x for row in pooled for x in row])
 
 
 def claimed(intended: str, shape: Shape) -> bool:
@@ -196,14 +179,11 @@ def members(intended: str, edges: list[list[str]]) -> list[list[str]] | None:
 
 def pooled_over(pooling: str, members: Sequence[Sequence[str]]) -> list[str]:
     """The pooled row over a concrete multiset of member rows, by the head's rule (S7)."""
-    if pooling == "leftmost":
-        return list(members[0])
     if pooling == "rightmost":
         return list(members[-1])
-    n = len(members)
-    if n == 1:
+    if pooling == "leftmost" or len(members) == 1:
         return list(members[0])
-    return [f"(/ (+ {' '.join(col)}) {n}.0)" for col in zip(*members)]
+    return [f"(/ (+ {' '.join(col)}) {len(members)}.0)" for col in zip(*members)]
 
 
 def pooled_in_edges(T: Any, lemma: Lemma, heads: Sequence[Any], sets: dict[str, str],

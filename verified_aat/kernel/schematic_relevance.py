@@ -1,14 +1,5 @@
-"""What the read-out depends on (docs/soundness.md, P9): the claims a schematic proof needs.
-
-Going backwards from the read-out coordinate through T's layers, coordinate c is *needed* after
-layer ℓ if the read-out, or a needed output of a later layer, reads it: an activation output
-reads the focus coordinates in its cone and, for every head whose pooled vector is in its cone,
-that vector's coordinates and every coordinate the head's score reads (the argmax set depends
-on them).  A layer function then claims only the coordinates needed after some layer that uses
-it, and only the heads those outputs read have attention lemmas.  Outputs outside the set may
-hold anything: no needed value reads them.  *Trailing* layers (after the 2K of a fixed K) keep
-every needed coordinate of a gate's row whatever their heads pool, so only the focus is read.
-"""
+"""What the read-out depends on: the claims a schematic proof needs, by a backward walk from the read-out coordinate
+through T's layers (docs/soundness.md P9, also for the trailing layers of a fixed K)."""
 
 from __future__ import annotations
 

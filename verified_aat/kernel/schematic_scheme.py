@@ -1,14 +1,6 @@
-"""What the every-K induction needs from a construction document, read off the document (P2, P3).
-
-The kernel has two inductions (docs/soundness.md, "Schematic certificates"): *gate-edge* (gate
-and edge positions; layers alternate fetch and gather; a gate settles at 2·depth, its out-edges
-at 2·depth + 1) and *edge* (edge and sink positions; one step per layer; an edge settles at
-depth(source) + b).  Which one applies, the gate shapes, the class and the value coordinates
-come from the document's roles, class and schedule, never from its name.  Then P3 checks, on
-the row formulas with symbolic parameters, that the base case and the read-out are those the
-induction uses.  A document outside both inductions is *not checked*; one whose schedule
-settles a position before what it reads is rejected.
-"""
+"""What the every-K induction needs from a construction document, read off its roles, class and schedule, never its
+name (docs/soundness.md P2: the gate-edge or the edge induction, else *not checked*), and P3's base case and read-out
+on the row formulas with symbolic parameters."""
 
 from __future__ import annotations
 

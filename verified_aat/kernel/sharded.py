@@ -1,13 +1,7 @@
-"""The per-circuit derivation on shards (docs/soundness.md S9), entered only when a check is given shards.
-
-``Options.shards`` (``--cluster``, or ``--jobs`` ≥ 2) is an object whose ``map(fn, shared, parts)`` runs
-``fn(shared, part)`` on other processes, e.g. a Dask cluster.  Each of its ``workers`` stripes of positions
-(alternate blocks of :data:`STRIPE`; from ``obligations.PARALLEL_MIN_POSITIONS`` positions) is derived on a worker by the kernel's own ``Deriver._run_range``, and the
-parts merge into exactly the sequential result: the same lemmas in the same first-use order (each lemma's kind
-and first use from the earliest (function, position, layer)), with uses and counts added up; each stripe reports the
-work it spent (``obligations.Reads``) and the merge charges the sum, so the bound is the check's for any number of
-workers (red team round 8). A check without shards never enters this module, a trusted-base kind of its own.
-"""
+"""The per-circuit derivation on shards (docs/soundness.md S9), entered only when a check is given shards
+(``Options.shards``: ``--cluster``, or ``--jobs`` ≥ 2, from ``obligations.PARALLEL_MIN_POSITIONS`` positions): each
+worker derives its stripes (alternate blocks of :data:`STRIPE`) with the kernel's ``Deriver._run_range``, and the
+merge is exactly the sequential result, charged one work bound for the check (red team round 8)."""
 
 from __future__ import annotations
 
