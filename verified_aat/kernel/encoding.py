@@ -175,4 +175,3 @@ def encoding_digest(encoding: Encoding) -> str:
     lines += [f"read|{p} {c}\n" for p, c in encoding.readout]
     h.update("".join(lines).encode())
     return h.hexdigest()
-

@@ -250,4 +250,3 @@ def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequenc
                                 f"at position {p} ({row[c]} -> {value})")
                 break
     return problems
-

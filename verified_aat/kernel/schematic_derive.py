@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from .derivation import Derivation, Function
 from .schematic_relevance import Needs
-from .schematic_lemmas import (ABOVE, Lemma, Scheme, Shape, Templates, claimed, gate_value, last_slot, output, pooled_in_edges,
-                               pooled_over, score)
+from .schematic_lemmas import (ABOVE, Lemma, Scheme, Shape, Templates, claimed, gate_value, output, pooled_in_edges,
+                               pooled_over, score, settled, symbolic_add)
 
 EDGE = None  # the edge template in lists of shapes
 
@@ -155,46 +155,18 @@ def _compute(T: Templates, fn: Function, shape: Shape, sets: dict[str, str], nee
         return _symbolic_add(T, fn, lemma, sets)
     ys = [lemma.var(f"y{s}") for s in range(shape.fan_in)]
     i = T.gate(lemma, shape, "i")
-    edges = [T.edge(lemma, f"e{s}", target="i_g", values=_settled(T, y), slot=s) for s, y in enumerate(ys)]
+    edges = [T.edge(lemma, f"e{s}", target="i_g", values=settled(y), slot=s) for s, y in enumerate(ys)]
     pooled = pooled_in_edges(T, lemma, heads, sets, edges)
     lemma.goals.append(f"(= {output(fn.layer, val, i, pooled)} {gate_value(shape.op, ys)})")
     return lemma
 
 
-def _settled(T: Templates, y: str) -> dict[str, str]:
-    """What a settled edge out of a gate of value y carries."""
-    return {"val": y, "sq": f"(* {y} {y})"} if "sq" in T.values else {"val": y}
-
-
 def _symbolic_add(T: Templates, fn: Function, lemma: Lemma, sets: dict[str, str]) -> Lemma:
-    """An add of symbolic fan-in k ≥ 1: an average over its k in-edges pools their mean m (m_val of the values,
-    m_sq of the squares: uninterpreted sums S = k·m), and the gate must get S = k·m_val.  A structural
-    coordinate that is the same at every in-edge pools to itself; one that depends on the edge pools to a
-    free variable."""
+    """An add of symbolic fan-in k ≥ 1 gets its sum S (``symbolic_add``; the probes: two in-edges at symbolic slots)."""
     i = T.gate(lemma, Shape("add", None), "i")
-    k = "i_k"  # the sum S of the k values is k·m, m their mean (every average head over all in-edges pools m)
-    averaged = [h.pooling == "average" and sets.get(h.name, "in-edges") == "in-edges" for h in fn.layer.heads]
-    total = f"(* {k} m_val)" if any(averaged) else lemma.var("S")
     probe = Lemma("probe")
-    first, second = T.edge(probe, "a", target="i_g"), T.edge(probe, "b", target="i_g")
-    pooled = []
-    for h, head in enumerate(fn.layer.heads):
-        intended = sets.get(head.name, "in-edges")
-        if intended == "slot-1":  # k may be 1: no slot-1 in-edge, nothing claimed
-            pooled.append(T.havoc(lemma, f"p{h}"))
-            continue
-        if head.pooling != "average" or intended != "in-edges":  # one in-edge, value unrelated to S: slot 0,
-            y = lemma.var(f"y{h}")  # or k − 1 for the rightmost of all k in-edges
-            pooled.append(T.edge(lemma, f"e{h}", target="i_g", values=_settled(T, y), slot=last_slot(head, intended)))
-            continue
-        row = []
-        for c, name in enumerate(T.coordinates):
-            if name in ("val", "sq"):
-                row.append(lemma.var(f"m_{name}", of=("m", name)))
-            elif first[c] == second[c]:
-                row.append(first[c])
-            else:
-                row.append(lemma.var(f"m{h}_{name}", of=(f"m{h}", name)))
-        pooled.append(row)
+    total, pooled = symbolic_add(T, lemma, fn.layer.heads, sets, (T.edge(probe, "a", target="i_g"),
+                                                                   T.edge(probe, "b", target="i_g")),
+                                 lambda p, y, slot: T.edge(lemma, p, target="i_g", values=settled(y), slot=slot))
     lemma.goals.append(f"(= {output(fn.layer, T.coordinates.index('val'), i, pooled)} {total})")
     return lemma

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .data import Head
 from .formula import Sym, smt
 from .layouts import Construction
 from .derivation import Derivation, Function
-from .schematic_lemmas import (Lemma, Rows, Shape, claimed, gate_value, last_slot, output, pooled_in_edges,
-                               score)
+from .schematic_lemmas import (Lemma, Rows, Shape, claimed, gate_value, output, pooled_in_edges, score, settled,
+                               symbolic_add)
 from .schematic_relevance import Needs
 
 SLOT_CLASSES = (0, 1, None)  # slot 0, a symbolic slot s ≥ 1, sink
@@ -131,14 +130,16 @@ def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: 
         y = lemma.var("y") if keep else "0.0"
         i = T.edge(lemma, "i", shape, slot, values={"val": y} if keep else None)
         pooled = [T.havoc(lemma, f"p{h}") for h in range(len(heads))]
-    elif shape.fan_in is None:
+    elif shape.fan_in is None:  # symbolic_add, the probes at slots 0 and ≥ 1
         i = T.edge(lemma, "i", shape, slot)
-        y, pooled = _symbolic(T, lemma, heads, sets)
+        probe = Lemma("probe")
+        y, pooled = symbolic_add(T, lemma, heads, sets, (T.edge(probe, "a", None, 0, target="i_u"),
+                                                         T.edge(probe, "b", None, 1, target="i_u")),
+                                 lambda p, v, s: T.edge(lemma, p, None, s, target="i_u", values=settled(v)))
     else:
         ys = [lemma.var(f"y{s}") for s in range(shape.fan_in)]
-        settled = [{"val": v, "sq": f"(* {v} {v})"} for v in ys]
         i = T.edge(lemma, "i", shape, slot)
-        edges = [T.edge(lemma, f"e{s}", None, min(s, 1), target="i_u", values=settled[s]) for s in range(len(ys))]
+        edges = [T.edge(lemma, f"e{s}", None, min(s, 1), target="i_u", values=settled(y)) for s, y in enumerate(ys)]
         pooled = pooled_in_edges(T, lemma, heads, sets, edges)
         y = gate_value(shape.op, ys)
     if needs.claims(fn, val):
@@ -146,34 +147,3 @@ def _step(T: EdgeTemplates, fn: Function, shape: Shape, slot: int | None, sets: 
     if sq is not None and needs.claims(fn, sq):
         lemma.goals.append(f"(= {output(fn.layer, sq, i, pooled)} (* {y} {y}))")
     return lemma
-
-
-def _symbolic(T: EdgeTemplates, lemma: Lemma, heads: tuple[Head, ...], sets: dict[str, str]
-              ) -> tuple[str, list[list[str]]]:
-    """u is an add of symbolic fan-in k: an average over its in-edges pools their mean m (the values sum to
-    S = k·m_val); a structural coordinate equal at every in-edge pools to itself, others are free."""
-    k = "i_k"  # the sum S of the k values is k·m, m their mean (every average head over all in-edges pools m)
-    averaged = [head.pooling == "average" and sets.get(head.name, "in-edges") == "in-edges" for head in heads]
-    total = f"(* {k} m_val)" if any(averaged) else lemma.var("S")
-    probe = Lemma("probe")
-    first, second = T.edge(probe, "a", None, 0, target="i_u"), T.edge(probe, "b", None, 1, target="i_u")
-    pooled = []
-    for h, head in enumerate(heads):
-        if sets.get(head.name, "in-edges") == "slot-1":  # k may be 1: no slot-1 in-edge, nothing claimed
-            pooled.append(T.havoc(lemma, f"p{h}"))
-            continue
-        if head.pooling != "average" or sets.get(head.name, "in-edges") != "in-edges":
-            y = lemma.var(f"y{h}")  # one in-edge (slot 0, or k − 1 for the rightmost of all), its value free
-            slot = last_slot(head, sets.get(head.name, "in-edges"))
-            pooled.append(T.edge(lemma, f"e{h}", None, slot, target="i_u", values={"val": y, "sq": f"(* {y} {y})"}))
-            continue
-        row = []
-        for c, name in enumerate(T.coordinates):
-            if name in T.values:
-                row.append(lemma.var(f"m_{name}", of=("m", name)))
-            else:
-                row.append(first[c] if first[c] == second[c] else lemma.var(f"m{h}_{name}", of=(f"m{h}", name)))
-        pooled.append(row)
-    return total, pooled
-
-

@@ -5,7 +5,7 @@ score and activation circuits: attention (P6), step and frame (P7)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .data import Bilinear, Layer, NotChecked
 from .formula import Sym, smt
@@ -198,6 +198,35 @@ def last_slot(head: Any, intended: str) -> int | Sym:
     """The slot of the one in-edge a head pools at an add of symbolic fan-in i_k: the last, k − 1, for the rightmost
     of all in-edges; else the first (leftmost of all, or the slot-0 set)."""
     return Sym("(- i_k 1.0)", low=0) if head.pooling == "rightmost" and intended == "in-edges" else 0
+
+
+def settled(y: str) -> dict[str, str]:
+    """The values a settled edge out of a gate of value y carries (sq where the layout has one: ``Rows._values``)."""
+    return {"val": y, "sq": f"(* {y} {y})"}
+
+
+def symbolic_add(T: Rows, lemma: Lemma, heads: Sequence[Any], sets: dict[str, str], probes: tuple[list[str], list[str]],
+                 in_edge: Callable[[str, str, int | Sym], list[str]]) -> tuple[str, list[list[str]]]:
+    """P7 at an add of symbolic fan-in k ≥ 1 (``i_k``), both inductions: its sum S and each head's pooled row. An
+    average over all k in-edges pools their mean m (m_val of the values, m_sq of the squares: uninterpreted sums,
+    S = k·m_val); a structural coordinate the same at the two ``probes`` (in-edges) pools to itself, one that depends
+    on the edge to a free variable. A head that pools one in-edge pools ``in_edge(p, y, slot)`` (its value y free) at
+    slot 0, or k − 1 for the rightmost of all; a slot-1 set claims nothing (k may be 1)."""
+    averaged = [h.pooling == "average" and sets.get(h.name, "in-edges") == "in-edges" for h in heads]
+    total = "(* i_k m_val)" if any(averaged) else lemma.var("S")
+    first, second = probes
+    pooled = []
+    for h, head in enumerate(heads):
+        intended = sets.get(head.name, "in-edges")
+        if intended == "slot-1":
+            pooled.append(T.havoc(lemma, f"p{h}"))
+        elif head.pooling != "average" or intended != "in-edges":
+            pooled.append(in_edge(f"e{h}", lemma.var(f"y{h}"), last_slot(head, intended)))
+        else:
+            pooled.append([lemma.var(f"m_{name}", of=("m", name)) if name in T.values else first[c]
+                           if first[c] == second[c] else lemma.var(f"m{h}_{name}", of=(f"m{h}", name))
+                           for c, name in enumerate(T.coordinates)])
+    return total, pooled
 
 
 def gate_value(op: str, ys: Sequence[str]) -> str:

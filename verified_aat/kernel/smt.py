@@ -56,4 +56,3 @@ def bilinear_term(entries: Sequence[tuple[int, int, Number]], row: Sequence[str]
     if not parts:
         return "0.0"
     return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"
-
