@@ -223,8 +223,8 @@ def symbolic_add(T: Rows, lemma: Lemma, heads: Sequence[Any], sets: dict[str, st
         elif head.pooling != "average" or intended != "in-edges":
             pooled.append(in_edge(f"e{h}", lemma.var(f"y{h}"), last_slot(head, intended)))
         else:
-            pooled.append([lemma.var(f"m_{name}", of=("m", name)) if name in T.values else first[c]
-                           if first[c] == second[c] else lemma.var(f"m{h}_{name}", of=(f"m{h}", name))
+            pooled.append([lemma.var(f"m_{name}", of=("m", name)) if name in T.values
+                           else first[c] if first[c] == second[c] else lemma.var(f"m{h}_{name}", of=(f"m{h}", name))
                            for c, name in enumerate(T.coordinates)])
     return total, pooled
 

@@ -1,4 +1,4 @@
-"""Exact sparse polynomials over Q, the normal form of S12a and S12c (docs/soundness.md): a dict from monomials
+"""Exact sparse polynomials over Q, the normal form of S12a, S12c and N (docs/soundness.md): a dict from monomials
 (sorted tuples of variable numbers; y_i is −1 − i, a sign node an opaque atom) to non-zero rationals. Past the limits
 an operation raises :class:`TooLarge` (the lemma is not decided, never a hang)."""
 
