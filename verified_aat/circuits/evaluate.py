@@ -10,7 +10,9 @@ Fractions and also runs on floats for the floating-point engine.
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
+from functools import reduce
 from typing import Any, Callable, Sequence
 
 from ..errors import LimitReached
@@ -140,10 +142,14 @@ def straight_line(circuit: Circuit, params: dict[int, str], live: Sequence[bool]
                 assert consts is not None
                 consts[f"_c{index}"] = value
                 expr = f"_c{index}"
-        elif kind is Kind.ADD:
-            expr = " + ".join(f"g{a}" for a in gate.args) or "0"
-        elif kind is Kind.MUL:
-            expr = " * ".join(f"g{a}" for a in gate.args)
+        elif kind is Kind.ADD or kind is Kind.MUL:
+            names = [f"g{a}" for a in gate.args]
+            if len(names) <= 64:
+                expr = (" + " if kind is Kind.ADD else " * ").join(names) or "0"
+            else:  # a chain of ~3,000 infix operators is past the compiler's stack (RecursionError, red team round 11):
+                assert consts is not None  # one left fold over a tuple, the same order of operations
+                consts.update(_reduce=reduce, _add=operator.add, _mul=operator.mul)
+                expr = f"_reduce({'_add' if kind is Kind.ADD else '_mul'}, ({', '.join(names)},))"
         else:
             expr = f"_sign(g{gate.args[0]})"
         lines.append(f"    g{index} = {expr}")

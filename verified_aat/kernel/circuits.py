@@ -5,11 +5,14 @@ exact on ints and Fractions)."""
 from __future__ import annotations
 
 from fractions import Fraction
-from operator import itemgetter
+from functools import reduce
+from operator import add, itemgetter, mul
 from typing import Any, Callable, Mapping, Sequence
 
 from .data import MAX_BITS, Circuit, Number, bits, exact
 from .structure import cone, depths, reads, score_reads  # noqa: F401 - re-exported
+
+NARY = {"_reduce": reduce, "_ops": {"+": add, "*": mul}}  # the names infix uses (red team, round 11)
 
 
 def too_big(value: Number) -> bool:
@@ -81,10 +84,14 @@ def partial(circuit: Circuit, outputs: Sequence[int], known: Mapping[int, Number
     return [value[r] for r in roots], read
 
 
+def infix(op: str, names: Sequence[str]) -> str:  # past 64 operands a left fold (NARY): 3,000 "+" overflow compile()
+    return f" {op} ".join(names) if len(names) <= 64 else f"_reduce(_ops[{op!r}], ({', '.join(names)},))"
+
+
 def compiled(circuit: Circuit, on_row: bool = False) -> Callable[..., Any]:
     """``f(x0, …, x_{n−1}) -> outputs`` (``on_row``: ``f(row) -> its one output``, from its cone alone; an input
     read as ``itemgetter``) as straight-line exact Python."""
-    consts: dict[str, Any] = {"_sign": sign}
+    consts: dict[str, Any] = {"_sign": sign, **NARY}
     if on_row and circuit.gates[circuit.outputs[0]].op == "input":
         return itemgetter(circuit.gates[circuit.outputs[0]].index)  # type: ignore[arg-type]
     lines = [f"def _f({'row' if on_row else ', '.join(f'x{i}' for i in range(circuit.n_inputs))}):"]
@@ -95,10 +102,8 @@ def compiled(circuit: Circuit, on_row: bool = False) -> Callable[..., Any]:
         elif gate.op == "const":
             consts[f"_c{g}"] = gate.value
             expr = f"_c{g}"
-        elif gate.op == "add":
-            expr = " + ".join(f"v{a}" for a in gate.args) or "0"
-        elif gate.op == "mul":
-            expr = " * ".join(f"v{a}" for a in gate.args)
+        elif gate.op != "sign":
+            expr = infix("+" if gate.op == "add" else "*", [f"v{a}" for a in gate.args]) or "0"
         else:
             expr = f"_sign(v{gate.args[0]})"
         lines.append(f"    v{g} = {expr}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from .circuits import apply, cone, reads, sign, too_big
+from .circuits import NARY, apply, cone, infix, reads, sign, too_big
 from .data import Circuit, Number, exact
 
 try:  # GMP rationals: the same exact numbers, an order of magnitude faster than fractions.Fraction
@@ -107,7 +107,7 @@ class Specialized:
         value: dict[int, Any] = {}
         text: dict[int, str] = {}
         lines: list[str] = []
-        consts: dict[str, Any] = {"_sign": sign}
+        consts: dict[str, Any] = {"_sign": sign, **NARY}
 
         def literal(v: Any) -> str:
             name = f"_k{len(consts)}"
@@ -144,7 +144,7 @@ class Specialized:
                 text[g] = parts[0]
                 continue
             else:
-                expr = (" + " if gate.op == "add" else " * ").join(parts)
+                expr = infix("+" if gate.op == "add" else "*", parts)
             lines.append(f"    v{g} = {expr}")
             text[g] = f"v{g}"
         outs = [text[r] if r in text else literal(value[r]) for r in self.circuit.outputs]
