@@ -68,3 +68,46 @@ def test_a_true_certificate_whose_score_has_a_wide_sum_is_accepted(method: str) 
         attention = [{"function": 0, "head": "fetch", "method": "brute-force"}]
     report = verdict(forge(Forgery(circuit, T, attention=attention)), jobs=1)
     assert report.outcome == "accepted", report.reasons
+
+
+# -- a document formula's chain of + or * counts toward its nesting depth, in both readers --------------------------
+
+def _document_with(formula: str) -> dict[str, Any]:
+    import json
+    from pathlib import Path
+    doc = json.loads((Path(__file__).resolve().parent.parent / "verified_aat" / "data" / "constructions"
+                      / "gate-edge.json").read_text())
+    doc["name"], doc["description"] = "chained", {}
+    next(g for g in doc["positions"] if g["role"] == "gate")["row"]["*"]["a"] = formula
+    return doc
+
+
+@pytest.mark.parametrize("op", ["+0", "*1", "-0"])
+def test_a_long_chain_in_a_row_formula_is_bad_input_and_not_checked(op: str, tmp_path: Any,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``id+0+0+…`` (999 terms, within the 2,000 characters) parsed to a tree 999 deep: every walker of it
+    (degree, folding, evaluation) recursed that far, so ``construction check``, ``certify -c`` and
+    ``prove-construction`` ended in an internal error (RecursionError) and the kernel's reading of an embedded
+    document in a RecursionError. Each further operand of a chain now counts one level of the 60 the readers
+    allow: the engine says bad input at the file, the kernel *not checked*."""
+    import json
+    from verified_aat.cli.main import main
+    from verified_aat.kernel.layouts import read_construction
+    doc = _document_with("id" + op * 998)  # 1,998 characters
+    path = tmp_path / "chained.json"
+    path.write_text(json.dumps(doc))
+    assert main(["construction", "check", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith(f"verified-aat: {path}:") and "nested more than 60 deep" in err, err
+    with pytest.raises(Exception) as caught:
+        read_construction(doc, "$.construction_document")
+    assert type(caught.value).__name__ == "NotChecked" and "nested more than 60 deep" in str(caught.value)
+
+
+def test_a_short_chain_reads_alike_in_both_readers() -> None:
+    from verified_aat.constructions.document import parse_document
+    from verified_aat.kernel.layouts import read_construction
+    doc = _document_with("id" + " + 1" * 50 + " - 50 * 1" + " * 1" * 5)
+    kernel = read_construction(doc, "$")
+    assert kernel.row("gate", "add", {"id": 7, "k": 2, "c": 0, "index": 0})[kernel.coordinates.index("a")] == 7
+    parse_document(doc, "chained.json")

@@ -126,15 +126,15 @@ class _Parser:
     def expr(self, depth: int) -> Node:
         depth = self._depth(depth)
         node = self.term(depth)
-        while (token := self._peek()) in (("op", "+"), ("op", "-")):
-            self.pos += 1
+        while (token := self._peek()) in (("op", "+"), ("op", "-")):  # a chain's tree is as deep as it is long, and
+            self.pos, depth = self.pos + 1, self._depth(depth)  # its walkers recurse that far (as the kernel counts)
             node = Op(token[1], (node, self.term(depth)))  # type: ignore[index]
         return node
 
     def term(self, depth: int) -> Node:
         node = self.unary(depth)
         while self._peek() == ("op", "*"):
-            self.pos += 1
+            self.pos, depth = self.pos + 1, self._depth(depth)
             node = Op("*", (node, self.unary(depth)))
         return node
 

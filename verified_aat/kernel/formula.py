@@ -155,15 +155,15 @@ class _Parser:
         if depth > MAX_DEPTH:
             raise NotChecked(f"{self.path}: a formula nested more than {MAX_DEPTH} deep, past the kernel's limit")
         node = self.term(depth + 1)
-        while (token := self.peek()) in (("op", "+"), ("op", "-")):
-            self.pos += 1
+        while (token := self.peek()) in (("op", "+"), ("op", "-")):  # a chain's tree is as deep as it is long, and
+            self.pos, depth = self.pos + 1, depth + 1  # its walkers recurse that far: 999 terms (red team, round 11)
             node = (token[1], node, self.term(depth + 1))  # type: ignore[index]
         return node
 
     def term(self, depth: int) -> Node:
         node = self.unary(depth)
         while self.peek() == ("op", "*"):
-            self.pos += 1
+            self.pos, depth = self.pos + 1, depth + 1
             node = ("*", node, self.unary(depth))
         return node
 
