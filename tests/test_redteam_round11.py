@@ -57,7 +57,8 @@ def _wide_score(T: dict[str, Any], head: str) -> dict[str, Any]:
 def test_a_true_certificate_whose_score_has_a_wide_sum_is_accepted(method: str) -> None:
     """gate-edge's T_K with 0·(a 5,000-operand sum) added to its fetch score computes the same: the kernel derives the
     same lemmas and its normal form proves the key lemma, but its defence (key join) or its brute force compiled the
-    score to a chain of 5,000 ``+`` and the check was *not checked* ("too deeply nested for the interpreter's stack")."""
+    score to a chain of 5,000 ``+`` and the check was *not checked* ("too deeply nested for the interpreter's
+    stack")."""
     from forge import Forgery, forge, verdict
     from verified_aat.certificates.kernel_form import transformer_form
     from verified_aat.constructions.registry import get_construction
@@ -111,3 +112,34 @@ def test_a_short_chain_reads_alike_in_both_readers() -> None:
     kernel = read_construction(doc, "$")
     assert kernel.row("gate", "add", {"id": 7, "k": 2, "c": 0, "index": 0})[kernel.coordinates.index("a")] == 7
     parse_document(doc, "chained.json")
+
+
+# -- no output of a command replaces another: a file in the --export-smt directory ----------------------------------
+
+@pytest.mark.parametrize("via", ["direct", "symlink", "report"])
+def test_an_output_that_an_exported_lemma_file_would_replace_is_refused(via: str, tmp_path: Any,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``certify C -o DIR/KIND-ID.smt2 --export-smt DIR`` wrote the certificate, said so, and then wrote the lemma of
+    that name over it (also through a symbolic link, or with ``--report``): the named certificate held an SMT-LIB
+    lemma. Two options naming one file were refused; a file in the export directory was not."""
+    from verified_aat.cli.main import main
+    circuit = tmp_path / "c.circ"
+    circuit.write_text("input x y\na = add x y\nb = mul a y\noutput b\n")
+    smt = tmp_path / "smt"
+    smt.mkdir()
+    first = ["certify", str(circuit), "-c", "gate-edge", "--export-smt", str(smt), "-o", str(tmp_path / "c.json")]
+    assert main(first) == 0
+    name = sorted(p.name for p in smt.iterdir())[0]
+    capsys.readouterr()
+    target = smt / name
+    argv = ["certify", str(circuit), "-c", "gate-edge", "--export-smt", str(smt)]
+    if via == "symlink":
+        (tmp_path / "link.json").symlink_to(target)
+        argv += ["-o", str(tmp_path / "link.json")]
+    else:
+        argv += ["-o", str(target)] if via == "direct" else ["-o", str(tmp_path / "c.json"), "--report", str(target)]
+    before = target.read_text()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--export-smt directory" in err, err
+    assert target.read_text() == before  # nothing written

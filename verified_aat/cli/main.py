@@ -114,6 +114,12 @@ def check_output_arguments(args: argparse.Namespace) -> None:
             same = named.setdefault(os.path.realpath(value), attr)
             if same != attr:
                 raise InputError(f"--{same.replace('_', '-')} and --{attr.replace('_', '-')} name the same file", value)
+    smt = getattr(args, "export_smt", None)  # its lemma files, KIND-ID.smt2, are written after -o and --report:
+    for path, attr in named.items():  # an .smt2 output in that directory could be replaced by one (red team 11)
+        if isinstance(smt, str) and attr != "export_smt" and path.endswith(".smt2") \
+                and os.path.dirname(path) == os.path.realpath(smt):
+            raise InputError("is in the --export-smt directory, where a lemma file of that name would replace it",
+                             getattr(args, attr))
 
 
 
