@@ -125,18 +125,18 @@ class _Parser:
 
     def expr(self, depth: int) -> Node:
         depth = self._depth(depth)
-        node = self.term(depth)
-        while (token := self._peek()) in (("op", "+"), ("op", "-")):  # a chain's tree is as deep as it is long, and
-            self.pos, depth = self.pos + 1, self._depth(depth)  # its walkers recurse that far (as the kernel counts)
-            node = Op(token[1], (node, self.term(depth)))  # type: ignore[index]
-        return node
+        chain = [("+", self.term(depth))]
+        while (token := self._peek()) in (("op", "+"), ("op", "-")):
+            self.pos += 1
+            chain.append((token[1], self.term(depth)))  # type: ignore[index]
+        return _tree(chain)
 
     def term(self, depth: int) -> Node:
-        node = self.unary(depth)
+        chain = [("*", self.unary(depth))]
         while self._peek() == ("op", "*"):
-            self.pos, depth = self.pos + 1, self._depth(depth)
-            node = Op("*", (node, self.unary(depth)))
-        return node
+            self.pos += 1
+            chain.append(("*", self.unary(depth)))
+        return _tree(chain)
 
     def unary(self, depth: int) -> Node:
         depth = self._depth(depth)
@@ -175,6 +175,22 @@ class _Parser:
             self._expect(")")
             return node
         raise FormulaError(f"unexpected {value!r} in formula {self.text!r}")
+
+
+def _tree(chain: list[tuple[str, Node]]) -> Node:
+    """A chain a ± b ± … (or a * b * …) as a left fold, ((a − b) + c); past 16 operands a balanced tree over the
+    signed operands, as the kernel reads it: a 999-term chain's tree 999 deep took every walker of it past Python's
+    stack, an internal error (red team, round 11)."""
+    node = chain[0][1]
+    if len(chain) <= 16:
+        for op, operand in chain[1:]:
+            node = Op(op, (node, operand))
+        return node
+    nodes: list[Node] = [operand if op != "-" else Op("neg", (operand,)) for op, operand in chain]
+    while len(nodes) > 1:
+        nodes = [Op(chain[0][0], tuple(nodes[i:i + 2])) if i + 1 < len(nodes) else nodes[i]
+                 for i in range(0, len(nodes), 2)]
+    return nodes[0]
 
 
 def check_folding(formula: Formula, constants: Mapping[str, int | Fraction]) -> None:

@@ -11,6 +11,7 @@ evaluated on exact numbers, or on symbolic ones (:class:`Sym`, SMT-LIB text) for
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from typing import Any, Mapping
@@ -154,18 +155,18 @@ class _Parser:
     def expr(self, depth: int) -> Node:
         if depth > MAX_DEPTH:
             raise NotChecked(f"{self.path}: a formula nested more than {MAX_DEPTH} deep, past the kernel's limit")
-        node = self.term(depth + 1)
-        while (token := self.peek()) in (("op", "+"), ("op", "-")):  # a chain's tree is as deep as it is long, and
-            self.pos, depth = self.pos + 1, depth + 1  # its walkers recurse that far: 999 terms (red team, round 11)
-            node = (token[1], node, self.term(depth + 1))  # type: ignore[index]
-        return node
+        chain = [("+", self.term(depth + 1))]
+        while (token := self.peek()) in (("op", "+"), ("op", "-")):
+            self.pos += 1
+            chain.append((token[1], self.term(depth + 1)))  # type: ignore[index]
+        return _tree(chain)
 
     def term(self, depth: int) -> Node:
-        node = self.unary(depth)
+        chain = [("*", self.unary(depth))]
         while self.peek() == ("op", "*"):
-            self.pos, depth = self.pos + 1, depth + 1
-            node = ("*", node, self.unary(depth))
-        return node
+            self.pos += 1
+            chain.append(("*", self.unary(depth)))
+        return _tree(chain)
 
     def unary(self, depth: int) -> Node:
         if depth > MAX_DEPTH:
@@ -201,3 +202,10 @@ class _Parser:
             self.expect(")")
             return node
         raise self.fail("unexpected {token!r}", token=value)
+
+
+def _tree(chain: list[tuple[str, Node]]) -> Node:  # ((a − b) + c); past 16 operands a balanced tree: a chain's
+    nodes = [t if op != "-" else ("neg", t) for op, t in chain]  # tree 999 deep took its walkers past the stack (red
+    while len(chain) > 16 and len(nodes) > 1:  # team, round 11)
+        nodes = [(chain[0][0], *nodes[i:i + 2]) if i + 1 < len(nodes) else nodes[i] for i in range(0, len(nodes), 2)]
+    return nodes[0] if len(chain) > 16 else functools.reduce(lambda a, b: (b[0], a, b[1]), chain[1:], chain[0][1])
