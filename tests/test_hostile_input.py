@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -237,8 +238,7 @@ def test_certificates_are_byte_identical_across_directories(tmp_path, monkeypatc
 
 # -- item 5: standard input and output ----------------------------------------------------------
 
-def _cli(args: list[str], stdin: bytes = b"") -> "subprocess.CompletedProcess[bytes]":
-    import subprocess
+def _cli(args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     import sys
     return subprocess.run([sys.executable, "-m", "verified_aat.cli.main", *map(str, args)], input=stdin,
                           capture_output=True, timeout=300, cwd=ROOT)

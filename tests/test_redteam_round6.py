@@ -49,7 +49,7 @@ def test_an_every_k_refutation_names_its_k_and_certify_replays_it(capsys: pytest
 def test_a_document_with_a_softmax_head_is_bad_input_at_its_line(capsys: pytest.CaptureFixture[str]) -> None:
     for command in (["construction", "check"], ["prove-construction"]):
         code, out, err = _run(capsys, *command, DATA / "tri-softmax.json")
-        assert code == 2 and f"tri-softmax.json:171:" in err and "softmax" in err and len(err.splitlines()) == 1
+        assert code == 2 and "tri-softmax.json:171:" in err and "softmax" in err and len(err.splitlines()) == 1
 
 
 def test_an_undeclared_unchanging_coordinate_is_taken_as_structural(capsys: pytest.CaptureFixture[str],

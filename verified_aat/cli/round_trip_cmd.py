@@ -33,15 +33,6 @@ def add_round_trip_options(parser: Any) -> None:
                         help="with --round-trip: skip link 2, the audit certificate U_N = T_K (then not proved)")
 
 
-def family_option(args: Any) -> Any:
-    """The uniform family ``audit --prove`` proves: None (the kernel's), or with ``--defect NAME`` the
-    deliberately changed one of :mod:`verified_aat.audit.mutants` (imported only then)."""
-    if args.defect is None:
-        return None
-    from ..audit.mutants import defective_family
-    return defective_family(args.defect)
-
-
 def check_defect_option(name: str) -> None:
     """``--defect NAME`` must name a defect of :mod:`verified_aat.audit.mutants` (else bad input, exit 2)."""
     from ..audit.mutants import check_defect  # the demo module: only --defect reads it
