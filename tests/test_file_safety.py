@@ -108,12 +108,13 @@ def _writers(work: dict[str, Path], target: Path) -> dict[str, list]:
         "audit --output-circuit": ["audit", t, "--lengths", "2", "--output-circuit", target],
         "audit --prove -o": ["audit", t, "--lengths", "2", "--prove", "-o", target],
         "export -o": ["export", t, "--format", "numpy", "-o", target],
+        "export --format onnx -o": ["export", t, "--format", "onnx", "-o", target],
         "report -o": ["report", work["cert"], "-o", target],
     }
 
 
 WRITERS = ["certify -o", "certify --report", "refute --report", "prove-construction -o", "audit --output-circuit",
-           "audit --prove -o", "export -o", "report -o"]
+           "audit --prove -o", "export -o", "export --format onnx -o", "report -o"]
 
 
 @pytest.mark.parametrize("kind", ["device", "fifo", "directory", "socket"])
@@ -181,6 +182,7 @@ def _same_as_input(mine: dict[str, Path]) -> dict[str, tuple[list, Path]]:
         "audit X --prove -o X": (["audit", t, "--lengths", "2", "--prove", "-o", t], t),
         "audit X --output-circuit X": (["audit", t, "--lengths", "2", "--output-circuit", t], t),
         "export X -o X": (["export", t, "--format", "numpy", "-o", t], t),
+        "export X --format onnx -o X": (["export", t, "--format", "onnx", "-o", t], t),
         "report X -o X": (["report", cert, "-o", cert], cert),
         "certify --transformer T -o T": (["certify", c, "--transformer", t, "-o", t], t),
         "refute T --report T": (["refute", t, "--report", t], t),
@@ -188,7 +190,7 @@ def _same_as_input(mine: dict[str, Path]) -> dict[str, tuple[list, Path]]:
 
 
 CASES = ["certify X -o X", "certify X --report X", "prove-construction --transformer X -o X", "audit X --prove -o X",
-         "audit X --output-circuit X", "export X -o X", "report X -o X", "certify --transformer T -o T",
+         "audit X --output-circuit X", "export X -o X", "export X --format onnx -o X", "report X -o X", "certify --transformer T -o T",
          "refute T --report T"]
 
 

@@ -119,3 +119,7 @@ def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 Z3_MEMORY_MB = 2_048
 """Z3's own memory cap (``memory_max_size``) in the engine's solver runs, as the kernel's
 (``kernel/solvers.py``, which imports nothing of the engine; a test keeps the two equal)."""
+
+MAX_ONNX_NODES = 20_000_000
+"""The most nodes ``export --format onnx`` writes (counted before building, ``export.export_units``): protobuf refuses
+a message past 2 GiB, and a node takes 57 bytes or more serialized (a 400,000-node export wrote 23 MB)."""

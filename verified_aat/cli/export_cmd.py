@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import os
+from typing import TYPE_CHECKING
 
-from ..errors import InputError
-from ..export import EXPORT_FORMATS
+from ..errors import InputError, LimitReached
+from ..export import EXPORT_FORMATS, export_units, format_by_name
 from ..wording import plural
+from .resources import add_resource_options, require_memory
+
+if TYPE_CHECKING:
+    from ..transformer.model import Transformer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,12 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-softmax", action="store_true", help="refuse softmax heads instead of exporting them")
     p.add_argument("--softmax-temperature", type=float, default=1.0, metavar="T",
                    help="ONNX: softmax heads divide their scores by T (as run --engine float64 does; default 1)")
+    add_resource_options(p)
     p.set_defaults(func=run)
-
-
-def format_by_name(path: str) -> str | None:
-    """The export format a file name's extension names (.onnx or .npz), else None."""
-    return {".onnx": "onnx", ".npz": "numpy"}.get(os.path.splitext(path)[1].lower())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         check_temperature(args.softmax_temperature)
         require_onnx()
     model = load_transformer(args.model)
+    _require_size(model, fmt, args)
     if fmt == "onnx":
         from ..export.onnx_graph import save_onnx
         try:
@@ -56,3 +57,15 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.output}: {fmt}, {plural(model.n_layers, 'layer')}, {plural(model.n_heads, 'head')}, dimension "
           f"{model.dimension}, {what}")
     return 0
+
+
+def _require_size(model: Transformer, fmt: str, args: argparse.Namespace) -> None:
+    """Before anything is built: every layer's circuits are written out in full (a function 10,000 layers share is
+    exported 10,000 times), so refuse an export past the ONNX file's size or the memory limit (exit 3)."""
+    from ..limits import MAX_ONNX_NODES
+    units = export_units(model, fmt)
+    if fmt == "onnx" and units > MAX_ONNX_NODES:
+        raise LimitReached(f"{args.model}: the ONNX graph would have up to {units:,} nodes, more than the "
+                           f"{MAX_ONNX_NODES:,} an ONNX file holds (protobuf's 2 GiB; the ONNX-nodes limit), refused "
+                           f"before building it; --format numpy has no such limit")
+    require_memory(f"export {fmt}", units, args)

@@ -78,7 +78,7 @@ def _float_engine(args: argparse.Namespace) -> bool:
 
 
 def _export_format(args: argparse.Namespace) -> str | None:
-    from .export_cmd import format_by_name
+    from ..export import format_by_name
     return args.export_format or format_by_name(args.output)
 
 
@@ -130,7 +130,7 @@ def check_applicable(args: argparse.Namespace) -> None:
     if temperature is not None and not (math.isfinite(temperature) and temperature > 0):
         raise InputError(f"must be a positive finite number, got {temperature}", "--softmax-temperature")
     if args.command == "export" and args.export_format is not None:
-        from .export_cmd import format_by_name
+        from ..export import format_by_name
         by_name = format_by_name(args.output)
         if by_name not in (None, args.export_format):
             raise InputError(f"the file name says {by_name}, --format says {args.export_format}: make them agree",

@@ -12,7 +12,8 @@ Before a run whose size is known up front, :func:`require_memory` compares a *lo
 memory the run will need with the limit and refuses at once (exit 3, nothing written) when the
 bound is past it: a run that cannot finish should not spend minutes finding out.  The bound is
 linear in the run's size: circuit edges for ``certify`` and ``check``, positions for ``run``,
-gates of the unrolled circuit for ``audit``.  Layers are not a factor: measured, certify's memory
+gates of the unrolled circuit for ``audit``, ONNX nodes or circuit gates and arguments for ``export`` (which writes
+every layer's circuits out).  Layers are not a factor elsewhere: measured, certify's memory
 at 240,001 positions is the same (245 MB) for 6, 24 and 80 layers, because claims, not per-layer
 states, are stored.  The constants are about half the smallest per-unit cost measured
 (docs/cli.md, "Limits"), so the refusal never fires on a run that would have fitted.
@@ -37,9 +38,11 @@ from .signals import QUIET
 # certify 0.9-1.9 KB per circuit edge, check 1.0-3.3 KB per edge (10^6 gates, issue 22), run 1.3 KB per position, audit
 # ~100 B per unrolled gate (measured on relu, sum, random-fsac, parity at 2·10^4-10^5 and gate-edge T_6
 # at N = 8..24; docs/cli.md).
-BYTES_PER_UNIT = {"certify": 600, "check": 500, "run": 700, "audit": 50, "audit --prove": 50}
+# export: onnx 2.7 KB per node (400,000 nodes: 1.25 GB), numpy 16 B per gate or argument (10.8 million: 233 MB).
+BYTES_PER_UNIT = {"certify": 600, "check": 500, "run": 700, "audit": 50, "audit --prove": 50, "export onnx": 1_300,
+                  "export numpy": 8}
 UNIT_NAMES = {"certify": "circuit edges", "check": "circuit edges", "run": "positions", "audit": "unrolled gates",
-              "audit --prove": "unrolled gates"}
+              "audit --prove": "unrolled gates", "export onnx": "ONNX nodes", "export numpy": "gates and arguments"}
 PROVE_BASE_MB = 400  # audit --prove maps scipy and OpenBLAS, whose threads cannot start below (300 MB: ImportError)
 BASE_MB = 250  # the address space of the interpreter with numpy mapped (a 10^4-relu check: 373 MB; with z3 and cvc5: 412);
 # below it a run could not load its solvers or start a thread (hangs and segfaults at 160-210 MB: red team)
