@@ -91,9 +91,9 @@ def ends(draw: st.DrawFn, lines: list[str], comment: str | None) -> str:
     return ("\ufeff" if draw(st.integers(0, 4)) == 0 else "") + text
 
 
-EDITS = ["\n", "\r", "\r\n", " ", "\t", "#", "\\", "\\\n", "(", ")", ",", "=", "0", "1", "-", "x", "\ufeff", "\xa0",
-         "\x0c", "\x0b", "\x85", "\u2028", "AND", "INPUT(", ".names", ".end", ".model", ".inputs", "XOR", "MAND", "EQ",
-         "é", "\ufffd"]
+EDITS = ["\n", "\r", "\r\n", " ", "\t", "#", "\\", "\\\n", "\\\n#", "\\\n\n", "(", ")", ",", "=", "0", "1", "-", "x",
+         "\ufeff", "\xa0", "\x0c", "\x0b", "\x85", "\u2028", "\x1c", "\u2003", "AND", "INPUT(", ".names", ".end",
+         ".model", ".inputs", "XOR", "MAND", "EQ", "é", "\ufffd"]
 
 
 def edited(draw: st.DrawFn, text: str) -> str:
@@ -270,6 +270,12 @@ def test_edited_bristol_files_are_refused_by_both_or_read_alike(text: str) -> No
     # Bristol Fashion: a wire read before the line that assigns it, an output of the same MAND (see above)
     ("bristol", "2 4\n1 1\n1 1\n1 1 2 3 INV\n1 1 0 2 INV\n", "used before it is assigned"),
     ("bristol", "3 8\n2 1 1\n1 1\n2 1 0 1 2 AND\n4 2 0 3 1 2 3 4 MAND\n2 1 3 4 7 XOR\n", "used before it is assigned"),
+    # BLIF: a '\' continuing into a comment line, a blank line or the end of the file.  Both read the first as
+    # '.outputs y' then '.names a y' (the format's "concatenation of the subsequent line": the comment, then the
+    # line ends), ABC as '.outputs y .names a y' (it skips the comment line); neither reading is checked now
+    ("blif", ".model m\n.inputs a\n.outputs y \\\n# the gate\n.names a y\n1 1\n", "holds no tokens"),
+    ("blif", ".model m\n.inputs a \\\n\n.outputs y\n.names a y\n1 1\n", "holds no tokens"),
+    ("blif", ".model m\n.inputs a\n.outputs y\n.names a y\n1 1\n.end \\", "holds no tokens"),
 ])
 def test_refused_by_both(fmt: str, text: str, engine_says: str) -> None:
     mine, theirs = engine_read(text.encode(), fmt), kernel_read(text.encode(), fmt)

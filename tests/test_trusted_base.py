@@ -58,7 +58,7 @@ REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agre
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
 OVER_TARGET = {"per-circuit with a netlist link (Bench)": 3_705,
-               "per-circuit with a netlist link (BLIF)": 3_775,
+               "per-circuit with a netlist link (BLIF)": 3_776,
                "per-circuit with a netlist link (Bristol Fashion)": 3_720,
                "per-circuit with a netlist link (AIGER)": 3_848}  # not there yet: no growth (the last: +3 in
 # identity.py, +4 in positivity.py for the at-most split, which takes ARGMAX and SELECT past N = 4 off the solvers;

@@ -80,12 +80,19 @@ def parse_bench(text: str, file: str = "<bench>", drop_dead: bool = False) -> Ne
 
 
 # -- BLIF --------------------------------------------------------------------
-def _logical_lines(text: str) -> Iterable[tuple[int, list[str]]]:
-    """Tokens of each logical line (comments dropped, ``\\`` continuations joined)."""
+CONTINUED_INTO_NOTHING = ("the line ends in '\\' but the next holds no tokens (a blank line, a comment only, or the "
+                          "end of the file): readers differ on what it continues; join the lines or drop the '\\'")
+
+
+def _logical_lines(text: str, file: str) -> Iterable[tuple[int, list[str]]]:
+    """Tokens of each logical line (comments dropped, ``\\`` continuations joined); the line after a ``\\`` must
+    hold tokens (docs/circuit-format.md, "Netlists"), as the kernel's reader requires."""
     pending: list[str] = []
-    start = 0
-    for number, raw in enumerate(text.split("\n"), start=1):
+    start, cont = 0, False
+    for number, raw in enumerate(text.split("\n") + [""], start=1):  # the last "": the end of the file
         line = raw.split("#", 1)[0].rstrip()
+        if cont and not line.split():
+            raise InputError(CONTINUED_INTO_NOTHING, file, number - 1)
         if not pending:
             start = number
         cont = line.endswith("\\")
@@ -94,8 +101,6 @@ def _logical_lines(text: str) -> Iterable[tuple[int, list[str]]]:
             if pending:
                 yield start, pending
             pending = []
-    if pending:
-        yield start, pending
 
 
 def _cover_gate(name: str, args: tuple[str, ...], rows: list[tuple[str, str, int]], file: str) -> BoolGate:
@@ -138,7 +143,7 @@ def parse_blif(text: str, file: str = "<blif>", drop_dead: bool = False) -> Netl
         if block is not None:
             p.gates.append((_cover_gate(block[0], block[1], rows, file), block[2]))
 
-    for number, tokens in _logical_lines(text):
+    for number, tokens in _logical_lines(text, file):
         head = tokens[0]
         if ended:
             raise InputError("text after .end (only one model is supported)", file, number)

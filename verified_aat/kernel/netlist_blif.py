@@ -68,12 +68,15 @@ def read_blif(text: str) -> tuple[list[str], list[str], Gates]:
 
 
 def _logical_lines(text: str) -> list[tuple[int, list[str]]]:
-    """BLIF's lines as (first line number, tokens), comments dropped and ``\\`` continuations joined."""
+    """BLIF's lines as (first line number, tokens), comments dropped and ``\\`` continuations joined; the line after
+    a ``\\`` must hold tokens (a comment line ends the continuation in the format's words, ABC skips it)."""
     lines: list[tuple[int, list[str]]] = []
     pending: list[str] = []
-    start = 0
-    for number, raw in enumerate(text.split("\n"), start=1):
+    start, more = 0, False
+    for number, raw in enumerate(text.split("\n") + [""], start=1):  # the last "": the end of the file
         line = raw.split("#", 1)[0].rstrip()
+        if more and not line.split():
+            raise NetlistError(f"line {number - 1}: a '\\' continues into a line without tokens")
         if not pending:
             start = number
         more = line.endswith("\\")
@@ -82,8 +85,6 @@ def _logical_lines(text: str) -> list[tuple[int, list[str]]]:
             if pending:
                 lines.append((start, pending))
             pending = []
-    if pending:
-        lines.append((start, pending))
     return lines
 
 
