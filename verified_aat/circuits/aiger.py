@@ -44,10 +44,11 @@ def _line_of(data: bytes, offset: int) -> int:
 def _header(data: bytes, file: str) -> tuple[str, list[int], int]:
     end = data.find(b"\n")
     end = len(data) if end < 0 else end
-    try:
-        tokens = data[:end].decode("ascii").split()
-    except UnicodeDecodeError:
-        raise InputError("not an AIGER file: the header is not ASCII", file, 1) from None
+    if not data[:end].isascii():
+        raise InputError("not an AIGER file: the header is not ASCII", file, 1)
+    # split as bytes, as the body's lines and the kernel's reader: ASCII whitespace only (str.split also splits at
+    # U+001C-U+001F, which made 'aag\x1c3 2 0 1 1' a header the kernel refuses)
+    tokens = [token.decode("ascii") for token in data[:end].split()]
     if not tokens or tokens[0] not in ("aag", "aig"):
         raise InputError("not an AIGER file: expected a header 'aag M I L O A' or 'aig M I L O A'", file, 1)
     if len(tokens) < 6 or len(tokens) > 10 or not all(t.isdigit() for t in tokens[1:]):
