@@ -74,7 +74,19 @@ def test_fast_unroll_on_random_transformers(data: st.DataObject) -> None:
         assert got == want and [type(v) for v in got] == [type(v) for v in want]
 
 
-def test_evaluator_equals_evaluate_gates_on_gate_edge() -> None:
+@pytest.fixture(params=[(0, 0.5), (4, 2.0), (4, 0.5), (10**9, 0.5)],
+                ids=["vectorised", "narrow groups on arrays", "default", "all on lists"])
+def narrow(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The evaluator's paths: groups of at most flat.NARROW gates go gate by gate (flat._narrow), wider ones through
+    numpy, and a circuit with a share of at least flat.THIN of its gates in narrow groups goes gate by gate on lists
+    throughout: (0, ·) is numpy everywhere, (4, 2.0) narrow groups on the arrays, (10**9, ·) lists everywhere."""
+    import verified_aat.audit.flat as flat_module
+    monkeypatch.setattr(flat_module, "NARROW", request.param[0])
+    monkeypatch.setattr(flat_module, "THIN", request.param[1])
+    return request.param[0]
+
+
+def test_evaluator_equals_evaluate_gates_on_gate_edge(narrow: int) -> None:
     t = get_construction("gate-edge").transformer(2)
     u = unroll(t, 5)
     for sequence in sample_sequences(5, t.dimension, 8, seed=3):
@@ -84,7 +96,7 @@ def test_evaluator_equals_evaluate_gates_on_gate_edge() -> None:
 
 
 @pytest.mark.parametrize("path", sorted(SPECS.glob("*.circ")), ids=lambda p: p.stem)
-def test_flat_round_trip_and_evaluator_on_spec_circuits(path: Path) -> None:
+def test_flat_round_trip_and_evaluator_on_spec_circuits(path: Path, narrow: int) -> None:
     """Wide products (FAC0), empty sums, constants as outputs: the general paths of the evaluator."""
     circuit = load_circuit(str(path))
     flat = FlatCircuit.from_circuit(circuit)
@@ -100,7 +112,7 @@ def test_flat_round_trip_and_evaluator_on_spec_circuits(path: Path) -> None:
         assert got == want and [type(v) for v in got] == [type(v) for v in want]
 
 
-def test_evaluator_is_exact_with_large_denominators() -> None:
+def test_evaluator_is_exact_with_large_denominators(narrow: int) -> None:
     """No float anywhere: products and sums of tiny and huge rationals stay exact."""
     from verified_aat.circuits.builder import CircuitBuilder
     b = CircuitBuilder("exact")
@@ -119,6 +131,33 @@ def test_evaluator_is_exact_with_large_denominators() -> None:
         flat.evaluator.run([0.5, 1])
     with pytest.raises(ValueError):
         flat.evaluator.run([1])
+
+
+def test_a_deep_thin_circuit_is_evaluated_alike_by_both_paths(narrow: int) -> None:
+    """A 2,000-gate chain of add, mul by 1/2 and sign, over 20 layers: a group or two per depth (the case _narrow is
+    for), with fractions on the way and a value past MAX_VALUE_BITS refused on either path."""
+    from verified_aat.circuits.builder import CircuitBuilder
+    from verified_aat.errors import LimitReached
+    b = CircuitBuilder("chain")
+    x, y, half = b.input("x"), b.input("y"), b.const(Fraction(1, 2))
+    g = x
+    for k in range(2_000):
+        g = (b.add(g, y), b.mul(half, g), b.sign(g))[k % 3]
+    b.output(g)
+    b.output(b.add(g, x, y))
+    circuit = b.build()
+    flat = FlatCircuit.from_circuit(circuit)
+    for inputs in ([Fraction(3), Fraction(-5, 7)], [Fraction(0), Fraction(1)], [Fraction(-9, 4), Fraction(2)]):
+        got = flat.evaluator.run(inputs).all()
+        want = evaluate_gates(circuit, inputs)
+        assert got == want and [type(v) for v in got] == [type(v) for v in want]
+    b = CircuitBuilder("squares")
+    g = b.input("x")
+    for _ in range(20):
+        g = b.mul(g, g)
+    b.output(g)
+    with pytest.raises(LimitReached, match="bits-per-value limit"):
+        FlatCircuit.from_circuit(b.build()).evaluator.run([Fraction(3, 2)])
 
 
 def test_audit_rows_match_the_reference_measures() -> None:

@@ -46,8 +46,11 @@ class ReferenceRun:
         return self.layers[-1].vectors if self.layers else self.inputs
 
 
+ONE, MINUS_ONE, ZERO = Fraction(1), Fraction(-1), Fraction(0)  # Fractions are immutable: one of each will do
+
+
 def _sign(v: Fraction) -> Fraction:
-    return Fraction(1) if v > 0 else (Fraction(-1) if v < 0 else Fraction(0))
+    return ONE if v > 0 else (MINUS_ONE if v < 0 else ZERO)
 
 
 def interpret(circuit: Circuit, inputs: Sequence[Fraction]) -> list[Fraction]:
@@ -58,10 +61,11 @@ def interpret(circuit: Circuit, inputs: Sequence[Fraction]) -> list[Fraction]:
             assert gate.index is not None
             values.append(inputs[gate.index])
         elif gate.kind is Kind.CONST:
-            assert gate.value is not None
-            values.append(Fraction(gate.value))
-        elif gate.kind is Kind.ADD:
-            values.append(sum((values[a] for a in gate.args), Fraction(0)))
+            assert gate.value is not None  # a Fraction already (ir.Gate); Fraction(v) copied it at every use
+            values.append(gate.value)
+        elif gate.kind is Kind.ADD:  # two operands (most sums) without a generator and a Fraction(0) a gate
+            args = gate.args
+            values.append(values[args[0]] + values[args[1]] if len(args) == 2 else sum((values[a] for a in args), ZERO))
         elif gate.kind is Kind.MUL:
             product = Fraction(1)
             for a in gate.args:
