@@ -62,7 +62,7 @@ def test_the_instance_is_the_circuit_at_its_depth(circuit) -> None:  # type: ign
         return
     result = va.certify(circuit, "gate-edge", every_k=True)
     assert result.status == "proved", result.problems
-    assert f"C (sha256 {circuit_sha256(circuit)}, {circuit.size} gates" in result.theorem
+    assert f"C (sha256 {circuit_sha256(circuit)}, {circuit.size} gate" in result.theorem  # gate, gates
     assert f"(K = {max(1, depth(circuit))}) on enc_gate-edge" in result.theorem
 
 

@@ -136,7 +136,7 @@ def test_bad_sequences_are_input_errors() -> None:
     coords = ("k",)
     t = Transformer(coords, (Layer((Head("h", _score_j(coords, "k"), Pooling.AVERAGE),),
                                    _take_pooled(coords, ["h"], {"k"})),))
-    with pytest.raises(InputError, match="expected a vector of 1 values, got 2"):
+    with pytest.raises(InputError, match="expected a vector of 1 value, got 2"):
         run_exact(t, [[1, 2]])
     with pytest.raises(InputError, match="not an exact rational"):
         run_exact(t, [[0.5]])

@@ -202,7 +202,7 @@ def test_argparse_errors_are_one_line(capsys, argv, expected) -> None:
 def test_refute_takes_options_after_positional_arguments(capsys, compiled) -> None:
     transformer = str(compiled / "transformer.json")
     assert main(["refute", transformer, "-c", "gate-edge", str(MIXED), "--budget", "5"]) == 3
-    assert "no counterexample in 1 circuits" in capsys.readouterr().out
+    assert "no counterexample in 1 circuit " in capsys.readouterr().out
     one_line_error(capsys, ["refute", transformer, "-c", "gate-edge", str(MIXED), "extra"],
                    "verified-aat: refute: unrecognized arguments: extra")
 

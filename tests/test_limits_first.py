@@ -298,7 +298,7 @@ def test_huge_aiger_numbers_are_bad_input(tmp_path: Path, text: str, line: int,
 
 @pytest.mark.parametrize("header, words", [
     (b"aig 100000000 100000000 0 1 0\n2\n", ["MAX_AIGER_VARIABLES"]),
-    (b"aig 5000000 0 0 1 5000000\n2\n", ["unexpected end of file", "5000000 ANDs"]),
+    (b"aig 5000000 0 0 1 5000000\n2\n", ["unexpected end of file", "5,000,000 ANDs"]),
 ])
 def test_a_binary_header_is_checked_against_the_file_before_allocating(
         tmp_path: Path, header: bytes, words: list[str], capsys: pytest.CaptureFixture[str]) -> None:

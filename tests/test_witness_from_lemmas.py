@@ -176,4 +176,4 @@ def test_prove_construction_refutes_the_2_to_the_20_edit_from_the_command_line(c
     assert main(["prove-construction", str(HELD_OUT / "gate-edge-src-2p20.json")]) == 1
     out = capsys.readouterr().out
     assert "result       REFUTED" in out and "g1048579 = add x1048577 x1048578" in out
-    assert "the other 1048577 inputs = 0" in out and len(out.splitlines()) < 40
+    assert "the other 1,048,577 inputs = 0" in out and len(out.splitlines()) < 40

@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 from typing import Any, Sequence
 
+from .wording import plural
+
 Rows = list[tuple[str, Any]]
 
 _GREEN, _RED, _GREY = "#1a7f37", "#cf222e", "#6e7781"
@@ -178,7 +180,7 @@ def refutation_repr(refutation: Any) -> str:
     if refutation.counterexample is not None:
         rows.insert(0, ("input", f"({', '.join(str(v) for v in refutation.counterexample.inputs)})"))
     if refutation.circuit is not None:
-        rows.insert(0, ("circuit", f"{refutation.circuit.name!r} ({refutation.circuit.size} gates)"))
+        rows.insert(0, ("circuit", f"{refutation.circuit.name!r} ({plural(refutation.circuit.size, 'gate')})"))
     return one_line("Refutation", str(refutation.status), rows)
 
 
@@ -248,8 +250,9 @@ def audit_repr(report: Any) -> str:
 def audit_html(report: Any) -> str:
     rows = _audit_rows(report)[:-1]  # the problems themselves follow
     for row in report.rows:
-        rows.append((f"N = {row.n}", f"{row.class_name}, depth {row.depth}, {row.size} gates (bound "
-                                     f"{row.size_bound}), {row.samples} samples, {row.mismatches} mismatches"
+        rows.append((f"N = {row.n}", f"{row.class_name}, depth {row.depth}, {plural(row.size, 'gate')} (bound "
+                                     f"{row.size_bound}), {plural(row.samples, 'sample')}, "
+                                     f"{plural(row.mismatches, 'mismatch', 'mismatches')}"
                                      + ("" if row.ok else " — FAILED")))
     rows.append(("problems", _listed(report.problems)))
     return html_table("AuditReport", f"{report.transformer!r} (tested, not proved)", rows,

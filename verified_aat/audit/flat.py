@@ -39,6 +39,7 @@ from ..circuits.evaluate import as_exact
 from ..errors import LimitReached
 from ..limits import MAX_VALUE_BITS
 from ..circuits.ir import Circuit, Domain, Gate, Kind
+from ..wording import plural
 
 INPUT, CONST, ADD, MUL, SIGN = 0, 1, 2, 3, 4
 KINDS = (Kind.INPUT, Kind.CONST, Kind.ADD, Kind.MUL, Kind.SIGN)
@@ -345,7 +346,7 @@ class FlatEvaluator:
         """Every gate's value on ``inputs`` (one exact rational per input)."""
         flat = self.flat
         if len(inputs) != flat.n_inputs:
-            raise ValueError(f"circuit {flat.name} takes {flat.n_inputs} inputs, got {len(inputs)}")
+            raise ValueError(f"circuit {flat.name} takes {plural(flat.n_inputs, 'input')}, got {len(inputs)}")
         xs = [Fraction(as_exact(v)) for v in inputs]
         size = flat.size
         num = np.zeros(size, dtype=object)

@@ -23,6 +23,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..limits import MAX_AIGER_DIGITS, MAX_AIGER_IMPLICIT_INPUTS, MAX_AIGER_VARIABLES
 from .netlist_model import BoolGate, Netlist, Parsed, assemble_netlist
+from ..wording import plural
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,9 @@ def _header(data: bytes, file: str) -> tuple[str, list[int], int]:
     least = 2 * nums[3] + 2 * a
     after = max(len(data) - end - 1, 0)
     if tokens[0] == "aig" and least > after + 1:  # + 1: the last line may lack its newline
-        raise InputError(f"unexpected end of file: the header declares {nums[3]} outputs and {a} ANDs, at "
-                         f"least {least:,} bytes, and the file has {after:,} after it", file, _line_of(data, len(data)))
+        raise InputError(f"unexpected end of file: the header declares {plural(nums[3], 'output')} and "
+                         f"{plural(a, 'AND')}, at least {least:,} bytes, and the file has {after:,} after it", file,
+                         _line_of(data, len(data)))
     return tokens[0], nums[:5], end + 1
 
 
@@ -129,7 +131,8 @@ def parse_aiger_bytes(data: bytes, file: str = "<aiger>") -> Aig:
         rows = numbers(n_in, "an input literal")
         bad = next((k for k, r in enumerate(rows) if len(r) != 1), None)
         if bad is not None:
-            raise InputError(f"input {bad}: expected one literal, got {len(rows[bad])} numbers", file, 2 + bad)
+            raise InputError(f"input {bad}: expected one literal, got {plural(len(rows[bad]), 'number')}", file,
+                             2 + bad)
         inputs = [r for r, in rows]
     else:
         inputs = [2 * (k + 1) for k in range(n_in)]

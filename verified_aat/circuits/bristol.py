@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .netlist_model import BoolGate, Netlist, Parsed, assemble_netlist, check_text
+from ..wording import plural
 
 _ARITY = {"XOR": (2, 1), "AND": (2, 1), "INV": (1, 1), "NOT": (1, 1), "EQW": (1, 1), "EQ": (1, 1)}
 _OPS = {"XOR": "XOR", "AND": "AND", "INV": "NOT", "NOT": "NOT", "EQW": "BUFF"}
@@ -57,7 +58,8 @@ def _numbers(tokens: list[str], file: str, number: int, what: str) -> list[int]:
 def _widths(tokens: list[str], file: str, number: int, what: str) -> list[int]:
     values = _numbers(tokens, file, number, f"the number of {what} values and their bit widths")
     if values[0] != len(values) - 1:
-        raise InputError(f"the line says {values[0]} {what} values but gives {len(values) - 1} widths", file, number)
+        raise InputError(f"the line says {plural(values[0], what + ' value')} but gives "
+                         f"{plural(len(values) - 1, 'width')}", file, number)
     if any(w == 0 for w in values[1:]):
         raise InputError(f"an {what} value has bit width 0", file, number)
     return values[1:]
@@ -139,7 +141,7 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
         else:
             p.gates.append((BoolGate(names[targets[0]], _OPS[kind], tuple(names[w] for w in sources)), number))
     if len(lines) - 3 != n_gates:
-        raise InputError(f"the header says {n_gates} gates, the file has {len(lines) - 3}", file, l1)
+        raise InputError(f"the header says {plural(n_gates, 'gate')}, the file has {len(lines) - 3}", file, l1)
     for i in range(n_wires - n_out, n_wires):
         if i not in assigned:
             raise InputError(f"output wire {i} ({names[i]}) is never assigned", file, l3)

@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import LimitReached
 from .ir import Circuit, Kind, sign
+from ..wording import plural
 
 Number = int | Fraction
 _INT = frozenset([int])
@@ -48,7 +49,7 @@ def evaluate_gates(circuit: Circuit, inputs: Sequence[Number], max_bits: int | N
     """The value of every gate on ``inputs`` (one rational per circuit input); with ``max_bits``, a value past
     that many bits (checked after every addition and multiplication) is :class:`LimitReached`."""
     if len(inputs) != circuit.n_inputs:
-        raise ValueError(f"circuit {circuit.name} takes {circuit.n_inputs} inputs, got {len(inputs)}")
+        raise ValueError(f"circuit {circuit.name} takes {plural(circuit.n_inputs, 'input')}, got {len(inputs)}")
     xs = list(inputs) if _INT.issuperset(map(type, inputs)) else [as_exact(v) for v in inputs]
     values: list[Number] = []
     append = values.append

@@ -39,6 +39,7 @@ from .ir import Circuit, Domain, Gate, Kind, Provenance
 from .ir import (CANONICAL_FORMAT, STRUCTURE_VERSION, canonical_circuit_bytes, circuit_sha256,  # noqa: F401
                  circuit_structure)
 from .rationals import NumeralError, format_rational, json_loads, parse_rational
+from ..wording import plural
 
 FORMAT = "verified-aat/circuit"
 VERSION = STRUCTURE_VERSION
@@ -174,7 +175,7 @@ def circuit_from_json(data: Any, file: str | None = None) -> Circuit:
     if labels is not None:
         labels = doc.strings(labels, "output_names")
         if len(labels) != len(outputs):
-            raise doc.fail(f"output_names: {len(labels)} names for {len(outputs)} outputs")
+            raise doc.fail(f"output_names: {plural(len(labels), 'name')} for {plural(len(outputs), 'output')}")
     refs = [OutputRef(o, labels[i] if labels else o) for i, o in enumerate(outputs)]
     circuit = assemble(definitions, refs, name=name, domain=domain,
                        provenance=_provenance(doc, data, arith), file=file,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from ..wording import plural
 
 VARIADIC = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
 UNARY = ("NOT", "BUFF")
@@ -35,7 +36,7 @@ class BoolGate:
             raise ValueError(f"gate {self.name!r}: unknown op {self.op!r}")
         k = len(self.args)
         if (self.op in UNARY and k != 1) or (self.op in CONSTANTS and k) or (self.op in VARIADIC and not k):
-            raise ValueError(f"gate {self.name!r}: {self.op} cannot take {k} arguments")
+            raise ValueError(f"gate {self.name!r}: {self.op} cannot take {plural(k, 'argument')}")
         if self.op == "CUBE" and (len(self.cube) != k or set(self.cube) - set("01-") or self.polarity not in (0, 1)):
             raise ValueError(f"gate {self.name!r}: bad cube {self.cube!r} {self.polarity}")
         if self.op == "COVER" and (not self.cubes or self.polarity not in (0, 1)
@@ -116,7 +117,7 @@ def _gate_value(gate: BoolGate, vals: list[int], mask: int) -> int:
 def simulate_words(netlist: Netlist, words: Sequence[int], width: int) -> tuple[int, ...]:
     """Bit-parallel simulation: ``words[i]`` holds input ``i``; bit k is vector k."""
     if len(words) != len(netlist.inputs):
-        raise ValueError(f"netlist {netlist.name} takes {len(netlist.inputs)} inputs, got {len(words)}")
+        raise ValueError(f"netlist {netlist.name} takes {plural(len(netlist.inputs), 'input')}, got {len(words)}")
     mask = (1 << width) - 1
     env = {name: w & mask for name, w in zip(netlist.inputs, words)}
     for gate in netlist.gates:

@@ -28,6 +28,7 @@ from .resources import add_resource_options, require_memory
 from .audit_prove_cmd import add_prove_options, check_kernel_caps, run_prove, run_prove_all_n
 from .round_trip_cmd import add_round_trip_options, check_defect_option, run_round_trip, unroller_option
 from .option_rules import integer
+from ..wording import plural
 
 
 def register(subparsers: Any) -> None:
@@ -216,8 +217,9 @@ def print_report(report: AuditReport) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=escape(f"unrolling {report.transformer} (d = {report.dimension}, {report.layers} layers, "
-                               f"{report.heads} heads)"), show_header=True, header_style="bold")
+    table = Table(title=escape(f"unrolling {report.transformer} (d = {report.dimension}, "
+                               f"{plural(report.layers, 'layer')}, {plural(report.heads, 'head')})"),
+                  show_header=True, header_style="bold")
     for name in ("N", "inputs", "depth", "size", "edges", "size ≤ formula", "class", "mul fan-in 2", "samples",
                  "mismatches", "time"):
         table.add_column(name, justify="left" if name == "class" else "right", no_wrap=True)

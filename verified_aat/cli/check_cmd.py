@@ -13,6 +13,7 @@ import sys
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .resources import add_resource_options, require_memory
 from .option_rules import integer
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -89,8 +90,8 @@ def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[st
     if args.verbose:
         for name, result, seconds in report.checks:
             print(f"  check {name:17} {result:4} {seconds:.3f}s")
-    print(f"obligations  {report.obligations} re-derived, {report.lemmas} lemmas, {report.kernel_decided} by the "
-          f"kernel itself, {report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
+    print(f"obligations  {report.obligations} re-derived, {plural(report.lemmas, 'lemma')}, {report.kernel_decided} "
+          f"by the kernel itself, {report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
     if report.defence:
         print(f"defence      {report.defence}")
     from ..results import transformer_is_own

@@ -11,6 +11,7 @@ from ..files import write_into_directory
 from ..gc_pause import gc_paused
 from ..circuits.measures import depth as circuit_depth
 from .option_rules import integer
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     write_into_directory(str(out_dir), list(files.items()))  # every target checked first; atomic, umask's mode
     t = compiled.transformer
     print(f"construction     {construction.name}  ({construction.summary})")
-    print(f"circuit          {circuit.name}: {circuit.size} gates, {circuit.n_edges} edges, "
+    print(f"circuit          {circuit.name}: {plural(circuit.size, 'gate')}, {plural(circuit.n_edges, 'edge')}, "
           f"depth {circuit_depth(circuit)}")
     print(f"dimension        {t.dimension}  ({', '.join(t.coordinates)})")
     print(f"layers           {t.n_layers}  (K = {compiled.depth_bound})")

@@ -9,6 +9,7 @@ from ..circuits.ir import Circuit
 from ..circuits.measures import measure
 from ..errors import EXIT_OK
 from .common import add_circuit_argument, arithmetized_here, circuit_from_args, domain_sentence
+from ..wording import plural
 
 _LIST_LIMIT = 16
 
@@ -73,7 +74,7 @@ def render(data: dict[str, Any]) -> str:
         ("arithmetization", data["arithmetization"] or "-"),
         ("inputs", _names(data["inputs"])),
         ("outputs", _names(data["outputs"])),
-        ("size", f"{data['size']} gates"),
+        ("size", plural(data["size"], "gate")),
         ("edges", str(data["edges"])),
         ("depth", str(data["depth"])),
         ("max fan-in", fan_in),

@@ -8,6 +8,7 @@ from collections import Counter
 from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .option_rules import integer
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -90,7 +91,8 @@ def _which_k(result, construction) -> None:  # type: ignore[no-untyped-def]
     if result.depth_bound is None and layers is not None:
         k = construction.least_k_with(layers)
         if construction.layers(k) == layers:
-            print(f"refuted at   K = {k} (T_{k} has {layers} layers; `certify WITNESS -c ... -K {k}` replays it)")
+            print(f"refuted at   K = {k} (T_{k} has {plural(layers, 'layer')}; `certify WITNESS -c ... -K {k}` "
+                  "replays it)")
 
 
 def _report_json(result, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]

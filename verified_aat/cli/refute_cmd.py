@@ -8,6 +8,7 @@ import sys
 from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .option_rules import integer
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
         print("result       PROVED")
         return EXIT_OK
     if result.counterexample is None:
-        print(f"no counterexample in {result.circuits_tried} circuits ({result.seconds:.1f}s); this is not a proof: "
-              f"use `verified-aat certify` to prove a construction correct")
+        print(f"no counterexample in {plural(result.circuits_tried, 'circuit')} ({result.seconds:.1f}s); this is not a "
+              f"proof: use `verified-aat certify` to prove a construction correct")
         return EXIT_UNKNOWN
     print(f"refuted after {result.circuits_tried} circuit(s), {result.seconds:.1f}s; the circuit:")
     print(witness_text(result.circuit))
@@ -85,7 +86,7 @@ def _report_json(result, args: argparse.Namespace) -> int:
 
     found = result.counterexample is not None
     reasons = [] if found else [f"no counterexample exists: {result.proved}"] if result.proved else [
-        f"no counterexample in {result.circuits_tried} circuits within the budget; this is not a proof"]
+        f"no counterexample in {plural(result.circuits_tried, 'circuit')} within the budget; this is not a proof"]
     circuit = result.circuit if found else None
     return emit(envelope(
         "refute", str(result.status), reasons=reasons,

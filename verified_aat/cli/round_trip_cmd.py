@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .common import ARGUMENTS, circuit_from_args
+from ..wording import plural
 
 
 def add_round_trip_options(parser: Any) -> None:
@@ -183,10 +184,10 @@ def _print(result: Any, written: dict[str, str]) -> None:
         built = f"U_N has {result.unrolled_gates} gates, {result.symbolic_gates} reached by x"
     else:
         built = f"U_N has {result.unrolled_gates:,} gates (size formula; not built, past {BUILD_GATES:,})"
-    print(f"round trip {result.circuit} via {result.construction}: T_K has {result.layers} layers; "
+    print(f"round trip {result.circuit} via {result.construction}: T_K has {plural(result.layers, 'layer')}; "
           f"N = {result.n_positions}; {built}")
     print(f"link 1, T_K simulates C (per-circuit certificate): {result.lower_bound}")
-    lemmas = f", {result.audit_lemmas} lemmas" if result.audit_lemmas else ""
+    lemmas = f", {plural(result.audit_lemmas, 'lemma')}" if result.audit_lemmas else ""
     if result.audit_method == "all-N":
         print(f"link 2, U_N = T_K on every sequence of length N, for every N >= 1, here N = {result.n_positions} "
               f"(all-N audit certificate{lemmas}): {result.audit}")

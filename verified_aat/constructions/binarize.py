@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..circuits.builder import CircuitBuilder
 from ..circuits.ir import Circuit, Gate, Kind
 from ..circuits.measures import depth
+from ..wording import plural
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def binarize(circuit: Circuit, sums: bool = False) -> Binarized:
 
 def describe_binarized(result: Binarized) -> str:
     """One line: what was rewritten, and that the depth (hence T_K) now depends on the widest gate."""
-    text = (f"binarized: {result.gates_rewritten} gates rewritten, depth {result.depth_before} → "
+    text = (f"binarized: {plural(result.gates_rewritten, 'gate')} rewritten, depth {result.depth_before} → "
             f"{result.depth_after} (+{result.depth_increase})")
     if result.gates_rewritten:
         text += (f"; a tree of fan-in n has depth ⌈log₂ n⌉ (here n ≤ {result.widest}), so T_K now depends "

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ..circuits.rationals import format_rational
 from ..errors import InputError
+from ..wording import plural
 
 FORMAT = "verified-aat/encoding"
 _INT = frozenset([int])
@@ -69,7 +70,7 @@ class Encoding:
     def instantiate(self, x: Sequence[Any]) -> list[list[Any]]:
         """The sequence enc(C, x) for concrete (or symbolic) input values ``x``."""
         if len(x) != self.n_inputs:
-            raise InputError(f"the encoded circuit takes {self.n_inputs} inputs, got {len(x)}")
+            raise InputError(f"the encoded circuit takes {plural(self.n_inputs, 'input')}, got {len(x)}")
         seq: list[list[Any]]
         if _INT.issuperset(map(type, chain.from_iterable(self.rows))):  # all ints, the usual case
             seq = list(map(list, self.rows))
@@ -100,7 +101,7 @@ class Encoding:
         """This encoding with the schedule's settle layers of every position (see ``settle``); a layer below 0 (a
         ``kind_offsets`` entry of −1 at offset 0) is written 0: the entry is settled in the encoding either way."""
         if len(settle) != self.length:
-            raise ValueError(f"settle layers for {len(settle)} positions, the encoding has {self.length}")
+            raise ValueError(f"settle layers for {plural(len(settle), 'position')}, the encoding has {self.length}")
         distinct = {id(pattern): pattern for pattern in settle}  # patterns are shared objects: keep them shared
         fixed = {key: tuple((max(s, 0), c) for s, c in pattern) for key, pattern in distinct.items()
                  if any(s < 0 for s, _ in pattern)}

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from ..circuits.rationals import NumeralError, read_exact
 from ..errors import InputError
+from ..wording import plural
 
 _STR, _INT, _LIST = frozenset([str]), frozenset([int]), frozenset([list])
 
@@ -66,7 +67,7 @@ class _Reader:
         """``what``: a list of len(bounds) integers >= 0, each within its bound."""
         items = self.list(value, path, what)
         if len(items) != len(bounds):
-            raise self.error(path, f"expected {what}, got {len(items)} items")
+            raise self.error(path, f"expected {what}, got {plural(len(items), 'item')}")
         return tuple(self.natural(v, f"{path}[{j}]", b) for j, (v, b) in enumerate(zip(items, bounds)))
 
     def row(self, value: Any, path: str, width: int) -> tuple[Fraction | int, ...]:
@@ -167,7 +168,7 @@ def _roles(r: _Reader, roles: list[Any]) -> tuple[tuple[Any, ...], ...]:
 def _role(r: _Reader, value: Any, path: str) -> tuple[str, int, int | None, int | None]:
     items = r.list(value, path, "[kind, gate, source or null, slot or null]")
     if len(items) != 4:
-        raise r.error(path, f"expected [kind, gate, source or null, slot or null], got {len(items)} items")
+        raise r.error(path, f"expected [kind, gate, source or null, slot or null], got {plural(len(items), 'item')}")
     kind, gate, source, slot = items
     return (r.string(kind, f"{path}[0]"), r.natural(gate, f"{path}[1]"),
             None if source is None else r.natural(source, f"{path}[2]"),

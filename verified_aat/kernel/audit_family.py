@@ -38,7 +38,7 @@ from .audit_proof import (
 )
 from .agreement import match_lemmas
 from .rules import Check, judge, sha256_json
-from .data import Bilinear, Circuit, Transformer, load_transformer, within
+from .data import Bilinear, Circuit, Transformer, counted, load_transformer, within
 from .problems import Problem
 from .report import Options, Report
 from .unroll import Builder, depth, none, select, unroll
@@ -302,7 +302,7 @@ def family_theorem(ctx: AuditContext) -> str:
     shared = m["reciprocal_constants_already_there"]
     from_n = f" for N ≥ {max(map(_reciprocal_index, shared))}" if shared else ""
     return (f"for every N ≥ 1, every ordered ring Q ⊆ R ⊆ ℝ and every x ∈ R^(N·{T.dimension}): U_N(x) = T(x) "
-            f"for T (sha256 {ctx.doc['hashes']['transformer']}, {len(T.layers)} layers) and its uniform "
+            f"for T (sha256 {ctx.doc['hashes']['transformer']}, {counted(len(T.layers), 'layer')}) and its uniform "
             f"unrolling U_N (family sha256 {sha256_json(FAMILY)}); U_N is an FSAC⁰[sign] circuit (unbounded "
             f"add, binary mul, sign) of depth {m['depth']} for every N ≥ 2 (≤ {m['depth']} at N = 1) and "
-            f"size {size_text(m)}{from_n}; {len(ctx.lemmas)} lemmas, none of which mentions N")
+            f"size {size_text(m)}{from_n}; {counted(len(ctx.lemmas), 'lemma')}, none of which mentions N")

@@ -33,6 +33,7 @@ from .data import (
     as_dict,
     as_int,
     as_list,
+    counted,
     load_transformer,
     need,
     within,
@@ -381,6 +382,6 @@ def audit_theorem(ctx: AuditContext) -> str:
     per_n = sorted({lemma.kind for lemma in ctx.lemmas if lemma.scope != ALL_N})
     all_n = sorted({lemma.kind for lemma in ctx.lemmas if lemma.scope == ALL_N})
     return (f"for every N in {span}, every ordered ring Q ⊆ R ⊆ ℝ and every x ∈ R^(N·{T.dimension}): U_N(x) = T(x) "
-            f"for T (sha256 {ctx.doc['hashes']['transformer']}, {len(T.layers)} layers) and its unrollings U_N "
-            f"(sha256 of the list {units}); {'/'.join(all_n).upper() or 'no'} lemmas hold for all N, "
+            f"for T (sha256 {ctx.doc['hashes']['transformer']}, {counted(len(T.layers), 'layer')}) and its unrollings "
+            f"U_N (sha256 of the list {units}); {'/'.join(all_n).upper() or 'no'} lemmas hold for all N, "
             f"{'/'.join(per_n).upper() or 'no'} lemmas were checked per N")

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from .agreement import compare_derived, entries, match_lemmas, stated_depth_bound, stated_document, stated_hashes
 from .attention import BRUTE_FORCE_LIMIT, brute_force, budget_for, join, key_lemma
 from .structure import reads, score_reads
-from .data import (MAX_DEGREE, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, within,
+from .data import (MAX_DEGREE, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, counted, within,
                    load_circuit, load_structure, load_transformer, need)
 from .defence import run_defence
 from .document_transformer import own_transformer_problems  # S2, shared with P2
@@ -329,12 +329,13 @@ def theorem(ctx: Context) -> str:
     B = "B" if ctx.original is not None else "C"  # B: the certified binarization of the user's circuit C (B1-B5)
     X = ctx.doc["construction"]
     sentence = (f"for every x in R^{C.n_inputs} and every ordered ring Q ⊆ R ⊆ ℝ: T (sha256 "
-                f"{ctx.hashes['transformer']}, {len(T.layers)} layers) on enc_{X}({B}, x) "
-                f"reads out C(x) for {B} (sha256 {ctx.hashes['circuit']}, {len(C.gates)} gates, "
-                f"{len(C.outputs)} outputs)")
+                f"{ctx.hashes['transformer']}, {counted(len(T.layers), 'layer')}) on enc_{X}({B}, x) "
+                f"reads out C(x) for {B} (sha256 {ctx.hashes['circuit']}, {counted(len(C.gates), 'gate')}, "
+                f"{counted(len(C.outputs), 'output')})")
     if ctx.original is not None:
         sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original']}, "
-                     f"{len(ctx.original.gates)} gates, {len(ctx.original.outputs)} outputs): each n-ary sum or "
+                     f"{counted(len(ctx.original.gates), 'gate')}, {counted(len(ctx.original.outputs), 'output')}): "
+                     "each n-ary sum or "
                      "product of C is a tree of binary gates of B")
     if ctx.own_depth is not None:
         sentence += f", T being {X}'s own T_K for K = {ctx.own_depth}"

@@ -94,6 +94,10 @@ class Transformer:
         return len(self.coordinates)
 
 
+def counted(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"  # '1 output', '2 outputs': the theorems' and messages' counts
+
+
 # -- primitive readers ---------------------------------------------------------
 
 def need(ok: bool, path: str, message: str, **data: object) -> None:

@@ -10,7 +10,7 @@ from .agreement import entries, match_lemmas, stated_hash, stated_schematic
 from .discharge import discharge_derivation as solvers_check
 from .document_transformer import own_transformer_problems
 from .rules import Check, judge, sha256_json
-from .data import Transformer, as_dict, as_int, load_transformer, need, within
+from .data import Transformer, as_dict, as_int, counted, load_transformer, need, within
 from .layouts import Construction, construction_of
 from .derivation import Derivation, Function, layer_functions, lemma_room
 from .problems import Problem
@@ -195,5 +195,6 @@ def schematic_theorem(ctx: SchematicContext) -> str:
                 f"enc_{name}(C, x), reads out C(x)")
     else:
         text = (f"for every {scheme.circuit_class} circuit C of depth ≤ {ctx.depth_bound} and every x ∈ R^n ({where}): "
-                f"T (sha256 {ctx.transformer_hash}, {len(T.layers)} layers) on enc_{name}(C, x) reads out C(x)")
+                f"T (sha256 {ctx.transformer_hash}, {counted(len(T.layers), 'layer')}) on enc_{name}(C, x) reads out "
+                "C(x)")
     return text + ctx.instance

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .data import NotChecked, as_dict, load_structure
+from .data import NotChecked, as_dict, counted, load_structure
 from .layouts import OutsideLayout, check_class
 from .problems import Problem
 from .rules import sha256_json
@@ -33,7 +33,7 @@ def instantiate(ctx: Any) -> list[str | Problem]:
     if ctx.depth_bound is not None and depth > ctx.depth_bound:
         raise NotChecked(f"the given circuit has depth {depth}; the theorem covers depth ≤ {ctx.depth_bound}")
     K = max(1, depth) if ctx.depth_bound is None else ctx.depth_bound
-    ctx.instance = (f"; so, for the given circuit C (sha256 {sha256_json(structure)}, {len(C.gates)} gates, "
-                    f"{len(C.outputs)} outputs, depth {depth}) and every x ∈ R^{C.n_inputs}: "
+    ctx.instance = (f"; so, for the given circuit C (sha256 {sha256_json(structure)}, {counted(len(C.gates), 'gate')}, "
+                    f"{counted(len(C.outputs), 'output')}, depth {depth}) and every x ∈ R^{C.n_inputs}: "
                     f"{'T' if ctx.depth_bound else f'T_{K}'} (K = {K}) on enc_{ctx.doc['construction']}(C, x) reads out C(x)")
     return []

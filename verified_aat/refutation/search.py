@@ -25,6 +25,7 @@ from ..transformer.exact_engine import RunResult, run_exact
 from ..transformer.key_join import KeyDecompositions
 from ..transformer.unknown import is_symbolic
 from ..transformer.model import Transformer
+from ..wording import plural
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class Counterexample:
     def report(self) -> str:
         lines = ["counterexample (rational, replayed exactly; it refutes the claim over every ring Q ⊆ R ⊆ ℝ):"]
         if self.layers is not None:
-            lines.append(f"  replayed on: the transformer of {self.layers} layers")
+            lines.append(f"  replayed on: the transformer of {plural(self.layers, 'layer')}")
         lines.append("  inputs:")
         shown = [(n, v) for n, v in zip(self.input_names, self.inputs)]
         if len(shown) > MANY_INPUTS:  # e.g. a witness padded to a large id: its non-zero inputs, then a count
@@ -65,7 +66,7 @@ class Counterexample:
             lines += [f"    {n} = {v}" for n, v in nonzero[:MANY_INPUTS]]
             if len(nonzero) > MANY_INPUTS:
                 lines.append(f"    … {len(nonzero) - MANY_INPUTS} more non-zero inputs (all of them: --json)")
-            lines.append(f"    the other {len(shown) - len(nonzero)} inputs = 0")
+            lines.append(f"    the other {plural(len(shown) - len(nonzero), 'input')} = 0")
         else:
             lines += [f"    {n} = {v}" for n, v in shown]
         if self.steps:

@@ -23,6 +23,7 @@ from ..transformer.model import Transformer
 from .diff import TransformerDiff, transformer_diff
 from .fields import count, counts, listing, mapping, phase_seconds, stated_status
 from .names import net_names
+from ..wording import plural
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_di
         if step is not None and step["position"] >= encoding.length:
             at = ("counterexample", "steps", k) if isinstance(k, int) else ("counterexample", k)
             raise located(at + ("position",), f"position {step['position']} is past the encoding's "
-                          f"{encoding.length} positions", where, line_of)
+                          f"{plural(encoding.length, 'position')}", where, line_of)
     reasons = tuple(doc.get("reasons") or [])
     return ReportData(
         title=f"{os.path.basename(model)} ({construction.name}) on {circuit.name}", status=doc["status"],

@@ -16,6 +16,7 @@ from ..circuits.rationals import format_rational_short
 from .circuit_drawing import KIND_HUES, MAX_ARGS, draw_circuit, kind_colour
 from .data import ReportData
 from .formulas import lemma_formulas
+from ..wording import plural
 
 FORMULAS_PER_KIND = 2
 """Lemmas rendered as formulas per obligation kind (the most used first); the rest as a list."""
@@ -91,12 +92,14 @@ def _table(header: list[str], rows: list[list[Any]], cls: str = "", row_classes:
 
 def _header(data: ReportData) -> str:
     c, t = data.circuit, data.transformer
-    facts = [["circuit", f"{c.name}: {c.size:,} gates, {c.n_edges:,} edges, {c.n_inputs:,} inputs, "
-                         f"{len(c.outputs):,} outputs, depth {circuit_depth(c)}"],
+    facts = [["circuit", f"{c.name}: {plural(c.size, 'gate')}, {plural(c.n_edges, 'edge')}, "
+                         f"{plural(c.n_inputs, 'input')}, {plural(len(c.outputs), 'output')}, "
+                         f"depth {circuit_depth(c)}"],
              ["construction", f"{data.construction}, depth bound K = {data.depth_bound}"]]
     if t is not None:
-        length = f", {data.encoding.length:,} positions" if data.encoding is not None else ""
-        facts.append(["transformer", f"dimension {t.dimension}, {t.n_layers} layers, {t.n_heads} heads{length}"])
+        length = f", {plural(data.encoding.length, 'position')}" if data.encoding is not None else ""
+        facts.append(["transformer", f"dimension {t.dimension}, {plural(t.n_layers, 'layer')}, "
+                                     f"{plural(t.n_heads, 'head')}{length}"])
     if data.timings:
         facts.append(["time", ", ".join(f"{k} {v:.2f} s" for k, v in data.timings)])
     facts.append(["source", data.source])
@@ -176,7 +179,7 @@ def _circuit(data: ReportData, layout: str) -> str:
     drawing = draw_circuit(c, layout, highlight, list(data.names) or None)
     legend = "".join(f'<span style="background:{kind_colour(k, 0, 1)}">{name}</span>'
                      for k, (_, name) in KIND_HUES.items())
-    shown = (f"all {c.size:,} gates" if len(drawing.shown) == c.size else
+    shown = (f"all {plural(c.size, 'gate')}" if len(drawing.shown) == c.size else
              f"a sample of {len(drawing.shown):,} of {c.size:,} gates: those nearest the outputs, at most {MAX_ARGS} "
              f"arguments per gate (+N: arguments not drawn)")
     depths = _kinds_by_depth(c)

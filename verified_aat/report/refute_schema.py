@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from ..circuits.rationals import NumeralError, read_numeral
 from ..errors import InputError
+from ..wording import plural
 
 RESULT_SCHEMA = "verified-aat/cli-result/1"
 """The envelope version ``refute --json`` writes (``cli/json_output.SCHEMA``)."""
@@ -191,8 +192,8 @@ def validate_refute_json(doc: Any, file: str, line_of: Callable[[Path], int | No
                 raise _Bad((key,), "must not be null in a refuted result")
         cex = doc["counterexample"]
         if len(cex["inputs"]) != len(cex["input_vector"]):
-            raise _Bad(("counterexample", "input_vector"), f"has {len(cex['input_vector'])} values for "
-                                                           f"{len(cex['inputs'])} inputs")
+            raise _Bad(("counterexample", "input_vector"), f"has {plural(len(cex['input_vector']), 'value')} for "
+                                                           f"{plural(len(cex['inputs']), 'input')}")
     except _Bad as bad:
         raise located(bad.path, bad.message, file, line_of) from None
 

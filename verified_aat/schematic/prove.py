@@ -32,6 +32,7 @@ from ..kernel.solvers import z3_answer
 from ..refutation.candidates import candidate_circuits
 from ..refutation.refute import Refutation, intended_depth, refute
 from ..transformer.model import Transformer
+from ..wording import plural
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 PROOF_OBJECT_SECONDS = 5.0  # search for an edited T's proof objects (the rest rest on the solvers, named)
@@ -344,5 +345,5 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
             return finish(UNKNOWN, None, lemmas, problems + failed + ["an irrational witness refutes the claim over ℝ "
                                                                      "only: not refuted over Q"], found)
         return finish(UNKNOWN, None, lemmas, problems + failed + undecided +
-                      [f"no replayed witness in {found.circuits_tried} circuits: not refuted"], found)
+                      [f"no replayed witness in {plural(found.circuits_tried, 'circuit')}: not refuted"], found)
     raise AssertionError("unreachable: proved, or problems, false or undecided lemmas")

@@ -33,6 +33,7 @@ from .discharge import FAILED, PROVED, UNKNOWN, LemmaVerdict, discharge, dischar
 from .obligations import (Derivation, Lemma, LayerFunction, StructureView, digest,
                           layer_functions)
 from .residual import concrete_outputs
+from ..wording import plural
 
 PROVED_STATUS, REFUTED_STATUS, UNKNOWN_STATUS = Status.PROVED, Status.REFUTED, Status.UNKNOWN
 
@@ -348,7 +349,7 @@ def _check_readout(circuit: Circuit, encoding: Encoding, schedule: Schedule, n_l
             problems.append(f"schedule: output {index} is read where no claim gives its value")
         elif settle > n_layers:
             problems.append(f"schedule: output {index} (gate '{circuit.gate_name(out)}') is right only after layer "
-                            f"{settle}, but the transformer has {n_layers} layers")
+                            f"{settle}, but the transformer has {plural(n_layers, 'layer')}")
     return len(circuit.outputs)
 
 

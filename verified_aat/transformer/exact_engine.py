@@ -76,6 +76,7 @@ from .model import Head, Pooling, Score, Transformer
 from .settled import Boundary, Settling, Undetermined as _Undetermined, require_known as _require_known
 from .settled import score_cols as _score_cols
 from .unknown import is_symbolic
+from ..wording import plural
 
 Number = int | Fraction
 JOIN, ALL_PAIRS = "join", "all-pairs"
@@ -280,7 +281,7 @@ class ExactRunner:
         """
         if self.forget is not None:
             if len(self.forget) != len(sequence):
-                raise InputError(f"the settled run has settle layers for {len(self.forget)} positions, "
+                raise InputError(f"the settled run has settle layers for {plural(len(self.forget), 'position')}, "
                                  f"the sequence has {len(sequence)}")
             try:
                 result = self._run(sequence, trace, self.forget)

@@ -12,6 +12,7 @@ from ..errors import InputError, LimitReached
 from .exact_state import Vector
 from .model import Transformer
 from .unknown import is_symbolic
+from ..wording import plural
 
 _INT = frozenset((int,))
 SOFTMAX_MESSAGE = "softmax pooling is not exact; use the float engine"
@@ -83,7 +84,7 @@ def check_sequence(transformer: Transformer, sequence: Sequence[Sequence[Any]]) 
     append = rows.append
     for position, row in enumerate(given):
         if len(row) != d:
-            raise InputError(f"position {position}: expected a vector of {d} values, got {len(row)}")
+            raise InputError(f"position {position}: expected a vector of {plural(d, 'value')}, got {len(row)}")
         if all(type(v) is int for v in row):
             append(row)
             continue

@@ -44,6 +44,7 @@ from .key_join import KeyDecompositions, KeyHint, hint_columns, join_labels
 from .model import BilinearScore, CircuitScore, Head, Pooling, Score, Transformer
 from .precision import MANTISSA_BITS, exact_score_bits
 from .float_join import _content_key, _exact_integers, _Joined, evaluate_array, join_keys  # noqa: F401 - re-exported
+from ..wording import plural
 
 DTYPES = {"float64": np.float64, "float32": np.float32}
 JOIN, ALL_PAIRS = "join", "all-pairs"
@@ -134,7 +135,7 @@ def to_array(sequence: Rows, d: int, dtype: type) -> np.ndarray:
         return sequence.astype(np.float64).astype(dtype)
     for position, vector in enumerate(sequence):
         if len(vector) != d:
-            raise InputError(f"position {position}: expected a vector of {d} values, got {len(vector)}")
+            raise InputError(f"position {position}: expected a vector of {plural(d, 'value')}, got {len(vector)}")
     if not len(sequence):
         return np.zeros((0, d), dtype=dtype)
     try:

@@ -13,6 +13,7 @@ from ..circuits.ir import Circuit, Kind
 from .key_join import KEY_LIMIT, PENALTY_LIMIT, JoinLabels, KeyHint
 from .model import CircuitScore, Pooling, Score
 from .precision import MANTISSA_BITS, exact_score_bits
+from ..wording import plural
 
 EXACT_INTEGER = 2.0 ** 53    # a float64 of smaller magnitude that is integral is exactly that integer
 
@@ -20,7 +21,7 @@ EXACT_INTEGER = 2.0 ** 53    # a float64 of smaller magnitude that is integral i
 def evaluate_array(circuit: Circuit, inputs: Sequence[Any], dtype: type = np.float64) -> list[np.ndarray]:
     """Evaluate ``circuit`` elementwise on broadcastable arrays, freeing values after their last use."""
     if len(inputs) != circuit.n_inputs:
-        raise ValueError(f"circuit {circuit.name} takes {circuit.n_inputs} inputs, got {len(inputs)}")
+        raise ValueError(f"circuit {circuit.name} takes {plural(circuit.n_inputs, 'input')}, got {len(inputs)}")
     last_use = list(range(len(circuit.gates)))
     for index, gate in enumerate(circuit.gates):
         for a in gate.args:

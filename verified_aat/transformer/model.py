@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..circuits.ir import Circuit
+from ..wording import plural
 
 
 class Pooling(str, enum.Enum):
@@ -108,7 +109,8 @@ class Transformer:
             act = layer.activation
             if act.n_inputs != (1 + len(layer.heads)) * d or len(act.outputs) != d:
                 raise ValueError(
-                    f"layer {number}: activation must take {(1 + len(layer.heads)) * d} inputs and give {d} outputs, "
+                    f"layer {number}: activation must take {(1 + len(layer.heads)) * d} inputs and give "
+                    f"{plural(d, 'output')}, "
                     f"it takes {act.n_inputs} and gives {len(act.outputs)}")
             for head in layer.heads:
                 score = head.score

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from ..errors import InputError
 from .jsonfile import Locator, format_rational, parse_rational, read_json_file, write_text_atomic
+from ..wording import plural
 
 FORMAT = "verified-aat/sequence"
 VERSION = 1
@@ -81,7 +82,7 @@ def sequence_from_json(data: Any, file: str | None = None, *, locator: Locator |
     for position, vector in enumerate(vectors):
         if not isinstance(vector, list) or len(vector) != len(coords):
             size = len(vector) if isinstance(vector, list) else type(vector).__name__
-            raise error(f"position {position}: expected a list of {len(coords)} values, got {size}",
+            raise error(f"position {position}: expected a list of {plural(len(coords), 'value')}, got {size}",
                         "vectors", position)
         rows.append(tuple(parse_rational(v, f"position {position}, coordinate {coords[k]}", file,
                                          loc.line(("vectors", position, k)))
