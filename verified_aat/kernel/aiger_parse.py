@@ -1,14 +1,6 @@
-"""The kernel's own AIGER reader (ASCII ``aag`` and binary ``aig``, format 1, no latches) for
-a certificate's netlist link (docs/soundness.md, N); independent of ``circuits/aiger.py``.
-
-The section's text holds the file's bytes one character per byte (latin-1).  Naming, which the
-section's signal names must match: inputs and outputs by their symbols (UTF-8; else ``i<k>`` and
-``o<k>``, also for all of them when two would clash), AND variable v is ``<p>a<v>`` and the
-constant false (when an AND reads literal 0 or 1) ``<p>false``, where ``<p>`` is the shortest
-run of underscores that no input or output name starts a name of that shape with.  An AND of
-two plain literals is ``AND``, else a ``CUBE`` (``0`` marks an inverted literal); output k is
-a gate of its own: ``BUFF``/``NOT`` of its variable or a constant.
-"""
+"""The kernel's own AIGER reader (ASCII ``aag`` and binary ``aig``, format 1, no latches) into the canonical form of
+``netlist_form.py``, named as docs/soundness.md N states; independent of ``circuits/aiger.py``.  The section's text
+holds the file's bytes one character per byte (latin-1)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The kernel's reader of ISCAS ``.bench`` text: ``INPUT(x)``, ``OUTPUT(x)`` and ``x = OP(a, …)`` lines, ``#``
-comments; OP one of AND NAND OR NOR XOR XNOR (fan-in ≥ 1), NOT, BUFF/BUF (one operand), INV (NOT), CONST0/GND,
-CONST1/VDD (none).  Into the canonical form of ``netlist_form.py``.
-"""
+"""The kernel's reader of ISCAS ``.bench`` text into the canonical form of ``netlist_form.py``
+(docs/soundness.md N)."""
 
 from __future__ import annotations
 

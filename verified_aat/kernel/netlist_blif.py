@@ -1,9 +1,5 @@
-"""The kernel's reader of BLIF text (one ``.model``, ``.inputs``, ``.outputs``, ``.names`` blocks, ``.end``;
-``#`` comments, ``\\`` continuations) into the canonical form of ``netlist_form.py``, and what a cover means.
-
-A ``.names`` block of one row is a ``CUBE`` (its pattern over ``0 1 -``; ``polarity`` the row's output), of
-several rows a ``COVER`` (all rows must have the same output), without inputs or without rows a constant.
-"""
+"""The kernel's reader of BLIF text into the canonical form of ``netlist_form.py`` (docs/soundness.md N), and
+what a cover means."""
 
 from __future__ import annotations
 
@@ -93,8 +89,7 @@ MAX_SHANNON = 10_000_000  # cube characters copied into the distinct cofactors o
 
 def shannon(cubes: frozenset[str], b: list[Any], affine: Callable[[Number, list[tuple[Number, Any]]], Any],
              product: Callable[[list[Any]], Any], neg: Callable[[Any], Any], memo: dict[Any, Any]) -> Any:
-    """The multilinear polynomial of the OR of ``cubes``: f = b_i·f|1 + (1 − b_i)·f|0 for the first
-    operand i some cube binds; no cube is 0, an unbound cube is 1."""
+    """The OR of ``cubes`` by docs/soundness.md N's Shannon expansion; no cube is 0, an unbound cube is 1."""
     if cubes in memo:
         return memo[cubes]
     work = memo.setdefault(None, [0])  # every cofactor is a copy of its cubes: 800 of 50 inputs in each of 60,000

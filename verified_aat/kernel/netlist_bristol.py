@@ -1,10 +1,5 @@
-"""The kernel's reader of Bristol Fashion text into the canonical form of ``netlist_form.py``.
-
-The header is ``G W``, then the input and the output value widths, then one ``k_in k_out wires… TYPE`` line per
-gate.  Input value v's bit j is ``in{v}_b{j}`` (its j-th wire; inputs are the first wires), output value v's bit j
-``out{v}_b{j}`` (outputs are the last wires), any other wire ``w{i}``.  XOR and AND are themselves, INV/NOT is
-NOT, EQW is BUFF, ``1 1 v c EQ`` is the constant v, and ``2n n a… b… c… MAND`` is c_i = AND(a_i, b_i).
-"""
+"""The kernel's reader of Bristol Fashion text into the canonical form of ``netlist_form.py``
+(docs/soundness.md N)."""
 
 from __future__ import annotations
 

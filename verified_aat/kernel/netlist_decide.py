@@ -1,7 +1,5 @@
-"""How the netlist link (``netlist_link.py``) decides a lemma: a lemma is a node listing (``v`` variable, ``y``
-operand, ``n`` numeral, ``+`` affine sum, ``mul``, ``sign``), decided over {0,1}^k by branch and bound (threshold
-mode) or as a polynomial identity in shifted coordinates (both modes); ``netlist_smt.py`` states one to the
-solvers."""
+"""How the netlist link (``netlist_link.py``) decides a lemma, a node listing (``v`` variable, ``y`` operand, ``n``
+numeral, ``+`` affine sum, ``mul``, ``sign``): docs/soundness.md N's branch and bound and shifted coordinates."""
 
 from __future__ import annotations
 
@@ -30,10 +28,8 @@ def _literal(order: list[Node], node: Node) -> tuple[Node, Number, Number] | Non
 def agree(order: list[Node], k: int, lhs: int, rhs: int, budget: int,
           hypotheses: Sequence[tuple[int, int]] = ()) -> bool | None:
     """Whether both sides (over the y only) are equal at every y ∈ {0,1}^k where each hypothesis y_i = node
-    holds, by branch and bound: a branch fixes the first y's; where both sides are one and the same number over
-    it (:func:`bounds`) it holds at all its points, and where a hypothesis's two intervals are disjoint it has
-    no such point.  False: the sides differ at such a point (a leaf: every value exact); None: more than
-    ``budget`` branches are open."""
+    holds, by docs/soundness.md N's branch and bound over :func:`bounds`.  False: the sides differ at such a point
+    (a leaf: every value exact); None: more than ``budget`` branches are open."""
     stack: list[tuple[int, ...]] = [()]
     while stack:
         bits, budget = stack.pop(), budget - 1
@@ -50,9 +46,8 @@ def agree(order: list[Node], k: int, lhs: int, rhs: int, budget: int,
 
 def over_operands(order: list[Node], lhs: int, rhs: int,
                   bs: list[int]) -> tuple[list[Node], int, int, list[tuple[int, int]]] | None:
-    """The lemma over the y alone: each frontier variable v written (y_i − α)/β, where an operand's form F_i is
-    α + β·v (the hypothesis y_i = F_i makes v that); the sides, and as hypotheses y_i = F_i each F_i that is
-    then over the y alone.  None if a side has a v that no F_i is so."""
+    """The lemma over the y alone (docs/soundness.md N: v is (y_i − α)/β where F_i is α + β·v): the sides, and as
+    hypotheses y_i = F_i each F_i then over the y alone.  None if a side has a v that no F_i is so."""
     solved: dict[int, tuple[int, Number, Number]] = {}  # v -> (i, α, β)
     for i, b in enumerate(bs):
         literal = _literal(order, order[b]) or (order[b], 0, 1)
@@ -106,10 +101,7 @@ def bounds(order: list[Node], bits: tuple[int, ...]) -> list[tuple[Number, Numbe
 
 # -- identities over all of R^k, as exact sparse polynomials (sparse_poly.py) --------------------------------
 
-# Shifted coordinates z = x − a for the variables x of a lemma: a change of variables keeps an identity an
-# identity, and a wide gate is small in one of them — AND Πx at a = 0, OR 1 − Π(1 − x) at a = 1, XOR
-# (1 − Π(1 − 2x))/2 at a = 1/2, a cube Π of literals x or 1 − x at a = 0 or 1 per variable — where it has 2^k
-# monomials in x.  A shift is (a per variable, a for the others).
+# Shifted coordinates z = x − a for the variables x of a lemma (docs/soundness.md N): (a per variable, a for the others)
 Shift = tuple[dict[int, Number], Number]
 
 

@@ -1,12 +1,8 @@
-"""The canonical form every netlist reader of the kernel reduces its format to (``netlist_bench.py``,
-``netlist_blif.py``, ``netlist_bristol.py``, ``aiger_parse.py``), which ``netlist_parse.py`` orders and checks.
-
-A netlist is its inputs and outputs in file order and its gates ``(name, op, args, cube, polarity)``; ``op`` is
-one of ``AND NAND OR NOR XOR XNOR NOT BUFF CONST0 CONST1 CUBE COVER``: a ``CUBE`` is the product of the literals
-``cube`` marks over ``0 1 -`` (one character per argument; ``polarity`` 0 negates it), a ``COVER`` the OR of the
-cubes ``cubes``.  Anything a reader does not read is a :class:`NetlistError` naming the line.  A certificate's
-netlist section names its format, and only that format's reader runs for it (its own trusted-base kind).
-"""
+"""The canonical form every netlist reader of the kernel reduces its format to, which ``netlist_parse.py`` orders
+and checks (docs/soundness.md N): inputs and outputs in file order, and gates ``(name, op, args, cube, polarity)``,
+``op`` one of ``AND NAND OR NOR XOR XNOR NOT BUFF CONST0 CONST1 CUBE COVER``; a ``CUBE`` is the product of the
+literals ``cube`` marks over ``0 1 -`` (one character per argument; ``polarity`` 0 negates it), a ``COVER`` the OR of
+the cubes ``cubes``.  Anything a reader does not read is a :class:`NetlistError` naming the line."""
 
 from __future__ import annotations
 

@@ -1,37 +1,5 @@
-"""The link from the certified arithmetic circuit down to a Boolean netlist (docs/soundness.md, N).
-
-The optional ``netlist`` section embeds the netlist's text and the engine's trace (read by
-``netlist_parse.py``): per netlist signal, *candidate* affine forms over the gates of C and
-of *shadow* gates (numbered after C's), each with the operand candidates (``from``) it was
-built from; *annotations* ``t = A_t`` over lower gates; per output, the candidate that C's
-output materializes.  The kernel proves, never assumes, three kinds of local lemma:
-(a) every annotation; (b) every candidate F of every netlist gate s = OP(a_1..a_k):
-F = OP(F_1..F_k), F_i the candidate of a_i that ``from`` names and OP the gate's
-multilinear form (NOT 1−a, AND Πa, OR 1−Π(1−a), XOR (1−Π(1−2a))/2, a cube Π of literals…);
-(c) C.outputs[j] equals output j's candidate.  An input's one candidate is 1·g_i.  By
-induction over the netlist, every candidate equals the gate-wise multilinear extension on
-all of R^n (exact mode) or, under the hypotheses F_i ∈ {0,1} added to (b), the Boolean
-value on {0,1}^n (threshold mode); (c) carries this to C's outputs.
-
-A lemma is stated over *frontier* variables: in (b) and (c) the gates of the right side's
-forms (a gate with a one-term annotation t = c·w, an *alias*, stands for w); in (a) the
-cut the section states with the annotation (the engine's: where both sides meet when
-expanded highest gate first; any cut is sound, a poor one only fails).  Expanding a gate: a
-frontier gate is a variable (unless built from frontier gates only); an annotated gate
-(not the lemma's subject) becomes its annotation; any other gate its definition.  In (b)
-the F_i are named y_i (one y for operand forms that expand to one node), and an expanded
-sum that is an affine combination of the F_i becomes that combination of the y_i.  A lemma
-that fails at its frontier is tried again at deeper cuts, last down to the inputs.  Only
-true equations are used (definitions; annotations, proved using lower annotations only),
-so every choice is sound and a missed one is a rejection (one past the size limits is not
-decided).  Exact mode decides polynomial identities over Q (no sign may occur), in shifted
-coordinates (netlist_decide.difference).
-Threshold mode, when a sign occurs or the identity alone does not settle (b), checks a
-lemma over the y's alone (a frontier variable v with an operand form F_i = α + β·v written
-(y_i − α)/β) on all of {0,1}^k by branch and bound (at most BRANCHES branches),
-and asks the solvers otherwise.  Lemmas are decided once per canonical listing (variables
-renamed by first occurrence).
-"""
+"""The link from the certified arithmetic circuit down to a Boolean netlist (docs/soundness.md N): the section as
+``netlist_parse.py`` reads it, lemmas (a) to (c) stated over their cuts and decided by ``netlist_decide.py``."""
 
 from __future__ import annotations
 
@@ -71,8 +39,7 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
     if isinstance(link, Problem):
         return [link], "", {}
     problems: list[Problem | str] = []
-    prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold",  # FP-mul's link: 857,479 steps,
-                     LINK_WORK + 64 * len(link.netlist.gates))  # 19 a netlist gate
+    prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold", LINK_WORK + 64 * len(link.netlist.gates))
     for t in sorted(link.notes):
         prover.annotation(t, link.cuts[t], problems)
     for gate in link.netlist.gates:
@@ -104,8 +71,7 @@ class _Prover:
                      lambda: (self._expand(t), self._form(self.notes[t]), []))
 
     def gate(self, gate: Any, form: Form, operands: list[Form], what: str, problems: list[Problem | str]) -> None:
-        """(b): F = OP(y_1..y_k) where y_i = F_i (and, in threshold mode, y_i ∈ {0,1}); operand forms
-        that expand to one node share one y."""
+        """(b): F = OP(y_1..y_k) where y_i = F_i (and, in threshold mode, y_i ∈ {0,1}); one y a node."""
         def state() -> tuple[int, int, list[int]]:
             ys: dict[int, int] = {}  # an operand's node -> its y
             which = [ys.setdefault(self._form(f), len(ys)) for f in operands]
@@ -238,9 +204,7 @@ class _Prover:
 
     # -- deciding ---------------------------------------------------------------
     def _decide(self, what: str, problems: list[Problem | str], frontier: set[int], subject: int | None, state: Any) -> None:
-        """Decide the lemma at its frontier; if it fails there, again with the frontier gates it
-        uses replaced by what they are built from (deeper cuts lose less), up to DEEPER times,
-        and last with no frontier at all."""
+        """Decide the lemma at its frontier, and where it fails there at deeper cuts (docs/soundness.md N)."""
         if self.work > self.limit and self.undecided < UNDECIDED:  # one bound for all lemmas: each had one (100
             self.ctx.unchecked.append(f"netlist link: the lemmas from {what} on are not stated: the expansions passed "
                                       f"{self.limit} steps (docs/soundness.md, Limits)")  # lemmas of a 10^5-gate chain: 22 s)
@@ -253,9 +217,8 @@ class _Prover:
         for depth in range(DEEPER + 2):
             if depth == DEEPER + 1:
                 frontier = set()  # last, the whole way down to inputs and constants
-            # a frontier gate built from frontier gates only is expanded too (hash-consing can make
-            # a gate x·y of one operand the very product the left side forms of x and y); constants
-            # are numerals
+            # a frontier gate built from frontier gates only is expanded too (hash-consing can make a gate x·y of
+            # one operand the very product the left side forms of x and y); constants are numerals
             self.frontier = {g for g in frontier if self.gates[g].op == "input" or (
                 self.gates[g].op != "const" and not all(h in frontier for h in self._deps(g, subject)))}
             self.ids: dict[Node, int] = {}
@@ -292,8 +255,7 @@ class _Prover:
             self.ctx.unchecked.append(f"netlist link: the lemmas after these {UNDECIDED} undecided ones are not stated")
 
     def _canonical(self, roots: list[int]) -> tuple[list[Node], list[int]]:
-        """Post-order listing of the nodes under ``roots``, variables renamed by first occurrence: equal listings
-        (and roots) are one lemma, decided once."""
+        """Post-order listing of the nodes under ``roots``, variables renamed by first occurrence (one lemma each)."""
         new: dict[int, int] = {}
         names: dict[int, int] = {}
         order: list[Node] = []

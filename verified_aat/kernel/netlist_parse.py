@@ -1,8 +1,5 @@
-"""The kernel's own reading of a certificate's ``netlist`` section: a netlist read by its format's reader into the
-canonical form (``netlist_form.py``) and put in a topological order, what each gate means (:func:`multilinear`), and the
-strict loader of the section's shadow gates, annotations and candidate forms.  What the kernel proves a circuit
-equal to is the netlist *as read here*, independently of ``verified_aat/circuits/netlists.py``.
-"""
+"""The kernel's own reading of a certificate's ``netlist`` section (docs/soundness.md N), independently of
+``verified_aat/circuits/netlists.py``: the netlist in a topological order, what each gate means, and the section."""
 
 from __future__ import annotations
 
