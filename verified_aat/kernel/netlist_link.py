@@ -41,13 +41,14 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
     problems: list[Problem | str] = []
     prover = _Prover(ctx, link.gates, link.notes, link.mode == "threshold", LINK_WORK + 64 * len(link.netlist.gates))
     for t in sorted(link.notes):
-        prover.annotation(t, link.cuts[t], problems)
+        prover.equal(t, link.notes[t], link.cuts[t], t, f"annotation of gate {t}", problems)
     for gate in link.netlist.gates:
         for k, (form, origin) in enumerate(link.cands[gate.name]):
             operands = [link.cands[a][o][0] for a, o in zip(gate.args, origin)]
             prover.gate(gate, form, operands, f"candidate {k} of signal {gate.name!r} ({gate.op})", problems)
     for j, (s, o) in enumerate(zip(link.netlist.outputs, link.outputs)):
-        prover.output(C.outputs[j], link.cands[s][o][0], f"output {j} ({s!r})", problems)
+        form = link.cands[s][o][0]
+        prover.equal(C.outputs[j], form, {prover.base(g) for g, _ in form[1]}, None, f"output {j} ({s!r})", problems)
     stats = {"lemmas": prover.stated, "distinct": len(prover.verdicts), "solver_runs": prover.runs}
     if problems:
         return problems, "", stats
@@ -65,10 +66,10 @@ class _Prover:
         self.stated = self.runs = self.undecided = self.work = 0
 
     # -- the three kinds --------------------------------------------------------
-    def annotation(self, t: int, cut: set[int], problems: list[Problem | str]) -> None:
-        """(a): t's definition against its annotation, at the cut the section states for it."""
-        self._decide(f"annotation of gate {t}", problems, cut, t,
-                     lambda: (self._expand(t), self._form(self.notes[t]), []))
+    def equal(self, g: int, form: Form, cut: set[int], subject: int | None, what: str, problems: list[Problem | str]
+              ) -> None:
+        """(a), with g its ``subject``, and (c): gate g equals ``form``, at ``cut``."""
+        self._decide(what, problems, cut, subject, lambda: (self._expand(g), self._form(form), []))
 
     def gate(self, gate: Any, form: Form, operands: list[Form], what: str, problems: list[Problem | str]) -> None:
         """(b): F = OP(y_1..y_k) where y_i = F_i (and, in threshold mode, y_i ∈ {0,1}); one y a node."""
@@ -79,14 +80,10 @@ class _Prover:
             lhs = self._form(form)
             return lhs, multilinear(gate, [self._node(("y", i)) for i in which], self._affine, self._product), list(ys)
 
-        self._decide(what, problems, {self._base(g) for f in operands for g, _ in f[1]}, None, state)
-
-    def output(self, o: int, form: Form, what: str, problems: list[Problem | str]) -> None:
-        self._decide(what, problems, {self._base(g) for g, _ in form[1]}, None,
-                     lambda: (self._expand(o), self._form(form), []))
+        self._decide(what, problems, {self.base(g) for f in operands for g, _ in f[1]}, None, state)
 
     # -- statements -------------------------------------------------------------
-    def _base(self, g: int) -> int:
+    def base(self, g: int) -> int:
         """The gate an alias stands for: t = c·w (a one-term annotation) is w, through chains of them."""
         while g in self.notes and self.notes[g][0] == 0 and len(self.notes[g][1]) == 1:
             g = self.notes[g][1][0][0]
