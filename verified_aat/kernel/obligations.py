@@ -39,10 +39,8 @@ class Reads:
 
 def pooled(pooling: str, members: tuple[int, ...], rows: Sequence[Sequence[Number]], c: int, budget: Reads) -> Number:
     """The pooled value of coordinate c over an argmax set: the rule of S7, the same everywhere."""
-    if pooling == "leftmost":
-        return rows[members[0]][c]
-    if pooling == "rightmost":
-        return rows[members[-1]][c]
+    if pooling in ("leftmost", "rightmost"):
+        return rows[members[0] if pooling == "leftmost" else members[-1]][c]
     assert pooling == "average"
     budget.spend(len(members))
     return mean([rows[j][c] for j in members])
@@ -88,20 +86,12 @@ class Deriver:
         counts: Counter = Counter()
         shapes: dict[Any, list] = {}  # shape → its lemma's entry in found
         patterns, roles, rows, sets, gates = self.claims.patterns, self.claims.roles, self.rows, self.sets, self.gates
-        constants, local_kinds, frame_kinds = self._constants, self._local_kinds, self._frame_kinds
+        constants = self._constants
         ys: dict[int, str] = {}
         hs: dict[tuple[int, int], str] = {}
         left = self.derivation.room  # a stripe's own distinct texts: past the certificate's, the union's are too
-
-        def value_at(j: int, c: int) -> str:  # the claim on (j, c) settled by layer ``limit``, else a havoc value
-            entry = patterns[j].get(c)
-            if entry is None or entry[2] > limit:
-                return hs.get((j, c)) or hs.setdefault((j, c), H(len(hs)))
-            v = ys.get(g := roles[j][entry[0]]) or constants.get(g) or ys.setdefault(g, Y(len(ys)))  # a gate's name
-            return v if entry[1] == 1 else SQUARE(v)  # (a constant's numeral, else a variable y<n> in order of use)
-
         for f_index, fn in enumerate(functions):
-            plans: dict[int, list[tuple[int, bool, tuple[int, ...], list, dict, Any]]] = {}  # by claim pattern (shared)
+            plans: dict[int, list[tuple[int, list, tuple[int, ...], list, dict, Any]]] = {}  # by claim pattern (shared)
             number, heads = fn.number, fn.layer.heads
             for block in blocks:
                 for p in block:
@@ -110,35 +100,41 @@ class Deriver:
                     if plan is None:
                         plan = plans[id(pattern)] = self._plan(fn, pattern)
                     role = roles[p]
-                    for k, (layer, local, coords, static, templates, own, goals) in enumerate(plan):
+                    for k, (layer, kinds, coords, static, templates, own, goals) in enumerate(plan):
                         values = own(rows[p]) if own else tuple([rows[p][c] if owner == 0 else pooled(  # see _plan
                             heads[owner - 1].pooling, sets[(number, owner - 1)][p], rows, c, self.budget) for owner, c, _ in static])
-                        template = templates.get(values) or self._template(fn, coords, static, values, templates)
+                        template = templates.get(values) or self._template(fn, coords, static, values, templates, pattern, layer)
                         ys.clear()
                         hs.clear()
                         limit = layer - 1
                         shape = [template[0], 0, 0]  # then the non-literal inputs, in input order, and the goal
-                        for c, among, pooling in template[3]:  # own values (among None), then pooled ones
-                            members = among[p] if among is not None else (p,)
-                            if len(members) > 1 and pooling not in ("leftmost", "rightmost"):
-                                self.budget.spend(len(members))
-                                shape.append(f"(/ (+ {' '.join(map(value_at, members, [c] * len(members)))}) {len(members)}.0)")
-                            elif (entry := patterns[j := members[0] if pooling == "leftmost" else members[-1]].get(c)) is None \
-                                    or entry[2] > limit:  # value_at(j, c), inlined: a havoc value
-                                shape.append(hs.get((j, c)) or hs.setdefault((j, c), H(len(hs))))
-                            else:  # the claim's gate, named
-                                v = ys.get(g := roles[j][entry[0]]) or constants.get(g) or ys.setdefault(g, Y(len(ys)))
-                                shape.append(v if entry[1] == 1 else SQUARE(v))
-                        for f, power in goals:  # p's claims on ``coords``: (role, power)
-                            if (g := role[f]) in ys or (gate := gates[g]).op in ("const", "input"):  # named: its Gate unread
-                                rhs = ys.get(g) or constants.get(g) or ys.setdefault(g, Y(len(ys)))
+                        for c, among, pooling, f, power in template[3]:  # own values (among None), then pooled ones
+                            if among is None:  # p's own value: its claim (role f) if settled by ``limit``, else havoc
+                                v = hs.get((p, c)) or hs.setdefault((p, c), H(len(hs))) if f is None else \
+                                    ys.get(g := role[f]) or constants.get(g) or ys.setdefault(g, Y(len(ys)))
+                                shape.append(v if power != 2 else SQUARE(v))
+                                continue
+                            if len(members := among[p]) == 1 or pooling in ("leftmost", "rightmost"):  # one member
+                                members = (members[0] if pooling == "leftmost" else members[-1],)
                             else:
+                                self.budget.spend(len(members))
+                            names = []
+                            for j in members:  # the claim on (j, c) settled by ``limit``, named, else a havoc value
+                                if (entry := patterns[j].get(c)) is None or entry[2] > limit:
+                                    names.append(hs.get((j, c)) or hs.setdefault((j, c), H(len(hs))))
+                                else:  # a gate's name: a constant's numeral, else a variable y<n> in order of use
+                                    v = ys.get(g := roles[j][entry[0]]) or constants.get(g) or ys.setdefault(g, Y(len(ys)))
+                                    names.append(v if entry[1] == 1 else SQUARE(v))
+                            shape.append(names[0] if len(names) == 1 else f"(/ (+ {' '.join(names)}) {len(names)}.0)")
+                        for f, power in goals:  # p's claims on ``coords``: (role, power)
+                            if (rhs := ys.get(g := role[f])) is None and (gate := gates[g]).op in ("const", "input"):
+                                rhs = constants.get(g) or ys.setdefault(g, Y(len(ys)))  # named: its Gate unread
+                            elif rhs is None:
                                 parts = [ys.get(a) or constants.get(a) or ys.setdefault(a, Y(len(ys))) for a in gate.args]
                                 rhs = (f"(sgn {parts[0]})" if gate.op == "sign" else "0.0" if not parts else parts[0]
                                        if len(parts) == 1 else f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})")
                             shape.append(rhs if power == 1 else f"(* {rhs} {rhs})")
-                        kind = local_kinds[p] if local else frame_kinds[p]
-                        counts[kind] += 1
+                        counts[kinds[p]] += 1
                         shape[1], shape[2] = len(ys), len(hs)  # the template fixes how many inputs and goals follow
                         key = tuple(shape)
                         entry = shapes.get(key)
@@ -146,7 +142,7 @@ class Deriver:
                             text = self._render(fn, coords, template, shape)
                             digest = hashlib.sha256(text.encode()).hexdigest()
                             left = left if digest in found else charge(left, len(text))
-                            entry = shapes[key] = found.setdefault(digest, [text, kind, 0, (f_index, p, k),
+                            entry = shapes[key] = found.setdefault(digest, [text, kinds[p], 0, (f_index, p, k),
                                                                             f"layer {layer}, position {p}"])
                         entry[2] += 1
         return found, counts
@@ -170,7 +166,8 @@ class Deriver:
                       if k % self.d in self.structural]
             own = all(owner == 0 for owner, _, _ in static) and static and itemgetter(*(c for _, c, _ in static))
             goals = [(pattern[c][0], pattern[c][1]) for c in coords]  # the goal's (role, power) pairs
-            plan.append((layer, layer in settles, coords, static, {}, own, goals))  # {}: templates by static values
+            kinds = self._local_kinds if layer in settles else self._frame_kinds  # a position's kind, by position
+            plan.append((layer, kinds, coords, static, {}, own, goals))  # {}: templates by static values
             # (``own`` reads them from p's row alone: a value for one static read, else a tuple)
         return plan
 
@@ -187,10 +184,11 @@ class Deriver:
                 + f"(assert (not {goal}))\n(check-sat)\n")
 
     def _template(self, fn: Function, coords: tuple[int, ...], static: list[tuple[int, int, int]],
-                  values: Any, memo: dict) -> tuple[int, list, int, list, list]:
-        """Per activation input a literal (numeral or free variable), the own value or a pooled value: a number (one
-        per function, coords and static ``values``; in ``memo``), the literals in input order (None elsewhere), how
-        many free variables, (coordinate, head or None, pooling) for the others and their inputs."""
+                  values: Any, memo: dict, pattern: dict, layer: int) -> tuple[int, list, int, list, list]:
+        """Per activation input a literal (numeral or free variable), the own value or a pooled value: a number (one per
+        function, coords and static ``values``; in ``memo``), the literals in input order (None elsewhere), how many free
+        variables, (coordinate, head, pooling, role, power) for the others (an own value: no head, and its claim's role
+        and power in ``pattern`` if settled before ``layer``, else None: havoc) and their inputs."""
         key, values = values, (values,) if len(static) == 1 and type(values) is not tuple else values
         act, known = fn.layer.activation, {k: v for (_, _, k), v in zip(static, values)}
         residual = self._residuals.get((id(act), coords, key))  # once per activation: layers that share one large
@@ -202,8 +200,10 @@ class Deriver:
             literals.append(numeral(known[k]) if k in known else None if k in residual else f"f{free}")
             free += k not in known and k not in residual
             inputs += [k] if literals[-1] is None else []
-        slots = [(k % self.d, None, None) if k < self.d else (k % self.d, self.sets[(fn.number, k // self.d - 1)],
-                                                              fn.layer.heads[k // self.d - 1].pooling) for k in inputs]
+        own = {c: (f, power) if settle < layer else (None, None) for c, (f, power, settle) in pattern.items()}
+        slots = [(k, None, None, *own.get(k, (None, None))) if k < self.d else
+                 (k % self.d, self.sets[(fn.number, k // self.d - 1)], fn.layer.heads[k // self.d - 1].pooling, None, None)
+                 for k in inputs]
         number = self._templates.setdefault((fn.number, coords, values), len(self._templates))
         memo[key] = template = (number, literals, free, slots, inputs)
         return template
@@ -222,8 +222,7 @@ def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequenc
                   sets: dict[tuple[int, int], list[tuple[int, ...]]], budget: Reads, left: list[int]) -> list[str]:
     """S8: F's output c ∈ Σ equals the encoded value at every position, given Σ unchanged before F; ``left``: the
     gate evaluations all functions may spend (one bound: 1,000 layers sharing one large activation had one each)."""
-    act = fn.layer.activation
-    d = transformer.dimension
+    act, d = fn.layer.activation, transformer.dimension
     problems = []
     for c in sorted(structural):
         root = act.gates[act.outputs[c]]
