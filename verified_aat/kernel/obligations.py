@@ -103,7 +103,11 @@ class Deriver:
                     for k, (layer, kinds, coords, static, templates, own, goals) in enumerate(plan):
                         values = own(rows[p]) if own else tuple([rows[p][c] if owner == 0 else pooled(  # see _plan
                             heads[owner - 1].pooling, sets[(number, owner - 1)][p], rows, c, self.budget) for owner, c, _ in static])
-                        template = templates.get(values) or self._template(fn, coords, static, values, templates, pattern, layer)
+                        template = templates.get(values) or self._template(fn, coords, static, values, templates, pattern, layer, goals)
+                        if (same := template[5]) is not None and (entry := same.get(named := constants.get(role[template[6]]))):
+                            counts[kinds[p]] += 1  # a known shape: a function of the numeral (or None) of the one gate
+                            entry[2] += 1  # p's claims read, when they read one role field and no member (S9)
+                            continue
                         ys.clear()
                         hs.clear()
                         limit = layer - 1
@@ -145,6 +149,8 @@ class Deriver:
                             entry = shapes[key] = found.setdefault(digest, [text, kinds[p], 0, (f_index, p, k),
                                                                             f"layer {layer}, position {p}"])
                         entry[2] += 1
+                        if same is not None:
+                            same[named] = entry
         return found, counts
 
     def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
@@ -184,11 +190,11 @@ class Deriver:
                 + f"(assert (not {goal}))\n(check-sat)\n")
 
     def _template(self, fn: Function, coords: tuple[int, ...], static: list[tuple[int, int, int]],
-                  values: Any, memo: dict, pattern: dict, layer: int) -> tuple[int, list, int, list, list]:
+                  values: Any, memo: dict, pattern: dict, layer: int, goals: list) -> tuple:
         """Per activation input a literal (numeral or free variable), the own value or a pooled value: a number (one per
         function, coords and static ``values``; in ``memo``), the literals in input order (None elsewhere), how many free
         variables, (coordinate, head, pooling, role, power) for the others (an own value: no head, and its claim's role
-        and power in ``pattern`` if settled before ``layer``, else None: havoc) and their inputs."""
+        and power in ``pattern`` if settled before ``layer``, else None: havoc), their inputs, ``same`` and its field."""
         key, values = values, (values,) if len(static) == 1 and type(values) is not tuple else values
         act, known = fn.layer.activation, {k: v for (_, _, k), v in zip(static, values)}
         residual = self._residuals.get((id(act), coords, key))  # once per activation: layers that share one large
@@ -205,7 +211,9 @@ class Deriver:
                  (k % self.d, self.sets[(fn.number, k // self.d - 1)], fn.layer.heads[k // self.d - 1].pooling, None, None)
                  for k in inputs]
         number = self._templates.setdefault((fn.number, coords, values), len(self._templates))
-        memo[key] = template = (number, literals, free, slots, inputs)
+        fields = {f for _, among, _, f, _ in slots if among is None and f is not None}  # one, the goal's too, no member:
+        same = {} if len(fields) == 1 == len({f for f, _ in goals} | fields) and all(s[1] is None for s in slots) else None
+        memo[key] = template = (number, literals, free, slots, inputs, same, same is not None and fields.pop())
         return template
 
     def _prefix_for(self, fn: Function, coords: tuple[int, ...]) -> str:
