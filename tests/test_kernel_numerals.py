@@ -45,7 +45,8 @@ def test_exponents_separators_other_digits_and_overlong_numerals_are_not_numeral
 
 
 def _positive_leaf_lemma() -> tuple[str, dict[str, Any]]:
-    for path in sorted((Path(__file__).resolve().parent.parent / "proofs" / "constructions").glob("edge-only.every-K.schematic.json")):
+    proofs = Path(__file__).resolve().parent.parent / "proofs" / "constructions"
+    for path in sorted(proofs.glob("edge-only.every-K.schematic.json")):
         for entry in json.loads(path.read_text())["lemmas"]:
             if "positive" in json.dumps(entry.get("proof")):
                 return entry["smt2"], entry["proof"]
