@@ -204,8 +204,10 @@ class _Parser:
         raise self.fail("unexpected {token!r}", token=value)
 
 
-def _tree(chain: list[tuple[str, Node]]) -> Node:  # ((a − b) + c); past 16 operands a balanced tree: a chain's
-    nodes = [t if op != "-" else ("neg", t) for op, t in chain]  # tree 999 deep took its walkers past the stack (red
-    while len(chain) > 16 and len(nodes) > 1:  # team, round 11)
+def _tree(chain: list[tuple[str, Node]]) -> Node:  # ((a − b) + c); past 16 operands a balanced tree over the signed
+    if len(chain) <= 16:  # operands: a chain's tree 999 deep took its walkers past the stack (red team, round 11)
+        return functools.reduce(lambda a, b: (b[0], a, b[1]), chain[1:], chain[0][1])
+    nodes = [t if op != "-" else ("neg", t) for op, t in chain]
+    while len(nodes) > 1:
         nodes = [(chain[0][0], *nodes[i:i + 2]) if i + 1 < len(nodes) else nodes[i] for i in range(0, len(nodes), 2)]
-    return nodes[0] if len(chain) > 16 else functools.reduce(lambda a, b: (b[0], a, b[1]), chain[1:], chain[0][1])
+    return nodes[0]
