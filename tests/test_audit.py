@@ -199,16 +199,16 @@ def test_cli_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_cli_mismatch_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                               capsys: pytest.CaptureFixture[str]) -> None:
     """An engine that disagrees with the circuit (here: v + 1 everywhere) is reported, exit 1."""
-    real = audit_check.run_exact
+    real = audit_check.ExactRunner.run
 
-    def off_by_one(transformer, sequence, trace=False):  # type: ignore[no-untyped-def]
-        result = real(transformer, sequence, trace)
+    def off_by_one(self, sequence, trace=False, needed=()):  # type: ignore[no-untyped-def]
+        result = real(self, sequence, trace, needed)
         outputs = tuple(tuple(v + 1 for v in row) for row in result.outputs)
         return type(result)(outputs, None if result.trace is None else tuple(
             type(lt)(lt.layer, tuple(tuple(v + 1 for v in row) for row in lt.vectors), lt.heads)
             for lt in result.trace), result.stats)
 
-    monkeypatch.setattr(audit_check, "run_exact", off_by_one)
+    monkeypatch.setattr(audit_check.ExactRunner, "run", off_by_one)
     assert main(["audit", _write(tmp_path, "model.json", MODEL), "--lengths", "2", "--samples", "2"]) == 1
     out = capsys.readouterr().out
     assert "FAILED" in out and "mismatch" in out

@@ -28,7 +28,7 @@ from typing import Any
 from ..certificates.kernel_form import sha256_json, transformer_form
 from ..circuits.evaluate import evaluate
 from ..errors import InputError
-from ..transformer.exact_engine import run_exact
+from ..transformer.exact_engine import ExactRunner
 from ..transformer.model import Transformer
 from .check import sample_sequence, sample_sequences
 from .flat import CONST, INPUT, KINDS
@@ -175,10 +175,10 @@ def witness_sequences(n: int, d: int, samples: int, seed: int) -> list[list[list
 
 def find_witness(transformer: Transformer, u: UnrolledCircuit, samples: int, seed: int) -> Witness | None:
     """A sequence where U_N and T differ, replayed by two more exact evaluators; None if none is found."""
-    n, flat = u.n_positions, u.flat
+    n, flat, runner = u.n_positions, u.flat, ExactRunner(transformer)  # T's activations compiled once
     for sequence in witness_sequences(n, transformer.dimension, samples, seed):
         got = tuple(flat.evaluator.run(flatten(sequence)).take(flat.outputs))
-        want = tuple(flatten(run_exact(transformer, sequence).outputs))
+        want = tuple(flatten(runner.run(sequence).outputs))
         if got == want:
             continue
         replay_u = tuple(Fraction(v) for v in evaluate(u.circuit, flatten(sequence)))
