@@ -167,7 +167,7 @@ def test_a_malformed_record_is_rejected_by_original(honest, case):
         phrase = "$.original.roots[4]"
     elif case == "outputs":
         doc = _forged(honest, outputs=[7])
-        phrase = "1 outputs"
+        phrase = "4 inputs and 1 output, the certified one 4 and 2"
     elif case == "unknown key":
         sec["depth"] = 3
         phrase = "unknown key 'depth'"

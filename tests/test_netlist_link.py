@@ -289,7 +289,7 @@ def test_malformed_sections_are_rejected_naming_the_place() -> None:
     rejected(circuit, section, "combinational cycle")
     section = section_of("iscas85/c17.bench", "exact")
     with_text(section, section["text"].replace("OUTPUT(23)\n", ""))
-    rejected(circuit, section, "1 outputs, C has 5 and 2")
+    rejected(circuit, section, "the netlist has 5 inputs and 1 output, C has 5 and 2")
     section = section_of("iscas85/c17.bench", "exact")
     section["shadow"].append(["mul", [0, len(circuit.gates) + len(section["shadow"])]])
     rejected(circuit, section, "$.netlist.shadow", "earlier shadow gates")

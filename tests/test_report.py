@@ -120,7 +120,7 @@ def test_refuted_edit_report_has_trace_mismatch_and_highlighted_line(tmp_path: P
     assert f'<td>{first.group(2)}</td><td>add</td>' in rows[-1][1]
     assert f'<td class="num">{int(first.group(1))}</td>' in rows[-1][1]
     edits = _section(page, "edits")
-    assert f"1 edited line(s): {line}." in edits
+    assert f"1 edited line: {line}." in edits
     highlighted = re.findall(r'<tr class="edited" data-line="(\d+)">(.*?)</tr>', edits)
     assert [int(n) for n, _ in highlighted] == [line]
     assert "mul gather.val gather.val" in highlighted[0][1] and "mul x.op gather.val" in highlighted[0][1]

@@ -103,8 +103,8 @@ def transformer_html(transformer: Any) -> str:
     for number, layer in enumerate(transformer.layers, start=1):
         heads = ", ".join(f"{h.name} ({h.pooling.value}, {'circuit' if hasattr(h.score, 'circuit') else 'bilinear'})"
                           for h in layer.heads)
-        layers.append(f"{number}. {layer.name or 'layer'}: {heads or 'no heads'}; activation {layer.activation.size} "
-                      f"gates")
+        layers.append(f"{number}. {layer.name or 'layer'}: {heads or 'no heads'}; activation "
+                      f"{plural(layer.activation.size, 'gate')}")
     return html_table("Transformer", title, rows + [("layers by number", _listed(layers))])
 
 

@@ -40,6 +40,7 @@ from .depth import depth_formula
 from .reference import reference_run
 from .size import FORMULA_TEXT, size_formula
 from .unroll import UnrolledCircuit, Unroller, flatten, unroll
+from ..wording import plural
 
 VALUES = [Fraction(v) for v in ("0", "1", "-1", "2", "-2", "3", "1/2", "-3/4", "5/3")]
 SAMPLE_KINDS = ("repeats", "random", "binary", "integers")
@@ -275,7 +276,7 @@ def audit(transformer: Transformer, lengths: Iterable[int] = DEFAULT_LENGTHS, sa
         row = audit_length(transformer, n, sequences, unroller)
         rows.append(row)
         if row.first_mismatch:
-            problems.append(f"N = {n}: {row.mismatches} mismatch(es); first: {row.first_mismatch}")
+            problems.append(f"N = {n}: {plural(row.mismatches, 'mismatch', 'mismatches')}; first: {row.first_mismatch}")
         if not row.class_ok or not row.mul_binary:
             problems.append(f"N = {n}: class {row.class_name}, every mul binary: {row.mul_binary}")
         if not row.depth_ok:

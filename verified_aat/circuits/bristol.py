@@ -83,7 +83,7 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
         raise InputError("the circuit has no outputs", file, l3)
     n_in, n_out = sum(in_widths), sum(out_widths)
     if n_in + n_out > n_wires:
-        raise InputError(f"{n_in} input and {n_out} output wires do not fit in {n_wires} wires", file, l1)
+        raise InputError(f"{n_in} input and {n_out} output wires do not fit in {plural(n_wires, 'wire')}", file, l1)
     if n_in + n_out > len(text):
         raise InputError(f"{n_in} input and {n_out} output wires are more than a file this short can use", file, l2)
     names: dict[int, str] = {}
@@ -112,7 +112,7 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
         elif kind not in _ARITY:
             raise InputError(f"unknown gate type {kind[:20]!r} (expected XOR, AND, INV, EQ, EQW or MAND)", file, number)
         elif (k_in, k_out) != _ARITY[kind]:
-            raise InputError(f"{kind} takes {_ARITY[kind][0]} input wire(s) and 1 output, got {k_in} and {k_out}",
+            raise InputError(f"{kind} takes {plural(_ARITY[kind][0], 'input wire')} and 1 output, got {k_in} and {k_out}",
                              file, number)
         sources, targets = wires[:k_in], wires[k_in:]
         if kind == "EQ":
@@ -121,7 +121,7 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
             sources = []
         for w in sources + targets:
             if w >= n_wires:
-                raise InputError(f"wire {w} is out of range (the circuit has {n_wires} wires)", file, number)
+                raise InputError(f"wire {w} is out of range (the circuit has {plural(n_wires, 'wire')})", file, number)
         for w in targets:
             if w < n_in:
                 raise InputError(f"gate assigns input wire {w} ({names[w]})", file, number)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError
+from ..wording import plural
 from .bristol import looks_like_bristol, parse_bristol
 from .covers import MAX_DISJOINT_CUBES, MAX_SHARP_STEPS, disjoint_cubes  # noqa: F401 - disjoint_cubes re-exported
 from .netlist_model import (CONSTANTS, OPS, UNARY, VARIADIC, BoolGate, Netlist, NetlistMeasures,  # noqa: F401
@@ -75,7 +76,7 @@ def parse_bench(text: str, file: str = "<bench>", drop_dead: bool = False) -> Ne
         try:
             p.gates.append((BoolGate(name, op, args), number))
         except ValueError:
-            raise InputError(f"gate '{name}': {op} cannot take {len(args)} argument(s)", file, number) from None
+            raise InputError(f"gate '{name}': {op} cannot take {plural(len(args), 'argument')}", file, number) from None
     return assemble_netlist(p)
 
 
@@ -154,7 +155,7 @@ def parse_blif(text: str, file: str = "<blif>", drop_dead: bool = False) -> Netl
             pattern, out = ("", tokens[0]) if k == 0 and len(tokens) == 1 else (tokens + [""])[:2]
             if len(tokens) != (1 if k == 0 else 2) or len(pattern) != k or set(pattern) - set("01-") \
                     or out not in ("0", "1"):
-                raise InputError(f"bad cover row {' '.join(tokens)[:40]!r} for {k} input(s)", file, number)
+                raise InputError(f"bad cover row {' '.join(tokens)[:40]!r} for {plural(k, 'input')}", file, number)
             rows.append((pattern, out, number))
             continue
         close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +44,7 @@ def run_check(args: argparse.Namespace) -> int:
     data, locator = read_json_file(args.file)
     doc = parse_document(data, args.file, locator)
     groups = ", ".join(g.role for g in doc.groups)
-    print(f"{args.file}: construction {doc.name}: {len(doc.coordinates)} coordinates ({', '.join(doc.coordinates)}); "
+    print(f"{args.file}: construction {doc.name}: {plural(len(doc.coordinates), 'coordinate')} ({', '.join(doc.coordinates)}); "
           f"positions: {groups}; read-out {doc.readout[0]}.{doc.coordinates[doc.readout[1]]}; "
           f"{doc.layers_text()} layers; {_kernel_reading(args.file, data, locator)}")
     return 0

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"no counterexample in {plural(result.circuits_tried, 'circuit')} ({result.seconds:.1f}s); this is not a "
               f"proof: use `verified-aat certify` to prove a construction correct")
         return EXIT_UNKNOWN
-    print(f"refuted after {result.circuits_tried} circuit(s), {result.seconds:.1f}s; the circuit:")
+    print(f"refuted after {plural(result.circuits_tried, 'circuit')}, {result.seconds:.1f}s; the circuit:")
     print(witness_text(result.circuit))
     print(result.counterexample.report())
     return EXIT_REFUTED

@@ -181,9 +181,9 @@ def _print(result: Any, written: dict[str, str]) -> None:
     from ..audit.round_trip import BUILD_GATES
     domain = " (x in {0,1}^n)" if result.mode == "boolean" else ""
     if result.unrolled_built:
-        built = f"U_N has {result.unrolled_gates} gates, {result.symbolic_gates} reached by x"
+        built = f"U_N has {plural(result.unrolled_gates, 'gate')}, {result.symbolic_gates:,} reached by x"
     else:
-        built = f"U_N has {result.unrolled_gates:,} gates (size formula; not built, past {BUILD_GATES:,})"
+        built = f"U_N has {plural(result.unrolled_gates, 'gate')} (size formula; not built, past {BUILD_GATES:,})"
     print(f"round trip {result.circuit} via {result.construction}: T_K has {plural(result.layers, 'layer')}; "
           f"N = {result.n_positions}; {built}")
     print(f"link 1, T_K simulates C (per-circuit certificate): {result.lower_bound}")

@@ -111,10 +111,10 @@ def read_fields(data: Any, file: str | None, format_: str, version: int) -> Fiel
     width = len(coordinates)
     rows = _rows(r, r.list(r.field(data, "rows"), "$.rows", "one row per position"), width)
     n = len(rows)
-    position, coordinate = (n, "position {v} is outside the sequence ({n} positions)"), \
-        (width, "coordinate {v} is outside the sequence ({n} coordinates)")
+    position, coordinate = (n, f"position {{v}} is outside the sequence ({plural(n, 'position')})"), \
+        (width, f"coordinate {{v}} is outside the sequence ({plural(width, 'coordinate')})")
     slots = tuple(r.naturals(s, f"$.input_slots[{i}]", "[position, coordinate, input index]",
-                             (position, coordinate, (n_inputs, "reads input {v}; the circuit has {n} inputs")))
+                             (position, coordinate, (n_inputs, f"reads input {{v}}; the circuit has {plural(n_inputs, 'input')}")))
                   for i, s in enumerate(r.list(r.field(data, "input_slots"), "$.input_slots", "input slots")))
     readout = tuple(r.naturals(s, f"$.readout[{i}]", "[position, coordinate]", (position, coordinate))
                     for i, s in enumerate(r.list(r.field(data, "readout"), "$.readout", "one per output")))
@@ -178,7 +178,7 @@ def _role(r: _Reader, value: Any, path: str) -> tuple[str, int, int | None, int 
 def _settle(r: _Reader, data: Any, n: int, width: int) -> tuple[tuple[tuple[int, int], ...], ...]:
     if type(data) is not dict:
         raise r.error("$.settle", f"expected an object with 'patterns' and 'of_position', got {_shown(data)}")
-    coordinate = (width, "coordinate {v} is outside the sequence ({n} coordinates)")
+    coordinate = (width, f"coordinate {{v}} is outside the sequence ({plural(width, 'coordinate')})")
     patterns = []
     for k, pattern in enumerate(r.list(r.field(data, "patterns", "$.settle"), "$.settle.patterns", "patterns")):
         pairs = (r.naturals(e, f"$.settle.patterns[{k}][{j}]", "[layer, coordinate]", (None, coordinate))

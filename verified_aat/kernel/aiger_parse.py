@@ -4,7 +4,7 @@ holds the file's bytes one character per byte (latin-1)."""
 
 from __future__ import annotations
 
-from .data import NotChecked
+from .data import NotChecked, counted
 from .netlist_form import Gates, NetlistError, NGate
 
 MAX_VARIABLES = 10_000_000
@@ -49,8 +49,8 @@ def read(data: bytes, expect: tuple[int, int] | None = None) -> tuple[list[str],
     m, n_in, _, n_out, n_and, *_ = nums
     binary = tokens[0] == b"aig"
     if expect is not None and (n_in, n_out) != expect:
-        raise AigerError(f"line 1: the header declares {n_in} inputs and {n_out} outputs, the circuit has "
-                         f"{expect[0]} and {expect[1]}")
+        raise AigerError(f"line 1: the header declares {counted(n_in, 'input')} and {counted(n_out, 'output')}, "
+                         f"the circuit has {expect[0]} and {expect[1]}")
     if n_out + (2 * n_and if binary else n_in + 6 * n_and) > len(body):
         raise AigerError("line 1: the header declares more outputs and ANDs than the file has bytes for")
     rest, line = body, 2

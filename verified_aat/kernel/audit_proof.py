@@ -329,8 +329,8 @@ def _unrolled(ctx: AuditContext) -> list[Problem]:
         mine = {"n": n, "sha256": sha256_json(structure(b)), "gates": len(b.gates), "depth": depth(b)}
         ctx.unrolled[n] = mine
         if json.dumps(entry, sort_keys=True) != json.dumps(mine, sort_keys=True):
-            problems.append(Problem("N = {n}: the kernel's unrolling has {gates} gates, depth {depth}, hash {sha256:16}; "
-                                    "the certificate's U_N has {given_gates:12} gates, depth {given_depth:12}, hash "
+            problems.append(Problem("N = {n}: the kernel's unrolling has size {gates}, depth {depth}, hash {sha256:16}; "
+                                    "the certificate's U_N has size {given_gates:12}, depth {given_depth:12}, hash "
                                     "{given_sha256:16}", {**mine, **{f"given_{k}": v for k, v in entry.items()}}))
     return problems
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .data import as_dict, as_int, as_list, load_structure, need
+from .data import as_dict, as_int, as_list, counted, load_structure, need
 from .context import Context
 from .problems import Problem
 from .rules import sha256_json
@@ -29,8 +29,8 @@ def load_original(ctx: Context) -> list[str]:
         return [Problem("the circuit before binarization is over {given!r:20}, the certified one over {domain!r}",
                         {"given": circuit.get("domain"), "domain": ctx.domain})]
     if (C.n_inputs, len(C.outputs)) != (B.n_inputs, len(B.outputs)):
-        return [f"the circuit before binarization has {C.n_inputs} inputs and {len(C.outputs)} outputs, the "
-                f"certified one {B.n_inputs} and {len(B.outputs)}"]
+        return [f"the circuit before binarization has {counted(C.n_inputs, 'input')} and {counted(len(C.outputs), 'output')}, "
+                f"the certified one {B.n_inputs} and {len(B.outputs)}"]
     roots = as_list(sec["roots"], "$.original.roots", len(C.gates), size=False)
     need(len(roots) == len(C.gates), "$.original.roots", f"needs one gate of B per gate of C ({len(C.gates)})")
     for g, r in enumerate(roots):
@@ -57,9 +57,9 @@ def gate_failures(ctx: Context, trees: bool = False) -> list[str | Problem]:
                                         {"g": g, "op": gate.op, "root": roots[g],
                                          "image": f"{root.op}{list(root.args) if root.args else ''}"}))
         elif root.op != gate.op or roots[g] in wanted:
-            problems.append(f"gate {g} of C is {gate.op} of {len(gate.args)} operands, but its root {roots[g]} in "
-                            f"B is {'one of its operands' if roots[g] in wanted else root.op}, not a tree of "
-                            f"{gate.op} gates above them")
+            problems.append(f"gate {g} of C is {gate.op} of {counted(len(gate.args), 'operand')}, but its root "
+                            f"{roots[g]} in B is {'one of its operands' if roots[g] in wanted else root.op}, not a "
+                            f"tree of {gate.op} gates above them")
         else:
             leaves: Counter[int] = Counter()
             stack = [roots[g]]

@@ -161,7 +161,7 @@ def _key_join(ctx: Context, fn, head, entry, where: str, by_score: dict):  # typ
     need("key" in entry, where, "a key-join needs a key decomposition")
     keys, facts = _load_key(entry["key"], f"{where}.key", ctx)
     bad = [name for name, c in keys.items() if c.n_inputs != d or len(c.outputs) != 1]
-    need(not bad, f"{where}.key", f"key circuits take the {d} coordinates and give one output")
+    need(not bad, f"{where}.key", f"key circuits take the {counted(d, 'coordinate')} and give one output")
     read = set().union(*(reads(c, list(c.outputs)) for c in keys.values()))
     if not read <= ctx.structural:
         return [Problem("head {head}: the key circuits read value coordinates {coordinates}", {"head": head.name,

@@ -270,7 +270,7 @@ def load_transformer(data: Any, path: str = "$.transformer") -> Transformer:
         act = as_int(layer_obj["activation"], f"{where}.activation", 0, len(functions) - 1)
         activation = functions[act]
         need(activation.n_inputs == (1 + len(heads)) * d and len(activation.outputs) == d, f"{where}.activation",
-             f"an activation must take {(1 + len(heads)) * d} inputs and give {d} outputs")
+             f"an activation must take {counted((1 + len(heads)) * d, 'input')} and give {counted(d, 'output')}")
         key = (tuple((x.name, x.pooling, x.score_key) for x in heads), act)
         layers.append(cache.setdefault(key, Layer(tuple(heads), activation, key)))
     return Transformer(coordinates, tuple(layers))

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from .circuits import compiled, reads
 
 from .context import Context
-from .data import Bilinear, Circuit, Number, bits
+from .data import Bilinear, Circuit, Number, bits, counted
 from .defence_compile import Specialized, TooBig, evaluate, mean, rational, role
 
 ALL_PAIRS_LIMIT = 200
@@ -74,7 +74,7 @@ def _all_pairs(X: Sequence[Sequence[Number]], score, over=None) -> list[tuple[in
 
 def _shown(members: tuple[int, ...]) -> str:
     inner = ", ".join(map(str, members)) if len(members) <= 2 else f"{members[0]}, …, {members[-1]}"  # the least, greatest
-    return f"{{{inner}}} ({len(members)} members)"
+    return f"{{{inner}}} ({counted(len(members), 'member')})"
 
 
 class OutOfBudget(TooBig):
@@ -126,9 +126,11 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
         reached = max(reached, layer)
         if layer < n_layers:
             break
+    scored = counted(sum(tested.values()), "score gate")
     attention = "actual scores on all pairs" if run is not None and run.brute else "the kernel's argmax sets" + (
-        f" (tested against the actual scores, {sum(tested.values())} score gates)" if any(tested.values()) else "")
-    full = (f"{len(done)} seeded input(s), layers run {', '.join(done)}, {spent} activation evaluations, "
+        f" (tested against the actual scores, {scored})" if any(tested.values()) else "")
+    full = (f"{counted(len(done), 'seeded input')}, layers run {', '.join(done)}, "
+            f"{counted(spent, 'activation evaluation')}, "
             f"attention from {attention}") if done else ""
     if reached == n_layers and not why:
         return [], full

@@ -85,7 +85,7 @@ def sample_steps(ctx: Context, inputs: Iterable[list[Number]], layers: range, bu
         problem, cost = run.step(p, layer)
         steps, spent = steps + 1, spent + cost
         if problem is not None:
-            return Problem("x = ({x:200}) ({n} inputs), sampled step: {step:600}",
+            return Problem("x = ({x:200}) (length {n}), sampled step: {step:600}",
                            {"x": ", ".join(map(str, x)), "n": len(x), "step": problem}), ""
     what = "every one" if steps == total else f"{steps:,} distinct seeded ones ({100 * steps / total:.2g}%)"
     return None, (f"(position, layer) steps one by one at layers {layers.start}–{layers.stop - 1}: {what} of "

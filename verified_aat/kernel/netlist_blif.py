@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .data import Number
+from .data import Number, counted
 from .netlist_form import Gates, NGate, NetlistError
 from .sparse_poly import TooLarge
 
@@ -43,7 +43,7 @@ def read_blif(text: str) -> tuple[list[str], list[str], Gates]:
             pattern, out = ("", tokens[0]) if k == 0 and len(tokens) == 1 else (tokens[0], (tokens + [""])[1])
             if len(tokens) != (1 if k == 0 else 2) or len(pattern) != k or set(pattern) - set("01-") \
                     or out not in ("0", "1"):
-                raise NetlistError(f"line {number}: bad cover row for {k} input(s): " + "{row!r:40}", row=" ".join(tokens))
+                raise NetlistError(f"line {number}: bad cover row for {counted(k, 'input')}: " + "{row!r:40}", row=" ".join(tokens))
             rows.append((pattern, out, number))
             continue
         close()

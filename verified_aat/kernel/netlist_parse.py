@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need, within
+from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, counted, need, within
 from .netlist_form import NGate, NetlistError
 from .problems import Problem
 
@@ -167,8 +167,8 @@ def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | P
                                                    "name": name, "sha": sha})
     net = parse(text, sec["format"], drop_dead, (C.n_inputs, len(C.outputs)))
     if len(net.inputs) != C.n_inputs or len(net.outputs) != len(C.outputs):
-        return Problem(f"the netlist has {len(net.inputs)} inputs and {len(net.outputs)} outputs, C has {C.n_inputs} "
-                       f"and {len(C.outputs)}")
+        return Problem(f"the netlist has {counted(len(net.inputs), 'input')} and {counted(len(net.outputs), 'output')}, "
+                       f"C has {C.n_inputs} and {len(C.outputs)}")
     gates = _shadow(sec["shadow"], C)
     notes, cuts = _annotations(sec["annotations"], len(gates))
     cands = _candidates(as_dict(sec["signals"], "$.netlist.signals", set(net.inputs) | {g.name for g in net.gates}),
@@ -251,6 +251,6 @@ def _shadow(raw: Any, C: Circuit) -> list[Gate]:
                 need(type(a) is int and 0 <= a < g, f"{where}[1][{j}]",
                      "shadow gate {g} may only use C's gates and earlier shadow gates, not {a!r}", g=g, a=a)
             need(len(args) == 1 if op == "sign" else op == "add" or len(args) >= 2, where,
-                 f"{op} cannot take {len(args)} arguments")
+                 f"{op} cannot take {counted(len(args), 'argument')}")
             gates.append(Gate(op, tuple(args)))
     return gates

@@ -52,12 +52,12 @@ class Report:
         """What an accepted verdict rests on: the kernel's normal form, or which lemmas a solver alone decided."""
         lemmas, kernel_decided, solver_only = self.lemmas, self.kernel_decided, self.solver_only
         if not solver_only:
-            return (f"all {lemmas} lemmas decided by the kernel itself (normal form, checked proof object or a COPY's "
-                    "structure): no solver on the path to ACCEPTED")
+            return (f"{'all ' * (lemmas > 1)}{lemmas} lemma{'s' * (lemmas != 1)} decided by the kernel itself (normal "
+                    "form, checked proof object or a COPY's structure): no solver on the path to ACCEPTED")
         shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
-        return (f"{kernel_decided} of {lemmas} lemmas decided by the kernel itself (normal form, checked proof "
-                f"object); {len(solver_only)} {'more ' if kernel_decided == lemmas else ''}rest on a solver's unsat "
-                f"alone: {shown}")
+        return (f"{kernel_decided} of {lemmas} lemma{'s' * (lemmas != 1)} decided by the kernel itself (normal form, "
+                f"checked proof object); {len(solver_only)} {'more ' if kernel_decided == lemmas else ''}rest"
+                f"{'s' * (len(solver_only) == 1)} on a solver's unsat alone: {shown}")
 
     @property
     def accepted(self) -> bool:
@@ -66,5 +66,5 @@ class Report:
     @property
     def reasons(self) -> list[str]:
         more = len(self.rejections) - SHOWN
-        return ([str(r) for r in self.rejections[:SHOWN]] + [f"… and {more} more rejections"] * (more > 0)
-                + [f"not checked: {u}" for u in self.unchecked])
+        return ([str(r) for r in self.rejections[:SHOWN]] + [f"… and {more} more rejection{'s' * (more > 1)}"]
+                * (more > 0) + [f"not checked: {u}" for u in self.unchecked])

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from .circuits import constant_values, depths
-from .data import MAX_SCHEDULE_INT, Circuit, as_dict, as_int, as_list, need, within
+from .data import MAX_SCHEDULE_INT, Circuit, as_dict, as_int, as_list, counted, need, within
 from .encoding import Encoding, Role
 
 @dataclass(frozen=True, slots=True)
@@ -125,4 +125,4 @@ def readout_failures(claims: Claims, circuit: Circuit, encoding: Encoding, n_lay
         if entry is None or entry[0] != o or entry[1] != 1:
             yield f"output {k} is read at position {p} ({encoding.coordinates[c]}), where no claim gives V(gate {o})"
         elif entry[2] > n_layers:
-            yield f"output {k} is right only from layer {entry[2]}, but the transformer has {n_layers} layers"
+            yield f"output {k} is right only from layer {entry[2]}, but the transformer has {counted(n_layers, 'layer')}"

@@ -113,7 +113,7 @@ def _layers(ctx: SchematicContext) -> list[str]:
     if ctx.depth_bound is None:
         if len(T.layers) < period + ctx.scheme.extra_layers or len(T.layers) % period or any(
                 len(f) != 1 for f in ctx.phases.values()):
-            return [f"a proof for every K needs T to repeat one layer per phase; it has {len(T.layers)} layers and "
+            return [f"a proof for every K needs T to repeat one layer per phase; it has {counted(len(T.layers), 'layer')} and "
                     f"{ {p: len(f) for p, f in ctx.phases.items()} } functions per phase"]
         spec, extra = ctx.construction.data["transformer"], ctx.scheme.extra_layers  # type: ignore[union-attr]
         if ctx.own_depth is not None and (spec.get("prefix") or len(spec["block"]) != period or spec.get(
@@ -122,7 +122,7 @@ def _layers(ctx: SchematicContext) -> list[str]:
                     "so T is its own T_K for one K only: the certificate may not say 'own' for every K"]
         return []
     if len(T.layers) < wanted:
-        return [f"depth bound {ctx.depth_bound} needs {wanted} layers, T has {len(T.layers)}"]
+        return [f"depth bound {ctx.depth_bound} needs {counted(wanted, 'layer')}, T has {len(T.layers)}"]
     return []
 
 

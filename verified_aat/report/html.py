@@ -164,7 +164,7 @@ def _edits(data: ReportData) -> str:
     lines = ", ".join(map(str, d.edited_lines[:30])) + (" …" if len(d.edited_lines) > 30 else "")
     return (f'<section id="edits"><h2>Edited lines of {escape(d.file)}</h2>'
             f'<p>Against the construction\'s own T_K (K = {data.depth_bound}) as <code>verified-aat compile</code> '
-            f'writes it{escape(note)}: {len(d.edited_lines)} edited line(s): {lines}.</p>'
+            f'writes it{escape(note)}: {plural(len(d.edited_lines), "edited line")}: {lines}.</p>'
             f'<table class="diff"><thead><tr><th>#</th><th>T_K</th><th>#</th><th>{escape(d.file)}</th></tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>{more}</section>')
 
@@ -221,7 +221,7 @@ def _layout(data: ReportData) -> str:
         more = data.encoding.length - len(rows)
         parts += [f"<h3>Encoding enc(C, x): the first {len(rows)} of {data.encoding.length:,} positions</h3>",
                   _table(["position", "role", "gate / edge", *t.coordinates], rows),
-                  f'<p class="note">… {more:,} more positions.</p>' if more > 0 else ""]
+                  f'<p class="note">… {plural(more, "more position")}.</p>' if more > 0 else ""]
     parts.append("</section>")
     return "".join(parts)
 
@@ -269,12 +269,12 @@ def _attention(data: ReportData) -> str:
                 if hm.greyed else "")
         figures.append(f'<figure class="heatmap" data-head="{escape(hs.head)}" data-greyed-rows="{hm.greyed}">'
                        f'<img alt="{escape(title)}" src="data:image/png;base64,{hm.png_base64}"><figcaption>'
-                       f'{escape(title)}: {what}; {hm.distinct_sets:,} distinct sets, mean size '
+                       f'{escape(title)}: {what}; {plural(hm.distinct_sets, "distinct set")}, mean size '
                        f'{hm.mean_set_size:.2f}; by {escape(hs.method)}.{escape(grey)}</figcaption></figure>')
         if hs.ignored is None and hs.ignored_note:
             notes.append(f"<li>head {escape(hs.head)}: no row greyed ({escape(hs.ignored_note)})</li>")
     if len(data.attention) > MAX_HEATMAPS:
-        notes.append(f"<li>{len(data.attention) - MAX_HEATMAPS} more heads not drawn</li>")
+        notes.append(f"<li>{plural(len(data.attention) - MAX_HEATMAPS, 'more head')} not drawn</li>")
     long = data.encoding.length > 300
     return (f'<section id="attention"><h2>Attention: argmax sets per layer</h2><p>Per distinct layer function and '
             f'head (layers listed), the weight position p gives position j. '
@@ -296,7 +296,7 @@ def _obligations(data: ReportData) -> str:
     parts = ['<section id="obligations"><h2>Obligations by kind</h2>',
              _table(["kind", "obligations", "distinct lemmas", "not proved", "closed by"], rows, "obligations",
                     ["failed" if row[3] else "" for row in rows]),
-             f"<p>{len(data.lemmas):,} distinct lemmas in all. Each lemma below is shown as the identity it "
+             f"<p>{plural(len(data.lemmas), 'distinct lemma')} in all. Each lemma below is shown as the identity it "
              f"claims for every real value of its variables (y: gate values, h: values not yet settled, f: free); "
              f"lemmas that were not proved come first.</p>"]
     for kind in sorted(by_kind):
@@ -309,7 +309,7 @@ def _obligations(data: ReportData) -> str:
             verdict = f"closed by {escape(lemma.engine)}" if lemma.status == "proved" else \
                 f'<b class="not-proved">{escape(lemma.status.upper())}</b> ({escape(lemma.engine)})'
             parts.append(f'<div class="lemma" data-kind="{escape(kind)}" data-status="{escape(lemma.status)}"><p>lemma '
-                         f'<code>{lemma.id[:16]}</code>, used {lemma.uses:,} time(s), {verdict}</p>{shown}'
+                         f'<code>{lemma.id[:16]}</code>, used {plural(lemma.uses, "time")}, {verdict}</p>{shown}'
                          f'<details><summary>SMT-LIB</summary><pre>{escape(_clipped(lemma.smt2))}</pre></details></div>')
         if len(lemmas) > FORMULAS_PER_KIND:
             rest = ", ".join(f"{l.id[:12]} ({l.uses})" for l in lemmas[FORMULAS_PER_KIND:FORMULAS_PER_KIND + 40])

@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 from ..errors import InputError
+from ..wording import plural
 from ..transformer.model import Transformer
 from .data import LemmaView, transformer_from_form
 from .fields import count, listing, mapping, stated_status
@@ -209,7 +210,7 @@ def _lemmas(data: TheoremData) -> str:
             for k, v in sorted(by_kind.items())]
     parts = ['<section id="obligations"><h2>Lemmas by kind</h2>',
              _table(["kind", "distinct lemmas", "uses", "holds for"], rows, "obligations"),
-             (f"<p>{len(data.lemmas):,} distinct lemmas in all. Each lemma below is shown as its hypotheses and "
+             (f"<p>{plural(len(data.lemmas), 'distinct lemma')} in all. Each lemma below is shown as its hypotheses and "
               "the claim that holds for every real value of its variables satisfying them (the solver proved "
               "the negation unsatisfiable); too large ones as SMT-LIB text.</p>")]
     for kind, group in sorted(by_kind.items()):
@@ -222,7 +223,7 @@ def _lemmas(data: TheoremData) -> str:
                 f'<p class="note">(not typeset; SMT-LIB text)</p><pre>{escape(lemma.smt2)}</pre>'
             scope = f", holds for {escape(s.scope)}" if s.scope else ""
             parts.append(f'<div class="lemma" data-kind="{escape(kind)}"><p>lemma <code>{escape(lemma.id[:16])}'
-                         f'</code>, used {lemma.uses:,} time(s){scope}</p>{shown}'
+                         f'</code>, used {plural(lemma.uses, "time")}{scope}</p>{shown}'
                          f'<details><summary>SMT-LIB</summary><pre>{escape(lemma.smt2)}</pre></details></div>')
         if len(group) > LEMMAS_SHOWN_PER_KIND:
             rest = ", ".join(f"{s.lemma.id[:12]} ({s.lemma.uses})" for s in group[LEMMAS_SHOWN_PER_KIND:][:40])

@@ -40,6 +40,7 @@ from ..circuits.smtlib import LOGIC, SGN_DEFINITION, circuit_term, numeral, smt_
 from .exact_kernels import CircuitKernel, live_gates
 from .key_discovery import FoundHint, discover_hint
 from .model import CircuitScore, Head, Score
+from ..wording import plural
 
 Number = int | Fraction
 
@@ -197,7 +198,7 @@ class ArgmaxSets:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"ArgmaxSets({len(self.set_ids)} positions, {len(self.offsets) - 1} distinct sets)"
+        return f"ArgmaxSets({plural(len(self.set_ids), 'position')}, {plural(len(self.offsets) - 1, 'distinct set')})"
 
 
 def share_sets(sets: list[tuple[int, ...]]) -> ArgmaxSets:

@@ -109,7 +109,7 @@ class Transformer:
             act = layer.activation
             if act.n_inputs != (1 + len(layer.heads)) * d or len(act.outputs) != d:
                 raise ValueError(
-                    f"layer {number}: activation must take {(1 + len(layer.heads)) * d} inputs and give "
+                    f"layer {number}: activation must take {plural((1 + len(layer.heads)) * d, 'input')} and give "
                     f"{plural(d, 'output')}, "
                     f"it takes {act.n_inputs} and gives {len(act.outputs)}")
             for head in layer.heads:
