@@ -160,3 +160,27 @@ def test_layer_names_only_when_heads_match_the_constructions_own(schematic: dict
     other = copy.deepcopy(schematic)
     other["transformer"]["layers"][0]["heads"][0]["pooling"] = "leftmost"
     assert names(other) == ["", ""]
+
+
+@pytest.mark.parametrize("name", ["mixed_pooling.N1-4.audit.json", "mixed_pooling.every-N.audit.json"])
+def test_transformer_sizes_are_counted_never_shown_as_question_marks(name: str) -> None:
+    """The covers row said "mixed-pooling: ? layers, ? heads, dimension ?" when ``info`` lacked the counts: they
+    are counted in the certificate's own transformer; without one, what ``info`` states, and nothing it does not."""
+    doc = json.loads((ROOT / "proofs" / "audit" / name).read_text())
+
+    def covers(d: dict) -> dict[str, str]:
+        page = render_html(d)
+        return {r[0]: r[1] for r in _rows(_section(page, "covers").split("</table>")[0])}
+
+    assert covers(doc)["transformer"] == "mixed-pooling: 2 layers, 4 heads, dimension 3"
+    bare = {**doc, "info": {"transformer": "mixed-pooling"}}
+    assert covers(bare)["transformer"] == "mixed-pooling: 2 layers, 4 heads, dimension 3"
+    no_form = {k: v for k, v in bare.items() if k != "transformer"}
+    row = covers(no_form)["transformer"]
+    assert row == "mixed-pooling (the certificate holds no readable transformer and states no size)", row
+    row = covers({**no_form, "info": {"transformer": "mixed-pooling", "layers": 1, "heads": "many"}})["transformer"]
+    assert row.startswith("mixed-pooling: 1 layer (as the certificate&#x27;s info states"), row
+    if "measures" in doc:
+        measures = {k: v for k, v in doc["measures"].items() if k != "depth"}
+        assert covers({**doc, "measures": measures})["depth of U_N"] == "not stated by the certificate"
+    assert all("?" not in text for d in (bare, no_form) for text in covers(d).values())

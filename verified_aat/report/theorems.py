@@ -80,6 +80,7 @@ def from_theorem_certificate(doc: dict[str, Any], kernel_report: Any = None,
                                                       if doc["format"] == FAMILY_FORMAT else "")))
                    for l in listing(doc.get("lemmas")) if type(l) is dict)
     unrolled: tuple[tuple[int, int, int], ...] = ()
+    read = transformer_from_form(doc.get("transformer"))
     if kind == "schematic":
         name = doc.get("construction") if isinstance(doc.get("construction"), str) else None
         every = info.get("every_K") is True
@@ -93,11 +94,11 @@ def from_theorem_certificate(doc: dict[str, Any], kernel_report: Any = None,
         first = label.split()[0] if label.split() else ""
         name = first if first in CONSTRUCTIONS else None
         measures = mapping(doc.get("measures"))
-        covers = [("transformer", (f"{label}: {info.get('layers', '?')} layers, {info.get('heads', '?')} heads, "
-                                   f"dimension {info.get('dimension', '?')}")),
+        covers = [("transformer", _sizes(label, read, info)),
                   ("claim", str(doc.get("claim") or "")),
                   ("lengths N", "every N ≥ 1 (one uniform family, no lemma mentions N)"),
-                  ("depth of U_N", f"{measures.get('depth', '?')} for every N ≥ 2"),
+                  ("depth of U_N", f"{measures['depth']} for every N ≥ 2" if type(measures.get("depth")) is int
+                   else "not stated by the certificate"),
                   ("non-constant gates of U_N (N⁰ … N³)", ", ".join(map(str, listing(measures.get("gates_cubic")))))]
         title = f"{label} unrolled for every N (all-N audit certificate)"
     else:
@@ -108,16 +109,29 @@ def from_theorem_certificate(doc: dict[str, Any], kernel_report: Any = None,
         unrolled = tuple((count(u.get("n")), count(u.get("gates")), count(u.get("depth")))
                          for u in listing(doc.get("unrolled")) if type(u) is dict)
         scopes = _kinds_by_scope(lemmas)
-        covers = [("transformer", (f"{label}: {info.get('layers', '?')} layers, {info.get('heads', '?')} heads, "
-                                   f"dimension {info.get('dimension', '?')}")),
+        covers = [("transformer", _sizes(label, read, info)),
                   ("claim", str(doc.get("claim") or "")),
                   ("audited lengths N", ", ".join(map(str, lengths))),
                   ("kinds holding for all N", ", ".join(scopes["all"]) or "none"),
                   ("kinds checked per N", ", ".join(scopes["per"]) or "none")]
         title = f"{label} unrolled for N in {{{', '.join(map(str, lengths))}}} (audit certificate)"
     depth = info.get("depth_bound") if kind == "schematic" else _audited_k(str(info.get("transformer") or ""))
-    transformer = _with_layer_names(transformer_from_form(doc.get("transformer")), name, depth)
+    transformer = _with_layer_names(read, name, depth)
     return TheoremData(kind, title, status, verdict, name, tuple(covers), unrolled, transformer, lemmas, source)
+
+
+def _sizes(label: str, t: Transformer | None, info: dict[str, Any]) -> str:
+    """T's layers, heads and dimension, counted in the certificate's own transformer (the object the kernel
+    judges); without a readable one, as its ``info`` states them, and a count it does not state is left out
+    (it showed as "'?' layers")."""
+    if t is not None:
+        return f"{label}: {plural(t.n_layers, 'layer')}, {plural(t.n_heads, 'head')}, dimension {t.dimension}"
+    stated = [plural(info[key], noun) for key, noun in (("layers", "layer"), ("heads", "head"))
+              if type(info.get(key)) is int and info[key] >= 0]
+    stated += [f"dimension {info.get('dimension')}"] * (type(info.get("dimension")) is int)
+    if not stated:
+        return f"{label} (the certificate holds no readable transformer and states no size)"
+    return f"{label}: {', '.join(stated)} (as the certificate's info states; it holds no readable transformer)"
 
 
 def _audited_k(label: str) -> int | None:
