@@ -32,7 +32,7 @@ _TCP = re.compile(r"tcp://[A-Za-z0-9.\-]+:[0-9]{1,5}\Z")
 
 def parse_cluster(text: str) -> str:
     """``local:N`` (1 ≤ N ≤ 64) or ``tcp://HOST:PORT`` (an existing Dask scheduler); InputError otherwise."""
-    if text.startswith("local:") and text[6:].isdigit() and 1 <= int(text[6:]) <= MAX_LOCAL_WORKERS:
+    if re.fullmatch(r"local:[0-9]{1,3}", text, re.ASCII) and 1 <= int(text[6:]) <= MAX_LOCAL_WORKERS:  # not "local:²"
         return text
     if _TCP.match(text):
         port = int(text.rpartition(":")[2])

@@ -153,9 +153,23 @@ def save_circuit(circuit: Circuit, path: str) -> None:
     write_atomically(path, text)
 
 
-_SEPARATORS = re.compile(r"[\s,]+")
-_EMPTY_ENTRY = re.compile(r"^\s*,|,\s*,|,\s*$")
-_DOUBLE_COMMA = re.compile(r",\s*,")  # a file's vector may end a line with a comma and go on in the next
+_BLANK = " \t\r\f\v"  # ASCII whitespace only: ``\s`` also matched U+00A0, U+2003, U+001C, ... (read as a space)
+_SEPARATORS = re.compile(f"[{_BLANK},]+")
+_EMPTY_ENTRY = re.compile(f"^[{_BLANK}]*,|,[{_BLANK}]*,|,[{_BLANK}]*$")
+_DOUBLE_COMMA = re.compile(f",[{_BLANK}]*,")  # a file's vector may end a line with a comma and go on in the next
+_STRAY = re.compile(f"[^\x20-\x7e{_BLANK}]")  # not printable ASCII or ASCII whitespace: refused, never skipped
+
+
+def stray_character(line: str) -> str | None:
+    """What is wrong with a character of an input vector's line that is not printable ASCII or ASCII whitespace
+    (a no-break space, an em space, a control character, another script's digit), or None."""
+    found = _STRAY.search(line)
+    if found is None:
+        return None
+    import unicodedata
+    c = found.group()
+    return (f"character U+{ord(c):04X} ({unicodedata.name(c, 'a control character')}) at column {found.start() + 1}: "
+            "an input vector is numbers separated by commas and ASCII spaces or tabs")
 
 
 def parse_input_vector(text: str, n: int, file: str | None = None) -> list[Fraction]:
@@ -175,6 +189,9 @@ def parse_input_vector(text: str, n: int, file: str | None = None) -> list[Fract
     for number, line in enumerate(text.split("\n"), start=1):
         if from_file:
             line = line.split("#", 1)[0]  # files may carry comments
+        stray = stray_character(line)
+        if stray:
+            raise InputError(stray, file, number if from_file else None)
         if (_DOUBLE_COMMA if from_file else _EMPTY_ENTRY).search(line):  # "1,,2" (or "1,2," given inline): an entry left out
             raise InputError("an empty entry between commas (or a comma at the end)", file, number if from_file else None)
         for token in _SEPARATORS.split(line):

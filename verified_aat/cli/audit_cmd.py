@@ -73,7 +73,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-_LENGTH_PART = re.compile(r"\s*([+-]?[0-9]+)\s*(?:(\.\.)\s*([+-]?[0-9]+)\s*)?\Z")
+_LENGTH_PART = re.compile(r"\s*([+-]?[0-9]+)\s*(?:(\.\.)\s*([+-]?[0-9]+)\s*)?\Z", re.ASCII)  # \s: ASCII only
 
 
 def _length(token: str, part: str) -> int:

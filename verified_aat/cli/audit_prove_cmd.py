@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .common import ARGUMENTS
-from .option_rules import integer
+from .option_rules import decimal, integer
 
 
 def add_prove_options(parser: Any) -> None:
@@ -29,7 +29,7 @@ def add_prove_options(parser: Any) -> None:
                              "lower-bound.cert.json and audit.cert.json")
     parser.add_argument("--solver", choices=["z3", "cvc5", "both"], default="z3",
                         help="with --prove: the solver(s) for the lemmas (default z3)")
-    parser.add_argument("--timeout", type=float, default=20.0, metavar="S",
+    parser.add_argument("--timeout", type=decimal, default=20.0, metavar="S",
                         help="with --prove: seconds per lemma and solver (default %(default)s)")
     parser.add_argument("--jobs", "-j", type=integer, default=2,
                         help="with --prove: solver processes (default %(default)s)")

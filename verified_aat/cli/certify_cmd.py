@@ -12,7 +12,7 @@ from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError, LimitR
 from ..wording import plural
 from .resources import add_resource_options, require_memory
 from ..gc_pause import gc_paused
-from .option_rules import integer
+from .option_rules import decimal, integer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", metavar="CERT", help="write the certificate here (only when proved; "
                    "- for standard output, the summary then goes to standard error)")
     p.add_argument("--export-smt", metavar="DIR", help="also write every lemma as an .smt2 file")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per solver query (default 10)")
+    p.add_argument("--timeout", type=decimal, default=10.0, help="seconds per solver query (default 10)")
     p.add_argument("--jobs", "-j", type=integer, default=2,
                    help="processes for discharging lemmas, and workers of a local Dask cluster for deriving a "
                         "large encoding's obligations (default 2; the certificate does not depend on it)")

@@ -12,7 +12,7 @@ import sys
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .resources import add_resource_options, require_memory
-from .option_rules import integer
+from .option_rules import decimal, integer
 from ..wording import plural
 
 
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "default 2; the verdict does not depend on it)")
     from .common import add_cluster_argument
     add_cluster_argument(p)
-    p.add_argument("--timeout", type=float, default=20.0,
+    p.add_argument("--timeout", type=decimal, default=20.0,
                    help="seconds per lemma and solver (> 0; default 20)")
     p.add_argument("--defence-budget", type=integer, default=None, metavar="N",
                    help="activation evaluations the kernel's interpreter may spend (0: skip it; default: "

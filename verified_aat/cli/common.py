@@ -133,8 +133,8 @@ def read_input_vectors(path: str, limit: int, parse: Callable[[str], list[Any]])
     from ..files import read_input
     text = decode_circuit_bytes(read_input(path, "input vectors"), path)
     vectors: list[tuple[int, list[Any]]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0].strip()
+    for number, line in enumerate(text.split("\n"), start=1):  # not splitlines(): U+2028, U+001C, ... end no line
+        line = line.split("#", 1)[0].strip(" \t\r\f\v")  # ASCII whitespace; any other is the parser's to refuse
         if not line:
             continue
         if len(vectors) == limit:

@@ -9,6 +9,7 @@ from ..errors import InputError, LimitReached
 from ..export import EXPORT_FORMATS, export_units, format_by_name
 from ..wording import plural
 from .resources import add_resource_options, require_memory
+from .option_rules import decimal
 
 if TYPE_CHECKING:
     from ..transformer.model import Transformer
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="onnx or numpy (default: by the extension of -o, .onnx or .npz)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
     p.add_argument("--no-softmax", action="store_true", help="refuse softmax heads instead of exporting them")
-    p.add_argument("--softmax-temperature", type=float, default=1.0, metavar="T",
+    p.add_argument("--softmax-temperature", type=decimal, default=1.0, metavar="T",
                    help="ONNX: softmax heads divide their scores by T (as run --engine float64 does; default 1)")
     add_resource_options(p)
     p.set_defaults(func=run)

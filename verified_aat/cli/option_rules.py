@@ -62,6 +62,19 @@ def integer(text: str) -> int:
     return int(text)
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,6})?|[+-]?(?:inf|infinity|nan)",
+                      re.ASCII | re.IGNORECASE)
+
+
+def decimal(text: str) -> float:
+    """A number option's value (``type=decimal``: ``--timeout``, ``--max-time``, ...): ASCII digits, a point, an
+    exponent (inf and nan pass, for the option's own range check to name). ``float`` also takes ``1_0``, spaces
+    around it (U+00A0 among them) and other scripts' digits (``--timeout ١٠``)."""
+    if len(text) > 100 or not _DECIMAL.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"invalid number: {text[:40]!r} (ASCII digits 0-9, a point, an exponent)")
+    return float(text)
+
+
 @dataclass(frozen=True)
 class Rule:
     """In ``command``, the ``options`` (dests) act only when ``applies(args)``; else: "OPTION goes with ``where``"

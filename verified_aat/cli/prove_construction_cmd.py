@@ -7,7 +7,7 @@ from collections import Counter
 
 from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
-from .option_rules import integer
+from .option_rules import decimal, integer
 from ..wording import plural
 
 
@@ -24,8 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     group.add_argument("--all-K", action="store_true", help="prove every K at once (the default without -K)")
     p.add_argument("--transformer", metavar="T.json", help="prove or refute this (edited) transformer instead")
     p.add_argument("-o", "--output", metavar="CERT", help="write the schematic certificate here (when proved)")
-    p.add_argument("--timeout", type=float, default=20.0, help="seconds per lemma (default 20)")
-    p.add_argument("--budget", type=float, default=60.0, help="seconds for the witness search (default 60)")
+    p.add_argument("--timeout", type=decimal, default=20.0, help="seconds per lemma (default 20)")
+    p.add_argument("--budget", type=decimal, default=60.0, help="seconds for the witness search (default 60)")
     from .json_output import add_json_argument
     add_json_argument(p)
     p.set_defaults(func=run)

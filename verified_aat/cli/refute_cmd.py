@@ -7,7 +7,7 @@ import sys
 
 from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
-from .option_rules import integer
+from .option_rules import decimal, integer
 from ..wording import plural
 
 
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="whose encoding and schedule to use")
     p.add_argument("--depth-bound", "-K", type=integer, default=None,
                    help="the depth bound MODEL is meant for (default: from its number of layers)")
-    p.add_argument("--budget", type=float, default=60.0, help="seconds for the whole search (default 60)")
+    p.add_argument("--budget", type=decimal, default=60.0, help="seconds for the whole search (default 60)")
     from .json_output import add_json_argument
     add_json_argument(p)
     from .report_cmd import add_report_argument

@@ -30,7 +30,7 @@ from typing import Any, Iterator
 
 
 from ..errors import LimitReached  # noqa: E402  (re-exported: the limit every command stops at)
-from .option_rules import integer
+from .option_rules import decimal, integer
 from .signals import QUIET
 
 
@@ -86,7 +86,7 @@ def default_max_memory_mb() -> int:
 
 
 def add_resource_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--max-time", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--max-time", type=decimal, default=None, metavar="SECONDS",
                    help="stop as unknown (exit 3) after this many seconds of wall time (default: none)")
     p.add_argument("--max-memory", type=integer, default=None, metavar="MB",
                    help="stop as unknown (exit 3) when the address space would pass this many MB "

@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .common import ARGUMENTS, circuit_from_args
 from ..wording import plural
+from .option_rules import decimal
 
 
 def add_round_trip_options(parser: Any) -> None:
@@ -28,7 +29,7 @@ def add_round_trip_options(parser: Any) -> None:
                              "structure concrete)")
     parser.add_argument("--no-lower-bound", action="store_true",
                         help="with --round-trip: skip certifying T_K (the identity alone)")
-    parser.add_argument("--round-trip-timeout", type=float, default=60.0, metavar="S",
+    parser.add_argument("--round-trip-timeout", type=decimal, default=60.0, metavar="S",
                         help="with --round-trip: seconds for a solver query (default %(default)s)")
     parser.add_argument("--no-audit-proof", action="store_true",
                         help="with --round-trip: skip link 2, the audit certificate U_N = T_K (then not proved)")

@@ -26,7 +26,7 @@ from typing import Any
 from ..constructions.registry import construction_choice
 from .common import add_inputs_arguments
 from .resources import add_resource_options
-from .option_rules import integer
+from .option_rules import decimal, integer
 
 
 def register(subparsers: Any) -> None:
@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
                              "can reach a settled value and shows the rest as ⊥; the read-out is the same)")
     parser.add_argument("--trace", action="store_true", help="print the vectors (and argmax sets) after every layer")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    parser.add_argument("--softmax-temperature", type=float, default=1.0, metavar="T",
+    parser.add_argument("--softmax-temperature", type=decimal, default=1.0, metavar="T",
                         help="temperature of softmax heads (float engines only; default 1)")
     parser.add_argument("--compare-exact", action="store_true",
                         help="with a float engine: also run exactly and print the error per coordinate")
