@@ -253,3 +253,27 @@ def test_a_rejected_certificate_is_reported_as_rejected(c17_certificate: dict) -
     verdict = _section(render_html(forged, check=True, layout="python"), "verdict")
     assert 'data-status="rejected"' in verdict and "status-rejected" in verdict
     assert "docs/soundness.md" in verdict  # the kernel's rejection line names its step
+
+
+def test_dot_is_not_run_past_the_rank_span_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 1,500-deep chain of adds each reading x drew as 150 gates whose edges span 11,323 ranks: dot took 13-60 s.
+    Past MAX_DOT_SPAN the pure-Python layout draws it and the page says why (a small limit here, no timing)."""
+    import verified_aat.report.circuit_drawing as drawing
+    from verified_aat.circuits.text_format import parse_circuit_text
+
+    text = "circuit chain\ninput x\ng0 = add x x\n" + "".join(f"g{i} = add g{i - 1} x\n" for i in range(1, 10))
+    chain = parse_circuit_text(text + "output g9\n")
+    shown = drawing.sample_gates(chain)
+    assert drawing.rank_span(chain, shown) == 2 + 9 * 2 + 9 * 10 // 2  # x at rank 1, g_i at i + 2
+    calls: list[int] = []
+    monkeypatch.setattr(drawing.shutil, "which", lambda name: "/usr/bin/dot")  # found, but never run here
+    monkeypatch.setattr(drawing, "_graphviz_svg", lambda c, *rest: calls.append(c.size) or '<svg viewBox="0 0 1 1"/>')
+    for layout in ("auto", "graphviz"):
+        monkeypatch.setattr(drawing, "MAX_DOT_SPAN", 64)
+        drawn = drawing.draw_circuit(chain, layout)
+        assert not calls and drawn.layout.startswith("pure-Python layered layout (Graphviz dot not run: the drawn "
+                                                     "edges span 65 ranks, past the limit of 64"), drawn.layout
+        assert 'class="fallback-layout"' in drawn.svg and len(drawn.shown) == 11
+        monkeypatch.setattr(drawing, "MAX_DOT_SPAN", 65)
+        assert drawing.draw_circuit(chain, layout).layout == "graphviz dot" and calls == [11]
+        calls.clear()

@@ -28,6 +28,11 @@ MAX_ROWS = 30
 """Gates per column of the pure-Python layout; taller columns wrap into sub-columns (the page stays short)."""
 DOT_TIMEOUT = 60
 """Seconds ``dot`` may take before the pure-Python layout is used instead."""
+MAX_DOT_SPAN = 2_000
+"""Ranks the drawn edges may span in all (:func:`rank_span`, the virtual nodes ``dot`` lays out) for ``dot`` to be
+run; past it the pure-Python layout draws the sample and the page says why.  A 1,500-deep chain whose every gate
+also reads the input x draws as 150 gates spanning 11,323 ranks: ``dot`` took 21-25 s on it (5,150: 0.5 s;
+1,890: 0.09 s), while the samples of c432, c880, FP-add and FP-mul span 86 to 571."""
 
 KIND_HUES = {Kind.INPUT: (0.58, "input"), Kind.CONST: (0.0, "const"), Kind.ADD: (0.33, "add"),
              Kind.MUL: (0.08, "mul"), Kind.SIGN: (0.78, "sign")}
@@ -91,7 +96,11 @@ def draw_circuit(circuit: Circuit, layout: str = "auto", highlight: int | None =
     ``names`` (default: the circuit's own)."""
     shown = sample_gates(circuit)
     depths = gate_depths(circuit)
-    if layout in ("auto", "graphviz") and shutil.which("dot"):
+    span = rank_span(circuit, shown)
+    if layout in ("auto", "graphviz") and shutil.which("dot") and span > MAX_DOT_SPAN:
+        reason = (f"Graphviz dot not run: the drawn edges span {span:,} ranks, past the limit of {MAX_DOT_SPAN:,} "
+                  "(circuit_drawing.MAX_DOT_SPAN; dot's time grows fast past it)")
+    elif layout in ("auto", "graphviz") and shutil.which("dot"):
         try:
             return Drawing(_graphviz_svg(circuit, shown, depths, highlight, names), "graphviz dot", shown, circuit.size)
         except Exception as exc:  # dot crashed or timed out: fall back, and say so
@@ -100,6 +109,15 @@ def draw_circuit(circuit: Circuit, layout: str = "auto", highlight: int | None =
         reason = "Graphviz dot not found" if layout != "python" else "asked for"
     return Drawing(_python_svg(circuit, shown, depths, highlight, names), f"pure-Python layered layout ({reason})",
                    shown, circuit.size)
+
+
+def rank_span(circuit: Circuit, shown: tuple[int, ...]) -> int:
+    """Σ over the drawn edges a → g of rank(g) − rank(a), each gate ranked one past its highest drawn argument (as
+    ``dot`` ranks them): the virtual nodes ``dot`` adds to route long edges, on which its time grows fast."""
+    keep, rank = set(shown), {}
+    for g in shown:  # in increasing order, so arguments first
+        rank[g] = 1 + max((rank[a] for a in circuit.gates[g].args if a in keep), default=0)
+    return sum(rank[g] - rank[a] for g in shown for a in circuit.gates[g].args if a in keep)
 
 
 def _graphviz_svg(circuit: Circuit, shown: tuple[int, ...], depths: list[int], highlight: int | None,
