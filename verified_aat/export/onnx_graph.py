@@ -24,6 +24,7 @@ from typing import Any
 from ..circuits.ir import Circuit, Kind
 from ..errors import InputError
 from ..transformer.model import BilinearScore, Pooling, Transformer
+from .onnx_check import check_model
 
 OPSET = 17
 
@@ -188,7 +189,7 @@ def transformer_to_onnx(transformer: Transformer, softmax: bool = True, temperat
     model = g.helper.make_model(graph, opset_imports=[g.helper.make_opsetid("", OPSET)],
                                 producer_name="verified-aat")
     model.ir_version = 8
-    g.onnx.checker.check_model(model)
+    check_model(model)  # where --max-time can stop it (onnx_check.py)
     return model
 
 
