@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import suppress
 from pathlib import Path
 
 from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import construction_choice, resolve_construction
+from ..errors import InputError
 from ..files import write_into_directory
 from ..gc_pause import gc_paused
 from ..circuits.measures import depth as circuit_depth
@@ -49,7 +51,14 @@ def run(args: argparse.Namespace) -> int:
         "transformer.json": json.dumps(transformer_to_json(compiled.transformer), indent=1, sort_keys=True) + "\n",
         "encoding.json": chain(compiled.encoding.chunks(), ["\n"]),  # in pieces: 185 MB of text at 10⁶ gates
     }
-    write_into_directory(str(out_dir), list(files.items()))  # every target checked first; atomic, umask's mode
+    made = not out_dir.exists()
+    try:
+        write_into_directory(str(out_dir), list(files.items()))  # every target checked first; atomic, umask's mode
+    except InputError as exc:  # a number past what encoding.json may hold (run would refuse it): nothing is left
+        if made:  # made empty just before: nothing is renamed into it until every file is staged
+            with suppress(OSError):
+                out_dir.rmdir()
+        raise exc.located(args.circuit or f"--family {args.family}") from None
     t = compiled.transformer
     print(f"construction     {construction.name}  ({construction.summary})")
     print(f"circuit          {circuit.name}: {plural(circuit.size, 'gate')}, {plural(circuit.n_edges, 'edge')}, "

@@ -17,6 +17,7 @@ from itertools import chain, repeat
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..circuits.rationals import format_rational
+from ..limits import MAX_DIGITS
 from ..errors import InputError
 from ..wording import plural
 
@@ -131,7 +132,7 @@ class Encoding:
         def null(v: int | None) -> str:
             return "null" if v is None else str(v)
 
-        big = {"rows": ('  ["' + '", "'.join(_numerals(row)) + '"]' if row else "  []" for row in self.rows),
+        big = {"rows": ('  ["' + '", "'.join(_numerals(row, p)) + '"]' if row else "  []" for p, row in enumerate(self.rows)),
                "input_slots": ("  [" + ", ".join(map(str, slot)) + "]" for slot in self.input_slots),
                "readout": ("  [" + ", ".join(map(str, at)) + "]" for at in self.readout),
                "roles": (f"  [{kinds.get(r.kind) or kinds.setdefault(r.kind, encode(r.kind))}, {r.gate}, "
@@ -161,12 +162,19 @@ def _listed(lines: Iterable[str]) -> Iterator[str]:
     yield "\n ]" if opened else "[]"
 
 
-def _numerals(row: Sequence[Fraction | int]) -> list[str]:
-    """The row's values as numerals: ``str`` (fast, in C) unless one is past Python's 4,300 digits."""
+def _numerals(row: Sequence[Fraction | int], position: int) -> list[str]:
+    """The row's values as numerals: ``str`` (fast, in C) unless one is past Python's 4,300 digits; InputError for one
+    past the digits an encoding file may hold (MAX_DIGITS, as ``from_json`` reads it: ``run`` refused such a file that
+    ``compile`` wrote, e.g. edge-only's sq = c² of a 6,000-digit constant; red team, round 12)."""
     try:
         return list(map(str, row))
     except ValueError:
-        return list(map(format_rational, row))
+        texts = list(map(format_rational, row))
+    for c, text in enumerate(texts):
+        if (digits := len(text) - text.startswith("-") - ("/" in text)) > MAX_DIGITS:
+            raise InputError(f"position {position}, coordinate {c}: the encoding would hold a number of {digits:,} "
+                             f"digits, past the {MAX_DIGITS:,} an encoding file may hold (the digits-per-number limit)")
+    return texts
 
 
 def _settle_json(settle: tuple[tuple[tuple[int, int], ...], ...]) -> dict[str, Any]:

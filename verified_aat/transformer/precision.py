@@ -44,6 +44,20 @@ def _bits(bound: Fraction | int) -> int:
     return max(1, _magnitude(bound))
 
 
+def _short(q: Fraction | int) -> str:
+    """|q| in three digits, or as a power of two past a float's range (a document's structural row can be a number of
+    60,000 digits, which neither float() nor Python's str writes: compile then failed after writing; red team, round 12)."""
+    try:
+        return f"{float(q):.3g}"
+    except OverflowError:
+        return f"about 2^{_magnitude(q)}"
+
+
+def _grouped(n: int) -> str:
+    """n with thousands separators, as :func:`_short` past 4,000 digits (Python's str stops at 4,300)."""
+    return f"{n:,}" if n.bit_length() < 13_000 else _short(n)
+
+
 def _dyadic(q: Fraction) -> bool:
     d = Fraction(q).denominator
     return d & (d - 1) == 0
@@ -83,8 +97,8 @@ class Precision:
         worst = max(self.heads, key=lambda h: h.bits, default=None)
         verdicts = ", ".join(f"{e} ({p}): {'exact argmax' if self.score_bits <= p else 'too few, ties may be wrong'}"
                              for e, p in MANTISSA_BITS.items())
-        text = [f"scores need {self.score_bits} bits (largest structural coordinate {self.largest_structural:,}"
-                + (f"; {worst.form} head {worst.head!r} reaches {float(worst.bound):.3g}" if worst else "")
+        text = [f"scores need {self.score_bits} bits (largest structural coordinate {_grouped(self.largest_structural)}"
+                + (f"; {worst.form} head {worst.head!r} reaches {_short(worst.bound)}" if worst else "")
                 + f"): {verdicts}"]
         if self.value_magnitude_bits is not None:
             text.append(f"values need {self.value_bits} bits for |x| ≤ {self.input_bound} "
@@ -98,8 +112,8 @@ class Precision:
             return None
         worst = max(self.heads, key=lambda h: h.bits)
         return (f"{engine} has {MANTISSA_BITS[engine]} mantissa bits, but head {worst.head!r} (layer {worst.layer}) "
-                f"needs {worst.bits} for exact argmax sets ({worst.form} scores up to {float(worst.bound):.3g}, "
-                f"structural coordinates up to {self.largest_structural:,}): false ties may corrupt averages; "
+                f"needs {worst.bits} for exact argmax sets ({worst.form} scores up to {_short(worst.bound)}, "
+                f"structural coordinates up to {_grouped(self.largest_structural)}): false ties may corrupt averages; "
                 "use --engine float64 or the exact engine")
 
 
