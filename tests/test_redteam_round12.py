@@ -48,3 +48,31 @@ def test_compile_states_the_precision_of_a_structural_row_past_python_s_digits(t
     assert "largest structural coordinate about 2^" in printed and "wrote" in printed, printed
     assert main(["run", str(out / "transformer.json"), "--encoding", str(out / "encoding.json"), "--input=2,3"]) == 0
     assert "outputs: 15" in capsys.readouterr().out
+
+
+# -- the HTML report typesets a lemma only when its lets inlined stay small: no 2^k terms, no deep recursion ---------
+
+def _chained_lets(levels: int) -> str:
+    """out_val: k nested lets, each the previous one plus its sign, so each is used twice: 2^k terms inlined."""
+    body = "".join(f"(let ((g{k} (+ {'x_val' if k == 1 else f'g{k - 1}'} (sgn {'x_val' if k == 1 else f'g{k - 1}'})))) "
+                   for k in range(1, levels + 1)) + f"g{levels}" + ")" * levels
+    return ("; verified-aat obligation v1\n(set-logic QF_NRA)\n(define-fun sgn ((v Real)) Real (ite (> v 0.0) 1.0 "
+            f"(ite (< v 0.0) (- 1.0) 0.0)))\n(define-fun out_val ((x_val Real)) Real {body})\n(declare-const y0 Real)\n"
+            "(assert (not (= (out_val y0) y0)))\n(check-sat)\n")
+
+
+def _deep(levels: int) -> str:
+    claim = "(+ " * levels + "y0" + " 1.0)" * levels
+    return f"(set-logic QF_NRA)\n(declare-const y0 Real)\n(assert (>= y0 0.0))\n(assert (not (= {claim} y0)))\n(check-sat)\n"
+
+
+@pytest.mark.parametrize("text", [_chained_lets(14), _deep(900)], ids=["14-lets", "deep"])
+def test_a_lemma_whose_lets_inline_to_a_huge_formula_is_shown_as_text(text: str) -> None:
+    """``report`` typesets the most used lemmas of a certificate, rejected or not (and with ``--no-check``): sympy
+    printed a let-bound name at each of its uses, so 60 lets each using the previous one twice (2 KB, under the 8,000
+    characters typeset) kept it busy for hours (14: 4 s, then an uncaught TooLarge), and a claim nested 900 deep
+    ended the command in a RecursionError. Both are now shown as their SMT-LIB text."""
+    from verified_aat.report.formulas import hypothesis_formulas, lemma_formulas
+    assert len(text) < 8000
+    assert lemma_formulas(text) == [] and hypothesis_formulas(text) == []
+    assert lemma_formulas(_chained_lets(3)) and hypothesis_formulas(_chained_lets(3))  # small ones are typeset

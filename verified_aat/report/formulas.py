@@ -23,6 +23,12 @@ CLAIM_LABEL = "the identity, for all real values of the variables"
 MAX_TEXT = 8000
 """Lemmas longer than this (characters of SMT-LIB) are shown as text only."""
 
+MAX_INLINED = 20_000
+"""Nodes of a lemma's form with its ``let``s inlined, past which it is shown as text only: sympy prints a bound name
+at each use, so k nested lets that each use the previous one twice print 2^k terms (a 2 KB lemma of 60 such lets kept
+``report`` busy for hours; red team, round 12)."""
+MAX_NESTING = 200  # levels of one form that are typeset (the conversion and sympy's printer recurse)
+
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
 
@@ -56,6 +62,30 @@ def parse_sexprs(text: str) -> list[Any]:
     if len(stack) != 1:
         raise ValueError("unbalanced '('")
     return stack[0]
+
+
+def _small(form: Any) -> bool:
+    """Whether ``form`` with its lets inlined has at most MAX_INLINED nodes and MAX_NESTING levels (linear in its
+    text: a bound name's size is computed once, where it is bound)."""
+    def size(t: Any, env: dict[str, int], depth: int) -> int:
+        if isinstance(t, str):
+            return env.get(t, 1)
+        if depth > MAX_NESTING:
+            return MAX_INLINED + 1
+        if len(t) == 3 and t[0] == "let" and isinstance(t[1], list):
+            inner = dict(env)
+            for binding in t[1]:
+                if isinstance(binding, list) and len(binding) == 2 and isinstance(binding[0], str):
+                    inner[binding[0]] = size(binding[1], env, depth + 1)
+            return size(t[2], inner, depth + 1)
+        total = 1
+        for a in t:
+            total += size(a, env, depth + 1)
+            if total > MAX_INLINED:
+                break
+        return total
+
+    return size(form, {}, 0) <= MAX_INLINED
 
 
 class _Converter:
@@ -125,6 +155,8 @@ def lemma_formulas(smt2: str) -> list[Formula]:
     for form in parse_sexprs(smt2):
         if not isinstance(form, list) or not form:
             continue
+        if not _small(form):
+            return []
         if form[0] == "define-fun" and form[1] != "sgn":
             formulas.append(_definition(conv, form))
         elif form[0] == "assert":
@@ -176,6 +208,8 @@ def hypothesis_formulas(smt2: str) -> list[Formula]:
     formulas: list[Formula] = []
     try:
         forms = [f for f in parse_sexprs(smt2) if isinstance(f, list) and f]
+        if not all(map(_small, forms)):
+            return []
         last = max((k for k, f in enumerate(forms) if f[0] == "assert"), default=-1)
         for k, form in enumerate(forms):
             if form[0] == "define-fun" and form[1] != "sgn":
