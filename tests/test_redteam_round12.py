@@ -76,3 +76,66 @@ def test_a_lemma_whose_lets_inline_to_a_huge_formula_is_shown_as_text(text: str)
     assert len(text) < 8000
     assert lemma_formulas(text) == [] and hypothesis_formulas(text) == []
     assert lemma_formulas(_chained_lets(3)) and hypothesis_formulas(_chained_lets(3))  # small ones are typeset
+
+
+# -- the HTML report's attention work is one budget for the page, as the kernel's is for a certificate ---------------
+
+def test_the_report_scores_all_pairs_within_one_budget_for_all_heads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A certificate (rejected or not) whose layers have many heads, each with its own brute-force score over
+    structural coordinates (a dead constant apiece), on a sequence of 1,401 positions: ``report`` scored all pairs
+    once per head and name, 1.4 s each for a 15-gate score, so 16 heads took 35 s for a 67 KB file and 640 would
+    take a quarter of an hour (heads sharing one score were scored again per name). Now the sets are the score's,
+    computed once, and all heads together evaluate at most BRUTE_FORCE_WORK score gates; the rest are not shown."""
+    from dataclasses import replace
+    from fractions import Fraction
+
+    from verified_aat.circuits.ir import Circuit, Gate, Kind
+    from verified_aat.circuits.text_format import parse_circuit_text
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.report import data
+    from verified_aat.symbolic import attention
+    from verified_aat.transformer.model import CircuitScore, Head, Layer
+    construction = get_construction("gate-edge")
+    inputs = " ".join(f"x{i}" for i in range(700))
+    compiled = construction.compile(parse_circuit_text(f"input {inputs}\ns = add {inputs}\noutput s\n"))
+    T, rows = compiled.transformer, compiled.encoding.rows
+    fetch = T.layers[0].heads[0]
+    circuit = fetch.score.circuit
+    heads = []
+    for k in range(16):  # each a score of its own (a dead constant more), and each score under two names
+        own = Circuit(circuit.gates + (Gate(Kind.CONST, value=Fraction(k + 2)),), circuit.outputs)
+        heads += [Head(f"h{k}", CircuitScore(own), fetch.pooling), Head(f"g{k}", CircuitScore(own), fetch.pooling)]
+    d = T.dimension
+    identity = Circuit(tuple(Gate(Kind.INPUT, index=i) for i in range((1 + len(heads)) * d)), tuple(range(d)))
+    layer = Layer(tuple(heads), identity)
+    work: list[int] = []
+
+    def counted(rows_: Any, score: Any, limit: int = 1500) -> Any:
+        work.append(len(rows_) ** 2 * len(score.circuit.gates))
+        return [(0,)] * len(rows_)
+
+    monkeypatch.setattr(attention, "brute_force_argmax", counted)
+    shown = data.argmax_sets(replace(T, layers=(layer,)), compiled.encoding, construction)
+    assert len(shown) == 32 and len(rows) == 1401
+    assert sum(work) <= 10**8 and len(work) == sum(1 for s in shown if s.sets is not None) // 2 > 0, work
+    assert {s.note for s in shown if s.sets is None} == {f"not shown: the page's budget of {10**8:,} score gates on "
+                                                         "all pairs is spent"}
+
+
+def test_the_report_folds_activations_within_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Greying rows folds each layer function's activation once per distinct structural row and head: 64 heads over
+    300 distinct rows folded a 2,000-gate activation 19,500 times per layer function, unbounded. Past FOLD_WORK gates
+    in all (here lowered to keep the test small) nothing is greyed and the page says why."""
+    from verified_aat.circuits.text_format import parse_circuit_text
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.report import relevance
+    from verified_aat.symbolic.obligations import layer_functions
+    construction = get_construction("gate-edge")
+    compiled = construction.compile(parse_circuit_text("input x y z\ns = add x y z\np = mul s x\noutput p\n"))
+    T, encoding = compiled.transformer, compiled.encoding
+    honest = relevance.head_relevance(T, encoding, construction.structural, layer_functions(T))
+    assert honest.note == "" and honest.ignored
+    cost = sum(len(fn.layer.activation.gates) * (1 + len(fn.layer.heads)) for fn in layer_functions(T))
+    monkeypatch.setattr(relevance, "FOLD_WORK", cost)  # fewer than one fold per distinct row
+    bounded = relevance.head_relevance(T, encoding, construction.structural, layer_functions(T))
+    assert bounded.ignored == {} and "too large to fold" in bounded.note

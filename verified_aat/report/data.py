@@ -225,6 +225,17 @@ def from_refutation(refutation: Any, model_path: str, construction: str = "gate-
     return from_refute_json(doc, "refute")
 
 
+BRUTE_FORCE_WORK = 10**8
+"""Score gates the page evaluates on all pairs, for all heads together (the kernel's bound, attention.WORK): each head
+had its own 1,500² pairs, so 640 heads of one small score on a 58 KB certificate kept ``report`` busy for 15 minutes
+(red team, round 12)."""
+
+
+def score_size(score: Any) -> int:
+    """Gates of a circuit score, entries of a bilinear one: the cost of one evaluation."""
+    return len(score.circuit.gates) if hasattr(score, "circuit") else max(1, len(score.entries()))
+
+
 def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Construction) -> tuple[HeadSets, ...]:
     """Argmax sets per layer function and head, for display: by the construction's key join where the head's
     score is exactly its T_K's (whose key lemma certify proves), else on all pairs when the score reads
@@ -246,6 +257,7 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
     relevance = head_relevance(transformer, encoding, construction.structural, layer_functions(transformer))
     out: list[HeadSets] = []
     cache: dict[Any, tuple[str, ArgmaxSets | None, str]] = {}
+    left = BRUTE_FORCE_WORK
     for fn in layer_functions(transformer):
         for head in fn.layer.heads:
             k = (head.name, key(head.score))
@@ -254,8 +266,13 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
                 if own.get(head.name) == k[1] and hint is not None and facts_hold(rows, hint, transformer.coordinates):
                     cache[k] = ("key-join", join_argmax(rows, hint), "")
                 elif score_reads(head.score, transformer.dimension) <= structural:
-                    sets = brute_force_argmax(rows, head.score)
-                    cache[k] = ("all pairs", sets, "" if sets else "sequence too long to score all pairs")
+                    if ("all pairs", k[1]) not in cache:  # the sets are the score's, whatever the head's name
+                        left -= len(rows) ** 2 * score_size(head.score)
+                        sets = brute_force_argmax(rows, head.score) if left >= 0 else None
+                        cache["all pairs", k[1]] = ("all pairs", sets, "" if sets else "sequence too long to score all "
+                                                    "pairs" if left >= 0 else "not shown: the page's budget of "
+                                                    f"{BRUTE_FORCE_WORK:,} score gates on all pairs is spent")
+                    cache[k] = cache["all pairs", k[1]]
                 else:
                     cache[k] = ("none", None, "the score reads value coordinates: the sets depend on the input")
             method, sets, note = cache[k]

@@ -27,6 +27,10 @@ FEW_VALUES = 64
 (an operand index has one per gate); fewer fixed coordinates only grey fewer rows."""
 SHORT = 300
 """Sequences up to this length fix every structural coordinate."""
+FOLD_WORK = 10**7
+"""Activation gates folded for one page (layer functions × distinct structural rows × (heads + 1) foldings); past it
+nothing is greyed: 64 heads over 300 distinct rows folded each activation 19,500 times per layer function (red team,
+round 12)."""
 
 @dataclass(frozen=True)
 class Relevance:
@@ -86,6 +90,8 @@ def head_relevance(transformer: Transformer, encoding: Encoding, structural: tup
     keys = [tuple(row[c] for c in coords) for row in rows]
     distinct = list(dict.fromkeys(keys))
     ignored: dict[tuple[int, str], tuple[bool, ...]] = {}
+    if sum(len(fn.layer.activation.gates) * (1 + len(fn.layer.heads)) for fn in functions) * len(distinct) > FOLD_WORK:
+        return Relevance({}, f"the activations are too large to fold at every distinct row ({FOLD_WORK:,} gates)")
     for fn in functions:
         layer: Layer = fn.layer
         by_key: dict[tuple[Any, ...], list[bool]] = {}
