@@ -139,3 +139,29 @@ def test_the_report_folds_activations_within_one_budget(monkeypatch: pytest.Monk
     monkeypatch.setattr(relevance, "FOLD_WORK", cost)  # fewer than one fold per distinct row
     bounded = relevance.head_relevance(T, encoding, construction.structural, layer_functions(T))
     assert bounded.ignored == {} and "too large to fold" in bounded.note
+
+
+# -- the defence runs as many seeded inputs as its budget allows (up to 32), not 3 -----------------------------------
+
+def test_a_score_edited_to_read_a_value_that_a_lying_solver_lets_through_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """unique-hard's fetch score with ``j.op − 6`` made ``j.op + i.val`` (its penalty now reads a value coordinate),
+    forged with the kernel's own derivation: only the key lemma is false, and a solver that answers unsat to everything
+    let it through. The defence runs T with actual scores on all pairs, but on 3 seeded inputs, where no value meets
+    an op code, and 186 of its 30,000 evaluations: ACCEPTED, though x = (-2, 4) reads out -1 for sign(6). It now runs
+    up to 32 seeded inputs while the budget lasts (one, as before, when a run takes the whole budget)."""
+    import mutants
+    from forge import Forgery, forge, verdict
+    from verified_aat.certificates.kernel_form import transformer_form
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.kernel import solvers
+    circuit = mutants.probe_fnc_circuit()
+    T = transformer_form(get_construction("unique-hard").compile(circuit).transformer)
+    score = T["functions"][0]["gates"]
+    assert score[3] == ["input", 3] and score[8] == ["const", "-6"] and score[9] == ["add", [4, 8]]  # i.val, j.op - 6
+    score[9] = ["add", [4, 3]]
+    doc = forge(Forgery(circuit, T, construction="unique-hard"))
+    monkeypatch.setitem(solvers.SOLVERS, "z3", lambda text, timeout_ms: "unsat")
+    report = verdict(doc, jobs=1)
+    assert report.outcome == "rejected" and report.rejections[0].check == "defence", report.reasons
+    honest = verdict(forge(Forgery(circuit, construction="unique-hard")), jobs=1)
+    assert honest.outcome == "accepted" and "32 seeded input(s)" in honest.defence, honest.defence

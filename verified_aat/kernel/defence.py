@@ -30,7 +30,8 @@ ALL_PAIRS_LIMIT = 200
 ALL_PAIRS_WORK = 4_000_000  # score gates evaluated per all-pairs attention
 SET_CHECK_WORK = 1_000_000  # past ALL_PAIRS_LIMIT: score gates evaluated to test the kernel's sets, per head and function,
 SET_CHECK_TOTAL = 4_000_000  # ... and for all of them together
-VECTORS = 3
+VECTORS = 32  # seeded inputs run in full, while the budget lasts (3 left most of it unused on short sequences, and a
+#               score made to read a value coordinate, a false key lemma a lying solver let through, went unseen: red team 12)
 DEFAULT_BUDGET = 30_000  # activation evaluations, at least
 PER_POSITION = 5         # ... or this many per position: about one full run of a typical construction
 RUN_BITS = 4_096         # a value of the full run past this size stops it (garbage at unsettled positions grows
@@ -95,13 +96,14 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
     from .defence_sample import boolean_vectors, sample_steps, seeded_vectors
     bits = ctx.domain == "boolean" or ctx.doc.get("netlist") is not None  # a netlist's values stay 0/1 on 0/1
     vectors = boolean_vectors if bits else seeded_vectors  # made when read: a sample alone reads one of them
-    inputs = list(islice(vectors(C.n_inputs, ctx.options.seed), VECTORS)) if budget >= N else []
+    seeded, inputs = vectors(C.n_inputs, ctx.options.seed, VECTORS), []  # those run: made only if the budget allows
     spent, reached, done, why, run = 0, 0, [], "", None
     specialized = {fn.number: Specialized(fn.layer.activation, T.dimension, ctx.structural) for fn in ctx.functions}
     tested: dict[tuple[int, int], int] = {}  # the heads whose sets were tested against actual scores (all inputs)
-    for vector, x in enumerate(inputs):  # none when the budget is below one full layer (N)
+    for vector in range(VECTORS if budget >= N else 0):  # none when the budget is below one full layer (N)
         if spent >= budget or (vector and spent + 2 * N > budget):
             break
+        inputs.append(x := next(seeded))
         layer = 0
         try:
             run = _Run(ctx, x, specialized, tested)  # one compiled specialization per key for all inputs
@@ -129,13 +131,14 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
     scored = counted(sum(tested.values()), "score gate")
     attention = "actual scores on all pairs" if run is not None and run.brute else "the kernel's argmax sets" + (
         f" (tested against the actual scores, {scored})" if any(tested.values()) else "")
-    full = (f"{counted(len(done), 'seeded input')}, layers run {', '.join(done)}, "
+    full = (f"{counted(len(done), 'seeded input')}, layers run "
+            f"{done[0] + ' each' if len(done) > 1 == len(set(done)) else ', '.join(done)}, "
             f"{counted(spent, 'activation evaluation')}, "
             f"attention from {attention}") if done else ""
     if reached == n_layers and not why:
         return [], full
     fallback = () if bits else boolean_vectors(C.n_inputs, ctx.options.seed)  # where C's values grow too large
-    candidates = chain(inputs or islice(vectors(C.n_inputs, ctx.options.seed), VECTORS), fallback)
+    candidates = chain(inputs, islice(vectors(C.n_inputs, ctx.options.seed), len(inputs), 3), fallback)
     problem, sampled = sample_steps(ctx, candidates, range(reached + 1, n_layers + 1),
                                     max(budget - spent, budget // 4), ctx.options.seed)  # the layers not reached
     stopped = f"full run stopped: {why}" if why else "" if done else \

@@ -34,23 +34,29 @@ MAX_STEPS = 20_000  # steps sampled at most (about a second)
 SEEDED = [[rational(Fraction(a - 9, b + 1)) for b in range(4)] for a in range(19)]  # a seeded value, made once
 
 
-def boolean_vectors(n: int, seed: int) -> Iterator[list[Number]]:
+def boolean_vectors(n: int, seed: int, count: int = 3) -> Iterator[list[Number]]:
     """0/1 vectors for a circuit over the Boolean domain (a netlist's values stay 0 or 1): seeded bits, all ones,
-    then zeros, each made when read (a sample reads the next only where C's values grow too large on one; at 10^6
-    inputs making one takes about a second)."""
+    zeros, then ``count`` − 3 more seeded bits, each made when read (a sample reads the next only where C's values
+    grow too large on one; at 10^6 inputs making one takes about a second)."""
     rng = random.Random(seed)
     yield [rng.randint(0, 1) for _ in range(n)]
     yield [1] * n
     yield [0] * n
+    for _ in range(count - 3):
+        yield [rng.randint(0, 1) for _ in range(n)]
 
 
-def seeded_vectors(n: int, seed: int) -> Iterator[list[Number]]:
-    """Small integers (many ties), signed rationals, then zeros, each made when read."""
+def seeded_vectors(n: int, seed: int, count: int = 3) -> Iterator[list[Number]]:
+    """Small integers (many ties), signed rationals, zeros, then ``count`` − 3 more, integers in −8..8 and signed
+    rationals by turns, each made when read."""
     rng = random.Random(seed)
     yield [rng.choice((-2, -1, 0, 0, 1, 1, 2)) for _ in range(n)]
     fractions = [Fraction(rng.randint(-9, 9), rng.randint(1, 5)) for _ in range(n)]
     yield [rational(exact(v)) for v in fractions]
     yield [0] * n
+    for k in range(count - 3):
+        yield [rng.randint(-8, 8) if k % 2 == 0 else rational(exact(Fraction(rng.randint(-9, 9), rng.randint(1, 5))))
+               for _ in range(n)]
 
 
 def sample_steps(ctx: Context, inputs: Iterable[list[Number]], layers: range, budget: int, seed: int
