@@ -165,3 +165,41 @@ def test_a_score_edited_to_read_a_value_that_a_lying_solver_lets_through_is_caug
     assert report.outcome == "rejected" and report.rejections[0].check == "defence", report.reasons
     honest = verdict(forge(Forgery(circuit, construction="unique-hard")), jobs=1)
     assert honest.outcome == "accepted" and "32 seeded input(s)" in honest.defence, honest.defence
+
+
+# -- certify --export-smt: no lemma file replaces an input, and none is refused after the certificate was written -----
+
+def test_an_input_named_like_a_lemma_file_in_the_export_directory_is_refused_before_anything_is_written(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``certify DIR/KIND-ID.smt2 --format text --export-smt DIR -o C.json``: the circuit file has the name of one of
+    its own lemma files. The lemma files are written after the certificate, and only there was the input refused:
+    C.json was written and "proved" printed, then exit 2. Round 11 refused -o and --report files named so before any
+    work; inputs (and hard links, which no name shows) are known only by the files read, so every lemma file is now
+    checked against them before the certificate is written."""
+    from verified_aat.cli.main import main
+    circuit = tmp_path / "c.circ"
+    circuit.write_text("input x y\na = add x y\nb = mul a y\noutput b\n")
+    smt = tmp_path / "smt"
+    smt.mkdir()
+    assert main(["certify", str(circuit), "-c", "gate-edge", "--export-smt", str(smt), "-o", str(tmp_path / "first.json")]) == 0
+    for name in sorted(p.name for p in smt.iterdir())[:2]:
+        for how in ("copy", "hard link"):
+            target = smt / name
+            target.unlink()
+            if how == "copy":
+                target.write_text(circuit.read_text())
+                given = target
+            else:
+                given = tmp_path / "linked.circ"
+                given.unlink(missing_ok=True)
+                given.hardlink_to(circuit)
+                target.hardlink_to(circuit)
+            before = circuit.read_text()
+            capsys.readouterr()
+            out = tmp_path / "second.json"
+            assert main(["certify", str(given), "--format", "text", "-c", "gate-edge", "--export-smt", str(smt),
+                         "-o", str(out)]) == 2
+            captured = capsys.readouterr()
+            assert "refusing to overwrite an input" in captured.err and "\n" not in captured.err.strip(), captured.err
+            assert not out.exists() and "proved" not in captured.out, captured.out
+            assert target.read_text() == before == circuit.read_text()

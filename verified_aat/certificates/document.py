@@ -144,14 +144,18 @@ def write_certificate(doc: dict[str, Any], path: str | os.PathLike[str]) -> None
     write_atomically(str(path), certificate_bytes(doc, compressed=str(path).endswith(".gz")))
 
 
+def smt_files(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every lemma as (``<kind>-<id12>.smt2``, its text, runnable by any SMT-LIB solver)."""
+    return [(f"{lemma['kind'].replace(':', '-')}-{lemma['id'][:12]}.smt2",
+             f"; {lemma['kind']} lemma, closed by the engine with {lemma['engine']}; expected: unsat\n"
+             + lemma["smt2"]) for lemma in doc["lemmas"]]
+
+
 def export_smt(doc: dict[str, Any], directory: str | os.PathLike[str]) -> list[Path]:
-    """Write every lemma as ``<kind>-<id12>.smt2`` (runnable by any SMT-LIB solver)."""
+    """Write every lemma as ``<kind>-<id12>.smt2`` (:func:`smt_files`) into ``directory``."""
     from ..files import write_into_directory
 
-    files = [(f"{lemma['kind'].replace(':', '-')}-{lemma['id'][:12]}.smt2",
-              f"; {lemma['kind']} lemma, closed by the engine with {lemma['engine']}; expected: unsat\n"
-              + lemma["smt2"]) for lemma in doc["lemmas"]]
-    return [Path(path) for path in write_into_directory(os.fspath(directory), files)]
+    return [Path(path) for path in write_into_directory(os.fspath(directory), smt_files(doc))]
 
 
 def is_constructions_own(doc: dict[str, Any]) -> bool | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                          jobs=max(1, args.jobs), refute=not args.no_refute, kernel=not args.no_kernel,
                          progress=progress, sections=sections, include_timings=not args.no_timings,
                          cluster=args.cluster)
-        doc = result.certificate
+        _check_smt_targets(doc := result.certificate, args.export_smt)  # before the certificate is written
         if doc is not None and args.output and args.output != "-":
             with progress.stage("write"):
                 write_certificate(doc, args.output)
@@ -115,6 +116,15 @@ def run(args: argparse.Namespace) -> int:
         write(result, args.report, quiet=args.output == "-" or getattr(args, "json", False), layout=args.layout,
               transformer_path=args.transformer)
     return code
+
+
+def _check_smt_targets(doc: dict[str, Any] | None, directory: str | None) -> None:
+    """The lemma files of --export-smt are written last: each is checked before anything is (an input named like one,
+    in that directory, was refused only after the certificate had been written and "proved" said: red team 12)."""
+    from ..certificates.document import smt_files
+    from ..files import check_output
+    for name, _ in smt_files(doc) if doc is not None and directory else ():
+        check_output(os.path.join(directory, name))  # type: ignore[arg-type]
 
 
 def _kernel_line(result) -> tuple[str, str | None]:  # type: ignore[no-untyped-def]
