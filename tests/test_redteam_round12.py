@@ -203,3 +203,24 @@ def test_an_input_named_like_a_lemma_file_in_the_export_directory_is_refused_bef
             assert "refusing to overwrite an input" in captured.err and "\n" not in captured.err.strip(), captured.err
             assert not out.exists() and "proved" not in captured.out, captured.out
             assert target.read_text() == before == circuit.read_text()
+
+
+# -- the round trip's link 1 is proved only when the trusted kernel accepts its certificate, as certify's is ----------
+
+def test_the_round_trips_first_link_is_proved_only_when_the_kernel_accepts_it() -> None:
+    """``audit -c gate-edge C --round-trip -o DIR`` said "link 1 ... proved" and wrote lower-bound.cert.json from the
+    engine's proof alone, for a circuit with a 3,000-digit constant, which ``check`` then called *not checked* (the
+    kernel reads constants of at most 2,000 digits; ``certify`` refuses such a circuit). Any engine proof the kernel
+    would not accept went the same way. Link 1 now ends with the kernel's verdict: unknown, with its reason, and no
+    certificate; an honest link 1 is still proved, with the certificate the kernel accepted."""
+    from verified_aat.audit.round_trip import round_trip
+    from verified_aat.circuits.text_format import parse_circuit_text
+    from verified_aat.kernel import Options, check_certificate
+    big = round_trip(parse_circuit_text(f"input x\nc = const {'7' * 3000}\ny = add x c\noutput y\n"), "gate-edge",
+                     keep_certificates=True)
+    assert big.lower_bound == "unknown" and "lower_bound" not in big.certificates, big.lower_bound
+    assert "did not accept" in big.lower_reason and big.status == "unknown"
+    small = round_trip(parse_circuit_text("input x y\na = add x y\nb = mul a y\noutput b\n"), "gate-edge",
+                       keep_certificates=True)
+    assert small.lower_bound == "proved" and small.status == "proved", small
+    assert check_certificate(json.loads(json.dumps(small.certificates["lower_bound"])), Options()).accepted

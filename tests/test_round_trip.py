@@ -226,6 +226,11 @@ def test_links_about_different_transformers_do_not_compose(monkeypatch: pytest.M
         return dataclasses.replace(real(*args, **kwargs), transformer=other)
 
     monkeypatch.setattr(certify_module, "certify", swapped)
+    refused = round_trip(circuit, "gate-edge")  # the trusted kernel does not accept link 1's certificate (round 12)
+    assert refused.lower_bound == UNKNOWN and "did not accept" in refused.lower_reason
+    import importlib  # the module (the package's ``round_trip`` is the function): were link 1 proved all the same,
+    module = importlib.import_module("verified_aat.audit.round_trip")  # link 2 would not compose
+    monkeypatch.setattr(module, "_kernel_checked", lambda circuit, certified, timeout_ms: (PROVED, None, ""))
     result = round_trip(circuit, "gate-edge")
     assert result.lower_bound == PROVED and result.identity == PROVED
     assert result.audit == UNKNOWN and "different transformers" in result.audit_reason

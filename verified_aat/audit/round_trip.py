@@ -4,7 +4,8 @@ Three links, each with its own status (proved / refuted / unknown / skipped);
 the round trip is *proved* only when all three are:
 
 1. *Lower bound*: compile C with a construction into T_K and certify that T_K
-   simulates C (:func:`verified_aat.symbolic.certify.certify`, kernel-checked).
+   simulates C (:func:`verified_aat.symbolic.certify.certify`, then the trusted kernel:
+   *proved* only when it accepts the certificate).
 2. *Upper bound*: U_N = T_K on *every* sequence of length N = |enc(C, x)|.  With
    the honest unroller (:func:`.unroll.unroll`) this is the all-N audit
    certificate (:func:`.prove_all_n.prove_all_n`, kernel-checked): U_N = T_K for
@@ -80,7 +81,7 @@ class RoundTrip:
     layers: int
     unrolled_gates: int          # U_N's gates (with the constants): built, or by the size formula when not built
     symbolic_gates: int          # gates of U_N that an input slot reaches (0 when U_N is not built)
-    lower_bound: str             # link 1, T_K simulates C: proved / refuted / unknown / skipped
+    lower_bound: str             # link 1, T_K simulates C: proved (the kernel accepted) / refuted / unknown / skipped
     identity: str                # link 3, U_N(enc(C, x)) = C(x): proved / refuted / unknown / skipped
     method: str                  # normal-form or z3 (U_N built), composition (links 1 and 2; U_N not built)
     witness: tuple[Fraction, ...] | None = None
@@ -93,6 +94,7 @@ class RoundTrip:
     audit_method: str = ""       # all-N (the family certificate, every N) or per-N (at N only); "" when skipped
     unrolled_built: bool = True  # whether U_N was built (at most BUILD_GATES gates, or a per-N link 2 needs it)
     certificates: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    lower_reason: str = ""       # why link 1 is unknown though the engine proved it (the kernel did not accept)
 
     @property
     def links(self) -> dict[str, str]:
@@ -261,15 +263,13 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
     compiled = con.compile(circuit)
     T = compiled.transformer
     lower, certificates, certified = SKIPPED, {}, None
+    lower_reason = ""
     if certify_lower_bound:
         from ..symbolic.certify import certify
         certified = certify(circuit, con, timeout_ms=timeout_ms)
-        lower = str(certified.status)
-        if keep_certificates and lower == PROVED:
-            from ..certificates.document import build_certificate
-            from ..circuits.link_section import carry_link, netlist_section
-            certificates["lower_bound"] = build_certificate(
-                certified, netlist=netlist_section(carry_link(circuit, certified.circuit)))
+        lower, doc, lower_reason = _kernel_checked(circuit, certified, timeout_ms)
+        if keep_certificates and doc is not None:
+            certificates["lower_bound"] = doc
     clock.lap("lower bound")
     n = compiled.encoding.length
     gates = size_formula(T, n).size_bound
@@ -299,4 +299,20 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
     audit.pop("audit_certificate", None)
     return RoundTrip(circuit=circuit.name, construction=construction, mode=circuit.domain.value, n_positions=n,
                      layers=T.n_layers, unrolled_gates=gates, lower_bound=lower, unrolled_built=unrolled is not None,
-                     seconds=clock.seconds, certificates=certificates, **identity, **audit)
+                     seconds=clock.seconds, certificates=certificates, lower_reason=lower_reason, **identity, **audit)
+
+
+def _kernel_checked(circuit: Circuit, certified: Any, timeout_ms: int) -> tuple[str, dict[str, Any] | None, str]:
+    """Link 1 as ``certify`` states it: the engine's proof is a proposal, *proved* only when the trusted kernel
+    accepts its certificate (then that certificate), else *unknown* and why. The round trip said *proved* and wrote
+    a certificate the kernel had never seen (a 3,000-digit constant: *not checked* by ``check``; red team, round 12)."""
+    if certified.status != PROVED:
+        return str(certified.status), None, ""
+    from ..certificates.document import build_certificate, certificate_bytes
+    from ..circuits.link_section import carry_link, netlist_section
+    from ..kernel import Options, check_certificate
+    doc = build_certificate(certified, netlist=netlist_section(carry_link(circuit, certified.circuit)))
+    report = check_certificate(json.loads(certificate_bytes(doc)), Options(timeout_ms=timeout_ms))
+    if report.accepted:
+        return PROVED, doc, ""
+    return UNKNOWN, None, "the trusted kernel did not accept link 1's certificate: " + "; ".join(report.reasons[:2])

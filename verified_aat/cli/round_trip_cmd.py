@@ -169,7 +169,7 @@ def _emit_json(result: Any, written: dict[str, str]) -> None:
     data["seconds"] = {k: {"wall": wall, "cpu": cpu} for k, (wall, cpu) in result.seconds.items()}
     data["links"] = result.links
     data["certificates"] = written
-    reasons = [r for r in (result.reason, result.audit_reason) if r]
+    reasons = [r for r in (result.lower_reason, result.reason, result.audit_reason) if r]
     doc = envelope("audit", result.status, reasons=reasons,
                    counts={"positions": result.n_positions, "unrolled_gates": result.unrolled_gates,
                            "symbolic_gates": result.symbolic_gates, "audit_lemmas": result.audit_lemmas},
@@ -188,6 +188,8 @@ def _print(result: Any, written: dict[str, str]) -> None:
     print(f"round trip {result.circuit} via {result.construction}: T_K has {plural(result.layers, 'layer')}; "
           f"N = {result.n_positions}; {built}")
     print(f"link 1, T_K simulates C (per-circuit certificate): {result.lower_bound}")
+    if result.lower_reason:
+        print(f"  reason: {result.lower_reason}")
     lemmas = f", {plural(result.audit_lemmas, 'lemma')}" if result.audit_lemmas else ""
     if result.audit_method == "all-N":
         print(f"link 2, U_N = T_K on every sequence of length N, for every N >= 1, here N = {result.n_positions} "
