@@ -164,7 +164,7 @@ def test_a_score_edited_to_read_a_value_that_a_lying_solver_lets_through_is_caug
     report = verdict(doc, jobs=1)
     assert report.outcome == "rejected" and report.rejections[0].check == "defence", report.reasons
     honest = verdict(forge(Forgery(circuit, construction="unique-hard")), jobs=1)
-    assert honest.outcome == "accepted" and "32 seeded input(s)" in honest.defence, honest.defence
+    assert honest.outcome == "accepted" and "32 seeded inputs" in honest.defence, honest.defence
 
 
 # -- certify --export-smt: no lemma file replaces an input, and none is refused after the certificate was written -----
