@@ -24,6 +24,7 @@ class EdgeScheme:
     extra_layers: int                       # T_K has K + extra_layers layers
     circuit_class: str
     values: tuple[str, ...]
+    names: tuple[str, ...]                  # the coordinates, the value ones named val and sq
     phases: tuple[str, ...] = ("step",)
 
 

@@ -36,6 +36,7 @@ class Scheme:
     shapes: tuple[Shape, ...]        # every gate falls in exactly one shape
     circuit_class: str
     values: tuple[str, ...]          # value coordinates: val (gates: V(g); edges u → v: V(u)) and maybe sq (V(u)²)
+    names: tuple[str, ...]           # the coordinates, the value ones named val and sq (``schematic_scheme``)
     phases: tuple[str, ...] = ("fetch", "gather")
     slots: tuple[int | str, ...] | None = None  # an edge's slot classes (fan-in ≤ 2: 0, 1; unbounded: 0, 1, ABOVE);
     # None: one symbolic slot
@@ -101,7 +102,7 @@ class Rows:
     def __init__(self, scheme: Any):
         self.scheme = scheme
         self.construction: Construction = scheme.construction
-        self.coordinates = self.construction.coordinates
+        self.coordinates = scheme.names
         self.values: tuple[str, ...] = scheme.values
 
     def _values(self, lemma: Lemma, row: list[str], p: str, values: dict[str, str]) -> list[str]:

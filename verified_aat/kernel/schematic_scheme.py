@@ -18,14 +18,16 @@ def scheme_of(c: Construction) -> Scheme | EdgeScheme:
     """The induction for ``c`` and its parameters, or NotChecked saying why there is none."""
     roles = set(c.role_kinds)
     shapes, circuit_class = _shapes(c)
-    if "val" not in c.coordinates:
-        raise NotChecked("the every-K induction carries values in a coordinate named 'val'; the document has none")
-    values = ("val", "sq") if "sq" in c.coordinates else ("val",)
-    claims = [["val", "source", 1]] + ([["sq", "source", 2]] if "sq" in values else [])
     schedule = c.data.get("schedule")
     need(type(schedule) is dict, "$.construction_document.schedule", "expected an object")
+    val, sq = _value_names(c, schedule)
+    values = ("val", "sq") if sq else ("val",)
+    canonical = tuple("val" if n == val else "sq" if n == sq else n for n in c.coordinates)
+    if len(set(canonical)) != len(canonical) or val == sq:
+        raise NotChecked("the lemmas call the value coordinates val and sq; another coordinate has one of these names")
+    claims = [[val, "source", 1]] + ([[sq, "source", 2]] if sq else [])
     if roles == {"gate", "edge"}:
-        _schedule_is(schedule, "gate", 2, 0, "gate", [["val", "gate", 1]], [])
+        _schedule_is(schedule, "gate", 2, 0, "gate", [[val, "gate", 1]], [])
         _schedule_is(schedule, "edge", 2, 1, "source", claims, [])
         edge = c.group("edge")
         assert edge is not None
@@ -35,17 +37,26 @@ def scheme_of(c: Construction) -> Scheme | EdgeScheme:
         reads_slot = any("slot" in names(f) for f in next(iter(forms)))
         fixed = all(s.fan_in is not None for s in shapes)  # fan-in ≤ 2: slots 0 and 1; else also the class ≥ 2
         slots = ((0, 1) if fixed else (0, 1, ABOVE)) if reads_slot else None
-        return Scheme(c, shapes, circuit_class, values, slots=slots)
+        return Scheme(c, shapes, circuit_class, values, canonical, slots=slots)
     if roles == {"edge", "sink"}:
         offset = schedule.get("edge", {}).get("offset") if type(schedule.get("edge")) is dict else None
         if offset not in (0, 1):
             raise NotChecked("the edge induction settles an edge at depth(source) + 0 or + 1")
-        early = [] if offset == 0 else [["input", "val", -1], ["const", "val", -1]] + (
-            [["const", "sq", -1]] if "sq" in values else [])
+        early = [] if offset == 0 else [["input", val, -1], ["const", val, -1]] + ([["const", sq, -1]] if sq else [])
         for role in ("edge", "sink"):
             _schedule_is(schedule, role, 1, offset, "source", claims, early)
-        return EdgeScheme(c, shapes, offset, circuit_class, values)
+        return EdgeScheme(c, shapes, offset, circuit_class, values, canonical)
     raise NotChecked(f"no every-K induction for positions with roles {sorted(roles)} (gate+edge, or edge+sink)")
+
+
+def _value_names(c: Construction, schedule: dict[str, Any]) -> tuple[str, str | None]:
+    """The coordinates the edge rule claims V(u) and V(u)² of (powers 1 and 2), whatever their names (the lemmas
+    call them val and sq); without such claims val, and sq if the document has one: the schedule then fails P3."""
+    rule = schedule.get("edge")
+    claims = rule.get("claims") if type(rule) is dict and type(rule.get("claims")) is list else []
+    found = {p: n for n, r, p in reversed([x for x in claims if type(x) is list and len(x) == 3])
+             if r == "source" and type(p) is int and n in c.coordinates}
+    return found.get(1, "val"), found.get(2, "sq" if "sq" in c.coordinates else None)
 
 
 def _shapes(c: Construction) -> tuple[tuple[Shape, ...], str]:
@@ -111,12 +122,12 @@ def encoding_problems(scheme: Scheme | EdgeScheme) -> list[str]:
     fan-in 0 holds 0, no input edge is claimed to hold x_i² at layer 0, outputs are read at val of the gate
     (gate-edge) or of the sink (edge)."""
     c = scheme.construction
-    val = c.coordinates.index("val")
-    sq = c.coordinates.index("sq") if "sq" in scheme.values else None
+    val = scheme.names.index("val")
+    sq = scheme.names.index("sq") if "sq" in scheme.values else None
     holders = ("gate",) if isinstance(scheme, Scheme) else ("edge", "sink")
     problems = [f"inputs are placed in {c.coordinates[g.input]} of the {g.role} positions, which the induction holds "
                 "at its row formula (an input goes into val or sq)" for g in c.groups if g.role not in holders
-                and g.input is not None and c.coordinates[g.input] not in scheme.values]
+                and g.input is not None and scheme.names[g.input] not in scheme.values]
     if isinstance(scheme, EdgeScheme) and sq is not None and scheme.extra_layers == 0:
         problems.append("with offset 0 an input's edges would hold x_i² in sq at layer 0; an encoding puts x_i in val "
                         "only")
