@@ -321,9 +321,9 @@ def test_construction_check_reports_the_kernels_reading(tmp_path, capsys):
     early["schedule"]["gate"]["scale"] = 1
     path = tmp_path / "early.json"
     path.write_text(json.dumps(early, indent=1))
-    assert main(["construction", "check", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{path}:" in err and "settles gate positions at 1·depth" in err
+    assert main(["construction", "check", str(path)]) == 0  # another layering may settle gates this early
+    out = capsys.readouterr().out
+    assert "every K: no induction of the kernel applies" in out and "settles gate positions at 1·depth" in out
     deep = copy.deepcopy(HONEST)
     deep["name"] = "deep"
     deep["positions"][0]["row"]["*"]["a"] = "id*id*id*id*id*id*id*id*id"

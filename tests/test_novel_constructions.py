@@ -24,12 +24,13 @@ DATA = ROOT / "tests" / "data" / "constructions_novel"
 FSAC = ROOT / "specs" / "circuits" / "mixed_depth6.circ"
 FNC = ROOT / "specs" / "circuits" / "square_multi_edge.circ"
 
-CORRECT = ["ge-renamed", "ge-affine-keys", "ge-dot-decomp", "ge-slack", "ge-rotated", "ek-offset20", "eo-renamed",
+CORRECT = ["ge-renamed", "ge-affine-keys", "ge-dot-decomp", "ge-slack", "ge-rotated", "ge-scratch-live", "ged-renamed",
+           "ek-offset20", "ek-sinks-first", "ek-first-slot1", "eo-renamed",
            "uhl-tiebreak", "uhl-right-second"]
 # wrong documents whose transformer is wrong: refuted on the circuit named here
 WRONG = {"bad-ge-polar-sign": FSAC, "bad-ge-gather-tie": FSAC, "bad-ge-no-reset": FSAC,
          "bad-ge-gather-leftmost": FSAC, "bad-ge-add-k1": FSAC, "bad-ek-slot-unclamped": FSAC,
-         "bad-uhl-second-tie": FNC, "bad-eo-no-suffix": FSAC, "bad-ge-renamed-polar": FSAC}
+         "bad-uhl-second-tie": FNC, "bad-eo-no-suffix": FSAC, "bad-ge-renamed-polar": FSAC, "bad-ge-fetch-tie": FSAC}
 
 
 def _construction(name: str) -> DocumentConstruction:
@@ -89,3 +90,24 @@ def test_a_coordinate_named_val_beside_renamed_values_is_not_checked() -> None:
     from verified_aat.kernel.schematic_scheme import scheme_of
     with pytest.raises(NotChecked, match="another coordinate has one of these names"):
         scheme_of(read_construction(document, "$.construction_document"))
+
+
+@pytest.mark.parametrize("name", ["bad-ge-edge-code", "bad-eo-input-sq"])
+def test_a_false_invariant_under_a_right_transformer_is_unknown_never_proved(name: str) -> None:
+    """The schedule claims more than holds (an edge overwritten after its fetch; x² at layer 0) while the read-out is
+    right: no counterexample can exist, so the answer is unknown, with the failed obligation named."""
+    result = va.certify(va.load_circuit(str(FSAC)), _construction(name))
+    assert result.status == va.Status.UNKNOWN and result.problems, result
+
+
+def test_one_layer_per_level_with_gate_positions_is_not_refused_as_early() -> None:
+    """gek: edge-k with a position per gate instead of sinks, every position settled at depth. The every-K
+    induction's schedule (2·depth for gates) is not the only possible one: `construction check` used to refuse the
+    document (exit 2, "before the 2·depth + 0 at which their operands' values can have reached them") that certify
+    proves and the kernel accepts."""
+    from verified_aat.cli.main import main
+    path = DATA / "gek.json"
+    assert main(["construction", "check", str(path)]) == 0
+    result = va.certify(va.load_circuit(str(FSAC)), _construction("gek"))
+    assert result.status == va.Status.PROVED
+    assert va.check(va.certificate(result), solver_trust=False).outcome == va.Verdict.ACCEPTED

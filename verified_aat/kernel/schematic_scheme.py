@@ -100,11 +100,12 @@ def _schedule_is(schedule: dict[str, Any], role: str, scale: int, offset: int, r
 
 
 class EarlySchedule(Exception):
-    """A schedule that settles positions before the layers that compute them."""
+    """A schedule that settles positions before the induction's layers can compute them (another layering, e.g.
+    one layer per level, may well: then no every-K induction of the kernel applies, nothing worse)."""
 
     def __init__(self, role: str, a: int, b: int, scale: int, offset: int):
         super().__init__(f"the document's schedule settles {role} positions at {a}·depth + {b}, before the "
-                         f"{scale}·depth + {offset} at which their operands' values can have reached them")
+                         f"{scale}·depth + {offset} at which the induction's layers can have computed them")
 
 
 def _same(row: Any, want: Any) -> bool:
