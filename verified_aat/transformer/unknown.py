@@ -146,8 +146,9 @@ except ImportError:  # pragma: no cover
 
 
 def shift(total: Any, old: Any, new: Any) -> Any:
-    """``total + (new − old)``, the same value with one new form at most (an average's running sum); none is ⊥."""
-    if type(total) is not Form and type(old) is not Form and type(new) is not Form:
+    """``total + (new − old)``, the same value with one new form at most (an average's running sum); ``old`` and
+    ``new`` are not ⊥. A ⊥ total stays ⊥: another member's ⊥ is still in the sum."""
+    if total is UNKNOWN or type(total) is not Form and type(old) is not Form and type(new) is not Form:
         return total + (new - old)
     terms = dict(total.terms) if type(total) is Form else {}
     const = total.const if type(total) is Form else total
