@@ -114,3 +114,15 @@ def test_one_layer_per_level_with_gate_positions_is_not_refused_as_early() -> No
     result = va.certify(va.load_circuit(str(FSAC)), _construction("gek"))
     assert result.status == va.Status.PROVED
     assert va.check(va.certificate(result), solver_trust=False).outcome == va.Verdict.ACCEPTED
+
+
+def test_a_slack_layer_is_unknown_for_every_k_with_what_proves_it() -> None:
+    """A fetch layer after the last block: every K is beyond the induction (unknown, saying what proves it), one
+    K is proved, trailing layer included."""
+    construction = _construction("ge-slack")
+    every = va.prove_construction(construction, witness_budget=2)
+    assert every.status == va.Status.UNKNOWN
+    assert any("prove-construction -K K" in p for p in every.problems), every.problems
+    one = va.prove_construction(construction, depth_bound=2)
+    assert one.status == va.Status.PROVED
+    assert va.check(one.certificate, solver_trust=False).outcome == va.Verdict.ACCEPTED

@@ -162,6 +162,16 @@ def _no_induction(construction: Construction) -> str | None:
     return None
 
 
+def _layers_hint(construction: Construction, problems: list[str]) -> list[str]:
+    """What proves a document whose prefix or suffix layers the every-K proof does not cover (P4)."""
+    spec = (document_data(construction) or {}).get("transformer", {})
+    if not any("schematic-layers" in p for p in problems) or not (spec.get("prefix") or spec.get("suffix")):
+        return []
+    return ["the every-K proof covers T_K = K × block only (edge layouts: and a suffix that repeats the block), not "
+            "this document's prefix or suffix layers: `prove-construction -K K` proves T_K for one K (layers after "
+            "the 2K included), `certify` each circuit"]
+
+
 def _trailing_depth(construction: Construction, T: Transformer) -> int | None:
     """K for a T that is 2K layers of the gate/edge induction followed by layers that do not begin another
     pair (an extra final layer, proved to keep every gate's row: P9).  None: T has an even number of layers,
@@ -344,6 +354,6 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
         if found.counterexample is not None:  # refutes ℝ only; over Q it is still open
             return finish(UNKNOWN, None, lemmas, problems + failed + ["an irrational witness refutes the claim over ℝ "
                                                                      "only: not refuted over Q"], found)
-        return finish(UNKNOWN, None, lemmas, problems + failed + undecided +
+        return finish(UNKNOWN, None, lemmas, problems + failed + undecided + _layers_hint(construction, problems) +
                       [f"no replayed witness in {plural(found.circuits_tried, 'circuit')}: not refuted"], found)
     raise AssertionError("unreachable: proved, or problems, false or undecided lemmas")
