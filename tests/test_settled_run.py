@@ -196,7 +196,7 @@ def test_full_computes_every_value_and_trace_shows_what_the_settled_run_left_out
 
 
 def test_a_bad_settle_section_is_one_line_of_bad_input(tmp_path):
-    good = get_construction("gate-edge").compile(__import__("verified_aat").api.family("majority", 3)).encoding
+    good = get_construction("gate-edge").compile(__import__("verified_aat.api", fromlist=["family"]).family("majority", 3)).encoding
     doc = good.to_json()
     assert Encoding.from_json(doc).settle == good.settle
     for broken in ({"patterns": [[[0, 99]]], "of_position": [0] * good.length},

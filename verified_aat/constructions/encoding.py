@@ -87,7 +87,7 @@ class Encoding:
 
     # -- JSON ---------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        return {**self._head(), "rows": [_numerals(row) for row in self.rows],
+        return {**self._head(), "rows": [_numerals(row, p) for p, row in enumerate(self.rows)],
                 "input_slots": [list(s) for s in self.input_slots], "readout": [list(r) for r in self.readout],
                 "roles": [[r.kind, r.gate, r.source, r.slot] for r in self.roles], **self._tail()}
 
