@@ -128,13 +128,10 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
         reached = max(reached, layer)
         if layer < n_layers:
             break
-    scored = counted(sum(tested.values()), "score gate")
     attention = "actual scores on all pairs" if run is not None and run.brute else "the kernel's argmax sets" + (
-        f" (tested against the actual scores, {scored})" if any(tested.values()) else "")
-    full = (f"{counted(len(done), 'seeded input')}, layers run "
-            f"{done[0] + ' each' if len(done) > 1 == len(set(done)) else ', '.join(done)}, "
-            f"{counted(spent, 'activation evaluation')}, "
-            f"attention from {attention}") if done else ""
+        f" (tested against the actual scores, {counted(sum(tested.values()), 'score gate')})" * any(tested.values()))
+    full = (f"{counted(len(done), 'seeded input')}, layers run {done[0] + ' each' if len(done) > 1 == len(set(done)) else ', '.join(done)}, "
+            f"{counted(spent, 'activation evaluation')}, attention from {attention}") if done else ""
     if reached == n_layers and not why:
         return [], full
     fallback = () if bits else boolean_vectors(C.n_inputs, ctx.options.seed)  # where C's values grow too large
