@@ -38,8 +38,9 @@ ALLOWED: dict[str, set[str]] = {
     "symbolic": {"certificates", "circuits", "constructions", "refutation", "transformer"},  # obligations, certify
     "schematic": {"certificates", "circuits", "constructions", "kernel", "refutation", "symbolic", "transformer"},
     # any-C proofs; symbolic: the engine's key-lemma prover for the witness replay
-    "audit": {"certificates", "circuits", "constructions", "kernel", "schematic", "symbolic", "transformer"},
-    # unroll T, audit; schematic: the proof-object search both provers share
+    "audit": {"certificates", "circuits", "constructions", "kernel", "pipeline", "schematic", "symbolic", "transformer"},
+    # unroll T, audit; schematic: the proof-object search both provers share; pipeline: the round trip's link 1 is
+    # certify's own (the engine, then the kernel)
     "pipeline": {"certificates", "circuits", "constructions", "kernel", "shards", "symbolic", "transformer"},
     # certify end to end: the engine's stages, then the kernel's verdict
     "results": {"kernel"},

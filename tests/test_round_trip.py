@@ -217,20 +217,20 @@ def test_links_about_different_transformers_do_not_compose(monkeypatch: pytest.M
     """Link 1 must certify the very T_K that link 2 audits (same sha256), else link 2 is not proved."""
     import dataclasses
 
-    from verified_aat.symbolic import certify as certify_module
-    real = certify_module.certify
+    from verified_aat import pipeline
+    real = pipeline.engine_certify
     circuit = load_circuit(str(SPECS / "abs_via_sign.circ"))
     other = get_construction("edge-only").compile(circuit).transformer
 
     def swapped(*args: object, **kwargs: object) -> object:
         return dataclasses.replace(real(*args, **kwargs), transformer=other)
 
-    monkeypatch.setattr(certify_module, "certify", swapped)
+    monkeypatch.setattr(pipeline, "engine_certify", swapped)  # link 1 is pipeline.certify: the engine, then the kernel
     refused = round_trip(circuit, "gate-edge")  # the trusted kernel does not accept link 1's certificate (round 12)
     assert refused.lower_bound == UNKNOWN and "did not accept" in refused.lower_reason
     import importlib  # the module (the package's ``round_trip`` is the function): were link 1 proved all the same,
     module = importlib.import_module("verified_aat.audit.round_trip")  # link 2 would not compose
-    monkeypatch.setattr(module, "_kernel_checked", lambda circuit, certified, timeout_ms: (PROVED, None, ""))
+    monkeypatch.setattr(module, "_lower_bound", lambda circuit, con, timeout_ms: swapped(circuit, con))  # no kernel
     result = round_trip(circuit, "gate-edge")
     assert result.lower_bound == PROVED and result.identity == PROVED
     assert result.audit == UNKNOWN and "different transformers" in result.audit_reason

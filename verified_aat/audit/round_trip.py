@@ -265,11 +265,13 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
     lower, certificates, certified = SKIPPED, {}, None
     lower_reason = ""
     if certify_lower_bound:
-        from ..symbolic.certify import certify
-        certified = certify(circuit, con, timeout_ms=timeout_ms)
-        lower, doc, lower_reason = _kernel_checked(circuit, certified, timeout_ms)
-        if keep_certificates and doc is not None:
-            certificates["lower_bound"] = doc
+        certified = _lower_bound(circuit, con, timeout_ms)
+        lower = str(certified.status)
+        if certified.kernel_report is not None and not certified.kernel_report.accepted:
+            lower_reason = "the trusted kernel did not accept link 1's certificate: " + "; ".join(
+                certified.kernel_report.reasons[:2])
+        if keep_certificates and certified.certificate is not None:
+            certificates["lower_bound"] = certified.certificate
     clock.lap("lower bound")
     n = compiled.encoding.length
     gates = size_formula(T, n).size_bound
@@ -302,17 +304,12 @@ def round_trip(circuit: Circuit, construction: str = "gate-edge", certify_lower_
                      seconds=clock.seconds, certificates=certificates, lower_reason=lower_reason, **identity, **audit)
 
 
-def _kernel_checked(circuit: Circuit, certified: Any, timeout_ms: int) -> tuple[str, dict[str, Any] | None, str]:
-    """Link 1 as ``certify`` states it: the engine's proof is a proposal, *proved* only when the trusted kernel
-    accepts its certificate (then that certificate), else *unknown* and why. The round trip said *proved* and wrote
-    a certificate the kernel had never seen (a 3,000-digit constant: *not checked* by ``check``; red team, round 12)."""
-    if certified.status != PROVED:
-        return str(certified.status), None, ""
-    from ..certificates.document import build_certificate, certificate_bytes
+def _lower_bound(circuit: Circuit, con: Any, timeout_ms: int) -> Any:
+    """Link 1 as ``certify`` gives it (:func:`verified_aat.pipeline.certify`): the engine's proof is a proposal,
+    *proved* only when the trusted kernel accepts its certificate (then ``certificate``), else *unknown* with the
+    kernel's reasons. The round trip once said *proved* from the engine alone and wrote a certificate the kernel had
+    never seen (a 3,000-digit constant: *not checked* by ``check``; red team, round 12)."""
     from ..circuits.link_section import carry_link, netlist_section
-    from ..kernel import Options, check_certificate
-    doc = build_certificate(certified, netlist=netlist_section(carry_link(circuit, certified.circuit)))
-    report = check_certificate(json.loads(certificate_bytes(doc)), Options(timeout_ms=timeout_ms))
-    if report.accepted:
-        return PROVED, doc, ""
-    return UNKNOWN, None, "the trusted kernel did not accept link 1's certificate: " + "; ".join(report.reasons[:2])
+    from ..pipeline import certify
+    return certify(circuit, con, timeout_ms=timeout_ms,
+                   sections=lambda result: {"netlist": netlist_section(carry_link(circuit, result.circuit))})
