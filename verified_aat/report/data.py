@@ -256,7 +256,8 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
     rows = encoding.rows
     relevance = head_relevance(transformer, encoding, construction.structural, layer_functions(transformer))
     out: list[HeadSets] = []
-    cache: dict[Any, tuple[str, ArgmaxSets | None, str]] = {}
+    cache: dict[Any, tuple[str, ArgmaxSets | None, str]] = {}  # by (head name, score)
+    all_pairs: dict[Any, tuple[str, ArgmaxSets | None, str]] = {}  # by score (a head named "all pairs" shared its key)
     left = BRUTE_FORCE_WORK
     for fn in layer_functions(transformer):
         for head in fn.layer.heads:
@@ -266,13 +267,13 @@ def argmax_sets(transformer: Transformer, encoding: Encoding, construction: Cons
                 if own.get(head.name) == k[1] and hint is not None and facts_hold(rows, hint, transformer.coordinates):
                     cache[k] = ("key-join", join_argmax(rows, hint), "")
                 elif score_reads(head.score, transformer.dimension) <= structural:
-                    if ("all pairs", k[1]) not in cache:  # the sets are the score's, whatever the head's name
+                    if k[1] not in all_pairs:  # the sets are the score's, whatever the head's name
                         left -= len(rows) ** 2 * score_size(head.score)
                         sets = brute_force_argmax(rows, head.score) if left >= 0 else None
-                        cache["all pairs", k[1]] = ("all pairs", sets, "" if sets else "sequence too long to score all "
-                                                    "pairs" if left >= 0 else "not shown: the page's budget of "
-                                                    f"{BRUTE_FORCE_WORK:,} score gates on all pairs is spent")
-                    cache[k] = cache["all pairs", k[1]]
+                        all_pairs[k[1]] = ("all pairs", sets, "" if sets else "sequence too long to score all "
+                                           "pairs" if left >= 0 else "not shown: the page's budget of "
+                                           f"{BRUTE_FORCE_WORK:,} score gates on all pairs is spent")
+                    cache[k] = all_pairs[k[1]]
                 else:
                     cache[k] = ("none", None, "the score reads value coordinates: the sets depend on the input")
             method, sets, note = cache[k]
