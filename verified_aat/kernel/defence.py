@@ -135,7 +135,7 @@ def run_defence(ctx: Context) -> tuple[list[str], str]:
     if reached == n_layers and not why:
         return [], full
     fallback = () if bits else boolean_vectors(C.n_inputs, ctx.options.seed)  # where C's values grow too large
-    candidates = chain(inputs, islice(vectors(C.n_inputs, ctx.options.seed), len(inputs), 3), fallback)
+    candidates = chain(inputs, islice(seeded, max(0, 3 - len(inputs))), fallback)  # the first 3, each made once
     problem, sampled = sample_steps(ctx, candidates, range(reached + 1, n_layers + 1),
                                     max(budget - spent, budget // 4), ctx.options.seed)  # the layers not reached
     stopped = f"full run stopped: {why}" if why else "" if done else \
