@@ -262,14 +262,21 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def check_directory_targets(directory: str, names: Sequence[str]) -> list[str]:
+    """The paths of ``names`` in ``directory``, after checking the directory and each of them as an output
+    (:func:`check_output`); nothing is written. A command that writes something else first checks here."""
+    check_output(directory, directory=True)
+    from pathlib import Path
+    targets = [str(Path(directory) / name) for name in names]
+    for path in targets:
+        check_output(path)
+    return targets
+
+
 def write_into_directory(directory: str, files: Sequence[tuple[str, Data]]) -> list[str]:
     """Write ``files`` (name, data) into ``directory``, made if missing; the directory and every target
     are checked before the directory is made or anything is written.  Returns the paths written."""
-    check_output(directory, directory=True)
-    from pathlib import Path
-    targets = [(str(Path(directory) / name), data) for name, data in files]
-    for path, _ in targets:
-        check_output(path)
+    targets = list(zip(check_directory_targets(directory, [name for name, _ in files]), (d for _, d in files)))
     os.makedirs(directory, exist_ok=True)
     write_all_atomically(targets)
     return [path for path, _ in targets]

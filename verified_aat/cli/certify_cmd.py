@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -122,9 +121,9 @@ def _check_smt_targets(doc: dict[str, Any] | None, directory: str | None) -> Non
     """The lemma files of --export-smt are written last: each is checked before anything is (an input named like one,
     in that directory, was refused only after the certificate had been written and "proved" said: red team 12)."""
     from ..certificates.document import smt_files
-    from ..files import check_output
-    for name, _ in smt_files(doc) if doc is not None and directory else ():
-        check_output(os.path.join(directory, name))  # type: ignore[arg-type]
+    from ..files import check_directory_targets
+    if doc is not None and directory:
+        check_directory_targets(directory, [name for name, _ in smt_files(doc)])
 
 
 def _kernel_line(result) -> tuple[str, str | None]:  # type: ignore[no-untyped-def]
