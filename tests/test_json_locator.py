@@ -31,7 +31,7 @@ def _paths(value: Any, path: tuple = ()) -> list[tuple]:
     return out
 
 
-def _naive_lines(text: str, value: Any) -> dict[tuple, int]:
+def _naive_lines(text: str, value: Any, indent: int | None) -> dict[tuple, int]:
     """Each value's line by a slow, obvious method: re-serialise with a marker at the value's place."""
     out = {}
     for path in _paths(value):
@@ -42,7 +42,7 @@ def _naive_lines(text: str, value: Any) -> dict[tuple, int]:
         for key in path[:-1]:
             parent = parent[key]
         parent[path[-1]] = "\u0000MARK"
-        shown = json.dumps(marked, indent=layout_indent[0])
+        shown = json.dumps(marked, indent=indent)
         at = shown.index('"\\u0000MARK"')
         out[path] = shown.count("\n", 0, at) + 1
         if isinstance(path[-1], str):  # a key's value starts on its key's line (json.dumps puts both on one line)
@@ -50,19 +50,16 @@ def _naive_lines(text: str, value: Any) -> dict[tuple, int]:
     return out
 
 
-layout_indent = [None]
-
 
 @settings(max_examples=150, deadline=None)
 @given(value=values, indent=st.sampled_from([None, 0, 1, 2]))
 def test_the_locator_names_the_line_every_value_starts_on(value: Any, indent: int | None) -> None:
-    layout_indent[0] = indent
     text = json.dumps(value, indent=indent)
     data, locator = parse_json_text(text) if text.strip() else (None, None)
     if locator is None:
         return
     assert data == value
-    for path, line in _naive_lines(text, value).items():
+    for path, line in _naive_lines(text, value, indent).items():
         assert locator.line(path) == line, (path, text)
     assert Locator(text).line(()) == 1
 
