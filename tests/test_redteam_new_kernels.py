@@ -445,7 +445,8 @@ def test_netlist_format_or_bytes_swapped(tmp_path: Path) -> None:
 @pytest.mark.parametrize("mutant", [EdgeKDoubleProduct, EdgeKSlotIgnored, EdgeKUnsignedCode, EdgeKMissingRescaling])
 def test_per_circuit_edge_k_mutant_refuted_by_the_solvers_not_only_the_defence(mutant: type) -> None:
     """tests/forge.py's forger (every derived field consistent) on a wrong edge-k T_C: the seeded
-    interpreter (D) rejects it first; with the interpreter given no budget, the solvers (S12) still do."""
+    interpreter (D) rejects it first; with the interpreter given no budget, the solvers check (S12) still does, by a
+    countermodel the kernel evaluates exactly (S12d) before any solver is asked."""
     from forge import Forgery, forge, verdict
     circuit = probe_fnc_circuit()
     doc = forge(Forgery(circuit, mutant().compile(circuit).transformer, construction="edge-k"))
@@ -453,7 +454,7 @@ def test_per_circuit_edge_k_mutant_refuted_by_the_solvers_not_only_the_defence(m
     assert first.outcome == "rejected" and first.rejections[0].check == "defence", first.reasons
     report = verdict(doc, defence_budget=0)
     assert report.outcome == "rejected" and report.rejections[0].check == "solvers", report.reasons
-    assert "z3 finds a counterexample" in report.rejections[0].detail
+    assert "(exact evaluation, S12d)" in report.rejections[0].detail  # a point where the lemma fails, before Z3
 
 
 # -- the kernel's options ---------------------------------------------------------------------------

@@ -1,11 +1,12 @@
-"""How every lemma is decided, the same for the three kinds of certificate (docs/soundness.md S12): the kernel's
-normal form (``identity.py``, S12a), the lemma's proof object (``positivity.py``, S12c), then the solvers (S12b).
+"""How every lemma is decided, the same for the three kinds of certificate (docs/soundness.md S12): the kernel's normal
+form (``identity.py``, S12a), its proof object (``positivity.py``, S12c), a countermodel (S12d), the solvers (S12b).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from .countermodel import refute  # reject-only (S12d): counted apart
 from .identity import decide
 from .problems import Problem
 from .report import SAT, UNSAT
@@ -47,7 +48,7 @@ def discharge(ctx: Any, lemmas: Sequence[tuple[str, str]], answer: Answer,
                 spent = PROOF_WORK + 1
             if spent > PROOF_WORK:
                 ctx.unchecked.append(f"the proof objects after {lemmas[k][0]} are not checked (past a limit)")
-    if problems:
+    if problems or (problems := refute(lemmas, own)):  # S12d: a lemma left open that is false at a point
         return problems
     ctx.kernel_decided = sum(x is True for x in own)
     jobs: list[tuple[int, str]] = []

@@ -1,0 +1,173 @@
+"""A countermodel of a lemma, found by exact evaluation at seeded rational points (docs/soundness.md S12d).
+
+Reject-only (as ``defence.py``): it runs on a lemma that the normal form (S12a) and its proof object (S12c) leave
+open, before any solver is asked, and it can only reject. A point at which every assertion of the lemma evaluates
+to true, computed exactly over Q with the kernel's own reading of the text (``identity.read_lemma``), is a real
+model: the obligation it negates is false. A point that decides nothing (a division by 0, a value past
+``MAX_BITS``) is skipped, so a bug here can lose a rejection but never make a certificate accepted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from fractions import Fraction
+from typing import Any
+
+from .data import read_numeral
+from .identity import COMPARE, Sexp, Undecided, read_lemma
+
+POINTS = 128          # seeded points per lemma
+MAX_BITS = 4_096      # a value past this many bits ends its point (doubly exponential growth under squaring)
+WORK = 4_000_000      # terms evaluated on all lemmas of a certificate (about a second a million)
+SMALL = (0, 1, -1, 2, -2, 3, -3, Fraction(1, 2), Fraction(-1, 2), Fraction(1, 3))
+
+
+class _Skip(Exception):
+    """This point decides nothing."""
+
+
+def find_countermodel(text: str, left: list[int]) -> dict[str, Fraction] | None:
+    """A point (declared constant → value) where every assertion of ``text`` holds, or None; ``left[0]``: the
+    evaluation work the certificate has left, spent here."""
+    try:
+        normaliser, asserted = read_lemma(text)
+    except (Undecided, RecursionError, ValueError):
+        return None
+    names, functions = list(normaliser.variables), normaliser.functions
+    rng = random.Random(hashlib.sha256(text.encode()).digest())  # the same points on every run
+    special = _special(text)
+    for k in range(POINTS):
+        if left[0] <= 0:
+            return None
+        point = {v: Fraction(_value(rng, k, special)) for v in names}
+        evaluator = _Evaluator(functions, point)
+        try:
+            for h in asserted[:-1]:  # a hypothesis v = t sets v to t's value here: equalities random points miss
+                if isinstance(h, list) and len(h) == 3 and h[0] == "=" and h[1] in point:
+                    point[h[1]] = evaluator.value(h[2], {})
+            if all(evaluator.truth(a, {}) for a in asserted):
+                return point
+        except _Skip:
+            pass
+        except (Undecided, RecursionError, ValueError, TypeError):
+            return None  # a form this evaluator does not read: no point will do
+        finally:
+            left[0] -= evaluator.work
+    return None
+
+
+def _value(rng: random.Random, k: int, special: list[Fraction]) -> Fraction | int:
+    """Point 0 is all zeros, 1 all ones, 2 all minus ones; then small values and the lemma's own numbers, where a
+    false lemma often differs (an op code, a threshold, either side of one); then integers and rationals in [-24, 24]."""
+    if k < 3:
+        return (0, 1, -1)[k]
+    if k < POINTS - 32:
+        return rng.choice(special) if special and rng.random() < 0.5 else rng.choice(SMALL)
+    return rng.randint(-24, 24) if rng.random() < 0.5 else Fraction(rng.randint(-96, 96), rng.randint(1, 8))
+
+
+def _special(text: str) -> list[Fraction]:
+    """The lemma's numerals and their quotients (c / a: where a·v − c is 0), each negated and one either side."""
+    seen: set[Fraction] = set()
+    for token in text.replace("(", " ").replace(")", " ").split():
+        if token[0].isdigit() and len(token) <= 24 and (q := read_numeral(token)) is not None and len(seen) < 16:
+            seen.add(Fraction(q))
+    out = {q / r for q in seen for r in seen if r} | seen
+    return sorted({s * q + d for q in out for s in (1, -1) for d in (0, 1, -1)})[:512]
+
+
+class _Evaluator:
+    """The exact value of a term, and the truth of a formula, at one point."""
+
+    def __init__(self, functions: dict[str, tuple[list[str], Sexp]], point: dict[str, Fraction]):
+        self.functions, self.point, self.work = functions, point, 0
+
+    def value(self, t: Sexp, env: dict[str, Any]) -> Fraction:
+        self.work += 1
+        if isinstance(t, list) and t and t[0] == "let":
+            env = dict(env)
+            while isinstance(t, list) and t and t[0] == "let":  # a let chain: a loop, not a recursion
+                if len(t) != 3 or not isinstance(t[1], list):
+                    raise Undecided("let")
+                env.update({b[0]: self.value(b[1], env) for b in t[1]})  # parallel: the outer scope is read
+                t = t[2]
+        if isinstance(t, str):
+            return self._symbol(t, env)
+        if not t or not isinstance(t[0], str):
+            raise Undecided("application")
+        head = t[0]
+        if head == "ite" and len(t) == 4:
+            return self.value(t[2] if self.truth(t[1], env) else t[3], env)
+        args = [self.value(a, env) for a in t[1:]]
+        if head == "+":
+            return sum(args, Fraction(0))
+        if head == "-" and args:
+            return -args[0] if len(args) == 1 else args[0] - sum(args[1:], Fraction(0))
+        if head == "*" and args:
+            out = Fraction(1)
+            for a in args:
+                out = _bounded(out * a)
+            return out
+        if head == "/" and len(args) == 2:
+            if args[1] == 0:
+                raise _Skip  # SMT-LIB leaves x / 0 unspecified: a model may choose it, this point cannot tell
+            return _bounded(args[0] / args[1])
+        if head == "sgn" and len(args) == 1:  # read_lemma admits only the kernel's own sgn
+            return Fraction((args[0] > 0) - (args[0] < 0))
+        if head in self.functions and len(self.functions[head][0]) == len(args):
+            params, body = self.functions[head]
+            return self.value(body, dict(zip(params, args)))
+        raise Undecided(f"operator {head}")
+
+    def _symbol(self, t: str, env: dict[str, Any]) -> Fraction:
+        if t in env:
+            return env[t]
+        if t in self.point:
+            return self.point[t]
+        q = read_numeral(t)
+        if q is None:
+            raise Undecided("an unknown symbol")
+        return Fraction(q)
+
+    def truth(self, c: Sexp, env: dict[str, Any]) -> bool:
+        self.work += 1
+        if c in ("true", "false"):
+            return c == "true"
+        if not (isinstance(c, list) and c and isinstance(c[0], str)):
+            raise Undecided("a condition")
+        head, args = c[0], c[1:]
+        if head in ("and", "or") and args:
+            values = [self.truth(x, env) for x in args]
+            return all(values) if head == "and" else any(values)
+        if head == "not" and len(args) == 1:
+            return not self.truth(args[0], env)
+        if head == "=>" and len(args) == 2:
+            return not self.truth(args[0], env) or self.truth(args[1], env)
+        if head in COMPARE and len(args) == 2:
+            return COMPARE[head](self.value(args[0], env) - self.value(args[1], env))
+        raise Undecided(f"a condition {head}")
+
+
+def _bounded(q: Fraction) -> Fraction:
+    if q.numerator.bit_length() + q.denominator.bit_length() > MAX_BITS:
+        raise _Skip
+    return q
+
+
+def shown(point: dict[str, Fraction]) -> str:
+    """The point as the rejection shows it: ``y0 = 1, h0 = -1/2``."""
+    return ", ".join(f"{name} = {value}" for name, value in point.items())
+
+
+def refute(lemmas: list[tuple[str, str]] | Any, open_: list[Any]) -> list[Any]:
+    """S12d: the lemmas (``(label, text)``) that ``open_`` marks False (left open by S12a and S12c) and that have a
+    countermodel, each a rejection naming the point; one budget of ``WORK`` for all of them."""
+    from .problems import Problem
+    left, problems = [WORK], []
+    for (label, text), decided in zip(lemmas, open_):
+        point = find_countermodel(text, left) if decided is False and left[0] > 0 else None
+        if point is not None:
+            problems.append(Problem("{lemma:120} is false: every assertion holds at {point:200} (exact evaluation, S12d)",
+                                    {"lemma": label, "point": shown(point)}))
+    return problems
