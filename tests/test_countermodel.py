@@ -112,3 +112,18 @@ def test_values_past_the_bit_bound_end_the_point_and_work_is_bounded():
     assert find_countermodel(_lemma(squares, "(+ 1.0 (* a a))"), [10**6]) is not None  # at a = 0: 0 ≠ 1
     left = [50]
     assert find_countermodel(_lemma("(sgn (* (- a 6.0) (- a 6.0)))", "1.0"), left) is None and left[0] <= 0
+
+
+def test_a_short_false_lemma_is_reached_after_long_true_ones(monkeypatch: pytest.MonkeyPatch):
+    """One budget for all lemmas, spent on every lemma's first points, shortest first: three long true lemmas (a
+    300-deep let chain each, more than the whole budget at 128 points) listed first do not starve a false one."""
+    from verified_aat.kernel import countermodel
+    monkeypatch.setattr(countermodel, "WORK", 200_000)
+    chain = "".join(f"(let ((g{k} (* (sgn a) (sgn a) {'a' if k == 0 else f'g{k - 1}'})))" for k in range(300))
+    long_true = _lemma(chain + "g299" + ")" * 300, "a")  # sgn(a)^600 · a = a
+    left = [10**6]
+    assert decide(long_true) is None and find_countermodel(long_true, left) is None and 10**6 - left[0] > 200_000
+    lemmas = [(f"long {k}", long_true) for k in range(3)] + [("short", _lemma("(sgn (- a 7.0))", "(sgn a)"))]
+    problems = countermodel.refute(lemmas, [False] * 4)
+    assert [p.data["lemma"] for p in problems] == ["short"], problems
+    assert countermodel.refute(lemmas, [False, False, False, True]) == []  # decided lemmas are not searched

@@ -18,8 +18,9 @@ from .data import read_numeral
 from .identity import COMPARE, Sexp, Undecided, read_lemma
 
 POINTS = 128          # seeded points per lemma
+FIRST = 32            # of which every open lemma gets these before any gets the rest
 MAX_BITS = 4_096      # a value past this many bits ends its point (doubly exponential growth under squaring)
-WORK = 4_000_000      # terms evaluated on all lemmas of a certificate (about a second a million)
+WORK = 1_000_000      # terms evaluated on all lemmas of a certificate (at most about 2 s)
 SMALL = (0, 1, -1, 2, -2, 3, -3, Fraction(1, 2), Fraction(-1, 2), Fraction(1, 3))
 
 
@@ -30,31 +31,40 @@ class _Skip(Exception):
 def find_countermodel(text: str, left: list[int]) -> dict[str, Fraction] | None:
     """A point (declared constant → value) where every assertion of ``text`` holds, or None; ``left[0]``: the
     evaluation work the certificate has left, spent here."""
-    try:
-        normaliser, asserted = read_lemma(text)
-    except (Undecided, RecursionError, ValueError):
-        return None
-    names, functions = list(normaliser.variables), normaliser.functions
-    rng = random.Random(hashlib.sha256(text.encode()).digest())  # the same points on every run
-    special = _special(text)
-    for k in range(POINTS):
-        if left[0] <= 0:
-            return None
-        point = {v: Fraction(_value(rng, k, special)) for v in names}
-        evaluator = _Evaluator(functions, point)
+    return _Search(text).run(range(POINTS), left)
+
+
+class _Search:
+    """One lemma's search: its reading (None: a form this evaluator does not read), and its seeded points."""
+
+    def __init__(self, text: str):
         try:
-            for h in asserted[:-1]:  # a hypothesis v = t sets v to t's value here: equalities random points miss
-                if isinstance(h, list) and len(h) == 3 and h[0] == "=" and h[1] in point:
-                    point[h[1]] = evaluator.value(h[2], {})
-            if all(evaluator.truth(a, {}) for a in asserted):
-                return point
-        except _Skip:
-            pass
-        except (Undecided, RecursionError, ValueError, TypeError):
-            return None  # a form this evaluator does not read: no point will do
-        finally:
-            left[0] -= evaluator.work
-    return None
+            normaliser, self.asserted = read_lemma(text)
+            self.names, self.functions = list(normaliser.variables), normaliser.functions
+        except (Undecided, RecursionError, ValueError):
+            self.asserted = None
+        self.seed, self.special = hashlib.sha256(text.encode()).hexdigest(), _special(text)
+
+    def run(self, points: range, left: list[int]) -> dict[str, Fraction] | None:
+        for k in points:
+            if left[0] <= 0 or self.asserted is None:
+                return None
+            rng = random.Random(f"{self.seed}:{k}")  # the same points on every run, whichever pass asks
+            point = {v: Fraction(_value(rng, k, self.special)) for v in self.names}
+            evaluator = _Evaluator(self.functions, point)
+            try:
+                for h in self.asserted[:-1]:  # a hypothesis v = t sets v to t's value: equalities points miss
+                    if isinstance(h, list) and len(h) == 3 and h[0] == "=" and isinstance(h[1], str) and h[1] in point:
+                        point[h[1]] = evaluator.value(h[2], {})
+                if all(evaluator.truth(a, {}) for a in self.asserted):
+                    return point
+            except _Skip:
+                pass
+            except (Undecided, RecursionError, ValueError, TypeError):
+                self.asserted = None  # a form this evaluator does not read: no point will do
+            finally:
+                left[0] -= evaluator.work
+        return None
 
 
 def _value(rng: random.Random, k: int, special: list[Fraction]) -> Fraction | int:
@@ -162,12 +172,16 @@ def shown(point: dict[str, Fraction]) -> str:
 
 def refute(lemmas: list[tuple[str, str]] | Any, open_: list[Any]) -> list[Any]:
     """S12d: the lemmas (``(label, text)``) that ``open_`` marks False (left open by S12a and S12c) and that have a
-    countermodel, each a rejection naming the point; one budget of ``WORK`` for all of them."""
+    countermodel, each a rejection naming the point. One budget of ``WORK`` for all: the first points of every
+    lemma, shortest first, before the others (a long true lemma must not use up what a short false one needs)."""
     from .problems import Problem
-    left, problems = [WORK], []
-    for (label, text), decided in zip(lemmas, open_):
-        point = find_countermodel(text, left) if decided is False and left[0] > 0 else None
-        if point is not None:
-            problems.append(Problem("{lemma:120} is false: every assertion holds at {point:200} (exact evaluation, S12d)",
-                                    {"lemma": label, "point": shown(point)}))
-    return problems
+    left, found = [WORK], {}
+    searches = sorted((len(text), k, label, text) for k, ((label, text), decided) in enumerate(zip(lemmas, open_))
+                      if decided is False)
+    readers = {k: _Search(text) for _, k, _, text in searches}
+    for points in (range(0, FIRST), range(FIRST, POINTS)):
+        for _, k, label, _ in searches:
+            if k not in found and (point := readers[k].run(points, left)) is not None:
+                found[k] = Problem("{lemma:120} is false: every assertion holds at {point:200} (exact evaluation, "
+                                   "S12d)", {"lemma": label, "point": shown(point)})
+    return [found[k] for k in sorted(found)]
