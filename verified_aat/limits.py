@@ -23,6 +23,16 @@ MAX_VALUE_BITS = 200_000
 MAX_CERTIFIED_DIGITS = 2_000
 """Digits in one constant of a circuit or transformer that ``certify`` proves (the kernel's limit)."""
 
+
+def past_certified_digits(value: Any) -> bool:
+    """Whether the exact number ``value`` written as ``p`` or ``p/q`` has more than :data:`MAX_CERTIFIED_DIGITS`
+    characters: the trusted kernel's reader refuses it (``kernel/data.read_numeral``)."""
+    from fractions import Fraction
+    q = Fraction(value)
+    if max(q.numerator.bit_length(), q.denominator.bit_length()) > 4 * MAX_CERTIFIED_DIGITS:
+        return True  # more than 2,400 digits (and str() would refuse past 4,300)
+    return len(str(q)) > MAX_CERTIFIED_DIGITS
+
 MAX_JSON_DEPTH = 200
 """Nesting depth of a JSON circuit or transformer file."""
 

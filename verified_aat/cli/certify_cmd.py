@@ -230,13 +230,8 @@ def _report(result, doc, args: argparse.Namespace) -> int:
 
 
 def _too_long(value) -> bool:
-    from fractions import Fraction
-
-    from ..limits import MAX_CERTIFIED_DIGITS
-
-    q = Fraction(value)
-    bits = 3.33 * MAX_CERTIFIED_DIGITS  # log2(10) ≈ 3.32: a bit length past this has more digits
-    return q.numerator.bit_length() > bits or q.denominator.bit_length() > bits
+    from ..limits import past_certified_digits
+    return past_certified_digits(value)
 
 
 def _check_constants(gates, file: str, where: str = "") -> None:

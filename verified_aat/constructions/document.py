@@ -9,6 +9,7 @@ form of the transformer spec, the schedule rules and the score hints.  Every pro
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from fractions import Fraction
@@ -22,6 +23,7 @@ from ..transformer.spec import FORMAT as SPEC_FORMAT, VERSION as SPEC_VERSION, t
 from .base import Description, RoleRule, ScoreHint
 from .document_description import description as _description
 from .document_intentions import hints as _hints, schedule as _schedule
+from .document_numbers import check_numbers
 from .formula import MAX_ROW_DEGREE, Formula, FormulaError, check_folding, parse_formula, row_degree
 
 FORMAT = "verified-aat/construction"
@@ -154,12 +156,12 @@ def parse_document(data: Any, file: str, locator: Locator | None = None) -> Docu
         raise r.error(f"unsupported construction version {data.get('version')!r} (this tool reads {VERSION})",
                       ("version",))
     r.obj(data, (), _TOP, "the document", _OPTIONAL_TOP)
+    check_numbers(data, file, r.loc)  # what the kernel cannot read is this document's error, not a later unknown
     name = r.string(data["name"], ("name",), "\"name\"")
     if not name or len(name) > 80 or not name.isascii() or not all(ch.isalnum() or ch in "-_." for ch in name):
         raise r.error(f"bad construction name {name!r} (ASCII letters, digits, - _ .; at most 80)", ("name",))
     _builtin_name(r, name)
-    summary = r.string(data.get("summary", ""), ("summary",), "\"summary\"")
-    paper = r.string(data.get("paper", ""), ("paper",), "\"paper\"")
+    summary, paper = (r.string(data.get(key, ""), (key,), f"\"{key}\"") for key in ("summary", "paper"))
     coordinates = _coordinates(r)
     structural = _structural(r, coordinates)
     rule = _class(r, name)
@@ -198,10 +200,8 @@ def _builtin_name(r: _Reader, name: str) -> None:
     if name not in BUILTIN_NAMES:
         return
     shipped = builtin_document_path(name)
-    if shipped.is_file():
-        import json
-        if json.loads(shipped.read_text(encoding="utf-8")) == r.data:
-            return
+    if shipped.is_file() and json.loads(shipped.read_text(encoding="utf-8")) == r.data:
+        return
     raise r.error(f"name {name!r} is a built-in construction; choose another name", ("name",))
 
 
