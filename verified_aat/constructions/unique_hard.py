@@ -59,7 +59,7 @@ class UniqueHard(GateEdge):
         for index, gate in enumerate(circuit.gates):
             if gate.fan_in > 2:
                 raise InputError(
-                    f"unique-hard needs FNC0[sign] (every fan-in ≤ 2): gate '{circuit.gate_name(index)}' "
+                    f"{self.name} needs FNC0[sign] (every fan-in ≤ 2): gate '{circuit.gate_name(index)}' "
                     f"is {article(gate.kind.value)} of fan-in {gate.fan_in} (use --binarize)")
 
     def gate_code(self, kind: Kind, fan_in: int) -> int:
