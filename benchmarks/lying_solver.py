@@ -91,16 +91,70 @@ def measure(construction: str, circuit_name: str, edits: int, seed: int) -> dict
     return row
 
 
+NETLIST_OPS = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
+
+
+def measure_netlist(path: Path, edits: int, seed: int) -> dict[str, int]:
+    """Gate-type swaps in the embedded netlist of a threshold-mode certificate of ``path`` (a .bench file), its
+    sha256 made again. A swap the honest kernel rejects but that leaves the netlist's function on {0,1}^n as it was
+    (random 0/1 words) is not counted as a false accept: the lying solver's verdict is then right."""
+    import contextlib
+    import hashlib
+    import io
+    import json
+    import re
+    import tempfile
+
+    from verified_aat.circuits.netlist_model import simulate_words
+    from verified_aat.circuits.netlists import parse_bench
+    from verified_aat.cli.main import main as cli
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "cert.json"
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert cli(["certify", str(path), "--mode", "threshold", "--no-kernel", "-o", str(out)]) == 0
+        honest = json.loads(out.read_text())
+    text = honest["netlist"]["text"]
+    lines, rng, real = text.split("\n"), random.Random(seed), dict(solvers.SOLVERS)
+    gates = [i for i, line in enumerate(lines) if re.search(r"=\s*(N?AND|N?OR|XN?OR)\(", line)]
+    words = [[rng.getrandbits(64) for _ in parse_bench(text).inputs] for _ in range(32)]
+    row = dict.fromkeys(("forged", "rejected", "by S12d", "not checked", "harmless", "FALSE ACCEPT"), 0)
+    for _ in range(edits):
+        i = rng.choice(gates)
+        op = re.search(r"=\s*(\w+)\(", lines[i]).group(1)  # type: ignore[union-attr]
+        edited = "\n".join(lines[:i] + [lines[i].replace(op + "(", rng.choice([o for o in NETLIST_OPS if o != op]) + "(", 1)]
+                           + lines[i + 1:])
+        doc = json.loads(json.dumps(honest))
+        doc["netlist"].update(text=edited, sha256=hashlib.sha256(edited.encode()).hexdigest())
+        row["forged"] += 1
+        solvers.SOLVERS.update({name: (lambda t, timeout_ms: solvers.UNSAT) for name in real})
+        try:
+            report = verdict(doc, jobs=1)
+        finally:
+            solvers.SOLVERS.update(real)
+        if report.outcome == "rejected":
+            row["rejected"] += 1
+            row["by S12d"] += "S12d" in str(report.rejections[0])
+        elif report.outcome != "accepted":
+            row["not checked"] += 1
+        else:
+            a, b = parse_bench(text), parse_bench(edited)
+            same = all(simulate_words(a, w, 64) == simulate_words(b, w, 64) for w in words)
+            row["harmless" if same or verdict(doc, jobs=1).outcome == "accepted" else "FALSE ACCEPT"] += 1
+    return row
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edits", type=int, default=60)
     parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--constructions", default=",".join(CONSTRUCTIONS))
     parser.add_argument("--without-s12d", action="store_true", help="the kernel as it was before S12d (a baseline)")
+    parser.add_argument("--netlists", default="c432,c880", help="shared ISCAS netlists for gate-type swaps ('' for none)")
     args = parser.parse_args()
     if args.without_s12d:
-        from verified_aat.kernel import discharge
+        from verified_aat.kernel import countermodel, discharge
         discharge.refute = lambda lemmas, open_: []  # type: ignore[assignment]
+        countermodel.find_countermodel = lambda text, left: None  # type: ignore[assignment]
     columns = ("forged", "rejected", "by S12d", "not checked", "harmless", "FALSE ACCEPT")
     print(f"| construction | circuit | {' | '.join(columns)} | CPU s |")
     print("|---|---|" + "---|" * (len(columns) + 1))
@@ -112,6 +166,12 @@ def main() -> int:
             row = measure(construction, circuit_name, args.edits, args.seed)
             cells = " | ".join(str(row[c]) for c in columns)
             print(f"| {construction} | {circuit_name} | {cells} | {time.process_time() - started:.1f} |", flush=True)
+    shared = Path(__file__).resolve().parents[2] / "shared" / "circuits" / "iscas85"
+    for name in args.netlists.split(",") if args.netlists else []:
+        started = time.process_time()
+        row = measure_netlist(shared / f"{name}.bench", args.edits, args.seed)
+        cells = " | ".join(str(row[c]) for c in columns)
+        print(f"| netlist link, threshold | {name} gate swaps | {cells} | {time.process_time() - started:.1f} |", flush=True)
     return 0
 
 

@@ -8,6 +8,8 @@ lemma (the defence computes attention from the kernel's argmax sets, which that 
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mutants
+from netlist_helpers import SHARED
 from forge import Forgery, forge, verdict
 from test_no_solver_trust import VARS, _lemma, _show, _value, terms
 from verified_aat.certificates.kernel_form import transformer_form
@@ -127,3 +130,33 @@ def test_a_short_false_lemma_is_reached_after_long_true_ones(monkeypatch: pytest
     problems = countermodel.refute(lemmas, [False] * 4)
     assert [p.data["lemma"] for p in problems] == ["short"], problems
     assert countermodel.refute(lemmas, [False, False, False, True]) == []  # decided lemmas are not searched
+
+
+# -- the netlist link (N): S12d before the solvers on a lemma the kernel's own procedures leave open -------------------
+
+C432 = SHARED / "iscas85" / "c432.bench"
+
+
+@pytest.fixture(scope="module")
+def c432_threshold(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from verified_aat.cli.main import main
+    out = tmp_path_factory.mktemp("c432") / "c432.json"
+    assert main(["certify", str(C432), "--mode", "threshold", "--no-kernel", "-o", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+@pytest.mark.skipif(not C432.is_file(), reason="the shared ISCAS netlists are not here")
+@pytest.mark.parametrize("gate, swapped", [("399 = NAND(255, 342, 375, 56)", "399 = OR(255, 342, 375, 56)"),
+                                           ("335 = XOR(309, 273)", "335 = XNOR(309, 273)")])
+def test_a_netlist_gate_swapped_is_not_accepted_by_a_lying_solver(c432_threshold, gate, swapped, unsat_to_everything):
+    """Threshold mode: a lemma that fails at its first cut (branch and bound) is tried at deeper cuts, where the
+    kernel's own procedures leave it to the solvers; a solver answering unsat there made the link hold. 30 of 50
+    random gate-type swaps of c432 were ACCEPTED so; exact evaluation at 0/1 and small-integer points now finds
+    each deeper cut's countermodel, as a solver's sat, down to the last cut, which rejects."""
+    doc = copy.deepcopy(c432_threshold)
+    assert gate in doc["netlist"]["text"]
+    doc["netlist"]["text"] = doc["netlist"]["text"].replace(gate, swapped)
+    doc["netlist"]["sha256"] = hashlib.sha256(doc["netlist"]["text"].encode()).hexdigest()
+    report = verdict(doc, jobs=1)
+    assert report.outcome == "rejected" and report.rejections[0].check == "netlist", report.reasons
+    assert verdict(copy.deepcopy(c432_threshold), jobs=1).outcome == "accepted"

@@ -1,7 +1,8 @@
 """A countermodel of a lemma, found by exact evaluation at seeded rational points (docs/soundness.md S12d).
 
 Reject-only (as ``defence.py``): it runs on a lemma that the normal form (S12a) and its proof object (S12c) leave
-open, before any solver is asked, and it can only reject. A point at which every assertion of the lemma evaluates
+open, before any solver is asked (in the netlist link, ``netlist_smt.py``: as a solver that can only say sat), and it
+can only reject. A point at which every assertion of the lemma evaluates
 to true, computed exactly over Q with the kernel's own reading of the text (``identity.read_lemma``), is a real
 model: the obligation it negates is false. A point that decides nothing (a division by 0, a value past
 ``MAX_BITS``) is skipped, so a bug here can lose a rejection but never make a certificate accepted.
@@ -11,17 +12,24 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from fractions import Fraction
 from typing import Any
 
 from .data import read_numeral
 from .identity import COMPARE, Sexp, Undecided, read_lemma
 
-POINTS = 128          # seeded points per lemma
+POINTS = 224          # seeded points per lemma
 FIRST = 32            # of which every open lemma gets these before any gets the rest
+BOOLEAN = 48          # of which points 3 to 50 are one value among 0s (1, -1, 2), or one 0 among 1s, 12 each
+RANDOM_BOOLEAN = 64   # and the next ones random: 0/1 of five densities, or sparse small integers
 MAX_BITS = 4_096      # a value past this many bits ends its point (doubly exponential growth under squaring)
 WORK = 1_000_000      # terms evaluated on all lemmas of a certificate (at most about 2 s)
 SMALL = (0, 1, -1, 2, -2, 3, -3, Fraction(1, 2), Fraction(-1, 2), Fraction(1, 3))
+SPARSE = (0, 0, 0, 0, 0, 1, -1, 2, -2)
+
+
+_DECLARE_FUN = re.compile(r"\(declare-fun (\S+) \(\) Real\)")
 
 
 class _Skip(Exception):
@@ -38,8 +46,8 @@ class _Search:
     """One lemma's search: its reading (None: a form this evaluator does not read), and its seeded points."""
 
     def __init__(self, text: str):
-        try:
-            normaliser, self.asserted = read_lemma(text)
+        try:  # a netlist-link lemma declares its frontier as 0-ary functions (netlist_smt.smt_text)
+            normaliser, self.asserted = read_lemma(_DECLARE_FUN.sub(r"(declare-const \1 Real)", text))
             self.names, self.functions = list(normaliser.variables), normaliser.functions
         except (Undecided, RecursionError, ValueError):
             self.asserted = None
@@ -51,6 +59,10 @@ class _Search:
                 return None
             rng = random.Random(f"{self.seed}:{k}")  # the same points on every run, whichever pass asks
             point = {v: Fraction(_value(rng, k, self.special)) for v in self.names}
+            if 3 <= k < 3 + BOOLEAN and self.names:  # all 0 but one (1, -1 or 2), then all 1 but one (0), by turns
+                turn, j = divmod(k - 3, BOOLEAN // 4)  # over the last BOOLEAN // 4 names (a netlist's frontier)
+                point = dict.fromkeys(self.names, Fraction(turn == 3)) | {self.names[-1 - j % len(self.names)]:
+                                                                           Fraction((1, -1, 2, 0)[turn])}
             evaluator = _Evaluator(self.functions, point)
             try:
                 for h in self.asserted[:-1]:  # a hypothesis v = t sets v to t's value: equalities points miss
@@ -68,10 +80,16 @@ class _Search:
 
 
 def _value(rng: random.Random, k: int, special: list[Fraction]) -> Fraction | int:
-    """Point 0 is all zeros, 1 all ones, 2 all minus ones; then small values and the lemma's own numbers, where a
-    false lemma often differs (an op code, a threshold, either side of one); then integers and rationals in [-24, 24]."""
+    """Point 0 is all zeros, 1 all ones, 2 all minus ones; then 0/1 points (a netlist's: one-hot, one-cold, random);
+    then small values and the
+    lemma's own numbers, where a false lemma often differs (an op code, a threshold, either side of one); then
+    integers and rationals in [-24, 24]."""
     if k < 3:
         return (0, 1, -1)[k]
+    if k < 3 + BOOLEAN:
+        return 0  # replaced by a one-hot or one-cold 0/1 point (_Search.run)
+    if k < 3 + BOOLEAN + RANDOM_BOOLEAN:  # 0/1 of five densities, or mostly 0 and else a small integer (a wire's)
+        return int(rng.random() < (0.5, 0.25, 0.75, 0.125, 0.875)[k % 5]) if k % 2 else rng.choice(SPARSE)
     if k < POINTS - 32:
         return rng.choice(special) if special and rng.random() < 0.5 else rng.choice(SMALL)
     return rng.randint(-24, 24) if rng.random() < 0.5 else Fraction(rng.randint(-96, 96), rng.randint(1, 8))
@@ -92,6 +110,7 @@ class _Evaluator:
 
     def __init__(self, functions: dict[str, tuple[list[str], Sexp]], point: dict[str, Fraction]):
         self.functions, self.point, self.work = functions, point, 0
+        self.defined: dict[str, Fraction] = {}  # 0-ary functions' values: a netlist lemma's DAG, each node once
 
     def value(self, t: Sexp, env: dict[str, Any]) -> Fraction:
         self.work += 1
@@ -135,6 +154,10 @@ class _Evaluator:
             return env[t]
         if t in self.point:
             return self.point[t]
+        if t in self.functions and not self.functions[t][0]:  # a 0-ary define-fun: a name for its body's value
+            if t not in self.defined:
+                self.defined[t] = self.value(self.functions[t][1], {})
+            return self.defined[t]
         q = read_numeral(t)
         if q is None:
             raise Undecided("an unknown symbol")

@@ -1,7 +1,8 @@
 """The solvers' verdict on a netlist-link lemma the kernel's own procedures leave open (``netlist_link.py``).
 
 Part of the solver runner: it runs only with solver trust on, for a lemma that then rests on the solvers and
-that the verdict's trust line names, so it is counted with ``solvers.py``, apart from the trusted base.
+that the verdict's trust line names, so it is counted with ``solvers.py``, apart from the trusted base. Before the
+solvers, the kernel's own search for a countermodel (``countermodel.py``, S12d) may answer sat with an exact model.
 """
 
 from __future__ import annotations
@@ -17,8 +18,13 @@ from .report import SAT, UNSAT
 
 def solvers_verdict(ctx: Any, order: list[Node], lhs: int, rhs: int, bs: list[int]) -> tuple[str, int]:
     """("ok" | why not, solver runs): each solver of the options in turn; "ok" only if every one says unsat."""
+    from .countermodel import WORK, find_countermodel, shown  # S12d before any solver: it can only say "sat"
     from .solvers import SOLVERS, out_of_time
     text, runs = smt_text(order, lhs, rhs, bs), 0
+    point = find_countermodel(text, ctx.__dict__.setdefault("countermodel_left", [WORK]))
+    if point is not None:  # a real model of the lemma, as a solver's sat: a deeper cut is tried, at the last a rejection
+        return (f"a counterexample over its frontier variables{' under the hypotheses F_i ∈ {0,1}' if bs else ''} "
+                f"(exact evaluation, S12d: {shown(point)[:200]})"), runs
     started = ctx.__dict__.setdefault("solvers_started", time.monotonic())  # the certificate's first solver run
     for solver in ctx.options.solvers:
         late = out_of_time(started, ctx.options.timeout_ms)
