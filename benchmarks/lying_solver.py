@@ -65,7 +65,7 @@ def edit(T: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
 def measure(construction: str, circuit_name: str, edits: int, seed: int) -> dict[str, int]:
     circuit = CIRCUITS[circuit_name]()
     T0 = transformer_form(get_construction(construction).compile(circuit).transformer)
-    rng, real = random.Random(seed), dict(solvers.SOLVERS)
+    rng = random.Random(seed)
     row = dict.fromkeys(("forged", "rejected", "by S12d", "not checked", "harmless", "FALSE ACCEPT"), 0)
     for _ in range(edits):
         T = edit(T0, rng)
@@ -75,20 +75,26 @@ def measure(construction: str, circuit_name: str, edits: int, seed: int) -> dict
             doc = None
         if doc is None:
             continue
-        row["forged"] += 1
-        solvers.SOLVERS.update({name: (lambda text, timeout_ms: solvers.UNSAT) for name in real})
-        try:
-            report = verdict(doc, jobs=1)
-        finally:
-            solvers.SOLVERS.update(real)
-        if report.outcome == "rejected":
-            row["rejected"] += 1
-            row["by S12d"] += "S12d" in str(report.rejections[0])
-        elif report.outcome != "accepted":
-            row["not checked"] += 1
-        else:
-            row["harmless" if verdict(doc, jobs=1).outcome == "accepted" else "FALSE ACCEPT"] += 1
+        tally(row, doc, lambda doc=doc: verdict(doc, jobs=1).outcome == "accepted")
     return row
+
+
+def tally(row: dict[str, int], doc: dict[str, Any], harmless: Any) -> None:
+    """Count ``doc``'s verdict under a solver that answers unsat to everything; ``harmless()`` decides an accepted one."""
+    real = dict(solvers.SOLVERS)
+    row["forged"] += 1
+    solvers.SOLVERS.update({name: (lambda text, timeout_ms: solvers.UNSAT) for name in real})
+    try:
+        report = verdict(doc, jobs=1)
+    finally:
+        solvers.SOLVERS.update(real)
+    if report.outcome == "rejected":
+        row["rejected"] += 1
+        row["by S12d"] += "S12d" in str(report.rejections[0])
+    elif report.outcome != "accepted":
+        row["not checked"] += 1
+    else:
+        row["harmless" if harmless() else "FALSE ACCEPT"] += 1
 
 
 NETLIST_OPS = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
@@ -114,7 +120,7 @@ def measure_netlist(path: Path, edits: int, seed: int) -> dict[str, int]:
             assert cli(["certify", str(path), "--mode", "threshold", "--no-kernel", "-o", str(out)]) == 0
         honest = json.loads(out.read_text())
     text = honest["netlist"]["text"]
-    lines, rng, real = text.split("\n"), random.Random(seed), dict(solvers.SOLVERS)
+    lines, rng = text.split("\n"), random.Random(seed)
     gates = [i for i, line in enumerate(lines) if re.search(r"=\s*(N?AND|N?OR|XN?OR)\(", line)]
     words = [[rng.getrandbits(64) for _ in parse_bench(text).inputs] for _ in range(32)]
     row = dict.fromkeys(("forged", "rejected", "by S12d", "not checked", "harmless", "FALSE ACCEPT"), 0)
@@ -125,21 +131,9 @@ def measure_netlist(path: Path, edits: int, seed: int) -> dict[str, int]:
                            + lines[i + 1:])
         doc = json.loads(json.dumps(honest))
         doc["netlist"].update(text=edited, sha256=hashlib.sha256(edited.encode()).hexdigest())
-        row["forged"] += 1
-        solvers.SOLVERS.update({name: (lambda t, timeout_ms: solvers.UNSAT) for name in real})
-        try:
-            report = verdict(doc, jobs=1)
-        finally:
-            solvers.SOLVERS.update(real)
-        if report.outcome == "rejected":
-            row["rejected"] += 1
-            row["by S12d"] += "S12d" in str(report.rejections[0])
-        elif report.outcome != "accepted":
-            row["not checked"] += 1
-        else:
-            a, b = parse_bench(text), parse_bench(edited)
-            same = all(simulate_words(a, w, 64) == simulate_words(b, w, 64) for w in words)
-            row["harmless" if same or verdict(doc, jobs=1).outcome == "accepted" else "FALSE ACCEPT"] += 1
+        a, b = parse_bench(text), parse_bench(edited)
+        tally(row, doc, lambda doc=doc, a=a, b=b: all(simulate_words(a, w, 64) == simulate_words(b, w, 64) for w in words)
+              or verdict(doc, jobs=1).outcome == "accepted")
     return row
 
 
