@@ -23,6 +23,7 @@ POINTS = 224          # seeded points per lemma
 FIRST = 32            # of which every open lemma gets these before any gets the rest
 BOOLEAN = 48          # of which points 3 to 50 are one value among 0s (1, -1, 2), or one 0 among 1s, 12 each
 RANDOM_BOOLEAN = 64   # and the next ones random: 0/1 of five densities, or sparse small integers
+ALL_OF = 7            # past POINTS, a lemma of at most 7 free constants is tried at every point of {0, 1, -1}^n
 MAX_BITS = 4_096      # a value past this many bits ends its point (doubly exponential growth under squaring)
 WORK = 1_000_000      # terms evaluated on all lemmas of a certificate (at most about 2 s)
 SMALL = (0, 1, -1, 2, -2, 3, -3, Fraction(1, 2), Fraction(-1, 2), Fraction(1, 3))
@@ -39,7 +40,7 @@ class _Skip(Exception):
 def find_countermodel(text: str, left: list[int]) -> dict[str, Fraction] | None:
     """A point (declared constant → value) where every assertion of ``text`` holds, or None; ``left[0]``: the
     evaluation work the certificate has left, spent here."""
-    return _Search(text).run(range(POINTS), left)
+    return _Search(text).run(range(POINTS + 3 ** ALL_OF), left)
 
 
 class _Search:
@@ -52,13 +53,19 @@ class _Search:
         except (Undecided, RecursionError, ValueError):
             self.asserted = None
         self.seed, self.special = hashlib.sha256(text.encode()).hexdigest(), _special(text)
+        set_by = {h[1] for h in self.asserted or [] if isinstance(h, list) and len(h) == 3 and h[0] == "="
+                  and isinstance(h[1], str)}  # (a hypothesis v = t sets v: see run)
+        self.free = [v for v in getattr(self, "names", []) if v not in set_by]
+        self.total = POINTS + (3 ** len(self.free) if len(self.free) <= ALL_OF else 0)
 
     def run(self, points: range, left: list[int]) -> dict[str, Fraction] | None:
         for k in points:
-            if left[0] <= 0 or self.asserted is None:
+            if left[0] <= 0 or self.asserted is None or k >= self.total:
                 return None
             rng = random.Random(f"{self.seed}:{k}")  # the same points on every run, whichever pass asks
             point = {v: Fraction(_value(rng, k, self.special)) for v in self.names}
+            if k >= POINTS:  # then, for a lemma of at most ALL_OF free constants, every point of {0, 1, -1}^n
+                point.update({v: Fraction((0, 1, -1)[(k - POINTS) // 3 ** i % 3]) for i, v in enumerate(self.free)})
             if 3 <= k < 3 + BOOLEAN and self.names:  # all 0 but one (1, -1 or 2), then all 1 but one (0), by turns
                 turn, j = divmod(k - 3, BOOLEAN // 4)  # over the last BOOLEAN // 4 names (a netlist's frontier)
                 point = dict.fromkeys(self.names, Fraction(turn == 3)) | {self.names[-1 - j % len(self.names)]:
@@ -81,9 +88,8 @@ class _Search:
 
 def _value(rng: random.Random, k: int, special: list[Fraction]) -> Fraction | int:
     """Point 0 is all zeros, 1 all ones, 2 all minus ones; then 0/1 points (a netlist's: one-hot, one-cold, random);
-    then small values and the
-    lemma's own numbers, where a false lemma often differs (an op code, a threshold, either side of one); then
-    integers and rationals in [-24, 24]."""
+    then small values and the lemma's own numbers, where a false lemma often differs (an op code, a threshold,
+    either side of one); then integers and rationals in [-24, 24]."""
     if k < 3:
         return (0, 1, -1)[k]
     if k < 3 + BOOLEAN:
@@ -202,7 +208,7 @@ def refute(lemmas: list[tuple[str, str]] | Any, open_: list[Any]) -> list[Any]:
     searches = sorted((len(text), k, label, text) for k, ((label, text), decided) in enumerate(zip(lemmas, open_))
                       if decided is False)
     readers = {k: _Search(text) for _, k, _, text in searches}
-    for points in (range(0, FIRST), range(FIRST, POINTS)):
+    for points in (range(0, FIRST), range(FIRST, POINTS + 3 ** ALL_OF)):
         for _, k, label, _ in searches:
             if k not in found and (point := readers[k].run(points, left)) is not None:
                 found[k] = Problem("{lemma:120} is false: every assertion holds at {point:200} (exact evaluation, "
