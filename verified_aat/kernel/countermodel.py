@@ -25,7 +25,7 @@ BOOLEAN = 48          # of which points 3 to 50 are one value among 0s (1, -1, 2
 RANDOM_BOOLEAN = 64   # and the next ones random: 0/1 of five densities, or sparse small integers
 ALL_OF = 7            # past POINTS, a lemma of at most 7 free constants is tried at every point of {0, 1, -1}^n
 MAX_BITS = 4_096      # a value past this many bits ends its point (doubly exponential growth under squaring)
-WORK = 1_000_000      # terms evaluated on all lemmas of a certificate (at most about 2 s)
+WORK = 500_000        # terms evaluated on all lemmas of a certificate (at most about 2 s)
 SMALL = (0, 1, -1, 2, -2, 3, -3, Fraction(1, 2), Fraction(-1, 2), Fraction(1, 3))
 SPARSE = (0, 0, 0, 0, 0, 1, -1, 2, -2)
 
