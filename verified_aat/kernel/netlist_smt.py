@@ -24,7 +24,7 @@ def solvers_verdict(ctx: Any, order: list[Node], lhs: int, rhs: int, bs: list[in
     point = find_countermodel(text, ctx.__dict__.setdefault("countermodel_left", [WORK]))
     if point is not None:  # a real model of the lemma, as a solver's sat: a deeper cut is tried, at the last a rejection
         return (f"a counterexample over its frontier variables{' under the hypotheses F_i ∈ {0,1}' if bs else ''} "
-                f"(exact evaluation, S12d: {shown(point)[:200]})"), runs
+                f"(exact evaluation, S12d: {shown(point)})"), runs
     started = ctx.__dict__.setdefault("solvers_started", time.monotonic())  # the certificate's first solver run
     for solver in ctx.options.solvers:
         late = out_of_time(started, ctx.options.timeout_ms)
