@@ -4,7 +4,8 @@ Reject-only (as ``defence.py``): it runs on a lemma that the normal form (S12a) 
 open, before any solver is asked (in the netlist link, ``netlist_smt.py``: as a solver that can only say sat), and it
 can only reject. A point at which every assertion of the lemma evaluates
 to true, computed exactly over Q with the kernel's own reading of the text (``identity.read_lemma``), is a real
-model: the obligation it negates is false. A point that decides nothing (a division by 0, a value past
+model: the obligation it negates is false. Where no seeded point is one, seeded walks repair the assertions one by one
+(``_Walker``), and what they reach is evaluated the same way. A point that decides nothing (a division by 0, a value past
 ``MAX_BITS``) is skipped, so a bug here can lose a rejection but never make a certificate accepted.
 """
 
@@ -24,10 +25,14 @@ FIRST = 32            # of which every open lemma gets these before any gets the
 BOOLEAN = 48          # of which points 3 to 50 are one value among 0s (1, -1, 2), or one 0 among 1s, 12 each
 RANDOM_BOOLEAN = 64   # and the next ones random: 0/1 of five densities, or sparse small integers
 ALL_OF = 7            # past POINTS, a lemma of at most 7 free constants is tried at every point of {0, 1, -1}^n
+WALKS = 24            # then seeded walks per lemma: small integers, each false assertion repaired in turn
+WALK_WORK = 2_000_000  # terms the walks evaluate on all lemmas of a certificate, after every lemma's seeded points
+PASSES = 6            # rounds of repairs in a walk
 MAX_BITS = 4_096      # a value past this many bits ends its point (doubly exponential growth under squaring)
 WORK = 500_000        # terms evaluated on all lemmas of a certificate (at most about 2 s)
 SMALL = (0, 1, -1, 2, -2, 3, -3, Fraction(1, 2), Fraction(-1, 2), Fraction(1, 3))
 SPARSE = (0, 0, 0, 0, 0, 1, -1, 2, -2)
+SMALL_INTEGERS = (0, 1, -1, 2, -2, 3, -3)  # a walk's last tries for a constant
 
 
 _DECLARE_FUN = re.compile(r"\(declare-fun (\S+) \(\) Real\)")
@@ -37,10 +42,17 @@ class _Skip(Exception):
     """This point decides nothing."""
 
 
-def find_countermodel(text: str, left: list[int]) -> dict[str, Fraction] | None:
+def find_countermodel(text: str, left: list[int], walk_left: list[int] | None = None) -> dict[str, Fraction] | None:
     """A point (declared constant → value) where every assertion of ``text`` holds, or None; ``left[0]``: the
-    evaluation work the certificate has left, spent here."""
-    return _Search(text).run(range(POINTS + 3 ** ALL_OF), left)
+    evaluation work the certificate has left for the seeded points, spent here; ``walk_left``: the same for the walks
+    (None: ``left``)."""
+    search = _Search(text)
+    point = search.run(range(POINTS + 3 ** ALL_OF), left)
+    walker, walk_left = search.walker(), left if walk_left is None else walk_left
+    for _ in range(WALKS if point is None and walker is not None else 0):
+        if walk_left[0] <= 0 or walker.dead or (point := walker.walk(walk_left)) is not None:  # type: ignore[union-attr]
+            break
+    return point
 
 
 class _Search:
@@ -57,6 +69,12 @@ class _Search:
                   and isinstance(h[1], str)}  # (a hypothesis v = t sets v: see run)
         self.free = [v for v in getattr(self, "names", []) if v not in set_by]
         self.total = POINTS + (3 ** len(self.free) if len(self.free) <= ALL_OF else 0)
+
+    def walker(self) -> "_Walker | None":
+        """The lemma's walks (None: it is not read), seeded apart from its points."""
+        if self.asserted is None:
+            return None
+        return _Walker((self.asserted, self.names, self.functions, random.Random(f"{self.seed}:walks")))
 
     def run(self, points: range, left: list[int]) -> dict[str, Fraction] | None:
         for k in points:
@@ -84,6 +102,85 @@ class _Search:
             finally:
                 left[0] -= evaluator.work
         return None
+
+
+class _Walker:
+    """Where the seeded points miss (a lemma whose hypotheses hold on a thin set: ids apart by at least 1, equal ids,
+    an op code among a few), walks from small integers: each false assertion is made true by changing one of its
+    constants (``_repair``), round after round. Only a point at which every assertion then holds is returned."""
+
+    def __init__(self, read: tuple[list[Sexp], list[str], Any, random.Random]):
+        self.asserted, self.names, self.functions, self.rng = read
+        self.variables = [_variables(a, set(self.names)) for a in self.asserted]
+        self.dead = False  # a form the evaluator does not read: no walk will do
+
+    def walk(self, left: list[int]) -> dict[str, Fraction] | None:
+        point = {v: Fraction(self.rng.choice((0, 1, 2, 3, 1, 2, -1))) for v in self.names}
+        evaluator = _Evaluator(self.functions, point)
+        try:
+            for _ in range(PASSES):
+                before, last = dict(point), len(self.asserted) - 1
+                held = True  # the hypotheses (all but the last assertion) are repaired first, in order
+                for k, a in enumerate(self.asserted[:-1]):
+                    if not _holds(evaluator, a):
+                        held = False
+                        _repair(evaluator, a, self.variables[k], self.rng)
+                if held:  # the goal, often the largest, only once every hypothesis holds
+                    if _holds(evaluator, self.asserted[-1]):
+                        return point
+                    _repair(evaluator, self.asserted[-1], self.variables[last], self.rng)
+                if point == before:  # no repair took: this walk is stuck
+                    break
+        except (Undecided, RecursionError, ValueError, TypeError):
+            self.dead = True
+        finally:
+            left[0] -= evaluator.work
+        return None
+
+
+def _holds(evaluator: "_Evaluator", formula: Sexp) -> bool:
+    try:
+        return evaluator.truth(formula, {})
+    except _Skip:
+        return False
+
+
+def _variables(t: Sexp, names: set[str]) -> list[str]:
+    """The declared constants ``t`` names, in order of first use."""
+    found: dict[str, None] = {}
+    stack = [t]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            if x in names:
+                found[x] = None
+        else:
+            stack.extend(reversed(x))
+    return list(found)
+
+
+_FLIP = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "=": "distinct", "distinct": "="}
+
+
+def _repair(evaluator: "_Evaluator", formula: Sexp, variables: list[str], rng: random.Random, want: bool = True) -> None:
+    """Change one constant so that ``formula`` has truth ``want``, where a few tries find one (else leave the point):
+    a conjunction part by part, a disjunction by one of its parts, a comparison by solving it for a constant it is
+    linear in, else by another constant's value or a small number."""
+    if not (isinstance(formula, list) and formula and isinstance(formula[0], str)):
+        return
+    head, args = formula[0], formula[1:]
+    if head == "not" and len(args) == 1:
+        return _repair(evaluator, args[0], variables, rng, not want)
+    if head in ("and", "or") and args:
+        if (head == "and") == want:  # every part must have truth ``want``
+            for part in args:
+                if _holds(evaluator, part) != want:
+                    _repair(evaluator, part, variables, rng, want)
+        else:
+            _repair(evaluator, rng.choice(args), variables, rng, want)
+        return
+    if head in COMPARE and len(args) == 2:
+        _solve(evaluator, formula if want else [_FLIP[head], *args], variables, rng)
 
 
 def _value(rng: random.Random, k: int, special: list[Fraction]) -> Fraction | int:
@@ -188,6 +285,49 @@ class _Evaluator:
         raise Undecided(f"a condition {head}")
 
 
+def _solve(evaluator: "_Evaluator", atom: Sexp, variables: list[str], rng: random.Random) -> None:
+    """Make the comparison ``atom`` (or a ``distinct`` pair) true by changing one of ``variables`` that it names."""
+    op, lhs, rhs = atom
+    point = evaluator.point
+    test = (lambda: evaluator.value(lhs, {}) != evaluator.value(rhs, {})) if op == "distinct" else \
+        (lambda: evaluator.truth(atom, {}))
+    mine = _variables(atom, set(variables))
+    for v in rng.sample(mine, min(len(mine), 3)):
+        old = point[v]
+        for candidate in _candidates(evaluator, lhs, rhs, v, op, rng):
+            point[v] = candidate
+            try:
+                if test():
+                    return
+            except _Skip:
+                pass
+        point[v] = old
+
+
+def _candidates(evaluator: "_Evaluator", lhs: Sexp, rhs: Sexp, v: str, op: str, rng: random.Random) -> list[Fraction]:
+    """Values of ``v`` to try: where lhs − rhs, if linear in v, is 0 (and one past it, for a strict order), then the
+    other constants' values, one either side, and small numbers."""
+    point, old = evaluator.point, evaluator.point[v]
+    out: list[Fraction] = []
+    try:
+        f = []
+        for x in (0, 1, 2):
+            point[v] = Fraction(x)
+            f.append(evaluator.value(lhs, {}) - evaluator.value(rhs, {}))
+        slope = f[1] - f[0]
+        if slope and f[2] - f[1] == slope:
+            root = -f[0] / slope
+            step = 1 if slope > 0 else -1
+            out += [root + step, root - step] if op == "distinct" else \
+                [root + step] if op == ">" else [root - step] if op == "<" else [root]
+    except _Skip:
+        pass
+    point[v] = old
+    others = [point[w] for w in point if w != v]
+    out += [q + d for q in rng.sample(others, min(len(others), 4)) for d in (0, 1, -1)]
+    return out + [Fraction(x) for x in SMALL_INTEGERS]
+
+
 def _bounded(q: Fraction) -> Fraction:
     if q.numerator.bit_length() + q.denominator.bit_length() > MAX_BITS:
         raise _Skip
@@ -202,8 +342,8 @@ def shown(point: dict[str, Fraction]) -> str:
 def refute(lemmas: list[tuple[str, str]] | Any, open_: list[Any]) -> list[Any]:
     """S12d: the lemmas (``(label, text)``) that ``open_`` marks False (left open by S12a and S12c) and that have a
     countermodel, each a rejection naming the point. One budget of ``WORK`` for all: the first points of every
-    lemma, shortest first, before the others (a long true lemma must not use up what a short false one needs)."""
-    from .problems import Problem
+    lemma, shortest first, before the others (a long true lemma must not use up what a short false one needs); then,
+    if none has one, the walks of all of them in rounds, on ``WALK_WORK``."""
     left, found = [WORK], {}
     searches = sorted((len(text), k, label, text) for k, ((label, text), decided) in enumerate(zip(lemmas, open_))
                       if decided is False)
@@ -211,6 +351,19 @@ def refute(lemmas: list[tuple[str, str]] | Any, open_: list[Any]) -> list[Any]:
     for points in (range(0, FIRST), range(FIRST, POINTS + 3 ** ALL_OF)):
         for _, k, label, _ in searches:
             if k not in found and (point := readers[k].run(points, left)) is not None:
-                found[k] = Problem("{lemma:120} is false: every assertion holds at {point:200} (exact evaluation, "
-                                   "S12d)", {"lemma": label, "point": shown(point)})
+                found[k] = _false(label, point)
+    walkers = {} if found else {k: w for k, r in readers.items() if (w := r.walker()) is not None}
+    walk_left = [WALK_WORK]
+    for _ in range(WALKS):  # in rounds, one walk per open lemma, so a false lemma late in the list gets its walks
+        for _, k, label, _ in searches:
+            walker = walkers.get(k)
+            if not found and walker and not walker.dead and walk_left[0] > 0 and \
+                    (point := walker.walk(walk_left)) is not None:
+                found[k] = _false(label, point)  # one rejects the certificate: the walks end here
     return [found[k] for k in sorted(found)]
+
+
+def _false(label: str, point: dict[str, Fraction]) -> Any:
+    from .problems import Problem
+    return Problem("{lemma:120} is false: every assertion holds at {point:200} (exact evaluation, S12d)",
+                   {"lemma": label, "point": shown(point)})
