@@ -17,6 +17,7 @@ from typing import Callable, Iterator
 
 from ..circuits.builder import CircuitBuilder
 from ..circuits.ir import Circuit, Kind
+from ..circuits.measures import depth
 
 
 def _single(name: str, build: Callable[[CircuitBuilder, list[int]], int], n_inputs: int) -> Circuit:
@@ -116,11 +117,52 @@ def _random(seed: int, gates: int, max_depth: int | None = None) -> Circuit:
     return b.build()
 
 
+def lifted(circuit: Circuit, by: int) -> Circuit:
+    """The same function with every gate ``by`` deeper: each input and constant a gate reads passes first through
+    a chain of ``by`` sums of fan-in 1 (identities).  A T_K edited in one late layer goes wrong only on gates
+    computed there, i.e. gates of depth > 1; the single-gate shapes are then tried at every depth up to K."""
+    if by < 1:
+        return circuit
+    b = CircuitBuilder(f"{circuit.name}-at-depth+{by}")
+    wire: dict[int, int] = {}
+    chained: dict[int, int] = {}
+
+    def operand(g: int) -> int:
+        if circuit.gates[g].kind not in (Kind.INPUT, Kind.CONST):
+            return wire[g]
+        if g not in chained:
+            w = wire[g]
+            for _ in range(by):
+                w = b.add(w)
+            chained[g] = w
+        return chained[g]
+
+    for g, gate in enumerate(circuit.gates):
+        if gate.kind is Kind.INPUT:
+            wire[g] = b.input(circuit.input_names[gate.index] if gate.index is not None else None)
+        elif gate.kind is Kind.CONST:
+            wire[g] = b.const(gate.value if gate.value is not None else Fraction(0))
+        elif gate.kind is Kind.SIGN:
+            wire[g] = b.sign(operand(gate.args[0]))
+        else:
+            wire[g] = getattr(b, gate.kind.value)(*[operand(a) for a in gate.args])
+    for o in circuit.outputs:
+        b.output(wire[o])
+    return b.build()
+
+
 def candidate_circuits(random_count: int = 40, max_depth: int | None = None) -> Iterator[Circuit]:
     """Single-gate circuits of every kind and shape, then growing random ones (with ``max_depth``: as many more
-    again of depth at most that, so a search at a fixed K does not skip most of them)."""
+    again of depth at most that, so a search at a fixed K does not skip most of them), and between them (with
+    ``max_depth``) the single-gate shapes lifted to every depth up to it (:func:`lifted`), one per random seed so
+    that neither kind waits for all of the other within a search's budget."""
     yield from _basic()
+    deeper = [lifted(c, by) for by in range(1, max_depth or 1) for c in _basic()
+              if depth(c) >= 1 and depth(c) + by <= (max_depth or 1)]
     for seed in range(random_count):
+        if seed < len(deeper):
+            yield deeper[seed]
         yield _random(seed, 2 + seed // 4)
         if max_depth is not None:
             yield _random(seed, 2 + min(seed, 60) // 4, max_depth)
+    yield from deeper[random_count:]
