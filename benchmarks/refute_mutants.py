@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import mutants as hand_written  # noqa: E402
+from test_kernel_soundness import engine_transformer  # noqa: E402 - the kernel form back as the engine's model
 
 from verified_aat import api  # noqa: E402
 from verified_aat.certificates.kernel_form import transformer_form  # noqa: E402
@@ -45,43 +46,11 @@ from verified_aat.constructions.registry import get_construction  # noqa: E402
 from verified_aat.errors import InputError  # noqa: E402
 from verified_aat.refutation.candidates import candidate_circuits  # noqa: E402
 from verified_aat.transformer.exact_engine import run_exact  # noqa: E402
-from verified_aat.transformer.model import BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer  # noqa: E402
+from verified_aat.transformer.model import Transformer  # noqa: E402
 
 CONSTRUCTIONS = ("gate-edge", "gate-edge-dot", "edge-only", "edge-k", "unique-hard", "unique-hard-left",
                  "unique-hard-right")
 ORACLE_RANDOM = 40  # random candidate circuits (of each of the two kinds) in the oracle's list
-
-
-def _circuit(structure: dict[str, Any]) -> Circuit:
-    gates = []
-    for op, arg in structure["gates"]:
-        if op == "input":
-            gates.append(Gate(Kind.INPUT, index=arg))
-        elif op == "const":
-            gates.append(Gate(Kind.CONST, value=Fraction(arg)))
-        else:
-            gates.append(Gate(Kind(op), tuple(arg)))
-    return Circuit(tuple(gates), tuple(structure["outputs"]))
-
-
-def engine_transformer(doc: dict[str, Any]) -> Transformer:
-    """The kernel form back as the engine's model (tests/test_kernel_soundness.engine_transformer)."""
-    d = len(doc["coordinates"])
-    functions = [_circuit(f) for f in doc["functions"]]
-    layers = []
-    for layer in doc["layers"]:
-        heads = []
-        for h in layer["heads"]:
-            if isinstance(h["score"], int):
-                score: Any = CircuitScore(functions[h["score"]])
-            else:
-                matrix = [[Fraction(0)] * d for _ in range(d)]
-                for r, c, q in h["score"]["bilinear"]:
-                    matrix[r][c] = Fraction(q)
-                score = BilinearScore(tuple(tuple(row) for row in matrix))
-            heads.append(Head(h["name"], score, Pooling(h["pooling"])))
-        layers.append(Layer(tuple(heads), functions[layer["activation"]]))
-    return Transformer(tuple(doc["coordinates"]), tuple(layers))
 
 
 def mutate(doc: dict[str, Any], rng: random.Random, scope: str = "shared") -> tuple[dict[str, Any], str]:
