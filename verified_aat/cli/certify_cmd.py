@@ -229,24 +229,19 @@ def _report(result, doc, args: argparse.Namespace) -> int:
     return EXIT_UNKNOWN
 
 
-def _too_long(value) -> bool:
-    from ..limits import past_certified_digits
-    return past_certified_digits(value)
-
-
 def _check_constants(gates, file: str, where: str = "") -> None:
     """Refuse constants longer than a certificate may hold, before any work."""
     from ..circuits.ir import Kind
-    from ..limits import MAX_CERTIFIED_DIGITS
+    from ..limits import MAX_CERTIFIED_DIGITS, past_certified_digits
 
     for number, gate in enumerate(gates):
-        if gate.kind is Kind.CONST and _too_long(gate.value):
+        if gate.kind is Kind.CONST and past_certified_digits(gate.value):
             raise InputError(f"{where}gate {number}: constant has more than {MAX_CERTIFIED_DIGITS:,} digits "
                              f"(the limit on a certified constant, the trusted kernel's)", file)
 
 
 def _check_transformer_constants(transformer, file: str) -> None:
-    from ..limits import MAX_CERTIFIED_DIGITS
+    from ..limits import MAX_CERTIFIED_DIGITS, past_certified_digits
     from ..transformer.model import CircuitScore
 
     for number, layer in enumerate(transformer.layers, start=1):
@@ -254,7 +249,7 @@ def _check_transformer_constants(transformer, file: str) -> None:
         for head in layer.heads:
             if isinstance(head.score, CircuitScore):
                 _check_constants(head.score.circuit.gates, file, f"layer {number}: head {head.name}: score: ")
-            elif any(_too_long(q) for _, _, q in head.score.entries()):
+            elif any(past_certified_digits(q) for _, _, q in head.score.entries()):
                 raise InputError(f"layer {number}: head {head.name}: an entry has more than "
                                  f"{MAX_CERTIFIED_DIGITS:,} digits (the limit on a certified constant)", file)
 

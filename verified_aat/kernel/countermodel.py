@@ -64,11 +64,26 @@ class _Search:
             self.names, self.functions = list(normaliser.variables), normaliser.functions
         except (Undecided, RecursionError, ValueError):
             self.asserted = None
+            self.names, self.functions = [], {}
         self.seed, self.special = hashlib.sha256(text.encode()).hexdigest(), _special(text)
-        set_by = {h[1] for h in self.asserted or [] if isinstance(h, list) and len(h) == 3 and h[0] == "="
-                  and isinstance(h[1], str)}  # (a hypothesis v = t sets v: see run)
-        self.free = [v for v in getattr(self, "names", []) if v not in set_by]
+        self.settings = [(h[1], h[2]) for h in (self.asserted or [])[:-1]  # a hypothesis v = t sets v at every point
+                         if isinstance(h, list) and len(h) == 3 and h[0] == "=" and h[1] in self.names]
+        set_by = {v for v, _ in self.settings}
+        self.free = [v for v in self.names if v not in set_by]
         self.total = POINTS + (3 ** len(self.free) if len(self.free) <= ALL_OF else 0)
+
+    def _point(self, k: int) -> dict[str, Fraction]:
+        """Point k, the same on every run whichever pass asks: one value among 0s or one 0 among 1s; past POINTS
+        every point of {0, 1, -1}^n of the free constants; else each constant's value drawn by ``_value``."""
+        if 3 <= k < 3 + BOOLEAN and self.names:  # all 0 but one (1, -1 or 2), then all 1 but one (0), by turns
+            turn, j = divmod(k - 3, BOOLEAN // 4)  # over the last BOOLEAN // 4 names (a netlist's frontier)
+            return dict.fromkeys(self.names, Fraction(turn == 3)) | {self.names[-1 - j % len(self.names)]:
+                                                                      Fraction((1, -1, 2, 0)[turn])}
+        rng = random.Random(f"{self.seed}:{k}")
+        point = {v: Fraction(_value(rng, k, self.special)) for v in self.names}
+        if k >= POINTS:  # for a lemma of at most ALL_OF free constants (self.total)
+            point.update({v: Fraction((0, 1, -1)[(k - POINTS) // 3 ** i % 3]) for i, v in enumerate(self.free)})
+        return point
 
     def walker(self) -> "_Walker | None":
         """The lemma's walks (None: it is not read), seeded apart from its points."""
@@ -80,19 +95,11 @@ class _Search:
         for k in points:
             if left[0] <= 0 or self.asserted is None or k >= self.total:
                 return None
-            rng = random.Random(f"{self.seed}:{k}")  # the same points on every run, whichever pass asks
-            point = {v: Fraction(_value(rng, k, self.special)) for v in self.names}
-            if k >= POINTS:  # then, for a lemma of at most ALL_OF free constants, every point of {0, 1, -1}^n
-                point.update({v: Fraction((0, 1, -1)[(k - POINTS) // 3 ** i % 3]) for i, v in enumerate(self.free)})
-            if 3 <= k < 3 + BOOLEAN and self.names:  # all 0 but one (1, -1 or 2), then all 1 but one (0), by turns
-                turn, j = divmod(k - 3, BOOLEAN // 4)  # over the last BOOLEAN // 4 names (a netlist's frontier)
-                point = dict.fromkeys(self.names, Fraction(turn == 3)) | {self.names[-1 - j % len(self.names)]:
-                                                                           Fraction((1, -1, 2, 0)[turn])}
+            point = self._point(k)
             evaluator = _Evaluator(self.functions, point)
             try:
-                for h in self.asserted[:-1]:  # a hypothesis v = t sets v to t's value: equalities points miss
-                    if isinstance(h, list) and len(h) == 3 and h[0] == "=" and isinstance(h[1], str) and h[1] in point:
-                        point[h[1]] = evaluator.value(h[2], {})
+                for v, t in self.settings:  # v set to t's value: equalities independent points miss
+                    point[v] = evaluator.value(t, {})
                 if all(evaluator.truth(a, {}) for a in self.asserted):
                     return point
             except _Skip:
@@ -190,7 +197,7 @@ def _value(rng: random.Random, k: int, special: list[Fraction]) -> Fraction | in
     if k < 3:
         return (0, 1, -1)[k]
     if k < 3 + BOOLEAN:
-        return 0  # replaced by a one-hot or one-cold 0/1 point (_Search.run)
+        return 0  # a lemma without constants (else _Search._point's one-hot or one-cold points)
     if k < 3 + BOOLEAN + RANDOM_BOOLEAN:  # 0/1 of five densities, or mostly 0 and else a small integer (a wire's)
         return int(rng.random() < (0.5, 0.25, 0.75, 0.125, 0.875)[k % 5]) if k % 2 else rng.choice(SPARSE)
     if k < POINTS - 32:
