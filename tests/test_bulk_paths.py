@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from strategies import circuits
 from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.circuits.ir import Circuit, Gate, Kind, gate_depths
-from verified_aat.constructions import base
-from verified_aat.constructions.base import _Claims
+from verified_aat.constructions.claims import PatternTable
 from verified_aat.constructions.encoding import Role
 from verified_aat.constructions.registry import get_construction
 from verified_aat.transformer.exact_engine import run_exact
@@ -72,14 +71,12 @@ def test_bulk_encoding_and_schedule_equal_the_per_position_ones(circuit, name):
         return
     rows, roles = _one_by_one(construction, circuit)
     assert list(encoding.rows[:len(rows)]) == rows and list(encoding.roles[:len(roles)]) == roles
-    saved = base.BULK_CLAIMS
-    base.BULK_CLAIMS = 1  # every run in bulk where it may be
-    try:
-        claims = construction.schedule(circuit, encoding).claims
-    finally:
-        base.BULK_CLAIMS = saved
-    made = _Claims(circuit, gate_depths(circuit), construction.schedule_rules(), encoding.coordinates)
-    assert claims == tuple(map(made.one, encoding.roles))
+    schedule = construction.schedule(circuit, encoding)
+    made = PatternTable(circuit, gate_depths(circuit), construction.schedule_rules(), encoding.coordinates)
+    expected = list(map(made.one, encoding.roles))
+    assert [schedule.claims[p] for p in range(len(expected))] == expected  # made one at a time
+    assert list(schedule.claims) == expected and len(schedule.claims) == len(expected)  # made all at once
+    assert schedule.settle_layers() == [() if c is None else c.pattern.settle_pattern for c in expected]
 
 
 @pytest.mark.parametrize("op", ["add", "mul", "sign"])

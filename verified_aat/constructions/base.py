@@ -14,72 +14,11 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import count, groupby, repeat
-from operator import attrgetter, itemgetter
-from typing import Any, Sequence
 
 from ..circuits.ir import Circuit
 from ..transformer.model import Transformer
-from .encoding import Encoding, Role, instances
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimTerm:
-    """A claimed coordinate value: ``V(gate)`` or ``V(gate)·V(gate)``.
-
-    ``power`` is 1 or 2.  The value of a const gate is its constant.
-    """
-
-    gate: int
-    power: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimPattern:
-    """What a claim says up to the gates it names: ``entries`` are (coordinate, names the
-    source?, power, settle layer).  Shared by all claims of one role kind, ref-gate kind and
-    depth, so that the per-position claims stay tiny at 10⁶ gates."""
-
-    entries: tuple[tuple[int, bool, int, int], ...]
-    settle: int  # the earliest settle layer (the rule's base when there are no entries)
-    by_coordinate: dict[int, tuple[bool, int, int]] = field(init=False, repr=False, compare=False, hash=False)
-    settle_pattern: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False, hash=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "by_coordinate", {c: (src, power, s) for c, src, power, s in self.entries})
-        object.__setattr__(self, "settle_pattern", tuple(sorted((s, c) for c, _, _, s in self.entries)))
-
-
-@dataclass(frozen=True, slots=True)
-class PositionClaim:
-    """Coordinate c holds V(ref)^power from its settle layer on, for each entry of ``pattern``
-    (ref is ``gate`` or, for entries that name the source, ``source``)."""
-
-    pattern: ClaimPattern
-    gate: int
-    source: int | None = None
-
-    @property
-    def settle(self) -> int:
-        """The earliest settle layer."""
-        return self.pattern.settle
-
-    @property
-    def values(self) -> tuple[tuple[int, ClaimTerm], ...]:
-        """(coordinate, term) for each claimed coordinate."""
-        return tuple((c, self._term(src, power)) for c, src, power, _ in self.pattern.entries)
-
-    def _term(self, names_source: bool, power: int) -> ClaimTerm:
-        return ClaimTerm(self.source if names_source else self.gate, power)  # type: ignore[arg-type]
-
-    def term(self, c: int) -> tuple[ClaimTerm, int] | None:
-        """(term, settle layer) claimed for coordinate c, if any."""
-        entry = self.pattern.by_coordinate.get(c)
-        return None if entry is None else (self._term(entry[0], entry[1]), entry[2])
-
-    def by_coordinate(self) -> dict[int, tuple[ClaimTerm, int]]:
-        """coordinate → (term, settle layer), built on each call (claims are many; keep them small)."""
-        return {c: (self._term(src, power), s) for c, src, power, s in self.pattern.entries}
+from .claims import Schedule, build_schedule
+from .encoding import Encoding
 
 
 @dataclass(frozen=True)
@@ -98,18 +37,6 @@ class RoleRule:
     ref: str
     claims: tuple[tuple[str, str, int], ...]  # (coordinate, ref, power)
     kind_offsets: tuple[tuple[str, str, int], ...] = ()  # (kind of the ref gate, coordinate, delta)
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """The intended invariant: one claim per position (``None``: never claimed)."""
-
-    claims: tuple[PositionClaim | None, ...]
-    layers_needed: int
-
-    def settle_layers(self) -> list[tuple[tuple[int, int], ...]]:
-        """Per position, its claims' (settle layer, coordinate) pairs: what a settled run forgets before then."""
-        return [() if claim is None else claim.pattern.settle_pattern for claim in self.claims]
 
 
 @dataclass(frozen=True)
@@ -194,25 +121,11 @@ class Construction(abc.ABC):
         """The intended invariant, as one rule per role kind."""
 
     def schedule(self, circuit: Circuit, encoding: Encoding) -> Schedule:
-        """The intended invariant of every position, from :meth:`schedule_rules`.
-
-        Positions with the same role kind and the same referenced gates (e.g. all edges out
-        of one gate) get one shared :class:`PositionClaim`: O(gates) objects, not O(positions).
-        """
+        """The intended invariant of every position, from :meth:`schedule_rules` (``claims.build_schedule``:
+        arrays over positions, one pattern per role kind, ref-gate kind and depth)."""
         from ..circuits.measures import gate_depths
 
-        made = _Claims(circuit, gate_depths(circuit), self.schedule_rules(), encoding.coordinates)
-        roles = encoding.roles
-        kinds = list(map(_ROLE_KIND, roles))
-        claims: list[PositionClaim | None] = []
-        for kind, run in groupby(zip(count(), kinds), key=itemgetter(1)):
-            lo = next(run)[0]
-            hi = lo + 1 + len(list(run))
-            if not made.bulk(kind, roles[lo:hi], kinds.count(kind) == hi - lo, claims):
-                made.shared_run(kind, roles[lo:hi], claims)
-        readout = [claims[p].term(c)[1] for p, c in encoding.readout  # type: ignore[union-attr,index]
-                   if claims[p] is not None and claims[p].term(c) is not None]  # type: ignore[union-attr]
-        return Schedule(tuple(claims), max(readout, default=0))
+        return build_schedule(circuit, gate_depths(circuit), self.schedule_rules(), encoding)
 
     @abc.abstractmethod
     def score_hints(self) -> dict[str, ScoreHint]:
@@ -239,96 +152,3 @@ class Construction(abc.ABC):
         schedule = self.schedule(circuit, encoding)
         return CompiledConstruction(self.name, self.transformer(max(k, 1)),
                                     encoding.with_settle(schedule.settle_layers()), max(k, 1), schedule)
-
-
-class _Claims:
-    """The claims of :meth:`Construction.schedule`: one per position, shared by role kind and referenced
-    gates, over patterns shared by role kind, ref-gate kind and settle layer."""
-
-    def __init__(self, circuit: Circuit, depths: list[int], rules: dict[str, RoleRule], coords: tuple[str, ...]):
-        self.circuit, self.depths, self.rules = circuit, depths, rules
-        self.plans = {kind: (sorted((coords.index(c), r, power) for c, r, power in rule.claims),
-                             {(k, coords.index(c)): d for k, c, d in rule.kind_offsets})
-                      for kind, rule in rules.items()}
-        self.uses_gate = {kind: any(r == "gate" for _, r, _ in self.plans[kind][0]) or rule.ref == "gate"
-                          for kind, rule in rules.items()}
-        self.uses_source = {kind: any(r == "source" for _, r, _ in self.plans[kind][0]) or rule.ref == "source"
-                            for kind, rule in rules.items()}
-        self.shared: dict[tuple, PositionClaim] = {}
-        self.patterns: dict[tuple, ClaimPattern] = {}
-
-    def pattern(self, role_kind: str, anchor: int) -> ClaimPattern:
-        """The pattern of a ``role_kind`` position whose rule's reference is gate ``anchor``."""
-        return self.pattern_at(role_kind, self.circuit.gates[anchor].kind, self.depths[anchor])
-
-    def pattern_at(self, role_kind: str, gate_kind: Any, depth: int) -> ClaimPattern:
-        """The pattern of a ``role_kind`` position whose reference gate has this kind and depth."""
-        rule = self.rules[role_kind]
-        base = rule.scale * depth + rule.offset
-        kind = gate_kind.value
-        pattern = self.patterns.get((role_kind, kind, base))
-        if pattern is None:
-            entries_plan, deltas = self.plans[role_kind]
-            entries = tuple((c, r == "source", power, base + deltas.get((kind, c), 0)) for c, r, power in entries_plan)
-            pattern = self.patterns[(role_kind, kind, base)] = ClaimPattern(
-                entries, min((e[3] for e in entries), default=base))
-        return pattern
-
-    def one(self, role: Role) -> PositionClaim | None:
-        rule = self.rules.get(role.kind)
-        if rule is None:
-            return None
-        gate = role.gate if self.uses_gate[role.kind] else None
-        source = role.source if self.uses_source[role.kind] else None
-        key = (role.kind, gate, source)
-        claim = self.shared.get(key)
-        if claim is None:
-            anchor = role.gate if rule.ref == "gate" else role.source
-            claim = self.shared[key] = PositionClaim(self.pattern(role.kind, anchor), role.gate,  # type: ignore[arg-type]
-                                                     role.source)
-        return claim
-
-    def shared_run(self, kind: str, roles: Sequence[Role], claims: list[PositionClaim | None]) -> None:
-        """The claims of a run of roles of one kind, as :meth:`one` gives them one by one: one claim per
-        distinct (kind, gate, source) key, made from the key's first role (with the loops in C)."""
-        if kind not in self.rules:
-            claims.extend(repeat(None, len(roles)))
-            return
-        gates, sources = list(map(_ROLE_GATE, roles)), list(map(_ROLE_SOURCE, roles))
-        keys = list(zip(repeat(kind), gates if self.uses_gate[kind] else repeat(None),
-                        sources if self.uses_source[kind] else repeat(None)))
-        first = dict(zip(reversed(keys), reversed(roles)))  # reversed: each key keeps its first role
-        shared = self.shared
-        new = [key for key in first if key not in shared]
-        made = [first[key] for key in new]
-        anchors = list(map(_ROLE_GATE if self.rules[kind].ref == "gate" else _ROLE_SOURCE, made))
-        at = list(zip(map(_GATE_KIND, map(self.circuit.gates.__getitem__, anchors)), map(self.depths.__getitem__, anchors)))
-        of_key = {key: self.pattern_at(kind, *key) for key in dict.fromkeys(at)}  # (gate kind, depth) → pattern
-        shared.update(zip(new, instances(PositionClaim, len(made), pattern=map(of_key.__getitem__, at),
-                                         gate=map(_ROLE_GATE, made), source=map(_ROLE_SOURCE, made))))
-        claims.extend(map(shared.__getitem__, keys))
-
-    def bulk(self, kind: str, roles: Sequence[Role], only_run: bool, claims: list[PositionClaim | None]) -> bool:
-        """The claims of a long run of roles of one kind (the only run of that kind) that each name their own
-        gate and no source, e.g. a gate per position: appended at once (no two share a claim); False: not such
-        a run."""
-        rule = self.rules.get(kind)
-        if rule is None:
-            claims.extend(repeat(None, len(roles)))
-            return True
-        if (len(roles) < BULK_CLAIMS or not only_run or rule.ref != "gate" or self.uses_source[kind]
-                or not self.uses_gate[kind]):
-            return False
-        gates = list(map(_ROLE_GATE, roles))
-        if len(set(gates)) != len(gates) or not _NONE.issuperset(map(_ROLE_SOURCE, roles)):
-            return False
-        keys = list(zip(map(_GATE_KIND, map(self.circuit.gates.__getitem__, gates)), map(self.depths.__getitem__, gates)))
-        of_key = {key: self.pattern_at(kind, *key) for key in dict.fromkeys(keys)}  # (gate kind, depth) → pattern
-        claims.extend(instances(PositionClaim, len(gates), pattern=list(map(of_key.__getitem__, keys)), gate=gates,
-                                source=repeat(None)))
-        return True
-
-
-BULK_CLAIMS = 1024  # a run of at least this many positions gets its claims in bulk
-_ROLE_KIND, _ROLE_GATE, _ROLE_SOURCE, _GATE_KIND = (attrgetter(f) for f in ("kind", "gate", "source", "kind"))
-_NONE = frozenset([None])

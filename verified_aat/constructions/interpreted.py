@@ -93,8 +93,9 @@ class DocumentConstruction(Construction):
         readout_role, coordinate = self.document.readout
         for group in self.document.groups:
             start = len(rows)
-            if group.role == "gate":
-                _gates(self._rows["gate"], self._plans["gate"], group, circuit, values, rows, roles, slots)
+            if group.role in ("gate", "edge"):
+                _BULK[group.role](self._rows[group.role], self._plans[group.role], group, circuit, values, rows,
+                                  roles, slots)
             else:
                 _GROUPS[group.role](self._rows[group.role], group, circuit, values, rows, roles, slots)
             if group.role == readout_role:
@@ -210,16 +211,26 @@ def _gates(fns, plans, group: PositionGroup, circuit: Circuit, values, rows, rol
 _KIND, _ARGS, _GATE = (attrgetter(f) for f in ("kind", "args", "gate"))
 
 
-def _edges(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
-    """One row per edge occurrence (u → v, argument slot s), in order of v then s: columns built in bulk."""
+def _edges(fns, plans, group: PositionGroup, circuit: Circuit, values, rows, roles, slots) -> None:  # type: ignore[no-untyped-def]
+    """One row per edge occurrence (u → v, argument slot s), in order of v then s: columns built in bulk, and
+    zipped as they are when every source kind's row is the same :func:`_row_plan`."""
     gates, slot, start = circuit.gates, group.input, len(rows)
     arity = list(map(len, map(_ARGS, gates)))
     target = list(chain.from_iterable(map(repeat, range(len(gates)), arity)))
     position = list(chain.from_iterable(map(range, arity)))
     source = list(chain.from_iterable(map(_ARGS, gates)))
     kinds = list(map(_KIND, map(gates.__getitem__, source)))
-    rows.extend(map(_call, map(fns.__getitem__, kinds), zip(source, target, position, map(arity.__getitem__, source),
-                                                             map(values.__getitem__, source))))
+    plan = {plans[kind] for kind in set(kinds)}
+    if len(plan) == 1 and None not in plan:
+        picks, fixed = plan.pop()
+        constant = iter(fixed)
+        columns = (lambda: source, lambda: target, lambda: position, lambda: list(map(arity.__getitem__, source)),
+                   lambda: list(map(values.__getitem__, source)))  # (src, dst, slot, k, c), built if picked
+        rows.extend(zip(*[columns[i]() if i is not None else repeat(next(constant), len(source)) for i in picks]))
+    else:
+        rows.extend(map(_call, map(fns.__getitem__, kinds), zip(source, target, position,
+                                                                 map(arity.__getitem__, source),
+                                                                 map(values.__getitem__, source))))
     roles.extend(instances(Role, len(source), kind=repeat("edge"), gate=target, source=source, slot=position))
     if slot is not None:
         for i in compress(count(), map(is_, kinds, repeat(Kind.INPUT))):
@@ -243,7 +254,8 @@ def _sinks(fns, group: PositionGroup, circuit: Circuit, values, rows, roles, slo
             slots.append((len(rows) - 1, group.input, gate.index))
 
 
-_GROUPS = {"edge": _edges, "sink": _sinks}  # the gate group: _gates, which also takes the plans
+_GROUPS = {"sink": _sinks}
+_BULK = {"gate": _gates, "edge": _edges}  # the groups built as columns where their rows' plans allow
 
 
 def _fill(template: str, values: dict[str, str]) -> str:

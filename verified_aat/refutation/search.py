@@ -19,7 +19,7 @@ from typing import Any, Iterator, Sequence
 
 from ..circuits.evaluate import evaluate, evaluate_gates
 from ..circuits.ir import Circuit
-from ..constructions.base import Schedule
+from ..constructions.claims import Schedule
 from ..constructions.encoding import Encoding
 from ..transformer.exact_engine import RunResult, run_exact
 from ..transformer.key_join import KeyDecompositions

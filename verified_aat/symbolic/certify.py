@@ -19,7 +19,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..circuits.ir import Circuit, Kind
-from ..constructions.base import Construction, Schedule
+from ..constructions.base import Construction
+from ..constructions.claims import Schedule
 from ..constructions.registry import embedded_document
 from ..constructions.encoding import Encoding
 from ..errors import InputError
@@ -142,7 +143,7 @@ def _structural(declared: Any, T: Transformer, encoding: Encoding, schedule: Sch
     unchanged = [c for c, name in enumerate(T.coordinates) if name not in declared and c not in inputs
                  and all(output_reads(layer.activation)[c].identity_of == c for layer in T.layers)]
     if unchanged:
-        claimed = {c for claim in schedule.claims if claim for c in claim.by_coordinate()}
+        claimed = {entry[0] for pattern in schedule.patterns for entry in pattern.entries}
         unchanged = [c for c in unchanged if c not in claimed]
     return (*declared, *(T.coordinates[c] for c in unchanged))
 
@@ -166,6 +167,7 @@ def derive(p: Prepared, timeout_ms: int = 10_000, jobs: int = 1,
     attention: list[AttentionClaim] = []
     hint_verdicts: dict[str, LemmaVerdict] = {}
     by_score: dict[Any, tuple[str, str | None, ArgmaxSets | None]] = {}
+    columns: dict[int, Any] = {}
     for fn in functions:
         for h, head in enumerate(fn.layer.heads):
             key = (head.score, head.name)
@@ -173,7 +175,7 @@ def derive(p: Prepared, timeout_ms: int = 10_000, jobs: int = 1,
                 progress("attention", 1, sum(len(f.layer.heads) for f in functions))
             if key not in by_score:
                 by_score[key] = _attention(head, p.hints.get(head.name), T, rows, struct_idx, derivation,
-                                           hint_verdicts, problems, timeout_ms)
+                                           hint_verdicts, problems, timeout_ms, columns)
             method, lemma_id, sets = by_score[key]
             if lemma_id is not None:
                 derivation.lemmas[lemma_id].uses += 1  # one use per layer function and head, as the kernel counts
@@ -262,8 +264,9 @@ def _normalised_transformer(transformer: Transformer) -> Transformer:
     return transformer_from_json(transformer_to_json(transformer))
 
 
-def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, problems, timeout_ms):
-    """Argmax sets of one score: by a proven key decomposition, else brute force."""
+def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, problems, timeout_ms, columns):
+    """Argmax sets of one score: by a proven key decomposition, else brute force (``columns``: the rows'
+    coordinates the key joins read, kept across heads)."""
     d = T.dimension
     if hint is not None and hint_reads_structure_only(hint, struct_idx):
         # facts must be structural (so they hold at every layer) and hold in the encoding
@@ -275,7 +278,7 @@ def _attention(head, hint, T, rows, struct_idx, derivation, hint_verdicts, probl
             hint_verdicts[lemma_id] = discharge(text, timeout_ms)
             derivation.lemmas[lemma_id] = Lemma(lemma_id, text, "attention:key-decomposition", 0, (0, 0))
         if facts_hold and hint_verdicts[lemma_id].status == PROVED:
-            return "key-join", lemma_id, join_argmax(rows, hint)
+            return "key-join", lemma_id, join_argmax(rows, hint, columns)
         # A failed hint is not a failed construction: fall back to the real scores.
         del derivation.lemmas[lemma_id]
         del hint_verdicts[lemma_id]
@@ -322,18 +325,18 @@ def _check_structure(circuit: Circuit, encoding: Encoding, problems: list[str]) 
 def _check_base(circuit: Circuit, encoding: Encoding, schedule: Schedule, problems: list[str]) -> int:
     """Claims settled at layer 0 must hold in enc(C, x) itself."""
     slots = {(p, c): i for p, c, i in encoding.input_slots}
-    count = 0
-    for p, claim in enumerate(schedule.claims):
-        if claim is None or claim.settle > 0:
-            continue
-        for c, (term, settle) in claim.by_coordinate().items():
+    count, patterns = 0, schedule.patterns
+    at = np.flatnonzero(np.array([p.settle <= 0 for p in patterns] + [False])[schedule.number])  # -1 reads False
+    for p, number, own, source in zip(at.tolist(), *(a[at].tolist() for a in (schedule.number, schedule.gate,
+                                                                                schedule.source))):
+        for c, names_source, power, settle in patterns[number].entries:
             if settle > 0:
                 continue
             count += 1
-            gate = circuit.gates[term.gate]
-            ok = (gate.kind is Kind.INPUT and term.power == 1 and slots.get((p, c)) == gate.index) or \
+            gate = circuit.gates[source if names_source else own]
+            ok = (gate.kind is Kind.INPUT and power == 1 and slots.get((p, c)) == gate.index) or \
                  (gate.kind is Kind.CONST and (p, c) not in slots and
-                  encoding.rows[p][c] == gate.value ** term.power)  # type: ignore[operator]
+                  encoding.rows[p][c] == gate.value ** power)  # type: ignore[operator]
             if not ok:
                 problems.append(f"base: position {p} coordinate {encoding.coordinates[c]} does not hold its claim "
                                 f"in the encoding")

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..circuits.ir import Circuit
 from ..constructions.encoding import Encoding
-from ..constructions.base import Schedule
+from ..constructions.claims import Schedule
 from ..transformer.model import Transformer
 from .derive_grouped import derive_range_grouped
 from .obligations import Derivation, LayerFunction, Lemma, ObligationDeriver, check_layers, digest, kind_names
@@ -95,7 +95,7 @@ def _derive_range(deriver: ObligationDeriver, circuit: Circuit, encoding: Encodi
     names_of: dict[tuple[str, object], tuple[str, str]] = {}
     kinds: Counter = Counter()
     n_layers = deriver.transformer.n_layers
-    claims = deriver.claims
+    claims = deriver.claims.as_list()  # every claim as an object, once: this path reads them all
     roles = encoding.roles
     gates = circuit.gates
     for f_index, fn in enumerate(functions):

@@ -52,22 +52,17 @@ class _Tables:
 
     def __init__(self, deriver: ObligationDeriver, circuit: Circuit, encoding: Encoding):
         self.deriver, self.d = deriver, deriver.d
-        claims, n = deriver.claims, len(deriver.claims)
-        index: dict[int, int] = {}
-        self.patterns: list[Any] = []
-
-        def pattern_of(claim: Any) -> int:
-            if claim is None:
-                return -1
-            number = index.get(id(claim.pattern))
-            if number is None:
-                number = index[id(claim.pattern)] = len(self.patterns)
-                self.patterns.append(claim.pattern)
-            return number
-
-        self.pattern = np.fromiter(map(pattern_of, claims), np.int64, n)
-        self.gate = np.fromiter((-1 if c is None else c.gate for c in claims), np.int64, n)
-        self.source = np.fromiter((-1 if c is None or c.source is None else c.source for c in claims), np.int64, n)
+        schedule = deriver.schedule
+        n = len(schedule.number)
+        # the schedule's patterns renumbered by first use, as the positions meet them
+        used, first = np.unique(schedule.number, return_index=True)
+        first, used = first[used >= 0], used[used >= 0]
+        order = used[np.argsort(first, kind="stable")]
+        renumber = np.full(len(schedule.patterns) + 1, -1, np.int64)  # -1 (no claim) reads the trailing -1
+        renumber[order] = np.arange(len(order))
+        self.patterns: list[Any] = [schedule.patterns[k] for k in order.tolist()]
+        self.pattern = renumber[schedule.number]
+        self.gate, self.source = schedule.gate, schedule.source
         shape = (max(len(self.patterns), 1), self.d)
         self.has, self.names_source = np.zeros(shape, bool), np.zeros(shape, bool)
         self.power, self.settle = np.zeros(shape, np.int64), np.full(shape, np.iinfo(np.int64).max)

@@ -23,7 +23,7 @@ from typing import Sequence
 from ..circuits.evaluate import as_exact
 from ..circuits.ir import Circuit, Kind
 from ..circuits.smtlib import LOGIC, SGN_DEFINITION, define_fun, numeral, smt_symbol
-from ..constructions.base import PositionClaim, Schedule
+from ..constructions.claims import PositionClaim, Schedule
 from ..transformer.model import Layer, Pooling, Transformer, activation_input_names
 from .analysis import output_reads
 from .attention import ArgmaxSets
@@ -120,9 +120,8 @@ class ObligationDeriver(StructureView):
                  schedule: Schedule, structural: Sequence[str], argmax: dict[tuple[int, int], ArgmaxSets]):
         super().__init__(transformer, rows, structural, argmax)
         self.circuit = circuit
-        self.claims = schedule.claims
-        # claims are small (a shared pattern and the gates they name): no per-claim maps here
-        self._settles: list[tuple] = [() if claim is None else claim.pattern.settle_pattern for claim in self.claims]
+        self.schedule, self.claims = schedule, schedule.claims  # claims made when asked (constructions/claims.py)
+        self._settles: list[tuple] = schedule.settle_layers()
         self._numerals: dict[int, str] = {}
         self._prefix: dict[tuple[int, tuple[int, ...]], str] = {}
         self._templates: dict[tuple, tuple] = {}

@@ -158,16 +158,14 @@ class CircuitKernel:
             bound[index] = b
         return True
 
-    def column(self, i_vals: list[list[Number]], n: int, limit: int | None = None) -> np.ndarray | None:
-        """A circuit that reads only i-coordinates (a key), on ``n`` rows: an int64 array, or None
-        when a value or constant is not an integer or some gate could reach ``limit`` (default LIMIT)."""
-        if self.dep[self.output] & _J:
+    def int64_column(self, i_arr: list[np.ndarray], bounds: list[int], n: int, limit: int | None = None
+                     ) -> np.ndarray | None:
+        """A circuit that reads only i-coordinates (a key), on ``n`` rows, given as int64 arrays each with its
+        largest absolute value: an int64 array, or None when a constant is not an integer or some gate could
+        reach ``limit`` (default LIMIT)."""
+        if self.dep[self.output] & _J or not self.integral or not self._bounded(bounds, [], LIMIT if limit is None
+                                                                                  else limit):
             return None
-        if not self.integral or not all(map(_integers, i_vals)):
-            return None
-        if not self._bounded([_max_abs(c) for c in i_vals], [], LIMIT if limit is None else limit):
-            return None
-        i_arr = [np.array(c, dtype=np.int64) for c in i_vals]
         values: dict[int, Any] = {}
         for index, kind, args, payload in self.steps:
             values[index] = _apply(kind, [values[a] for a in args], payload, i_arr, [])

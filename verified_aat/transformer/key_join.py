@@ -218,16 +218,17 @@ def share_sets(sets: list[tuple[int, ...]]) -> ArgmaxSets:
     return ArgmaxSets.of(ids, distinct)
 
 
-def join_argmax(rows: Sequence[Sequence[Number]], hint: KeyHint) -> ArgmaxSets:
+def join_argmax(rows: Sequence[Sequence[Number]], hint: KeyHint, columns: dict | None = None) -> ArgmaxSets:
     """argmin_j (rk(x_i) − ck(x_j))² + pen(x_j) for every i, by a sorted join.
 
     With integer keys small enough for exact int64 arithmetic the join runs on numpy arrays
     (:func:`_join_int64`); otherwise, and for the few row keys whose nearest column keys do
-    not settle the minimum, on Python ints/Fractions.  Both give the same sets.
+    not settle the minimum, on Python ints/Fractions.  Both give the same sets.  ``columns``: a dict kept
+    by the caller for one ``rows`` (the heads of one derivation read the same coordinates).
     """
-    columns = _int64_keys(rows, hint)
-    if columns is not None:
-        return _join_int64(*columns)
+    keys = _int64_keys(rows, hint, {} if columns is None else columns)
+    if keys is not None:
+        return _join_int64(*keys)
     return _join_python(rows, hint)
 
 
@@ -257,11 +258,12 @@ def _groups(rows: Sequence[Sequence[Number]], ck: Callable[..., Any], pen: Calla
     return groups
 
 
+_INT = frozenset((int,))  # a value's type is int (not bool, not a rational)
 KEY_LIMIT = 2 ** 29     # |rk|, |ck| below this: every (rk − ck)² is below 2**60
 PENALTY_LIMIT = 2 ** 60  # |pen| below this: every cost (rk − ck)² + pen is below 2**61
 
 
-def _int64_keys(rows: Sequence[Sequence[Number]], hint: KeyHint) -> tuple[Any, Any, Any] | None:
+def _int64_keys(rows: Sequence[Sequence[Number]], hint: KeyHint, columns: dict) -> tuple[Any, Any, Any] | None:
     """rk, ck, pen of every row as int64 arrays, when all are integers within the limits."""
     n, d = len(rows), len(rows[0]) if rows else 0
     if n == 0:
@@ -269,11 +271,23 @@ def _int64_keys(rows: Sequence[Sequence[Number]], hint: KeyHint) -> tuple[Any, A
     out = []
     for circuit, limit in ((hint.row_key, KEY_LIMIT), (hint.col_key, KEY_LIMIT), (hint.col_penalty, PENALTY_LIMIT)):
         cols = sorted(_reads(circuit))
-        values = CircuitKernel(circuit, cols, (), d).column([list(map(itemgetter(c), rows)) for c in cols], n, limit)
+        read = [_int64_column(rows, c, columns) for c in cols]
+        values = None if None in read else CircuitKernel(circuit, cols, (), d).int64_column(
+            [r[0] for r in read], [r[1] for r in read], n, limit)  # type: ignore[index]
         if values is None:
             return None
         out.append(values)
     return out[0], out[1], out[2]
+
+
+def _int64_column(rows: Sequence[Sequence[Number]], c: int, columns: dict) -> tuple[np.ndarray, int] | None:
+    """Coordinate c of every row as int64 with its largest absolute value, or None when one is not an int (or
+    is past int64); read once per ``columns``."""
+    if c not in columns:
+        values = list(map(itemgetter(c), rows))
+        largest = max(map(abs, values), default=0) if _INT.issuperset(map(type, values)) else None
+        columns[c] = None if largest is None or largest >= 2 ** 63 else (np.array(values, dtype=np.int64), largest)
+    return columns[c]
 
 
 def _reads(circuit: Circuit) -> set[int]:
