@@ -214,9 +214,11 @@ def build_schedule(circuit: Circuit, depths: Sequence[int], rules: dict[str, Any
         if anchor.size and anchor.min() < 0:
             raise ValueError(f"schedule rule {kind!r} refers to the source of a position that has none")
         span = int(depth.max(initial=0)) + 1
-        distinct, inverse = np.unique(gate_kind[anchor] * span + depth[anchor], return_inverse=True)
-        found = np.array([table.number_at(kind, _KINDS[int(k) // span], int(k) % span) for k in distinct], np.int64)
-        number[at] = found[inverse.reshape(-1)]
+        keys = gate_kind[anchor] * span + depth[anchor]  # few distinct values: looked up by a table, not sorted
+        found = np.zeros(len(_KINDS) * span, np.int64)
+        for k in np.flatnonzero(np.bincount(keys, minlength=len(found))).tolist():
+            found[k] = table.number_at(kind, _KINDS[k // span], k % span)
+        number[at] = found[keys]
         if table.uses_gate[kind]:
             gate[at] = gate_of[at]
         if table.uses_source[kind]:
