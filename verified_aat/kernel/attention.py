@@ -107,19 +107,10 @@ def brute_force(rows: Sequence[Sequence[Number]], score: Circuit | Bilinear, bud
     """argmax_j score(row_i, row_j) on all pairs."""
     size = len(score.entries) if isinstance(score, Bilinear) else len(score.gates)
     _spend(budget, len(rows) ** 2 * size, f"brute force on {len(rows)} positions with a score of size {size}")
-    if isinstance(score, Bilinear):
-        entries = score.entries
-
-        def value(x: Sequence[Number], y: Sequence[Number]) -> Number:
-            return sum(q * x[r] * y[c] for r, c, q in entries)
-    else:
-        f = compiled(score)
-
-        def value(x: Sequence[Number], y: Sequence[Number]) -> Number:
-            return f(*x, *y)[0]
+    entries, f = (score.entries, None) if isinstance(score, Bilinear) else ((), compiled(score))
     out: Sets = []
     for x in rows:
-        values = [value(x, y) for y in rows]
+        values = [f(*x, *y)[0] if f else sum(q * x[r] * y[c] for r, c, q in entries) for y in rows]
         top = max(values)
         out.append(tuple(j for j, v in enumerate(values) if v == top))
     return out

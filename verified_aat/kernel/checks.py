@@ -70,12 +70,6 @@ def _encoding(ctx: Context) -> list[str]:
 
 # -- S7 / S11: what can be rendered and pooled exactly -------------------------------------
 
-def _exact_pooling(ctx: Context) -> list[str]:
-    return [Problem("layer {n}, head {head}: softmax pooling is not exact; nothing can be certified", {"n": n, "head": h.name})
-            for n, layer in enumerate(ctx.transformer.layers, start=1) for h in layer.heads  # type: ignore[union-attr]
-            if h.pooling == "softmax"]
-
-
 def _names(ctx: Context) -> list[str]:
     """Parameters are ``<owner>_<coordinate>``: distinct unless an underscore makes two of them meet."""
     T = ctx.transformer
@@ -106,15 +100,6 @@ def _schedule(ctx: Context) -> list[str]:
     ctx.claims = claims_from_rules(ctx.doc["hints"]["schedule"], ctx.circuit, ctx.encoding,  # type: ignore[arg-type]
                                    ctx.structural)
     return []
-
-
-def _base(ctx: Context) -> list[str]:
-    return list(base_failures(ctx.claims, ctx.circuit, ctx.encoding))  # type: ignore[arg-type]
-
-
-def _readout(ctx: Context) -> list[str]:
-    return list(readout_failures(ctx.claims, ctx.circuit, ctx.encoding,  # type: ignore[arg-type]
-                                 len(ctx.transformer.layers)))  # type: ignore[union-attr]
 
 
 # -- S6: attention ----------------------------------------------------------------------------
@@ -236,11 +221,6 @@ def _obligations(ctx: Context) -> list[str]:
     return compare_derived(ctx)  # the certificate's counts and set summaries (agreement.py, which can only reject)
 
 
-def _lemmas(ctx: Context) -> list[Problem]:
-    """S11 (``agreement.py``, which can only reject): the list is the kernel's lemmas, text for text."""
-    return match_lemmas(ctx.doc["lemmas"], entries(ctx.derivation), {"id", "kind", "uses", "smt2"}, {"engine"})
-
-
 # -- D and N: the interpreter and the netlist link ---------------------------------------------------
 
 def _defence(ctx: Context) -> list[str]:
@@ -298,15 +278,20 @@ CHECKS: tuple[Check, ...] = (
           lambda ctx: own_transformer_problems(ctx, ctx.doc["info"])),
     Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)",
           lambda ctx: _encoding(ctx) or stated_hashes(ctx)),  # the stated hash of enc(C): agreement.py
-    Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", _exact_pooling),
+    Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", lambda ctx: [Problem(
+        "layer {n}, head {head}: softmax pooling is not exact; nothing can be certified", {"n": n, "head": h.name})
+        for n, layer in enumerate(ctx.transformer.layers, start=1) for h in layer.heads if h.pooling == "softmax"]),
     Check("structural", "S4", "structural coordinates are coordinates that carry no input", _structural),
     Check("schedule", "S4", "the schedule hint is in the kernel's rule form", _schedule),
-    Check("readout", "S10", "every output is read where a claim gives its value by the last layer", _readout),
-    Check("base", "S5", "every claim settled at a layer <= 0 holds in enc(C, x)", _base),
+    Check("readout", "S10", "every output is read where a claim gives its value by the last layer",
+          lambda ctx: list(readout_failures(ctx.claims, ctx.circuit, ctx.encoding, len(ctx.transformer.layers)))),
+    Check("base", "S5", "every claim settled at a layer <= 0 holds in enc(C, x)",
+          lambda ctx: list(base_failures(ctx.claims, ctx.circuit, ctx.encoding))),
     Check("attention", "S6", "argmax sets come from proven keys or from structure-only scores", _attention),
     Check("structural-frame", "S8", "no layer changes a structural coordinate", _structural_frame),
     Check("obligations", "S9", "the certificate's derived counts are the kernel's", _obligations),
-    Check("lemmas", "S11", "the certificate's lemmas are exactly the kernel's lemma texts", _lemmas),
+    Check("lemmas", "S11", "the certificate's lemmas are exactly the kernel's lemma texts", lambda ctx: match_lemmas(
+          ctx.doc["lemmas"], entries(ctx.derivation), {"id", "kind", "uses", "smt2"}, {"engine"})),  # agreement.py
     Check("defence", "D", "the kernel's own interpreter agrees with C on seeded inputs", _defence),
     Check("solvers", "S12", "every lemma is unsat (valid over the reals)", discharge_derivation),  # discharge.py
     Check("netlist", "N", "the circuit computes the netlist's Boolean function", _netlist),
@@ -335,8 +320,7 @@ def theorem(ctx: Context) -> str:
     if ctx.original is not None:
         sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original']}, "
                      f"{counted(len(ctx.original.gates), 'gate')}, {counted(len(ctx.original.outputs), 'output')}): "
-                     "each n-ary sum or "
-                     "product of C is a tree of binary gates of B")
+                     "each n-ary sum or product of C is a tree of binary gates of B")
     if ctx.own_depth is not None:
         sentence += f", T being {X}'s own T_K for K = {ctx.own_depth}"
     if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash

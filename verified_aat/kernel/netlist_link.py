@@ -132,13 +132,6 @@ class _Prover:
             return terms[0][0]
         return self._node(("+", const, terms))
 
-    def _combination(self, const: Number, rest: dict[int, Number]) -> int | None:
-        """β + Σ α_i·y_i if const + Σ rest[n]·n (n nodes) is β + Σ α_i·F_i (elimination on the basis)."""
-        vector, taken, const = self._reduce(rest, {}, const)  # the sum is const − Σ taken_i·F_i + vector
-        if vector or not taken:
-            return None
-        return self._affine(const, [(-c, self._node(("y", i))) for i, c in taken.items()])
-
     def _eliminate(self, operands: list[int]) -> None:
         """A row-echelon basis of the operand nodes: (pivot, sum part, its y combination, constant)."""
         for i, n in enumerate(operands[:MAX_BASIS]):
@@ -179,25 +172,23 @@ class _Prover:
                 if todo:
                     stack.extend(todo)
                     continue
-                n = self.memo[g] = self._define(g)
+                args = [self.memo[h] for h in deps]  # g's definition: its annotation, else its gate
+                if g != self.subject and g in self.notes:
+                    n = self._affine(self.notes[g][0], [(c, a) for (_, c), a in zip(self.notes[g][1], args)])
+                elif (gate := self.gates[g]).op in ("input", "const"):
+                    n = self._node(("v", g) if gate.op == "input" else ("n", gate.value))
+                elif gate.op == "add":
+                    n = self._affine(0, [(1, a) for a in args])
+                else:
+                    n = self._product(args) if gate.op == "mul" else self._node(("sign", (args[0],)))
                 key = self.defs[n]
-                if self.basis and key[0] == "+":
-                    y = self._combination(key[1], dict(key[2]))
-                    self.memo[g] = n if y is None else y  # e.g. the sum under a sign gate
+                self.memo[g] = n
+                if self.basis and key[0] == "+":  # a sum const + Σ c·n that elimination on the basis makes
+                    vector, taken, const = self._reduce(dict(key[2]), {}, key[1])  # const − Σ taken_i·F_i + vector
+                    if taken and not vector:  # β + Σ α_i·F_i is β + Σ α_i·y_i: e.g. the sum under a sign gate
+                        self.memo[g] = self._affine(const, [(-c, self._node(("y", i))) for i, c in taken.items()])
         self.work += steps
         return self.memo[root]
-
-    def _define(self, g: int) -> int:
-        if g != self.subject and g in self.notes:
-            const, terms = self.notes[g]
-            return self._affine(const, [(c, self.memo[h]) for h, c in terms])
-        gate = self.gates[g]
-        if gate.op in ("input", "const"):
-            return self._node(("v", g) if gate.op == "input" else ("n", gate.value))
-        args = [self.memo[a] for a in gate.args]
-        if gate.op == "add":
-            return self._affine(0, [(1, a) for a in args])
-        return self._product(args) if gate.op == "mul" else self._node(("sign", (args[0],)))
 
     # -- deciding ---------------------------------------------------------------
     def _decide(self, what: str, problems: list[Problem | str], frontier: set[int], subject: int | None, state: Any) -> None:
