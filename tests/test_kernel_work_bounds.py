@@ -162,7 +162,7 @@ def test_keys_that_make_every_set_wide_are_not_checked(constant: bool, monkeypat
     """F6: hint keys rk = ck = b with the penalty −b⁴, which keeps every key in reach of every row key (the walk went
     over every key for every row key), or constant keys, where all positions tie (the derivation wrote every member
     of every set into the lemmas: 4.6 GB at 10⁴ inputs). Since red team round 9 the kernel also stops (rejected) once
-    it has rendered more than twice the certificate's lemma text (``derivation.lemma_room``), which these lemmas
+    it has rendered more than twice the certificate's lemma text (``agreement.lemma_room``), which these lemmas
     reach first; that bound is lifted here to test the one on the members read."""
     from verified_aat.kernel import checks
     monkeypatch.setattr(checks, "lemma_room", lambda listed: None)

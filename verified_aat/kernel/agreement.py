@@ -1,6 +1,8 @@
 """What a certificate states about its own proof, compared with what the kernel derived: its lemma list (S11,
 P5, U4, V4), its derived counts and argmax-set summaries (S9), and for a per-circuit certificate its format,
-version, claimed status and hashes (S1).  One comparison for every kind of certificate.
+version, claimed status and hashes (S1).  One comparison for every kind of certificate; and the room the lemma
+list leaves the kernel's own texts (S11: past twice the list's text no list can match, a rejection; the room's
+value feeds nothing but the next charge).
 
 This code can only reject.  The kernel decides its *own* lemma texts (``discharge.py``), never the list's,
 and states its theorem from its own derivation, with the hashes it computes of the objects it read; a proof object collected here is checked against the
@@ -15,13 +17,10 @@ import hashlib
 import json
 from collections import defaultdict
 from itertools import count
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .data import MAX_K, as_dict, as_list, need, within
 from .problems import Problem
-
-if TYPE_CHECKING:
-    from .context import Context
 
 FORMAT = "verified-aat/certificate"
 VERSION = 2
@@ -32,7 +31,7 @@ SCHEMATIC_KEYS = {"format", "version", "construction", "depth_bound", "transform
 SCHEMATIC_OPTIONAL = {"info", "timings", "hints", "construction_document", "instance"}
 
 
-def stated_document(ctx: Context) -> list[str]:
+def stated_document(ctx: Any) -> list[str]:  # ctx: a context.Context, which imports derivation, which imports this
     """S1: a per-circuit certificate of this version, with the format's keys, that claims a proof."""
     doc = as_dict(ctx.doc, "$", TOP_KEYS, OPTIONAL_TOP_KEYS)
     need(doc["format"] == FORMAT, "$.format", f"must be {FORMAT!r}")
@@ -48,7 +47,7 @@ def stated_document(ctx: Context) -> list[str]:
     return []
 
 
-def stated_depth_bound(ctx: Context) -> list[str]:
+def stated_depth_bound(ctx: Any) -> list[str]:
     """S1: the informational depth bound ``info.depth_bound``, when stated, is an integer 1 <= K <= MAX_K (no theorem
     reads it)."""
     bound = ctx.doc["info"].get("depth_bound")
@@ -75,7 +74,7 @@ def stated_hash(doc: dict[str, Any], what: str, mine: str) -> list[Problem]:
                                              {"what": what, "mine": mine, "given": given})]
 
 
-def stated_hashes(ctx: Context) -> list[Problem]:
+def stated_hashes(ctx: Any) -> list[Problem]:
     """S1: the hashes the certificate states are the ones the kernel computed (the theorem names the kernel's)."""
     given = as_dict(ctx.doc["hashes"], "$.hashes", {"circuit", "transformer", "encoding"})
     return [Problem("enc(C) as the kernel builds it for {name} has hash {mine:16}, the certificate's proof was about "
@@ -136,6 +135,20 @@ def match_lemmas(raw: Any, mine: Mapping[str, dict[str, Any]], keys: set[str], o
                        for d, e in listed.items()]
 
 
+def lemma_room(listed: Any) -> int:
+    """Twice the characters of the certificate's lemma texts, and 10^7: its lemmas must be the kernel's (S11, P5), so
+    no more is rendered (a 178 KB certificate had the kernel render 10^4 texts of 75 KB, 38 s and 1 GB: red team 9)."""
+    return 2 * sum(len(e["smt2"]) for e in listed if type(e) is dict and type(e.get("smt2")) is str) + 10**7 \
+        if type(listed) is list else 10**7
+
+
+def charge(left: int | None, size: int) -> int | None:
+    """``left`` less ``size`` characters of new lemma text (None: no bound); past the room, no list can match."""
+    need(left is None or size <= left, "$.lemmas", "the kernel's lemmas hold more than twice the text of all of the "
+         "certificate's lemmas, so the list cannot be the kernel's (docs/soundness.md S11)")
+    return None if left is None else left - size
+
+
 def summary(sets: Sequence[tuple[int, ...]]) -> dict[str, Any]:
     """An argmax-set list as the certificate states it: positions, distinct sets, their members, and the
     digest of docs/certificates.md."""
@@ -175,14 +188,14 @@ def layers_needed(claims: Sequence[dict[int, tuple[Any, ...]]], readout: Sequenc
     return max((claims[p][c][2] for p, c in readout if c in claims[p]), default=0)
 
 
-def compare_derived(ctx: Context) -> list[Problem]:
+def compare_derived(ctx: Any) -> list[Problem]:
     """S9: the certificate's ``derived`` section must be the kernel's own counts, key for key: T's layers, the layer
     by which every output's claim holds, the obligations by kind, each head's method and argmax-set summary."""
     attention = [{"function": fn.number, "head": head.name, "layers": list(fn.layers),
                   "method": ctx.attention_methods[(fn.number, h)], "sets": summary(ctx.sets[(fn.number, h)])}
                  for fn in ctx.functions for h, head in enumerate(fn.layer.heads)]
-    mine = {"layers": len(ctx.transformer.layers),  # type: ignore[union-attr]
-            "layers_needed": layers_needed(ctx.claims, ctx.encoding.readout),  # type: ignore[union-attr]
+    mine = {"layers": len(ctx.transformer.layers),
+            "layers_needed": layers_needed(ctx.claims, ctx.encoding.readout),
             "obligations": {k: v for k, v in sorted(ctx.derivation.counts.items()) if v}, "attention": attention}
     derived = as_dict(ctx.doc["derived"], "$.derived", set(mine))
     return [Problem("{key}: the kernel derives {mine:160}, the certificate says {given:160}",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .agreement import compare_derived, entries, match_lemmas, stated_depth_bound, stated_document, stated_hashes
+from .agreement import (compare_derived, entries, lemma_room, match_lemmas, stated_depth_bound, stated_document,
+                        stated_hashes)
 from .attention import BRUTE_FORCE_LIMIT, brute_force, budget_for, join, key_lemma
 from .structure import reads, score_reads
 from .data import (MAX_DEGREE, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, counted, within,
@@ -18,7 +19,7 @@ from .layouts import OutsideLayout, construction_of
 from .netlist_link import link_report
 from .obligations import Deriver, Reads, activation_params, frame_changes
 from .context import Context
-from .derivation import layer_functions, lemma_room
+from .derivation import layer_functions
 from .schedule import base_failures, claims_from_rules, count_base, readout_failures
 from .discharge import discharge_derivation
 from .problems import Problem

@@ -8,7 +8,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .data import Layer, Transformer, need
+from .agreement import charge  # the room of lemma text (S11), reject-only
+from .data import Layer, Transformer
 
 
 @dataclass
@@ -35,20 +36,6 @@ class Derivation:
         if count:
             self.counts[kind] += 1
         return digest
-
-
-def lemma_room(listed: Any) -> int:
-    """Twice the characters of the certificate's lemma texts, and 10^7: its lemmas must be the kernel's (S11, P5), so
-    no more is rendered (a 178 KB certificate had the kernel render 10^4 texts of 75 KB, 38 s and 1 GB: red team 9)."""
-    return 2 * sum(len(e["smt2"]) for e in listed if type(e) is dict and type(e.get("smt2")) is str) + 10**7 \
-        if type(listed) is list else 10**7
-
-
-def charge(left: int | None, size: int) -> int | None:
-    """``left`` less ``size`` characters of new lemma text (None: no bound); past the room, no list can match."""
-    need(left is None or size <= left, "$.lemmas", "the kernel's lemmas hold more than twice the text of all of the "
-         "certificate's lemmas, so the list cannot be the kernel's (docs/soundness.md S11)")
-    return None if left is None else left - size
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from typing import Any, Sequence
 
 from .circuits import cone, mean, partial, reads
 from .data import Circuit, Layer, NotChecked, Number, Transformer
-from .derivation import Derivation, Function, Lemma, charge
+from .agreement import charge  # the room of lemma text (S11), reject-only
+from .derivation import Derivation, Function, Lemma
 from .schedule import Claims
 from .smt import HEADER, LOGIC, SGN, declare, define_fun, numeral
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .agreement import entries, match_lemmas, stated_hash, stated_schematic
+from .agreement import entries, lemma_room, match_lemmas, stated_hash, stated_schematic
 from .discharge import discharge_derivation as solvers_check
 from .document_transformer import own_transformer_problems
 from .rules import Check, judge, sha256_json
 from .data import Transformer, as_dict, as_int, counted, load_transformer, need, within
 from .layouts import Construction, construction_of
-from .derivation import Derivation, Function, layer_functions, lemma_room
+from .derivation import Derivation, Function, layer_functions
 from .problems import Problem
 from .report import Options, Report
 from .schematic_derive import derive

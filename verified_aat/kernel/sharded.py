@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .derivation import charge
+from .agreement import charge
 
 STRIPE = 4096  # positions per block
 
