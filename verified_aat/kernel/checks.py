@@ -13,7 +13,6 @@ from .structure import reads, score_reads
 from .data import (MAX_DEGREE, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, counted, within,
                    load_circuit, load_structure, load_transformer, need)
 from .defence import run_defence
-from .document_transformer import own_transformer_problems  # S2, shared with P2
 from .encoding import Illegitimate, build, encoding_digest
 from .layouts import OutsideLayout, construction_of
 from .netlist_link import link_report
@@ -239,6 +238,16 @@ def _netlist(ctx: Context) -> list[str]:
     return problems
 
 
+def _own_transformer(ctx: Context) -> list[str]:
+    """S2's own-transformer claim (``document_transformer.py``, shared with P2), entered only for a certificate whose
+    ``info.transformer`` makes it: without the claim there is nothing to compare (a trusted-base kind of its own)."""
+    info = ctx.doc["info"]
+    if type(info) is not dict or info.get("transformer") is None:
+        return []
+    from .document_transformer import own_transformer_problems
+    return own_transformer_problems(ctx, info)
+
+
 def _binarization(name: str, *args: bool) -> Callable[[Context], list[Problem | str]]:
     """B1–B5 (``binarized.py``), entered only for a certificate with an ``original`` section: without one
     there is no circuit before binarization to check (so that module is a trusted-base kind of its own)."""
@@ -275,8 +284,7 @@ CHECKS: tuple[Check, ...] = (
           "binarization)", _given_circuit),
     Check("construction", "S2", "the construction is a well-formed document: embedded, or the shipped built-in "
                                 "it names", _construction),
-    Check("own-transformer", "S2", "a transformer said to be the construction's own T_K is the document's",
-          lambda ctx: own_transformer_problems(ctx, ctx.doc["info"])),
+    Check("own-transformer", "S2", "a transformer said to be the construction's own T_K is the document's", _own_transformer),
     Check("encoding", "S2", "the proof is about the construction's legitimate encoding enc(C, x)",
           lambda ctx: _encoding(ctx) or stated_hashes(ctx)),  # the stated hash of enc(C): agreement.py
     Check("exact-pooling", "S7", "every head pools exactly (average, leftmost or rightmost)", lambda ctx: [Problem(
