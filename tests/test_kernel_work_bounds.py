@@ -228,7 +228,8 @@ def test_row_formulas_that_compute_too_much_per_position_are_not_checked() -> No
 
 def test_folding_a_formula_keeps_its_value() -> None:
     """A folded formula is the same function of the parameters (so certificates did not change)."""
-    from verified_aat.kernel.formula import evaluate, fold, parse
+    from verified_aat.kernel.formula import fold, parse
+    from verified_aat.kernel.schematic_lemmas import evaluate  # the row formulas' evaluation, the schematic's
     allowed = frozenset({"id", "k"})
     for text in ["(2*min(k, 1) - 1) * (3 + -4)", "id*id + 1/2*3", "max(1 - 2, k) * (1 - 1) + id", "-(3*4) + k*(2 - 2/3)"]:
         node = parse(text, allowed, "$.f")

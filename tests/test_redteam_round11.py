@@ -97,13 +97,14 @@ def test_a_long_chain_in_a_row_formula_is_read_by_both_readers(formula: str, val
     from verified_aat.constructions.document import parse_document
     from verified_aat.constructions.interpreted import DocumentConstruction
     from verified_aat.kernel.layouts import read_construction
+    from verified_aat.kernel.schematic_lemmas import row_of  # the rows' evaluation (the schematic's)
     doc = _document_with(formula)
     path = tmp_path / "chained.json"
     path.write_text(json.dumps(doc))
     assert main(["construction", "check", str(path)]) == 0, capsys.readouterr().err
     kernel = read_construction(doc, "$.construction_document")
     a = kernel.coordinates.index("a")
-    assert kernel.row("gate", "add", {"id": 7, "k": 2, "c": 0, "index": 0})[a] == value
+    assert row_of(kernel, "gate", "add", {"id": 7, "k": 2, "c": 0, "index": 0})[a] == value
     circuit = parse_circuit_text("input x0 x1 x2 x3 x4 x5\ns = add x0 x1\nt = add x2 s\noutput t\n")
     encoding = DocumentConstruction(parse_document(doc, "chained.json")).compile(circuit, 2).encoding
     assert encoding.rows[7][a] == value  # gate 7 (t): the engine's encoder reads the formula alike

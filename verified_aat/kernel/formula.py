@@ -6,7 +6,7 @@ no name but the role's parameters and the document's constants, so no row can me
     unary := '-' unary | atom
     atom  := RATIONAL | NAME | ('min' | 'max') '(' expr ',' expr ')' | '(' expr ')'
 
-evaluated on exact numbers, or on symbolic ones (:class:`Sym`, SMT-LIB text) for the schematic templates (P2).
+computed on exact numbers (``encoding.py``), or on symbolic ones for the schematic templates (``schematic_lemmas``).
 """
 
 from __future__ import annotations
@@ -17,38 +17,14 @@ import re
 from typing import Any, Mapping
 
 from .data import MAX_BITS, Malformed, NotChecked, bits, exact, read_numeral
-from .smt import numeral
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
 MAX_DEGREE = 8  # a row is a polynomial of at most this degree in the parameters (keeps rows small)
-MAX_TEXT = 100_000  # characters of a symbolic value's SMT-LIB text
 _TOKEN = re.compile(r"\s*(?:(\d{1,200}(?:/\d{1,200})?)|([A-Za-z_][A-Za-z0-9_]*)|(\S))", re.ASCII)
 
 Node = tuple  # ("num", q) | ("name", n) | (op, a[, b]) with op in + - * neg min max
 ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "min": min, "max": max}  # on exact numbers
-
-
-class Sym:
-    """A symbolic number, as SMT-LIB text (a template's id, fan-in, slot or constant)."""
-
-    __slots__ = ("text", "low")
-
-    def __init__(self, text: str, low: Any = None):
-        if len(text) > MAX_TEXT:  # min/max write their operands twice: 24 nested mins took 115 s (red team 7)
-            raise NotChecked(f"a construction document's formula is past {MAX_TEXT:,} characters as SMT-LIB text")
-        self.text = text
-        self.low = low  # a number the symbol is known to be ≥ (the lemma states it as a hypothesis), or None
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sym) and other.text == self.text
-
-    def __hash__(self) -> int:
-        return hash(self.text)
-
-
-def smt(value: Any) -> str:
-    return value.text if isinstance(value, Sym) else numeral(value)
 
 
 def fit(value: Any) -> Any:
@@ -56,31 +32,6 @@ def fit(value: Any) -> Any:
     if bits(value) > MAX_BITS:
         raise NotChecked(f"a construction document's formula computes a number past {MAX_BITS} bits")
     return exact(value)
-
-
-def _apply(op: str, a: Any, b: Any = None) -> Any:
-    """One operation, exact when both sides are numbers (*not checked* past MAX_BITS), else SMT-LIB text."""
-    if not isinstance(a, Sym) and not isinstance(b, Sym):
-        return -a if op == "neg" else fit(ARITHMETIC[op](a, b))
-    if op == "neg":
-        return Sym(f"(- {smt(a)})")
-    if op in ("min", "max"):  # decided where a symbol's lower bound is at least the number: min(k, 1) = 1 for k ≥ 1
-        for sym, number in ((a, b), (b, a)):
-            if isinstance(sym, Sym) and sym.low is not None and not isinstance(number, Sym) and sym.low >= number:
-                return number if op == "min" else sym
-        test = "<=" if op == "min" else ">="
-        return Sym(f"(ite ({test} {smt(a)} {smt(b)}) {smt(a)} {smt(b)})")
-    return Sym(f"({op} {smt(a)} {smt(b)})")
-
-
-def evaluate(node: Node, env: Mapping[str, Any]) -> Any:
-    """The formula's value: an exact number, or a :class:`Sym` when a parameter is symbolic."""
-    tag = node[0]
-    if tag == "num":
-        return node[1]
-    if tag == "name":
-        return env[node[1]]
-    return _apply(tag, *[evaluate(a, env) for a in node[1:]])  # numbers come back exact (fit), or a Sym
 
 
 def fold(node: Node, constants: Mapping[str, Any]) -> Node:
@@ -91,16 +42,9 @@ def fold(node: Node, constants: Mapping[str, Any]) -> Node:
         return node
     args = [fold(a, constants) for a in node[1:]]
     if all(a[0] == "num" for a in args):
-        return ("num", exact(_apply(node[0], *(a[1] for a in args))))
+        values = [a[1] for a in args]
+        return ("num", -values[0] if node[0] == "neg" else fit(ARITHMETIC[node[0]](*values)))
     return (node[0], *args)
-
-
-def names(node: Node) -> set[str]:
-    if node[0] == "num":
-        return set()
-    if node[0] == "name":
-        return {node[1]}
-    return set().union(*(names(a) for a in node[1:]))
 
 
 def degree(node: Node, parameters: frozenset[str]) -> int:

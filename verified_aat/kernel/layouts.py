@@ -66,12 +66,6 @@ class Construction:
                 high = hi if high is None else high if hi is None else min(high, hi)
         return low, high
 
-    def row(self, role: str, kind: str, params: Mapping[str, Any]) -> list[Any]:
-        """The row of a position of ``role`` whose (source) gate has ``kind``: numbers, or Sym terms."""
-        group = self.group(role)
-        assert group is not None
-        return [fm.evaluate(f, params) for f in dict(group.rows)[kind]]
-
 
 class OutsideLayout(Exception):
     """The circuit is not in the domain of the construction (e.g. a mul of fan-in 3)."""

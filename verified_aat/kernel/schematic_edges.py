@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .formula import Sym, smt
 from .layouts import Construction
 from .derivation import Derivation, Function
-from .schematic_lemmas import (Lemma, Rows, Shape, claimed, gate_value, output, pooled_in_edges, score, settled,
-                               symbolic_add)
+from .schematic_lemmas import (Lemma, Rows, Shape, Sym, claimed, gate_value, output, pooled_in_edges, row_of, score,
+                               settled, smt, symbolic_add)
 from .schematic_relevance import Needs
 
 SLOT_CLASSES = (0, 1, None)  # slot 0, a symbolic slot s ≥ 1, sink
@@ -50,7 +49,7 @@ class EdgeTemplates(Rows):
         s = f"{position_name}_slot"
         position = slot if isinstance(slot, Sym) else 0 if slot == 0 or slot is None else Sym(s, low=1)
         params = {"src": Sym(u), "dst": Sym(v) if isinstance(v, str) else v, "slot": position, "k": k, "c": const}
-        row = [smt(x) for x in self.construction.row("sink" if slot is None else "edge", shape.op, params)]
+        row = [smt(x) for x in row_of(self.construction, "sink" if slot is None else "edge", shape.op, params)]
         if isinstance(position, Sym) and any(s in x for x in row) and s not in lemma.names:
             lemma.var(s, is_id=True)
             lemma.hyps.append(f"(>= {s} 1.0)")

@@ -1,18 +1,81 @@
 """Schematic lemmas: one set of SMT-LIB lemmas that covers *every* circuit of depth ≤ K (docs/soundness.md P2, P5–P7),
-on position *templates* (symbolic ids, fan-ins and values; the document's rows on them), rendered from the actual
-score and activation circuits: attention (P6), step and frame (P7)."""
+on position *templates* (symbolic ids, fan-ins and values, :class:`Sym`; the document's rows on them, ``row_of``),
+rendered from the actual score and activation circuits: attention (P6), step and frame (P7)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .data import Bilinear, Layer, NotChecked
-from .formula import Sym, smt
+from .formula import ARITHMETIC, Node, fit
 from .layouts import Construction
-from .smt import LOGIC, SGN, bilinear_term, term
+from .smt import LOGIC, SGN, bilinear_term, numeral, term
 
 HEADER = "; verified-aat schematic lemma v1"
+MAX_TEXT = 100_000  # characters of a symbolic value's SMT-LIB text
+
+
+class Sym:
+    """A symbolic number, as SMT-LIB text (a template's id, fan-in, slot or constant)."""
+
+    __slots__ = ("text", "low")
+
+    def __init__(self, text: str, low: Any = None):
+        if len(text) > MAX_TEXT:  # min/max write their operands twice: 24 nested mins took 115 s (red team 7)
+            raise NotChecked(f"a construction document's formula is past {MAX_TEXT:,} characters as SMT-LIB text")
+        self.text = text
+        self.low = low  # a number the symbol is known to be ≥ (the lemma states it as a hypothesis), or None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sym) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def smt(value: Any) -> str:
+    return value.text if isinstance(value, Sym) else numeral(value)
+
+
+def _apply(op: str, a: Any, b: Any = None) -> Any:
+    """One operation, exact when both sides are numbers (*not checked* past MAX_BITS), else SMT-LIB text."""
+    if not isinstance(a, Sym) and not isinstance(b, Sym):
+        return -a if op == "neg" else fit(ARITHMETIC[op](a, b))
+    if op == "neg":
+        return Sym(f"(- {smt(a)})")
+    if op in ("min", "max"):  # decided where a symbol's lower bound is at least the number: min(k, 1) = 1 for k ≥ 1
+        for sym, number in ((a, b), (b, a)):
+            if isinstance(sym, Sym) and sym.low is not None and not isinstance(number, Sym) and sym.low >= number:
+                return number if op == "min" else sym
+        test = "<=" if op == "min" else ">="
+        return Sym(f"(ite ({test} {smt(a)} {smt(b)}) {smt(a)} {smt(b)})")
+    return Sym(f"({op} {smt(a)} {smt(b)})")
+
+
+def evaluate(node: Node, env: Mapping[str, Any]) -> Any:
+    """The formula's value: an exact number, or a :class:`Sym` when a parameter is symbolic."""
+    tag = node[0]
+    if tag == "num":
+        return node[1]
+    if tag == "name":
+        return env[node[1]]
+    return _apply(tag, *[evaluate(a, env) for a in node[1:]])  # numbers come back exact (fit), or a Sym
+
+
+def names(node: Node) -> set[str]:
+    if node[0] == "num":
+        return set()
+    if node[0] == "name":
+        return {node[1]}
+    return set().union(*(names(a) for a in node[1:]))
+
+
+def row_of(construction: Construction, role: str, kind: str, params: Mapping[str, Any]) -> list[Any]:
+    """The row of a position of ``role`` whose (source) gate has ``kind``: numbers, or Sym terms."""
+    group = construction.group(role)
+    assert group is not None
+    return [evaluate(f, params) for f in dict(group.rows)[kind]]
 
 
 @dataclass(frozen=True)
@@ -126,8 +189,8 @@ class Templates(Rows):
         if shape.fan_in is None:
             lemma.hyps.append(f"(>= {p}_k 1.0)")
         index = Sym(f"{p}_index") if shape.op == "input" else 0
-        row = [smt(v) for v in self.construction.row("gate", shape.op, {"id": Sym(g), "k": k, "c": const,
-                                                                        "index": index})]
+        row = [smt(v) for v in row_of(self.construction, "gate", shape.op, {"id": Sym(g), "k": k, "c": const,
+                                                                           "index": index})]
         if shape.op == "input" and any(f"{p}_index" in x for x in row):
             lemma.var(f"{p}_index", is_id=True)
         return self._values(lemma, row, p, values or {})
@@ -145,7 +208,7 @@ class Templates(Rows):
             slot = Sym(lemma.var(s, is_id=True), low=2)
             lemma.hyps.append(f"(>= {s} 2.0)")
         params = {"src": Sym(u), "dst": Sym(v), "slot": Sym(s) if slot is None else slot, "k": 0, "c": 0}
-        row = [smt(x) for x in self.construction.row("edge", "add", params)]
+        row = [smt(x) for x in row_of(self.construction, "edge", "add", params)]
         if slot is None and any(s in x for x in row):
             lemma.var(s, is_id=True)
         return self._values(lemma, row, p, values or {})

@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from .data import NotChecked, need
-from .formula import Sym, names, smt
 from .identity import decide
 from .layouts import Construction
 from .schematic_edges import EdgeScheme
-from .schematic_lemmas import ABOVE, FNC_SHAPES, FSAC_SHAPES, Scheme, Shape
+from .schematic_lemmas import ABOVE, FNC_SHAPES, FSAC_SHAPES, Scheme, Shape, Sym, names, row_of, smt
 
 
 def scheme_of(c: Construction) -> Scheme | EdgeScheme:
@@ -140,13 +139,13 @@ def encoding_problems(scheme: Scheme | EdgeScheme) -> list[str]:
         ids = {"id": Sym("g"), "index": Sym("i")} if role == "gate" else {"src": Sym("u"), "dst": Sym("v"),
                                                                           "slot": Sym("s")}
         base = {"k": 0, **ids}
-        if not _same(c.row(role, "const", {**base, "c": Sym("c")})[val], Sym("c")):
+        if not _same(row_of(c, role, "const", {**base, "c": Sym("c")})[val], Sym("c")):
             problems.append(f"a const gate's {role} rows do not hold its constant in val")
-        if sq is not None and role != "gate" and not _same(c.row(role, "const", {**base, "c": Sym("c")})[sq],
+        if sq is not None and role != "gate" and not _same(row_of(c, role, "const", {**base, "c": Sym("c")})[sq],
                                                            Sym("(* c c)")):
             problems.append(f"a const gate's {role} rows do not hold its constant's square in sq")
         for kind in ("input", "add"):
-            if not _same(c.row(role, kind, {**base, "c": 0})[val], 0):
+            if not _same(row_of(c, role, kind, {**base, "c": 0})[val], 0):
                 problems.append(f"the {role} row of {'an input' if kind == 'input' else 'an add of fan-in 0'} "
                                 "does not hold 0 in val (x_i must be alone there; an empty sum is 0)")
     if c.readout != (holders[-1], val):
