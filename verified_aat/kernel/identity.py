@@ -189,7 +189,28 @@ def decide(text: str, tally: list[int] | None = None, left: int | None = None) -
     work of the certificate's lemmas so far, to which this one's is added (decided or not), ``left`` what it has left."""
     n = _Normaliser(None if left is None else min(left, 2 * MAX_PRODUCT_WORK))
     try:
-        return _decide(text, n)
+        n, asserted = read_lemma(text, n)
+        bound: dict[str, Poly] = {}
+        if not asserted:
+            return None
+        *hypotheses, goal = asserted
+        for h in hypotheses:  # a hypothesis v = constant is used as the substitution of v; others are not used
+            if isinstance(h, list) and len(h) == 3 and h[0] == "=" and isinstance(h[1], str) and h[1] in n.variables \
+                    and h[1] not in bound:
+                value = n.term(h[2], {})
+                if not set(value) - {()}:
+                    bound[h[1]] = value
+        if not (isinstance(goal, list) and len(goal) == 2 and goal[0] == "not"):
+            return None
+        body = goal[1]
+        equations = body[1:] if isinstance(body, list) and body and body[0] == "and" else [body]
+        for eq in equations:
+            if not (isinstance(eq, list) and len(eq) == 3 and eq[0] == "="):
+                return None
+            difference = add(dict(n.term(eq[1], bound)), n.term(eq[2], bound), -1)
+            if difference:
+                return None
+        return True
     except (Undecided, TooLarge, RecursionError, ZeroDivisionError, ValueError):
         return None
     finally:
@@ -222,27 +243,3 @@ def read_lemma(text: str, n: _Normaliser | None = None) -> tuple[_Normaliser, li
         elif form[0] not in ("set-logic", "check-sat"):
             raise Undecided(f"command {form[0]}")
     return n, asserted
-
-
-def _decide(text: str, n: _Normaliser) -> bool | None:
-    n, asserted = read_lemma(text, n)
-    bound: dict[str, Poly] = {}
-    if not asserted:
-        return None
-    *hypotheses, goal = asserted
-    for h in hypotheses:  # a hypothesis v = constant is used as the substitution of v; others are not used
-        if isinstance(h, list) and len(h) == 3 and h[0] == "=" and isinstance(h[1], str) and h[1] in n.variables and h[1] not in bound:
-            value = n.term(h[2], {})
-            if not set(value) - {()}:
-                bound[h[1]] = value
-    if not (isinstance(goal, list) and len(goal) == 2 and goal[0] == "not"):
-        return None
-    body = goal[1]
-    equations = body[1:] if isinstance(body, list) and body and body[0] == "and" else [body]
-    for eq in equations:
-        if not (isinstance(eq, list) and len(eq) == 3 and eq[0] == "="):
-            return None
-        difference = add(dict(n.term(eq[1], bound)), n.term(eq[2], bound), -1)
-        if difference:
-            return None
-    return True

@@ -186,8 +186,13 @@ class Deriver:
         joined = " ".join(args)
         equations = [f"(= (out_{names[c]} {joined}) {rhs})" for c, rhs in zip(coords, shape[3 + n:])]
         goal = equations[0] if len(equations) == 1 else f"(and {' '.join(equations)})"
-        return (self._prefix_for(fn, coords) + declare([*map(Y, range(shape[1])), *map(H, range(shape[2])),
-                                                        *(f"f{i}" for i in range(template[2]))])
+        prefix = self._prefix.get((fn.number, coords))  # F's out_c on ``coords``, once per function and coords
+        if prefix is None:
+            funs = [define_fun(f"out_{names[c]}", fn.layer.activation, c, activation_params(self.t, fn.layer))
+                    for c in coords]
+            prefix = self._prefix[(fn.number, coords)] = "\n".join([HEADER, LOGIC, SGN, *funs]) + "\n"
+        return (prefix + declare([*map(Y, range(shape[1])), *map(H, range(shape[2])),
+                                  *(f"f{i}" for i in range(template[2]))])
                 + f"(assert (not {goal}))\n(check-sat)\n")
 
     def _template(self, fn: Function, coords: tuple[int, ...], static: list[tuple[int, int, int]],
@@ -216,15 +221,6 @@ class Deriver:
         same = {} if len(fields) == 1 == len({f for f, _ in goals} | fields) and all(s[1] is None for s in slots) else None
         memo[key] = template = (number, literals, free, slots, inputs, same, same is not None and fields.pop())
         return template
-
-    def _prefix_for(self, fn: Function, coords: tuple[int, ...]) -> str:
-        key = (fn.number, coords)
-        text = self._prefix.get(key)
-        if text is None:
-            params = activation_params(self.t, fn.layer)
-            funs = [define_fun(f"out_{self.t.coordinates[c]}", fn.layer.activation, c, params) for c in coords]
-            text = self._prefix[key] = "\n".join([HEADER, LOGIC, SGN, *funs]) + "\n"
-        return text
 
 
 def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequence[Number]], structural: set[int],
