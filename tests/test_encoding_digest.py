@@ -89,3 +89,27 @@ def test_the_argmax_set_digest_is_its_definition_past_one_block_of_sets(sizes, c
     expected = hashlib.sha256(text.encode()).hexdigest()
     assert sets_digest(ids, distinct) == expected
     assert summary([distinct[i] for i in ids])["digest"] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(sets=st.lists(st.lists(st.integers(0, 10**18), min_size=1, max_size=5, unique=True).map(lambda s: tuple(sorted(s))),
+                     min_size=1, max_size=40), picks=st.lists(st.integers(0, 10**6), max_size=200),
+       offset=st.sampled_from([0, 9, 10, 99_999, 10**12]))
+def test_the_argmax_set_digest_of_arrays_is_its_definition(sets, picks, offset):
+    """The key joins' sets (int64 arrays: set ids, offsets, members) are printed by numpy: the same text as the
+    definition, for numbers of every length (0, 9, 10, … 10^18), sets of mixed sizes; and an array form the
+    numpy printer does not take (an empty set) gives the definition's digest too."""
+    import numpy as np
+
+    from verified_aat.certificates.attention_digest import sets_digest
+    from verified_aat.transformer.key_join import _Members
+    ids = [offset % len(sets) if not picks else (p + offset) % len(sets) for p in picks]
+    offsets = np.array([0, *np.cumsum([len(s) for s in sets])], np.int64)
+    members = np.array([m for s in sets for m in s], np.int64)
+    text = "".join(f"{p}:{s}\n" for p, s in enumerate(ids)) + "".join(
+        f"#{s}:{' '.join(map(str, members_))}\n" for s, members_ in enumerate(sets))
+    assert sets_digest(np.array(ids, np.int64), _Members(offsets, members)) == hashlib.sha256(text.encode()).hexdigest()
+    empty = _Members(np.array([0, *offsets.tolist()], np.int64), members)  # a first set with no member
+    text = "".join(f"{p}:{s + 1}\n" for p, s in enumerate(ids)) + "#0:\n" + "".join(
+        f"#{s + 1}:{' '.join(map(str, members_))}\n" for s, members_ in enumerate(sets))
+    assert sets_digest(np.array(ids, np.int64) + 1, empty) == hashlib.sha256(text.encode()).hexdigest()
