@@ -9,7 +9,6 @@ The trusted kernel keeps its own copies (``kernel/data.py``); a test keeps
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -103,10 +102,19 @@ def lone_surrogate(text: str, value: object) -> bool:
     escape not in a pair): no text, so it could be neither printed nor written back as UTF-8."""
     if _SURROGATE_ESCAPE.search(text) is None:  # the cheap test first: such a string needs such an escape
         return False
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
+    stack = [value]  # a walk, not json.dumps (which raises on an integer past Python's 4,300 digits)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return False
 
 

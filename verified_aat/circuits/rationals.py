@@ -100,8 +100,8 @@ def read_exact(token: str, *, decimals: bool = True) -> int | Fraction:
 def read_json_rational(value: object) -> Fraction:
     """A decoded JSON value that is an integer or a numeral string (:func:`read_numeral`), as a Fraction;
     :class:`NumeralError` for anything else (a float, a boolean, ``"1e999999999"``)."""
-    if type(value) is int:
-        return Fraction(value)
+    if isinstance(value, int) and not isinstance(value, bool):  # a LongInt too
+        return Fraction(int(value))
     return read_numeral(value)  # type: ignore[arg-type]  # a non-string is refused there
 
 
@@ -120,10 +120,31 @@ def json_loads(text: str, **hooks: Any) -> Any:
 
 def json_int(digits: str) -> int:
     """``json.loads``'s ``parse_int``: a JSON integer of at most :data:`MAX_DIGITS` digits (Python's own
-    conversion stops at 4,300 with its own words); :class:`NumeralError` past it."""
+    conversion stops at 4,300 with its own words); :class:`NumeralError` past it.  One past
+    :data:`_PY_LIMIT` digits is a :class:`LongInt`, which prints where a plain int would raise."""
     if len(digits) - digits.startswith("-") > MAX_DIGITS:
         raise NumeralError(f"a number has more than {MAX_DIGITS:,} digits (the digits-per-number limit)")
-    return _int_from_digits(digits)
+    value = _int_from_digits(digits)
+    return LongInt(value) if len(digits) >= _PY_LIMIT else value
+
+
+class LongInt(int):
+    """A JSON integer of more digits than Python's ``str``/``repr`` of an int write (4,300): ``str`` gives its
+    digits, ``repr`` (what a reader's message shows, ``{value!r}``) the first and last and their count.  Without
+    it, a message about such a number where another kind of value belongs (``"version": 999…9``) raised
+    ValueError while it was being written: *limit reached*, exit 3, and no file or line.  Arithmetic on it gives
+    plain ints; a reader that keeps one as a number converts it (``int(value)``)."""
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return _int_to_digits(int(self))
+
+    def __repr__(self) -> str:
+        digits = str(self)
+        return f"{digits[:12]}...{digits[-6:]} (an integer of {len(digits.lstrip('-')):,} digits)"
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec else repr(self)  # a spec such as ',' would convert past the limit
 
 
 def parse_rational(token: str, file: str | None = None, line: int | None = None) -> Fraction:

@@ -13,7 +13,7 @@ from fractions import Fraction
 from itertools import chain
 from typing import Any, NamedTuple
 
-from ..circuits.rationals import NumeralError, read_exact
+from ..circuits.rationals import LongInt, NumeralError, read_exact
 from ..errors import InputError
 from ..wording import plural
 
@@ -77,8 +77,8 @@ class _Reader:
         return tuple(self.rational(v, f"{path}[{j}]") for j, v in enumerate(items))
 
     def rational(self, value: Any, path: str) -> Fraction | int:
-        if type(value) is int:
-            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return int(value)  # a LongInt (circuits/rationals.py) as a plain int
         if type(value) is not str:
             raise self.error(path, f"expected a rational as a string ('-3', '1/2'), got {_shown(value)}")
         try:  # the one reader of numerals (circuits/rationals.py: the digit limit, then the exact value)
@@ -91,8 +91,8 @@ def _shown(value: Any) -> str:
     """``value`` for a message, short and on one line."""
     if isinstance(value, (list, dict)):
         return "a list" if isinstance(value, list) else "an object"
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    text = repr(value) if isinstance(value, LongInt) else json.dumps(value)  # json.dumps would raise on one
+    return text if len(text) <= 40 or isinstance(value, LongInt) else text[:37] + "..."
 
 
 def read_fields(data: Any, file: str | None, format_: str, version: int) -> Fields:

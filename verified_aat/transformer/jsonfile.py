@@ -153,7 +153,7 @@ def parse_rational(value: Any, what: str, file: str | None = None, line: int | N
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise InputError(f"{what}: expected a rational as a string or integer, got {_shown(value)}", file, line)
     if isinstance(value, int):
-        return value  # read by json_int, within the digit limit
+        return int(value)  # read by json_int, within the digit limit (a LongInt as a plain int)
     try:
         return read_exact(value, decimals=decimals)
     except NumeralError as exc:
