@@ -60,3 +60,62 @@ def test_a_huge_integer_in_a_transformer_or_an_encoding_is_bad_input(tmp_path: A
     good_enc = tmp_path / "g.json"
     good_enc.write_text(json.dumps(enc, indent=1).replace('"@BIG@"', BIG), encoding="utf-8")
     assert main(["run", str(out / "transformer.json"), "--encoding", str(good_enc), "--input=2"]) == 0
+
+
+# -- activation inputs whose SMT-LIB names meet: the engine proved a wrong T (the kernel refused it) -----------------
+
+def _colliding_gate_edge(wrong: bool) -> dict[str, Any]:
+    """gate-edge with head fetch renamed x_h and coordinate sq renamed h_val: x.h_val and x_h.val are both x_h_val in
+    the lemmas' SMT-LIB text.  ``wrong``: the fetch copies the edge's own h_val (0) instead of the fetched val."""
+    doc = json.loads((SHIPPED / "gate-edge.json").read_text(encoding="utf-8"))
+    doc["name"] = "ge-clash"
+    doc.pop("description")
+
+    def renamed(line: str) -> str:
+        return (line.replace("x.sq", "x.h_val").replace("fetch.", "x_h.").replace("gather.sq", "gather.h_val")
+                .replace("sq=", "h_val="))
+    functions = doc["transformer"]["functions"]
+    for name, lines in functions.items():
+        functions[name] = [renamed(line) for line in lines]
+    if wrong:
+        functions["activation-fetch"] = [line.replace("g19 = add x_h.val g18", "g19 = add x.h_val g18")
+                                         for line in functions["activation-fetch"]]
+    doc["transformer"]["block"][0]["heads"][0]["name"] = "x_h"
+    doc["coordinates"] = ["h_val" if c == "sq" else c for c in doc["coordinates"]]
+    for group in doc["positions"]:
+        for row in group["row"].values():
+            if "sq" in row:
+                row["h_val"] = row.pop("sq")
+    for rule in doc["schedule"].values():
+        rule["claims"] = [["h_val" if c == "sq" else c, r, p] for c, r, p in rule["claims"]]
+    doc["hints"]["x_h"] = doc["hints"].pop("fetch")
+    return doc
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_head_and_a_coordinate_whose_smt_names_meet_are_refused_when_read(tmp_path: Any, wrong: bool,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: construction check passed, and certify --no-kernel said *proved* for the wrong T (the engine's lemma
+    let x.h_val stand for x_h.val); with the kernel, unknown (the kernel's S11 check). Now it is bad input at the
+    layer's heads: nothing made from the document could be checked."""
+    path = tmp_path / "clash.json"
+    path.write_text(json.dumps(_colliding_gate_edge(wrong), indent=1), encoding="utf-8")
+    circuit = tmp_path / "c.circ"
+    circuit.write_text("input a b\nm = mul a b\ns = add a m\noutput s\n", encoding="utf-8")
+    assert main(["construction", "check", str(path)]) == 2
+    heads_line = next(n for n, line in enumerate(path.read_text().splitlines(), 1) if '"heads"' in line)
+    message = _one_line(capsys, path, heads_line)
+    assert "x.h_val and x_h.val would both be x_h_val" in message
+    assert main(["certify", str(circuit), "-c", str(path), "--no-kernel"]) == 2
+    capsys.readouterr()
+
+
+def test_the_python_api_refuses_such_a_transformer_too() -> None:
+    from dataclasses import replace
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.transformer.model import Transformer
+    T = get_construction("gate-edge").transformer(1)
+    layers = [replace(layer, heads=tuple(replace(h, name="x_h") if h.name == "fetch" else h for h in layer.heads))
+              for layer in T.layers]
+    with pytest.raises(ValueError, match="x.h_val and x_h.val would both be x_h_val"):
+        Transformer(("op", "a", "b", "val", "h_val"), layers, "clash")

@@ -106,6 +106,9 @@ class Transformer:
             names = [h.name for h in layer.heads]
             if len(set(names)) != len(names) or "x" in names:
                 raise ValueError(f"layer {number}: head names must be distinct and not 'x'")
+            clash = smt_name_clash(self.coordinates, names)
+            if clash is not None:
+                raise ValueError(f"layer {number}: {clash}")
             act = layer.activation
             if act.n_inputs != (1 + len(layer.heads)) * d or len(act.outputs) != d:
                 raise ValueError(
@@ -131,3 +134,18 @@ def score_input_names(coordinates: tuple[str, ...]) -> list[str]:
 def activation_input_names(coordinates: tuple[str, ...], head_names: list[str] | tuple[str, ...]) -> list[str]:
     """Input names of an activation circuit, in order."""
     return [f"{owner}.{c}" for owner in ["x", *head_names] for c in coordinates]
+
+
+def smt_name_clash(coordinates: tuple[str, ...], head_names: list[str] | tuple[str, ...]) -> str | None:
+    """Why two activation inputs would get one SMT-LIB name (``x.h_val`` and ``x_h.val`` are both ``x_h_val``), or
+    None.  The lemmas name them so, and the kernel refuses such a transformer (docs/soundness.md S11): the engine's
+    own lemma text would let one stand for the other and prove a wrong T (red team, round 14)."""
+    from ..circuits.smtlib import smt_symbol
+    seen: dict[str, str] = {}
+    for name in activation_input_names(coordinates, head_names):
+        symbol = smt_symbol(name)
+        if symbol in seen:
+            return (f"activation inputs {seen[symbol]} and {name} would both be {symbol} in the SMT-LIB lemmas, which "
+                    f"nothing could check (the kernel refuses it): rename a head or a coordinate")
+        seen[symbol] = name
+    return None

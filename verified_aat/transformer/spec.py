@@ -27,7 +27,7 @@ from ..errors import InputError, LimitReached
 from ..wording import plural
 from .jsonfile import Locator, format_rational, parse_rational, read_json_file, write_text_atomic
 from .model import (BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer, activation_input_names,
-                    score_input_names)
+                    score_input_names, smt_name_clash)
 
 FORMAT = "verified-aat/transformer"
 VERSION = 1
@@ -282,6 +282,9 @@ def _layer(reader: _Reader, coordinates: tuple[str, ...], entry: Any, index: int
     if "activation" not in entry:
         raise reader.error(f"{where}: missing \"activation\"", path)
     head_names = [h.name for h in heads]
+    clash = smt_name_clash(coordinates, head_names)
+    if clash is not None:
+        raise reader.error(f"{where}: {clash}", path + ("heads",))
     act = reader.circuit(entry["activation"], path + ("activation",),
                          activation_input_names(coordinates, head_names), f"the activation of {where}",
                          f"layer{index + 1}_activation")
