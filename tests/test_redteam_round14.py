@@ -119,3 +119,32 @@ def test_the_python_api_refuses_such_a_transformer_too() -> None:
               for layer in T.layers]
     with pytest.raises(ValueError, match="x.h_val and x_h.val would both be x_h_val"):
         Transformer(("op", "a", "b", "val", "h_val"), layers, "clash")
+
+
+# -- T_K's layers: a document's long block times K, and a spec file's layers, within the kernel's 100,000 ----------
+
+def test_a_document_whose_t_k_has_more_layers_than_the_kernel_reads_is_a_limit(tmp_path: Any,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A block of 10,000 layers (gate-edge's two, 5,000 times: a right construction) at K = 30 made compile build and
+    write 300,000 layers in 83 s and 690 MB, which the kernel refuses; at K = 10,000 it ran out of memory. Now the
+    count is checked before anything is built: exit 3, limit reached, nothing written."""
+    doc = json.loads((SHIPPED / "gate-edge.json").read_text(encoding="utf-8"))
+    doc["name"] = "long-block"
+    doc["transformer"]["block"] = doc["transformer"]["block"] * 5000
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    circuit = tmp_path / "c.circ"
+    circuit.write_text("input a b\nm = mul a b\noutput m\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["compile", str(circuit), "-c", str(path), "-K", "11", "-o", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert "110,000 layers" in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()
+    assert main(["compile", str(circuit), "-c", str(path), "-K", "1", "-o", str(out)]) == 0  # 10,000 layers: fine
+    capsys.readouterr()
+    spec = json.loads((out / "transformer.json").read_text(encoding="utf-8"))
+    spec["layers"] = spec["layers"] * 10 + spec["layers"][:1]
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps(spec), encoding="utf-8")
+    assert main(["run", str(many), "--encoding", str(out / "encoding.json"), "--input=1,2"]) == 3
+    assert "100,001 layers" in capsys.readouterr().err

@@ -19,6 +19,11 @@ MAX_VALUE_BITS = 200_000
 """Bits (numerator and denominator together) of one exact value that ``eval`` or ``run``'s exact engine computes
 (the kernel's ``MAX_BITS``): 40 squarings of 2 made ``eval`` grow without end (2^(2^40))."""
 
+MAX_LAYERS = 100_000
+"""Layers of a transformer: of a spec file, and of a construction document's T_K = prefix + K × block + suffix (the
+kernel's ``MAX_LAYERS``).  A document whose block has 10,000 layers made ``compile -K 30`` build and write 300,000
+layers in 83 s (the kernel then refuses them), and ``-K 10,000`` run out of memory (red team, round 14)."""
+
 MAX_CERTIFIED_DIGITS = 2_000
 """Digits in one constant of a circuit or transformer that ``certify`` proves (the kernel's limit)."""
 

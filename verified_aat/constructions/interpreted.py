@@ -21,7 +21,8 @@ from operator import attrgetter, is_, itemgetter
 from typing import Callable
 
 from ..circuits.ir import Circuit, Kind
-from ..errors import InputError
+from ..errors import InputError, LimitReached
+from ..limits import MAX_LAYERS
 from ..transformer.model import Transformer
 from .base import Construction, Description, RoleRule, ScoreHint
 from .document import PARAMETERS, Document, PositionGroup, load_document
@@ -75,6 +76,10 @@ class DocumentConstruction(Construction):
 
     def transformer(self, depth_bound: int) -> Transformer:
         d = self.document
+        count = self.layers(depth_bound)
+        if count > MAX_LAYERS:
+            raise LimitReached(f"{self.name}: T_K for K = {depth_bound:,} would have {count:,} layers (the "
+                               f"layers limit, {MAX_LAYERS:,}: what the kernel checks); nothing built")
         layers = d.prefix + d.block * depth_bound + d.suffix
         return Transformer(d.coordinates, layers, f"{self.name} K={depth_bound}")
 

@@ -24,6 +24,7 @@ from typing import Any
 from ..circuits.ir import Circuit, Kind
 from ..circuits.text_format import parse_circuit_text, print_circuit
 from ..errors import InputError, LimitReached
+from ..limits import MAX_LAYERS
 from ..wording import plural
 from .jsonfile import Locator, format_rational, parse_rational, read_json_file, write_text_atomic
 from .model import (BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer, activation_input_names,
@@ -212,6 +213,9 @@ def transformer_from_json(data: Any, file: str | None = None, *, locator: Locato
     layers_data = data.get("layers")
     if not isinstance(layers_data, list):
         raise reader.error("\"layers\" must be a list", ("layers",))
+    if len(layers_data) > MAX_LAYERS:
+        raise LimitReached(f"{reader.file or 'the transformer'}: {len(layers_data):,} layers, more than the layers limit "
+                           f"({MAX_LAYERS:,}: what the kernel checks)")
     layers = tuple(_layer(reader, coordinates, entry, number) for number, entry in enumerate(layers_data))
     seen: set[int] = set()
     for number, layer in enumerate(layers):
