@@ -148,3 +148,38 @@ def test_a_document_whose_t_k_has_more_layers_than_the_kernel_reads_is_a_limit(t
     many.write_text(json.dumps(spec), encoding="utf-8")
     assert main(["run", str(many), "--encoding", str(out / "encoding.json"), "--input=1,2"]) == 3
     assert "100,001 layers" in capsys.readouterr().err
+
+
+# -- a duplicate key is reported at its own line, not at the second place its text occurs ---------------------------
+
+def test_a_duplicate_key_is_reported_where_it_is_duplicated(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """The readers took the second occurrence of the key's text anywhere in the file: a duplicate "pooling" in
+    edge-k's second head was reported at the first head's line (92 of 124)."""
+    from verified_aat.limits import duplicate_key_line
+    assert duplicate_key_line('{"a": {"b": 1},\n "c": {"b": 2,\n "d": "b", "\\u0062": 3}}') == 3
+    assert duplicate_key_line('{"a": 1, "b": [{"a": 2}]}') is None
+    circuit = tmp_path / "c.circ"
+    circuit.write_text("input a b\nm = mul a b\noutput m\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["compile", str(circuit), "-c", "edge-k", "-o", str(out)]) == 0
+    capsys.readouterr()
+    text = (out / "transformer.json").read_text(encoding="utf-8")
+    at = text.rindex('"pooling": "average"')
+    spec = tmp_path / "t.json"
+    spec.write_text(text[:at] + '"pooling": "average", "pooling": "leftmost"' + text[at + 20:], encoding="utf-8")
+    line = spec.read_text().count("\n", 0, at) + 1
+    assert main(["run", str(spec), "--encoding", str(out / "encoding.json"), "--input=1,2"]) == 2
+    assert "duplicate key 'pooling'" in _one_line(capsys, spec, line)
+    doc = (SHIPPED / "edge-k.json").read_text(encoding="utf-8").replace('"name": "edge-k"', '"name": "mine"')
+    at = doc.index('"input": "val"', doc.index('"role": "sink"'))
+    bad_doc = tmp_path / "doc.json"
+    bad_doc.write_text(doc[:at] + '"input": "val", "input": null' + doc[at + 14:], encoding="utf-8")
+    assert main(["construction", "check", str(bad_doc)]) == 2
+    _one_line(capsys, bad_doc, doc.count("\n", 0, at) + 1)
+    gates = tmp_path / "c.json"
+    gates.write_text('{"format": "verified-aat/circuit", "version": 1, "name": "c", "domain": "rationals",\n'
+                     ' "inputs": ["x"], "gates": [{"name": "x", "op": "input", "args": []},\n'
+                     '  {"name": "y", "op": "mul", "args": ["x", "x"], "name": "z"}],\n "outputs": ["y"]}\n',
+                     encoding="utf-8")
+    assert main(["info", str(gates)]) == 2
+    _one_line(capsys, gates, 3)  # was no line at all

@@ -130,6 +130,39 @@ class DuplicateKey(Exception):
     """A JSON object names a key twice (``args[0]``): every JSON reader refuses it (two readings)."""
 
 
+_JSON_MARK = re.compile(r'["{}\[\]]')
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def duplicate_key_line(text: str) -> int | None:
+    """The line of the first key that its object names a second time, or None (text the scan cannot read).  The
+    readers named the second place the key's text occurs anywhere in the file: a duplicate "pooling" in the last
+    head of a transformer was reported at the second head's line (red team, round 14)."""
+    from json.decoder import scanstring  # type: ignore[attr-defined]
+    stack: list[set[str] | None] = []  # per open container: the keys seen (an object) or None (an array)
+    found = _JSON_MARK.search(text)
+    try:
+        while found is not None:
+            pos, char = found.start(), found.group()
+            if char == '"':
+                key, pos = scanstring(text, pos + 1)
+                after = _JSON_SPACE.match(text, pos).end()  # type: ignore[union-attr]
+                if stack and stack[-1] is not None and text[after:after + 1] == ":":
+                    if key in stack[-1]:
+                        return text.count("\n", 0, found.start()) + 1
+                    stack[-1].add(key)
+            else:
+                if char in "{[":
+                    stack.append(set() if char == "{" else None)
+                elif stack:
+                    stack.pop()
+                pos += 1
+            found = _JSON_MARK.search(text, pos)
+    except ValueError:
+        return None
+    return None
+
+
 def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``json.loads``'s ``object_pairs_hook`` for the JSON readers: an object whose keys are distinct."""
     result: dict[str, Any] = {}

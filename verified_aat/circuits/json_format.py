@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import InputError
-from ..limits import (LONE_SURROGATE, DuplicateKey, json_depth_exceeds, json_depth_message,
+from ..limits import (LONE_SURROGATE, DuplicateKey, duplicate_key_line, json_depth_exceeds, json_depth_message,
                       lone_surrogate, no_duplicate_keys)
 from .assemble import Definition, OutputRef, assemble, gate_labels
 from .ir import Circuit, Domain, Gate, Kind, Provenance
@@ -243,7 +243,7 @@ def parse_circuit_json(text: str, file: str | None = None) -> Circuit:
     except NumeralError as exc:  # a JSON integer past the digit limit
         raise InputError(f"invalid JSON: {exc}", file) from None
     except DuplicateKey as exc:
-        raise InputError(f"invalid JSON: duplicate key {exc.args[0]!r}", file) from None
+        raise InputError(f"invalid JSON: duplicate key {exc.args[0]!r}", file, duplicate_key_line(text)) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON: {exc.msg} (column {exc.colno})", file, exc.lineno) from None
     except RecursionError:

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 from ..circuits.rationals import NumeralError, format_rational as _format_rational, json_loads, read_exact
 from ..errors import InputError
-from ..limits import (LONE_SURROGATE, DuplicateKey, json_depth_exceeds, json_depth_message,
+from ..limits import (LONE_SURROGATE, DuplicateKey, duplicate_key_line, json_depth_exceeds, json_depth_message,
                       lone_surrogate, no_duplicate_keys)
 
 JsonPath = tuple[str | int, ...]
@@ -113,7 +113,8 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON: {exc.msg}", file, exc.lineno) from None
     except DuplicateKey as exc:
-        raise InputError(f"duplicate key {exc.args[0]!r}", file, _line_of_key(text, exc.args[0])) from None
+        raise InputError(f"duplicate key {exc.args[0]!r}", file,
+                         duplicate_key_line(text) or _line_of_key(text, exc.args[0])) from None
     except ValueError as exc:
         raise InputError(f"malformed JSON: {exc}", file) from None
     if lone_surrogate(text, data):
