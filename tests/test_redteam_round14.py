@@ -183,3 +183,19 @@ def test_a_duplicate_key_is_reported_where_it_is_duplicated(tmp_path: Any, capsy
                      encoding="utf-8")
     assert main(["info", str(gates)]) == 2
     _one_line(capsys, gates, 3)  # was no line at all
+
+
+@pytest.mark.parametrize("value, message", [("NaN", "NaN is not allowed"), ("-Infinity", "-Infinity is not allowed"),
+                                            ('"\\ud800x"', "lone UTF-16 surrogate"), ("7" * 10_001, "10,000 digits"),
+                                            ('"a\\u0000b"', None), ('"\x00"', "NUL bytes")])
+def test_json_errors_that_had_no_line_name_it(tmp_path: Any, capsys: pytest.CaptureFixture[str], value: str,
+                                              message: str | None) -> None:
+    """NaN, Infinity, a lone surrogate, a number past the digit limit and a NUL byte were reported with the file and
+    no line (the readers' other errors have one)."""
+    doc = (SHIPPED / "edge-k.json").read_text(encoding="utf-8").replace('"name": "edge-k"', '"name": "mine"')
+    at = doc.index('"summary": ')
+    path = tmp_path / "doc.json"
+    path.write_text(doc[:at] + f'"paper2": {value},\n ' + doc[at:], encoding="utf-8")
+    assert main(["construction", "check", str(path)]) == 2
+    err = _one_line(capsys, path, doc.count("\n", 0, at) + 1)
+    assert message is None or message in err, err

@@ -102,6 +102,27 @@ def json_depth_message(limit: int = MAX_JSON_DEPTH) -> str:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
+def json_line_of(text: str, what: str) -> int | None:
+    """The line of the first token of kind ``what`` outside strings in a JSON text: ``"constant"`` (NaN, Infinity),
+    ``"long-number"`` (more digits than :data:`MAX_DIGITS`), or of the first string holding a lone surrogate
+    (``"surrogate"``); None when there is none.  Those readers' errors named the file and no line."""
+    import json
+    if what == "surrogate":
+        for found in _JSON_STRING.finditer(text):
+            if _SURROGATE_ESCAPE.search(found.group()) is None:
+                continue
+            try:
+                json.loads(found.group()).encode("utf-8")
+            except (UnicodeEncodeError, ValueError):
+                return text.count("\n", 0, found.start()) + 1
+        return None
+    token = r"-?(?:NaN|Infinity)\b" if what == "constant" else rf"-?\d{{{MAX_DIGITS + 1},}}"
+    for found in re.finditer(_JSON_STRING.pattern + "|" + token, text, re.DOTALL):
+        if not found.group().startswith('"'):
+            return text.count("\n", 0, found.start()) + 1
+    return None
+
+
 def lone_surrogate(text: str, value: object) -> bool:
     """Whether JSON ``value`` (decoded from ``text``) holds a string with a lone UTF-16 surrogate (a ``\\udXXX``
     escape not in a pair): no text, so it could be neither printed nor written back as UTF-8."""

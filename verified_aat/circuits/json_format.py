@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..limits import (LONE_SURROGATE, DuplicateKey, duplicate_key_line, json_depth_exceeds, json_depth_message,
-                      lone_surrogate, no_duplicate_keys)
+                      json_line_of, lone_surrogate, no_duplicate_keys)
 from .assemble import Definition, OutputRef, assemble, gate_labels
 from .ir import Circuit, Domain, Gate, Kind, Provenance
 from .ir import (CANONICAL_FORMAT, STRUCTURE_VERSION, canonical_circuit_bytes, circuit_sha256,  # noqa: F401
@@ -241,7 +241,7 @@ def parse_circuit_json(text: str, file: str | None = None) -> Circuit:
     try:
         data = json_loads(text, object_pairs_hook=no_duplicate_keys)
     except NumeralError as exc:  # a JSON integer past the digit limit
-        raise InputError(f"invalid JSON: {exc}", file) from None
+        raise InputError(f"invalid JSON: {exc}", file, json_line_of(text, "long-number")) from None
     except DuplicateKey as exc:
         raise InputError(f"invalid JSON: duplicate key {exc.args[0]!r}", file, duplicate_key_line(text)) from None
     except json.JSONDecodeError as exc:
@@ -251,7 +251,7 @@ def parse_circuit_json(text: str, file: str | None = None) -> Circuit:
     except ValueError as exc:
         raise InputError(f"invalid JSON: {str(exc).splitlines()[0][:200]}", file) from None
     if lone_surrogate(text, data):
-        raise InputError(LONE_SURROGATE, file)
+        raise InputError(LONE_SURROGATE, file, json_line_of(text, "surrogate"))
     return circuit_from_json(data, file)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from ..circuits.rationals import NumeralError, format_rational as _format_rational, json_loads, read_exact
 from ..errors import InputError
 from ..limits import (LONE_SURROGATE, DuplicateKey, duplicate_key_line, json_depth_exceeds, json_depth_message,
-                      lone_surrogate, no_duplicate_keys)
+                      json_line_of, lone_surrogate, no_duplicate_keys)
 
 JsonPath = tuple[str | int, ...]
 
@@ -101,13 +101,14 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
     if not text.strip():
         raise InputError("empty file", file, 1 if text is not None else None)
     if "\x00" in text:
-        raise InputError("binary file (contains NUL bytes), expected JSON", file)
+        raise InputError("binary file (contains NUL bytes), expected JSON", file,
+                         text.count("\n", 0, text.index("\x00")) + 1)
     if json_depth_exceeds(text):
         raise InputError(json_depth_message(), file)
     try:
         data = json_loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_reject_constant)
     except NumeralError as exc:  # a JSON integer past the digit limit
-        raise InputError(str(exc), file) from None
+        raise InputError(str(exc), file, json_line_of(text, "long-number")) from None
     except RecursionError:
         raise InputError(json_depth_message(), file) from None
     except json.JSONDecodeError as exc:
@@ -115,10 +116,10 @@ def parse_json_text(text: str, file: str | None = None) -> tuple[Any, Locator]:
     except DuplicateKey as exc:
         raise InputError(f"duplicate key {exc.args[0]!r}", file,
                          duplicate_key_line(text) or _line_of_key(text, exc.args[0])) from None
-    except ValueError as exc:
-        raise InputError(f"malformed JSON: {exc}", file) from None
+    except ValueError as exc:  # NaN or Infinity (_reject_constant)
+        raise InputError(f"malformed JSON: {exc}", file, json_line_of(text, "constant")) from None
     if lone_surrogate(text, data):
-        raise InputError(LONE_SURROGATE, file)
+        raise InputError(LONE_SURROGATE, file, json_line_of(text, "surrogate"))
     return data, Locator(text)
 
 
