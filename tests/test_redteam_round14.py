@@ -199,3 +199,21 @@ def test_json_errors_that_had_no_line_name_it(tmp_path: Any, capsys: pytest.Capt
     assert main(["construction", "check", str(path)]) == 2
     err = _one_line(capsys, path, doc.count("\n", 0, at) + 1)
     assert message is None or message in err, err
+
+
+# -- an output that is a symbolic link to nothing --------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["certify", "compile"])
+def test_a_dangling_symbolic_link_as_the_output_is_refused(tmp_path: Any, capsys: pytest.CaptureFixture[str],
+                                                          command: str) -> None:
+    """-o out.json, out.json -> elsewhere/x (no such file): the certificate was written to elsewhere/x, a file the
+    command's user never named; compile -o LINK made the directory LINK points to."""
+    circuit = tmp_path / "c.circ"
+    circuit.write_text("input a b\nm = mul a b\noutput m\n", encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    target = tmp_path / "elsewhere" / "x"
+    link = tmp_path / "out.json"
+    link.symlink_to(target)
+    assert main([command, str(circuit), "-c", "edge-k", "-o", str(link)]) == 2
+    assert "which does not exist" in _one_line(capsys, link, None)
+    assert not target.exists() and link.is_symlink()

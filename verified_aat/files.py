@@ -190,6 +190,9 @@ def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False)
     try:
         info = os.stat(path)  # through a symbolic link: its target is what would be written
     except FileNotFoundError:
+        if os.path.islink(path):  # a link to nothing: writing through it would make a file wherever it points
+            raise InputError(f"a symbolic link to {os.readlink(path)!r}, which does not exist: refusing to write "
+                             "through it (remove the link or name another output)", path) from None
         return
     except OSError as exc:
         raise _oserror(exc, path, "write") from None
