@@ -217,3 +217,20 @@ def test_a_dangling_symbolic_link_as_the_output_is_refused(tmp_path: Any, capsys
     assert main([command, str(circuit), "-c", "edge-k", "-o", str(link)]) == 2
     assert "which does not exist" in _one_line(capsys, link, None)
     assert not target.exists() and link.is_symlink()
+
+
+# -- prove-construction: a document whose heads' attends are all wrong is still proved (the kernel proves the sets) -
+
+def test_swapped_attends_of_two_heads_are_found(tmp_path: Any) -> None:
+    """unique-hard-left with attends first: slot-1, second: slot-0 (T unchanged, so right): the retry changed one head
+    at a time, and only when every failed lemma was an attention lemma (a wrong set fails its steps too): unknown.
+    Now every choice of sets is tried, fewest changes first: proved."""
+    from verified_aat.constructions.registry import resolve_construction
+    from verified_aat.schematic.prove import prove_construction
+    doc = json.loads((SHIPPED / "unique-hard-left.json").read_text(encoding="utf-8"))
+    doc["name"] = "uhl-swapped"
+    doc["attends"] = {"first": "slot-1", "second": "slot-0"}
+    path = tmp_path / "uhl.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = prove_construction(resolve_construction(str(path)), witness_budget=5.0)
+    assert result.status == "proved", result.problems

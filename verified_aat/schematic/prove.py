@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
 from ..certificates.kernel_form import encoding_digest, sha256_json, transformer_form
@@ -268,12 +269,19 @@ def _search(T: Transformer, construction: Construction, every_k: bool, depth_bou
 
 
 def _other_sets(ctx: SchematicContext, T: Transformer) -> list[dict[str, str]]:
-    """Intended-set hints to try when attention lemmas fail: one head at a time, every other set."""
+    """Intended-set hints to try when attention lemmas fail: every other choice of sets, fewest heads changed first
+    (every combination for up to 3 heads, at most 26; else one head at a time).  One head at a time missed a document
+    whose two heads' ``attends`` were swapped (unique-hard-left, first: slot-1, second: slot-0): unknown, T right."""
     if ctx.scheme is None or not (isinstance(ctx.scheme, EdgeScheme) or ctx.scheme.slots is not None):
         return []
     defaults = intended_sets(ctx.construction)
     heads = sorted({h.name for layer in T.layers for h in layer.heads})
-    return [{head: s} for head in heads for s in SETS if s != defaults.get(head, "in-edges")]
+    own = tuple(defaults.get(head, "in-edges") for head in heads)
+    if len(heads) > 3:
+        return [{head: s} for head in heads for s in SETS if s != defaults.get(head, "in-edges")]
+    choices = [c for c in product(SETS, repeat=len(heads)) if c != own]
+    choices.sort(key=lambda c: sum(a != b for a, b in zip(c, own)))
+    return [{head: s for head, s, d in zip(heads, c, own) if s != d} for c in choices]
 
 
 # long because one driver whose stages (derive, discharge, retry other intended sets, proof objects,
@@ -323,7 +331,7 @@ def prove_construction(construction: Construction | str, depth_bound: int | None
     timings["derive"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     failed, undecided, false = ([], [], []) if problems else _discharge(ctx, timeout_ms)
-    if failed and all(f.startswith("schematic:attention") for f in failed):
+    if any(f.startswith("schematic:attention") for f in failed):  # a wrong set fails its head's steps too
         for sets in _other_sets(ctx, T):  # another intended set for one head (a hint the kernel proves)
             again, again_ctx, _ = schematic_document(name, depth_bound, T, info_depth, sets, embedded, own)
             if _discharge(again_ctx, timeout_ms) == ([], [], []):
