@@ -234,3 +234,15 @@ def test_swapped_attends_of_two_heads_are_found(tmp_path: Any) -> None:
     path.write_text(json.dumps(doc), encoding="utf-8")
     result = prove_construction(resolve_construction(str(path)), witness_budget=5.0)
     assert result.status == "proved", result.problems
+
+
+# -- an empty file name as an input ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, where", [(["info", ""], "CIRCUIT"), (["check", ""], "CERT"),
+                                         (["construction", "check", ""], "FILE"), (["report", "", "-o", "r.html"], "INPUT"),
+                                         (["run", "", "--sequence", "s.json"], "MODEL")])
+def test_an_empty_input_name_is_named_as_such(capsys: pytest.CaptureFixture[str], argv: list[str], where: str) -> None:
+    """'verified-aat: <input>: cannot read JSON file: No such file or directory' (or ': No such file …' for check): the
+    line named no argument. Now the argument, as for an empty output name."""
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == f"verified-aat: {where}: names no file: give a file name"

@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 INPUT_ARGUMENTS = ("circuit", "model", "certificate", "input", "transformer", "encoding", "sequence", "inputs")
 """The arguments that name files a command reads (``--input=@FILE`` too)."""
+_POSITIONAL = {"circuit": "CIRCUIT", "model": "MODEL", "certificate": "CERT", "file": "FILE", "input": "INPUT"}
 OUTPUT_ARGUMENTS = ("output", "report", "output_circuit", "export_smt")
 """The arguments that name files (or directories) a command writes."""
 
@@ -95,6 +96,9 @@ def check_output_arguments(args: argparse.Namespace) -> None:
     from ..files import check_output
 
     inputs: list[str] = []
+    for attr in (*INPUT_ARGUMENTS, "file"):  # an empty name read as '<input>: ... No such file' (red team 14)
+        if (attr != "input" or getattr(args, "command", None) == "report") and getattr(args, attr, None) == "":
+            raise InputError("names no file: give a file name", _POSITIONAL.get(attr, "--" + attr))
     for attr in INPUT_ARGUMENTS:
         value = getattr(args, attr, None)
         if isinstance(value, str) and value not in ("", "-"):
