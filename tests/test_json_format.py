@@ -110,7 +110,7 @@ def test_bad_documents(doc, word) -> None:
 
 
 @pytest.mark.parametrize("text, line", [('{\n "format": \n}', 3), ("[" * 100000, None), ("", 1),
-                                        ('{"a": ' + "1" * 10_001 + "}", None)])
+                                        ('{"a": ' + "1" * 10_001 + "}", 1)])  # its line (red team 14; was None)
 def test_bad_json_text(text: str, line) -> None:
     with pytest.raises(InputError) as info:
         parse_circuit_json(text, "c.json")
