@@ -75,7 +75,11 @@ STDIN_NAME = "<stdin>"
 """How errors name standard input."""
 
 _BENCH_LINE = re.compile(r"^\s*(?:INPUT|OUTPUT)\s*\(", re.MULTILINE | re.IGNORECASE)
-_BLIF_LINE = re.compile(r"^\s*\.(?:model|inputs|outputs|names)\b", re.MULTILINE)
+# BLIF's directives are case-insensitive, as both of its readers take them (.MODEL, .Names); a Verilog module
+# (the token ``module`` then its name) and an AIGER header with any whitespace after its magic are read off too
+_BLIF_LINE = re.compile(r"^\s*\.(?:model|inputs|outputs|names)\b", re.MULTILINE | re.IGNORECASE)
+_VERILOG_LINE = re.compile(r"^\s*module\s+[A-Za-z_\\]", re.MULTILINE)
+_AIGER_HEADER = re.compile(rb"a[ai]g[ \t]")
 
 
 def content_format(text: str) -> str:
@@ -85,6 +89,8 @@ def content_format(text: str) -> str:
         return "json"
     if looks_like_bristol(text):
         return "bristol"
+    if _VERILOG_LINE.search(text):
+        return "verilog"
     if _BLIF_LINE.search(text):
         return "blif"
     if _BENCH_LINE.search(text):
@@ -100,7 +106,7 @@ def _load_stdin(mode: str | None, fmt: str | None, cap: int | None) -> Circuit:
         raise InputError(f"unknown circuit format '{fmt}' (expected {', '.join(FORMATS)})", STDIN_NAME)
     from ..files import read_stdin
     data = read_stdin("circuit", STDIN_NAME)
-    if fmt is None and data[:4] in (b"aag ", b"aig "):
+    if fmt is None and _AIGER_HEADER.match(data):
         fmt = "aiger"
     text = "" if fmt == "aiger" else decode_circuit_bytes(data, STDIN_NAME)  # binary AIGER is bytes
     fmt = fmt or content_format(text)
