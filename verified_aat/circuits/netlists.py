@@ -33,7 +33,7 @@ from typing import Iterable
 from ..errors import InputError
 from ..wording import plural
 from .bristol import looks_like_bristol, parse_bristol
-from .covers import MAX_DISJOINT_CUBES, MAX_SHARP_STEPS, disjoint_cubes  # noqa: F401 - disjoint_cubes re-exported
+from .covers import MAX_DISJOINT_CUBES, MAX_SHANNON_WORK, disjoint_cubes  # noqa: F401 - disjoint_cubes re-exported
 from .netlist_model import (CONSTANTS, OPS, UNARY, VARIADIC, BoolGate, Netlist, NetlistMeasures,  # noqa: F401
                             Parsed, assemble_netlist, check_text, live_signals,
                             measure_netlist, netlist_depths, simulate, simulate_words)
@@ -115,7 +115,7 @@ def _cover_gate(name: str, args: tuple[str, ...], rows: list[tuple[str, str, int
             disjoint_cubes(gate.cubes)
         except OverflowError:
             raise InputError(f"'{name}': the cover of {len(rows)} rows is too large to make disjoint (more than "
-                             f"{MAX_DISJOINT_CUBES} cubes or {MAX_SHARP_STEPS} steps)", file, rows[0][2]) from None
+                             f"{MAX_DISJOINT_CUBES:,} cubes or {MAX_SHANNON_WORK:,} cube characters)", file, rows[0][2]) from None
         return gate
     if not rows:
         return BoolGate(name, "CONST0")  # an empty on-set
