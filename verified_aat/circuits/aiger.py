@@ -17,7 +17,7 @@ Arithmetization is the netlists' (:mod:`.linear`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
@@ -36,6 +36,13 @@ class Aig:
     outputs: tuple[int, ...]
     ands: tuple[tuple[int, int, int], ...]
     symbols: tuple[tuple[str, int, str], ...] = ()
+    first_lines: tuple[int | None, int | None, int | None] = field(default=(None, None, None), compare=False)
+    # the lines of the first input, output and AND (binary AIGER: the inputs and ANDs have none)
+
+    def line(self, section: int, k: int) -> int | None:
+        """The file's line of input (section 0), output (1) or AND (2) number ``k``, where the file has one."""
+        first = self.first_lines[section]
+        return None if first is None else first + k
 
 
 def _line_of(data: bytes, offset: int) -> int:
@@ -180,7 +187,8 @@ def parse_aiger_bytes(data: bytes, file: str = "<aiger>") -> Aig:
             if lit % 2 or lit < 2 or lit > top:
                 raise InputError(f"input {k}: literal {lit} must be even, ≥ 2 and at most {top - 1}", file, 2 + k)
     symbols = _symbols(data[pos:], file, number, n_in, n_out)
-    return Aig(m, tuple(inputs), tuple(o[0] for o in outs), tuple(ands), symbols)
+    firsts = (2, 2 + n_in, 2 + n_in + n_out) if kind == "aag" else (None, 2, None)  # binary: ANDs have no lines
+    return Aig(m, tuple(inputs), tuple(o[0] for o in outs), tuple(ands), symbols, firsts)
 
 
 def _symbols(rest: bytes, file: str, first: int, n_in: int, n_out: int) -> tuple[tuple[str, int, str], ...]:
@@ -228,10 +236,11 @@ def aig_to_netlist(aig: Aig, file: str, name: str) -> Netlist:
         out_names = [f"o{k}" for k in range(len(aig.outputs))]
     var_name = {lit // 2: s for lit, s in zip(aig.inputs, in_names)}
     if len(var_name) < len(aig.inputs):
-        raise InputError("an input literal is listed twice", file, None)
-    for lhs, _, _ in aig.ands:
+        k = next(k for k, lit in enumerate(aig.inputs) if lit in aig.inputs[:k])
+        raise InputError("an input literal is listed twice", file, aig.line(0, k))
+    for k, (lhs, _, _) in enumerate(aig.ands):
         if lhs // 2 in var_name:
-            raise InputError(f"variable {lhs // 2} is defined twice (AND gate lhs {lhs})", file, None)
+            raise InputError(f"variable {lhs // 2} is defined twice (AND gate lhs {lhs})", file, aig.line(2, k))
         var_name[lhs // 2] = f"{prefix}a{lhs // 2}"
     need_false = any(lit < 2 for lhs, r0, r1 in aig.ands for lit in (r0, r1))
     if need_false:
@@ -239,20 +248,21 @@ def aig_to_netlist(aig: Aig, file: str, name: str) -> Netlist:
     p = Parsed(file, name, [(s, None) for s in in_names], [], [])  # type: ignore[list-item]
     if need_false:
         p.gates.append((BoolGate(var_name[0], "CONST0"), None))  # type: ignore[arg-type]
-    for lhs, r0, r1 in aig.ands:
+    for k, (lhs, r0, r1) in enumerate(aig.ands):
         for lit in (r0, r1):
             if lit // 2 not in var_name:
-                raise InputError(f"AND gate {lhs}: literal {lit} uses undefined variable {lit // 2}", file, None)
+                raise InputError(f"AND gate {lhs}: literal {lit} uses undefined variable {lit // 2}", file,
+                                 aig.line(2, k))
         args = (var_name[r0 // 2], var_name[r1 // 2])
         cube = "".join("0" if lit % 2 else "1" for lit in (r0, r1))
         gate = BoolGate(var_name[lhs // 2], "AND", args) if cube == "11" else \
             BoolGate(var_name[lhs // 2], "CUBE", args, cube, 1)
-        p.gates.append((gate, None))  # type: ignore[arg-type]
+        p.gates.append((gate, aig.line(2, k)))  # type: ignore[arg-type]
     for k, (lit, out) in enumerate(zip(aig.outputs, out_names)):
         if lit < 2:
             p.gates.append((BoolGate(out, "CONST1" if lit else "CONST0"), None))  # type: ignore[arg-type]
         elif lit // 2 not in var_name:
-            raise InputError(f"output {k}: literal {lit} uses undefined variable {lit // 2}", file, None)
+            raise InputError(f"output {k}: literal {lit} uses undefined variable {lit // 2}", file, aig.line(1, k))
         else:
             p.gates.append((BoolGate(out, "NOT" if lit % 2 else "BUFF", (var_name[lit // 2],)), None))  # type: ignore[arg-type]
         p.outputs.append((out, None))  # type: ignore[arg-type]
@@ -271,6 +281,11 @@ def read_aiger_source(path: str, fmt: str) -> tuple[Netlist, bytes, str]:
         from .verilog import synthesize_aiger
         data = synthesize_aiger(path)
         name = Path(path).name + ".aag"
+        try:  # a line of Yosys' AIGER is no line of the Verilog file: the message names the synthesized design
+            netlist = aig_to_netlist(parse_aiger_bytes(data, path), path, Path(path).stem or "aiger")
+        except InputError as exc:
+            raise InputError(f"the design Yosys synthesized: {exc.message}", path, None) from None
+        return netlist, data, name
     else:
         from ..files import read_input
         data = read_input(path, "netlist")
