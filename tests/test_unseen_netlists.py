@@ -115,3 +115,27 @@ def test_a_sequential_verilog_design_is_refused_without_a_line_of_yosys_output(c
     assert main(["eval", str(path), "--input=1,1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"verified-aat: {path}: the design Yosys synthesized: AIGER latches"), err
+
+
+def test_a_wide_threshold_gate_is_certified_not_left_unknown(tmp_path) -> None:
+    """Threshold mode wrote an AND and a NOR of 600 inputs through one sign gate each; the kernel's branch and bound
+    over {0,1}^600 ran out of its budget and z3 timed out: unknown (exit 3) after 30 s.  Past MAX_SIGN_FAN_IN
+    operands the gate keeps its polynomial, an identity the kernel decides at once: proved and accepted."""
+    from verified_aat.circuits.arithmetize import import_netlist
+    from verified_aat.circuits.evaluate import evaluate
+    from verified_aat.circuits.ir import Kind
+    from verified_aat.circuits.linear import MAX_SIGN_FAN_IN
+    n = 600
+    names = ", ".join(f"x{i}" for i in range(n))
+    path = tmp_path / "wide.bench"
+    path.write_text("".join(f"INPUT(x{i})\n" for i in range(n)) + f"OUTPUT(a)\nOUTPUT(o)\na = AND({names})\n"
+                    f"o = NOR({names})\n")
+    assert n > MAX_SIGN_FAN_IN
+    for cap in (None, 3):
+        circuit = import_netlist(str(path), "threshold", cap)
+        assert not any(g.kind == Kind.SIGN for g in circuit.gates)
+        assert evaluate(circuit, [1] * n) == (1, 0) and evaluate(circuit, [0] * n) == (0, 1)
+        assert evaluate(circuit, [1] * (n - 1) + [0]) == (0, 0)
+    cert = tmp_path / "wide.cert"
+    assert main(["certify", str(path), "-c", "gate-edge", "--mode", "threshold", "--no-timings", "-o", str(cert)]) == 0
+    assert main(["check", str(cert), "--circuit", str(path)]) == 0

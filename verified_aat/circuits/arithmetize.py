@@ -14,7 +14,8 @@ all of Q; on {0,1} inputs it equals the netlist.  No sign gates.
 
 ``threshold`` (domain :attr:`Domain.BOOLEAN`): meant for {0,1} inputs only.
 An AND/OR/NAND/NOR/cube may instead go through one sign gate (OR_k =
-sign(Σaᵢ), AND_k = 1 + sign(Σaᵢ − k) on 0/1 values), whichever is shallower;
+sign(Σaᵢ), AND_k = 1 + sign(Σaᵢ − k) on 0/1 values), whichever is shallower (up to
+``linear.MAX_SIGN_FAN_IN`` operands: wider gates keep their polynomial);
 XOR/XNOR are always polynomial.  Off {0,1} the circuit need not match the
 polynomial.
 
@@ -43,7 +44,7 @@ from typing import Callable
 from ..errors import InputError
 from .affine import Engine, Form
 from .ir import Circuit, Domain, Provenance
-from .linear import Candidates, gate_bound, run_linear
+from .linear import MAX_SIGN_FAN_IN, Candidates, gate_bound, run_linear
 from .netlists import BoolGate, Netlist, measure_netlist, parse_netlist, read_netlist_file
 
 MODES = ("exact", "threshold")
@@ -107,7 +108,7 @@ def _threshold_forms(eng: Engine, gate: BoolGate, fs: list[Form]) -> list[Form]:
     else:
         return []
     k = len(lits)
-    if k < 2:
+    if not 2 <= k <= MAX_SIGN_FAN_IN:  # as the linear construction: the kernel decides wider sign forms too slowly
         return []
     # literal values as forms: f or 1 − f
     values = [f if sgn == 1 else f.affine(-1, 1) for sgn, f in lits]

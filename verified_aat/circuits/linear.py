@@ -26,6 +26,10 @@ through one sign gate: OR = sign(Σxᵢ), AND = 1 + sign(Σxᵢ − k) (Σxᵢ �
 sum one add gate over the literals' wires (a constant and at most k − 1 scalings): at most
 k + 2 ≤ 4·(k − 1) gates and 2 or 3 levels.  Each gate takes the shallower of the two forms
 (then the one with fewer new gates); the form not taken is rolled back, so it leaves no gate.
+A gate of more than :data:`MAX_SIGN_FAN_IN` operands keeps its polynomial: the kernel decides a sign form by
+branch and bound over {0,1}^k within a fixed budget of node intervals, which an AND and a NOR of 300 inputs
+fit (6 s) and of 600 did not (z3 then timed out: unknown, exit 3), while their polynomials are identities it
+decides at once.
 
 An output whose literal is not a plain wire is materialized: ``mul(const β, w)``, with
 ``add(const α, ·)`` around it when α ≠ 0 (at most 2 gates).  Altogether (:func:`gate_bound`)
@@ -53,6 +57,7 @@ from .netlists import BoolGate, Netlist
 AND2 = (0, 0, 0, 1)
 OR2 = (0, 1, 1, -1)
 XOR2 = (0, 1, 1, -2)
+MAX_SIGN_FAN_IN = 256  # threshold mode: wider gates keep their polynomial (module docstring)
 _FOLD = {"AND": AND2, "NAND": AND2, "OR": OR2, "NOR": OR2, "XOR": XOR2, "XNOR": XOR2, "CUBE": AND2}
 SHARED_CONSTANTS = 5
 
@@ -255,7 +260,8 @@ class LinearEngine(Engine):
     def netlist_gate(self, gate: BoolGate, xs: list[Form], threshold: bool) -> Form:
         """The gate's literal: its polynomial, or in threshold mode the shallower of that and
         its sign form (then the one with fewer new gates); the other leaves no gate behind."""
-        if not threshold or gate.op not in ("AND", "NAND", "OR", "NOR", "CUBE") or len(gate.args) < 2:
+        if not threshold or gate.op not in ("AND", "NAND", "OR", "NOR", "CUBE") \
+                or not 2 <= len(gate.args) <= MAX_SIGN_FAN_IN:
             return self.polynomial(gate, xs)
         start = self.mark()
         via_sign = self.threshold(gate, xs)
