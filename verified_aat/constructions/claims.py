@@ -117,12 +117,12 @@ class Claims(Sequence[PositionClaim | None]):
         """Every claim as an object (made once; for the position-by-position paths)."""
         if self._all is None:
             s = self._s
-            numbers, gates = s.number.tolist(), s.gate.tolist()
-            sources = [None if x < 0 else x for x in s.source.tolist()]
-            made = iter(instances(PositionClaim, int((s.number >= 0).sum()), pattern=map(s.patterns.__getitem__, (
-                x for x in numbers if x >= 0)), gate=(g for x, g in zip(numbers, gates) if x >= 0),
-                source=(y for x, y in zip(numbers, sources) if x >= 0)))
-            self._all = [None if x < 0 else next(made) for x in numbers]
+            at = np.flatnonzero(s.number >= 0)
+            made = instances(PositionClaim, len(at), pattern=map(s.patterns.__getitem__, s.number[at].tolist()),
+                             gate=s.gate[at].tolist(), source=[None if x < 0 else x for x in s.source[at].tolist()])
+            self._all = [None] * len(s.number)
+            for p, claim in zip(at.tolist(), made):
+                self._all[p] = claim
         return self._all
 
 
@@ -204,6 +204,7 @@ def build_schedule(circuit: Circuit, depths: Sequence[int], rules: dict[str, Any
     source_of = np.nan_to_num(np.array(list(map(_ROLE_SOURCE, roles)), dtype=float), nan=-1).astype(np.int64)
     gate_kind = np.fromiter(map(_KIND_NUMBER.__getitem__, map(_GATE_KIND, circuit.gates)), np.int64, len(circuit.gates))
     depth = np.asarray(depths, dtype=np.int64)
+    span = int(depth.max(initial=0)) + 1  # a key: gate kind * span + depth
     number, gate, source = np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64)
     for i, kind in enumerate(names):
         rule = rules.get(kind)
@@ -213,7 +214,6 @@ def build_schedule(circuit: Circuit, depths: Sequence[int], rules: dict[str, Any
         anchor = gate_of[at] if rule.ref == "gate" else source_of[at]
         if anchor.size and anchor.min() < 0:
             raise ValueError(f"schedule rule {kind!r} refers to the source of a position that has none")
-        span = int(depth.max(initial=0)) + 1
         keys = gate_kind[anchor] * span + depth[anchor]  # few distinct values: looked up by a table, not sorted
         found = np.zeros(len(_KINDS) * span, np.int64)
         for k in np.flatnonzero(np.bincount(keys, minlength=len(found))).tolist():
@@ -223,7 +223,6 @@ def build_schedule(circuit: Circuit, depths: Sequence[int], rules: dict[str, Any
             gate[at] = gate_of[at]
         if table.uses_source[kind]:
             source[at] = source_of[at]
-    claims = Schedule(tuple(table.patterns), number, gate, source, 0).claims
-    readout = [term[1] for p, c in encoding.readout if (claim := claims[p]) is not None
-               and (term := claim.term(c)) is not None]
+    readout = [entry[2] for p, c in encoding.readout if number[p] >= 0
+               and (entry := table.patterns[number[p]].by_coordinate.get(c)) is not None]  # (source?, power, settle)
     return Schedule(tuple(table.patterns), number, gate, source, max(readout, default=0))

@@ -18,7 +18,7 @@ import re
 from fractions import Fraction
 from itertools import chain, compress, count, repeat
 from operator import attrgetter, is_, itemgetter
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..circuits.ir import Circuit, Kind
 from ..errors import InputError, LimitReached
@@ -179,6 +179,14 @@ def _row_plan(formulas: tuple[Formula, ...], parameters: tuple[str, ...], consta
     return tuple(picks), tuple(fixed)
 
 
+def _planned(plan: tuple[tuple[int | None, ...], tuple[int | Fraction, ...]], column: Callable[[int], list],
+             n: int) -> Iterator[Row]:
+    """The rows of ``n`` positions by a :func:`_row_plan`: parameter i's ``column(i)``, or the plan's constant."""
+    picks, fixed = plan
+    constant = iter(fixed)
+    return zip(*[column(i) if i is not None else repeat(next(constant), n) for i in picks])
+
+
 def _exactly(inner: Callable[[tuple], int | Fraction]) -> Callable[[tuple], int | Fraction]:
     """``inner`` with an integral Fraction turned into an int (rows hold ints where integral)."""
     return lambda p: exact(inner(p))
@@ -198,12 +206,7 @@ def _gates(fns, plans, group: PositionGroup, circuit: Circuit, values, rows, rol
     for kind, at in where.items():
         columns = [list(map(column.__getitem__, at)) for column in params]
         plan = plans[kind]
-        if plan is None:
-            made = map(fns[kind], zip(*columns))
-        else:
-            picks, fixed = plan
-            constant = iter(fixed)
-            made = zip(*[columns[i] if i is not None else repeat(next(constant), len(at)) for i in picks])
+        made = map(fns[kind], zip(*columns)) if plan is None else _planned(plan, columns.__getitem__, len(at))
         for g, row in zip(at, made):
             built[g] = row
         if kind is Kind.INPUT and slot is not None:
@@ -227,11 +230,9 @@ def _edges(fns, plans, group: PositionGroup, circuit: Circuit, values, rows, rol
     kinds = list(map(_KIND, map(gates.__getitem__, source)))
     plan = {plans[kind] for kind in set(kinds)}
     if len(plan) == 1 and None not in plan:
-        picks, fixed = plan.pop()
-        constant = iter(fixed)
         columns = (lambda: source, lambda: target, lambda: position, lambda: list(map(arity.__getitem__, source)),
                    lambda: list(map(values.__getitem__, source)))  # (src, dst, slot, k, c), built if picked
-        rows.extend(zip(*[columns[i]() if i is not None else repeat(next(constant), len(source)) for i in picks]))
+        rows.extend(_planned(plan.pop(), lambda i: columns[i](), len(source)))
     else:
         rows.extend(map(_call, map(fns.__getitem__, kinds), zip(source, target, position,
                                                                  map(arity.__getitem__, source),

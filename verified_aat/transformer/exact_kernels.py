@@ -72,6 +72,15 @@ def _max_abs(column: Sequence[int]) -> int:
     return max(map(abs, column), default=0)
 
 
+def int64_values(column: Sequence[Number]) -> tuple[np.ndarray, int] | None:
+    """A column as int64 with its largest absolute value (what :meth:`CircuitKernel.int64_column` takes), or None
+    when a value is not an int or is past int64."""
+    if not _integers(column):
+        return None
+    largest = _max_abs(column)
+    return None if largest >= 2 ** 63 else (np.array(column, dtype=np.int64), largest)
+
+
 def _row_argmax(scores: np.ndarray) -> list[tuple[int, ...]]:
     """For each row of an int64 score block, the columns holding its maximum."""
     top = scores.max(axis=1)

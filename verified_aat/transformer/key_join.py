@@ -37,7 +37,7 @@ import numpy as np
 from ..circuits.evaluate import compile_circuit
 from ..circuits.ir import Circuit, Kind
 from ..circuits.smtlib import LOGIC, SGN_DEFINITION, circuit_term, numeral, smt_symbol
-from .exact_kernels import CircuitKernel, live_gates
+from .exact_kernels import CircuitKernel, int64_values, live_gates
 from .key_discovery import FoundHint, discover_hint
 from .model import CircuitScore, Head, Score
 from ..wording import plural
@@ -258,7 +258,6 @@ def _groups(rows: Sequence[Sequence[Number]], ck: Callable[..., Any], pen: Calla
     return groups
 
 
-_INT = frozenset((int,))  # a value's type is int (not bool, not a rational)
 KEY_LIMIT = 2 ** 29     # |rk|, |ck| below this: every (rk − ck)² is below 2**60
 PENALTY_LIMIT = 2 ** 60  # |pen| below this: every cost (rk − ck)² + pen is below 2**61
 
@@ -271,23 +270,14 @@ def _int64_keys(rows: Sequence[Sequence[Number]], hint: KeyHint, columns: dict) 
     out = []
     for circuit, limit in ((hint.row_key, KEY_LIMIT), (hint.col_key, KEY_LIMIT), (hint.col_penalty, PENALTY_LIMIT)):
         cols = sorted(_reads(circuit))
-        read = [_int64_column(rows, c, columns) for c in cols]
+        read = [columns[c] if c in columns else columns.setdefault(c, int64_values(list(map(itemgetter(c), rows))))
+                for c in cols]  # each coordinate read once per ``columns``
         values = None if None in read else CircuitKernel(circuit, cols, (), d).int64_column(
             [r[0] for r in read], [r[1] for r in read], n, limit)  # type: ignore[index]
         if values is None:
             return None
         out.append(values)
     return out[0], out[1], out[2]
-
-
-def _int64_column(rows: Sequence[Sequence[Number]], c: int, columns: dict) -> tuple[np.ndarray, int] | None:
-    """Coordinate c of every row as int64 with its largest absolute value, or None when one is not an int (or
-    is past int64); read once per ``columns``."""
-    if c not in columns:
-        values = list(map(itemgetter(c), rows))
-        largest = max(map(abs, values), default=0) if _INT.issuperset(map(type, values)) else None
-        columns[c] = None if largest is None or largest >= 2 ** 63 else (np.array(values, dtype=np.int64), largest)
-    return columns[c]
 
 
 def _reads(circuit: Circuit) -> set[int]:
