@@ -3,6 +3,8 @@
 import doctest
 from fractions import Fraction
 
+import pytest
+
 import verified_aat as va
 import verified_aat.api
 
@@ -19,3 +21,55 @@ def test_api_stages_compose():
     assert result.status == "proved"
     report = va.check(va.certificate(result, timings=False), circuit, solver="both")
     assert report.accepted and report.solver_runs == 2 * report.lemmas and "reads out C(x)" in report.theorem
+
+
+# -- arguments at the API's boundary: a path wherever the command line takes one, a TypeError naming the
+# function and the parameter for anything else (was an AttributeError from deep inside the pipeline)
+
+SPEC = "specs/circuits/mixed_depth6.circ"
+
+
+def test_a_circuit_path_is_taken_wherever_a_circuit_is():
+    import pathlib
+    circuit = va.load_circuit(SPEC)
+    by_object = va.certificate(va.certify(circuit, kernel=False), timings=False)
+    for given in (SPEC, pathlib.Path(SPEC)):
+        assert va.certificate(va.certify(given, kernel=False), timings=False) == by_object
+        assert va.compile(given).transformer == va.compile(circuit).transformer
+    assert va.simulate(SPEC, [1, 2, 3]) == va.simulate(circuit, [1, 2, 3]) == va.evaluate(circuit, [1, 2, 3])
+
+
+def test_a_certificate_path_may_be_a_pathlike(tmp_path):
+    import json
+    document = va.certificate(va.certify(va.load_circuit(SPEC), kernel=False), timings=False)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(document))
+    assert va.check(path).accepted and va.check(str(path)).accepted
+
+
+def test_a_construction_by_bytes_or_pathlike_name():
+    import pathlib
+    doc = pathlib.Path("verified_aat/data/constructions/gate-edge.json")
+    assert va.construction(b"gate-edge").name == "gate-edge"
+    if doc.exists():
+        assert va.construction(doc).name == va.construction(str(doc)).name
+
+
+@pytest.mark.parametrize("call, function, parameter", [
+    (lambda c: va.refute(c), "refute", "transformer"),
+    (lambda c: va.audit_transformer(c), "audit_transformer", "transformer"),
+    (lambda c: va.certify(c, transformer=3), "certify", "transformer"),
+    (lambda c: va.prove_construction(c), "prove_construction", "construction"),
+    (lambda c: va.certify(c, 7), "certify", "construction"),
+    (lambda c: va.construction(5), "construction", "construction"),
+    (lambda c: va.certify(42), "certify", "circuit"),
+    (lambda c: va.compile(None), "compile", "circuit"),
+    (lambda c: va.refute(va.compile(c).transformer, circuit=3.5), "refute", "circuit"),
+    (lambda c: va.certificate(c), "certificate", "result"),
+    (lambda c: va.check(123), "check", "certificate"),
+])
+def test_a_wrong_kind_of_argument_is_a_type_error_naming_it(call, function, parameter):
+    circuit = va.parse_circuit("input x\noutput x\n")
+    with pytest.raises(TypeError) as caught:
+        call(circuit)
+    assert str(caught.value).startswith(f"{function}: {parameter} must be "), str(caught.value)

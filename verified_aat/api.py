@@ -55,12 +55,7 @@ def construction(name_or_path: str | os.PathLike[str] | Construction) -> Constru
     """A construction: a built-in by name (``"gate-edge"``), a construction document file
     (``"mine.json"``, docs/construction-format.md), or a Construction as it is.  Every function
     below that takes ``construction`` takes any of the three."""
-    if not isinstance(name_or_path, (str, bytes)) and not hasattr(name_or_path, "__fspath__"):
-        return name_or_path
-    import os
-
-    from .constructions.registry import resolve_construction
-    return resolve_construction(os.fsdecode(name_or_path))
+    return _resolve(name_or_path, "construction")
 
 
 def family(name: str, n: int) -> Circuit:
@@ -69,22 +64,22 @@ def family(name: str, n: int) -> Circuit:
     return build_family(name, n)
 
 
-def compile(circuit: Circuit, construction: str | Construction = "gate-edge", *,  # noqa: A001
+def compile(circuit: Circuit | str | os.PathLike[str], construction: str | Construction = "gate-edge", *,  # noqa: A001
             depth_bound: int | None = None) -> CompiledConstruction:
-    """Transformer T_K and encoding for ``circuit`` (a CompiledConstruction); ``depth_bound`` is K
-    (default: the circuit's depth)."""
-    return _resolve(construction).compile(circuit, depth_bound)
+    """Transformer T_K and encoding for ``circuit`` (a Circuit or a circuit file's path) as a
+    CompiledConstruction; ``depth_bound`` is K (default: the circuit's depth)."""
+    return _resolve(construction, "compile").compile(_circuit(circuit, "compile"), depth_bound)
 
 
-def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str | Construction = "gate-edge", *,
+def simulate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | int], construction: str | Construction = "gate-edge", *,
              depth_bound: int | None = None) -> tuple[Fraction | int, ...]:
     """Run the compiled transformer exactly on enc(C, x) and read the outputs (argmax sets by the
     key join, each decomposition used only after its lemma is proved; a settled run, which skips the
-    values of positions that have not settled yet); ``depth_bound`` as for compile."""
+    values of positions that have not settled yet); ``circuit`` and ``depth_bound`` as for compile."""
     from .symbolic.attention import engine_keys
     from .transformer.exact_engine import run_exact
     compiled = compile(circuit, construction, depth_bound=depth_bound)
-    keys = engine_keys(_resolve(construction).score_hints())
+    keys = engine_keys(_resolve(construction, "simulate").score_hints())
     encoding = compiled.encoding
     result = run_exact(compiled.transformer, encoding.instantiate(list(x)), keys=keys, forget=encoding.settle,
                        needed=encoding.readout)
@@ -92,25 +87,26 @@ def simulate(circuit: Circuit, x: Sequence[Fraction | int], construction: str | 
 
 
 @overload
-def certify(circuit: Circuit, construction: str | Construction = ..., *, depth_bound: int | None = ...,
-            transformer: Transformer | str | None = ..., timeout: float = ..., jobs: int = ..., refute: bool = ...,
+def certify(circuit: Circuit | str | os.PathLike[str], construction: str | Construction = ..., *, depth_bound: int | None = ...,
+            transformer: Transformer | str | os.PathLike[str] | None = ..., timeout: float = ..., jobs: int = ..., refute: bool = ...,
             kernel: bool = ..., cluster: str | None = ..., progress: Callable[[str, int, int], None] | None = ...,
             every_k: Literal[False] = ...) -> CertifyResult: ...
 
 
 @overload
-def certify(circuit: Circuit, construction: str | Construction = ..., *, depth_bound: int | None = ...,
-            transformer: Transformer | str | None = ..., timeout: float = ..., jobs: int = ..., refute: bool = ...,
+def certify(circuit: Circuit | str | os.PathLike[str], construction: str | Construction = ..., *, depth_bound: int | None = ...,
+            transformer: Transformer | str | os.PathLike[str] | None = ..., timeout: float = ..., jobs: int = ..., refute: bool = ...,
             kernel: bool = ..., cluster: str | None = ..., progress: Callable[[str, int, int], None] | None = ...,
             every_k: Literal[True]) -> InstanceResult: ...
 
 
-def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *, depth_bound: int | None = None,
-            transformer: Transformer | str | None = None, timeout: float = 10.0, jobs: int = 1,
+def certify(circuit: Circuit | str | os.PathLike[str], construction: str | Construction = "gate-edge", *, depth_bound: int | None = None,
+            transformer: Transformer | str | os.PathLike[str] | None = None, timeout: float = 10.0, jobs: int = 1,
             refute: bool = True, kernel: bool = True, cluster: str | None = None,
             progress: Callable[[str, int, int], None] | None = None,
             every_k: bool = False) -> CertifyResult | InstanceResult:
-    """Prove (or refute) that the construction simulates ``circuit`` on every input (a CertifyResult).
+    """Prove (or refute) that the construction simulates ``circuit`` (a Circuit, or a circuit file's or
+    netlist's path, read in exact mode as by ``load_circuit``) on every input (a CertifyResult).
 
     ``depth_bound``: K (default the circuit's depth); ``transformer``: check this (edited)
     transformer, or the spec file at that path, instead of the construction's own T_K;
@@ -129,21 +125,21 @@ def certify(circuit: Circuit, construction: str | Construction = "gate-edge", *,
     ``jobs``, ``cluster`` and ``progress`` have nothing to do there; *unknown* when the every-K theorem is
     not proved (the per-circuit route may still prove or refute this circuit).
     """
-    from .transformer.spec import load_transformer
-    model = load_transformer(transformer) if isinstance(transformer, str) else transformer
+    circuit, model = _circuit(circuit, "certify"), (None if transformer is None else _transformer(transformer, "certify"))
     if every_k:
         from .schematic.instance import certify_every_k
         if depth_bound is not None:
             raise InputError("every_k instantiates the every-K theorem at K = the circuit's depth: no depth_bound")
-        return certify_every_k(circuit, _resolve(construction), model, timeout_ms=_milliseconds("timeout", timeout),
+        return certify_every_k(circuit, _resolve(construction, "certify"), model, timeout_ms=_milliseconds("timeout", timeout),
                                kernel=kernel)
     from .pipeline import certify as _certify
-    return _certify(circuit, _resolve(construction), depth_bound, model,
+    return _certify(circuit, _resolve(construction, "certify"), depth_bound, model,
                     timeout_ms=_milliseconds("timeout", timeout), jobs=_at_least_one("jobs", jobs), refute=refute,
                     kernel=kernel, progress=progress, cluster=_cluster(cluster))
 
 
-def refute(transformer: Transformer | str, construction: str | Construction = "gate-edge", circuit: Circuit | None = None, *,
+def refute(transformer: Transformer | str | os.PathLike[str], construction: str | Construction = "gate-edge",
+           circuit: Circuit | str | os.PathLike[str] | None = None, *,
            budget: float = 60.0, per_circuit: float = 5.0, depth_bound: int | None = None) -> Refutation:
     """A small circuit and an exactly replayed input where ``transformer`` (a Transformer
     or a spec path) fails, or a Refutation with no counterexample (which is not a proof).
@@ -154,15 +150,14 @@ def refute(transformer: Transformer | str, construction: str | Construction = "g
     ``depth_bound``: the K the transformer is meant for (default: from its number of layers).
     """
     from .schematic.prove import refute_by_lemmas_then_search as _refute
-    from .transformer.spec import load_transformer
-    model = load_transformer(transformer) if isinstance(transformer, str) else transformer
-    return _refute(model, _resolve(construction), None if circuit is None else [circuit],
+    model = _transformer(transformer, "refute")
+    return _refute(model, _resolve(construction, "refute"), None if circuit is None else [_circuit(circuit, "refute")],
                    budget_seconds=_seconds("budget", budget), per_circuit_seconds=_seconds("per_circuit", per_circuit),
                    depth_bound=depth_bound)
 
 
 def prove_construction(construction: str | Construction, *, depth_bound: int | None = None,
-                       transformer: Transformer | str | None = None, timeout: float = 20.0,
+                       transformer: Transformer | str | os.PathLike[str] | None = None, timeout: float = 20.0,
                        witness_budget: float = 60.0) -> SchematicResult:
     """One proof for every circuit of depth ≤ ``depth_bound`` (None: every K) under ``construction``'s
     T_K, or an edited ``transformer`` (a Transformer or a spec path): ``.status`` proved / refuted /
@@ -170,13 +165,12 @@ def prove_construction(construction: str | Construction, *, depth_bound: int | N
     witness circuit and input), ``.problems``; ``timeout``: seconds per lemma; ``witness_budget``: seconds
     for the search of a witness when a lemma fails."""
     from .schematic import prove_construction as _prove
-    from .transformer.spec import load_transformer
-    model = load_transformer(transformer) if isinstance(transformer, str) else transformer
-    return _prove(_resolve(construction), depth_bound, model, _milliseconds("timeout", timeout),
+    model = None if transformer is None else _transformer(transformer, "prove_construction")
+    return _prove(_resolve(construction, "prove_construction"), depth_bound, model, _milliseconds("timeout", timeout),
                   _seconds("witness_budget", witness_budget))
 
 
-def audit_transformer(transformer: Transformer | str, *, lengths: Sequence[int] = (2, 3, 4), samples: int = 20,
+def audit_transformer(transformer: Transformer | str | os.PathLike[str], *, lengths: Sequence[int] = (2, 3, 4), samples: int = 20,
                       seed: int = 0) -> AuditReport:
     """The upper bound, tested: unroll ``transformer`` (a Transformer or a spec path) into an
     FSAC⁰[sign] circuit for each of ``lengths`` and check its class, the exact size formula, the
@@ -184,8 +178,7 @@ def audit_transformer(transformer: Transformer | str, *, lengths: Sequence[int] 
     seeded tie-heavy sequences per length (``seed``).  An AuditReport (``.ok``); this tests, it
     proves nothing (``verified-aat audit --prove`` does)."""
     from .audit import audit as _audit
-    from .transformer.spec import load_transformer
-    model = load_transformer(transformer) if isinstance(transformer, str) else transformer
+    model = _transformer(transformer, "audit_transformer")
     return _audit(model, tuple(lengths), samples, seed)
 
 
@@ -199,9 +192,12 @@ def certificate(result: CertifyResult | InstanceResult, *, timings: bool = True,
     from .certificates.document import build_certificate
     from .circuits.link_section import carry_link, netlist_section
     from .results import Certificate
+    from .symbolic.certify import CertifyResult
+    from .schematic.instance import InstanceResult
+    if not isinstance(result, (CertifyResult, InstanceResult)):
+        raise TypeError(f"certificate: result must be what certify returned, got {_kind(result)}")
     if result.status != "proved":
         raise ValueError(f"no certificate: the result is {result.status}")
-    from .schematic.instance import InstanceResult
     if isinstance(result, InstanceResult):
         doc = dict(result.certificate or {})
         return Certificate(doc if timings else {k: v for k, v in doc.items() if k != "timings"})
@@ -225,7 +221,7 @@ def solver_options(solver: str | None = None, solver_trust: bool = True) -> dict
     return {"solvers": solvers, "second_opinion": solver is not None, "solver_trust": solver_trust}
 
 
-def check(certificate: dict[str, Any] | str, circuit: Circuit | str | os.PathLike[str] | None = None, *,
+def check(certificate: dict[str, Any] | str | os.PathLike[str], circuit: Circuit | str | os.PathLike[str] | None = None, *,
           solver: str | None = None, solver_trust: bool = True, netlist: str | None = None,
           circuit_format: str | None = None, netlist_mode: str | None = None, timeout: float | None = 20.0,
           jobs: int = 1, defence_budget: int | None = None, cluster: str | None = None,
@@ -253,7 +249,13 @@ def check(certificate: dict[str, Any] | str, circuit: Circuit | str | os.PathLik
     from .kernel import Options, load_certificate
     from .results import kernel_check
     chosen = solver_options(solver, solver_trust)
-    doc = load_certificate(certificate) if isinstance(certificate, str) else dict(certificate)
+    if isinstance(certificate, str) or hasattr(certificate, "__fspath__"):
+        import os
+        doc = load_certificate(os.fspath(certificate))
+    elif isinstance(certificate, dict):
+        doc = dict(certificate)
+    else:
+        raise TypeError(f"check: certificate must be a certificate (a dict) or its path, got {_kind(certificate)}")
     if netlist is not None and circuit is not None:
         raise InputError("give the circuit or the netlist, not both")
     link = given(netlist if netlist is not None else circuit, doc, circuit_format, netlist_mode)
@@ -278,8 +280,43 @@ def _seconds(name: str, value: float) -> float:
     return float(value)
 
 
-def _resolve(value: Any) -> Construction:
-    return construction(value)
+def _resolve(value: Any, function: str) -> Construction:
+    import os
+
+    from .constructions.base import Construction
+    from .constructions.registry import resolve_construction
+    if isinstance(value, Construction):
+        return value
+    if not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__"):
+        raise TypeError(f"{function}: construction must be a built-in's name, a construction document's path or a "
+                        f"Construction, got {_kind(value)}")
+    return resolve_construction(os.fsdecode(value))
+
+
+def _kind(value: object) -> str:
+    """What a wrong argument is, for its TypeError: its class's name."""
+    return type(value).__name__
+
+
+def _circuit(value: Any, function: str) -> Circuit:
+    """A Circuit as it is, or the circuit (or netlist, exact mode) at a path, as the command line reads it."""
+    if isinstance(value, Circuit):
+        return value
+    if isinstance(value, str) or hasattr(value, "__fspath__"):
+        import os
+        return load_circuit(os.fspath(value))
+    raise TypeError(f"{function}: circuit must be a Circuit or a circuit file's path, got {_kind(value)}")
+
+
+def _transformer(value: Any, function: str) -> Transformer:
+    """A Transformer as it is, or the spec file at a path."""
+    from .transformer.model import Transformer
+    from .transformer.spec import load_transformer
+    if isinstance(value, Transformer):
+        return value
+    if isinstance(value, str) or hasattr(value, "__fspath__"):
+        return load_transformer(value)
+    raise TypeError(f"{function}: transformer must be a Transformer or a transformer spec's path, got {_kind(value)}")
 
 
 def _milliseconds(name: str, value: float) -> int:
