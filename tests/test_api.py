@@ -67,9 +67,24 @@ def test_a_construction_by_bytes_or_pathlike_name():
     (lambda c: va.refute(va.compile(c).transformer, circuit=3.5), "refute", "circuit"),
     (lambda c: va.certificate(c), "certificate", "result"),
     (lambda c: va.check(123), "check", "certificate"),
+    (lambda c: va.check({}, 123), "check", "circuit"),
+    (lambda c: va.certify(c, depth_bound="3"), "certify", "depth_bound"),
+    (lambda c: va.certify(c, depth_bound=2.0), "certify", "depth_bound"),
+    (lambda c: va.compile(c, depth_bound=True), "compile", "depth_bound"),
+    (lambda c: va.prove_construction("gate-edge", depth_bound="2"), "prove_construction", "depth_bound"),
+    (lambda c: va.simulate(c, 5), "simulate", "x"),
+    (lambda c: va.simulate(c, "12"), "simulate", "x"),
+    (lambda c: va.audit_transformer(va.compile(c).transformer, lengths=5), "audit_transformer", "lengths"),
+    (lambda c: va.parse_circuit(5), "parse_circuit", "text"),
 ])
 def test_a_wrong_kind_of_argument_is_a_type_error_naming_it(call, function, parameter):
     circuit = va.parse_circuit("input x\noutput x\n")
     with pytest.raises(TypeError) as caught:
         call(circuit)
     assert str(caught.value).startswith(f"{function}: {parameter} must be "), str(caught.value)
+
+
+def test_a_negative_defence_budget_is_refused():
+    circuit = va.parse_circuit("input x\noutput x\n")
+    with pytest.raises(va.InputError, match="defence_budget"):
+        va.check(va.certificate(va.certify(circuit, kernel=False)), defence_budget=-5)

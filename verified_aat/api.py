@@ -48,6 +48,8 @@ def parse_circuit(text: str, *, name: str | None = None) -> Circuit:
     """A circuit from the text format (docs/circuit-format.md); ``name`` names it unless the text
     has a ``circuit`` header."""
     from .circuits.text_format import parse_circuit_text
+    if not isinstance(text, str):
+        raise TypeError(f"parse_circuit: text must be a str (a path: load_circuit), got {_kind(text)}")
     return parse_circuit_text(text, name=name)
 
 
@@ -68,7 +70,7 @@ def compile(circuit: Circuit | str | os.PathLike[str], construction: str | Const
             depth_bound: int | None = None) -> CompiledConstruction:
     """Transformer T_K and encoding for ``circuit`` (a Circuit or a circuit file's path) as a
     CompiledConstruction; ``depth_bound`` is K (default: the circuit's depth)."""
-    return _resolve(construction, "compile").compile(_circuit(circuit, "compile"), depth_bound)
+    return _resolve(construction, "compile").compile(_circuit(circuit, "compile"), _depth("compile", depth_bound))
 
 
 def simulate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | int], construction: str | Construction = "gate-edge", *,
@@ -78,6 +80,7 @@ def simulate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | i
     values of positions that have not settled yet); ``circuit`` and ``depth_bound`` as for compile."""
     from .symbolic.attention import engine_keys
     from .transformer.exact_engine import run_exact
+    x = _sequence("simulate", "x", x)
     compiled = compile(circuit, construction, depth_bound=depth_bound)
     keys = engine_keys(_resolve(construction, "simulate").score_hints())
     encoding = compiled.encoding
@@ -133,7 +136,7 @@ def certify(circuit: Circuit | str | os.PathLike[str], construction: str | Const
         return certify_every_k(circuit, _resolve(construction, "certify"), model, timeout_ms=_milliseconds("timeout", timeout),
                                kernel=kernel)
     from .pipeline import certify as _certify
-    return _certify(circuit, _resolve(construction, "certify"), depth_bound, model,
+    return _certify(circuit, _resolve(construction, "certify"), _depth("certify", depth_bound), model,
                     timeout_ms=_milliseconds("timeout", timeout), jobs=_at_least_one("jobs", jobs), refute=refute,
                     kernel=kernel, progress=progress, cluster=_cluster(cluster))
 
@@ -153,7 +156,7 @@ def refute(transformer: Transformer | str | os.PathLike[str], construction: str 
     model = _transformer(transformer, "refute")
     return _refute(model, _resolve(construction, "refute"), None if circuit is None else [_circuit(circuit, "refute")],
                    budget_seconds=_seconds("budget", budget), per_circuit_seconds=_seconds("per_circuit", per_circuit),
-                   depth_bound=depth_bound)
+                   depth_bound=_depth("refute", depth_bound))
 
 
 def prove_construction(construction: str | Construction, *, depth_bound: int | None = None,
@@ -166,7 +169,7 @@ def prove_construction(construction: str | Construction, *, depth_bound: int | N
     for the search of a witness when a lemma fails."""
     from .schematic import prove_construction as _prove
     model = None if transformer is None else _transformer(transformer, "prove_construction")
-    return _prove(_resolve(construction, "prove_construction"), depth_bound, model, _milliseconds("timeout", timeout),
+    return _prove(_resolve(construction, "prove_construction"), _depth("prove_construction", depth_bound), model, _milliseconds("timeout", timeout),
                   _seconds("witness_budget", witness_budget))
 
 
@@ -179,7 +182,7 @@ def audit_transformer(transformer: Transformer | str | os.PathLike[str], *, leng
     proves nothing (``verified-aat audit --prove`` does)."""
     from .audit import audit as _audit
     model = _transformer(transformer, "audit_transformer")
-    return _audit(model, tuple(lengths), samples, seed)
+    return _audit(model, tuple(_sequence("audit_transformer", "lengths", lengths)), samples, seed)
 
 
 def certificate(result: CertifyResult | InstanceResult, *, timings: bool = True,
@@ -258,6 +261,12 @@ def check(certificate: dict[str, Any] | str | os.PathLike[str], circuit: Circuit
         raise TypeError(f"check: certificate must be a certificate (a dict) or its path, got {_kind(certificate)}")
     if netlist is not None and circuit is not None:
         raise InputError("give the circuit or the netlist, not both")
+    for name, value in (("circuit", circuit), ("netlist", netlist)):
+        if value is not None and not isinstance(value, (Circuit, str)) and not hasattr(value, "__fspath__"):
+            raise TypeError(f"check: {name} must be a Circuit or a file's path, got {_kind(value)}")
+    if defence_budget is not None and (isinstance(defence_budget, bool) or not isinstance(defence_budget, int)
+                                       or defence_budget < 0):
+        raise InputError(f"defence_budget must be an integer >= 0 or None, got {defence_budget!r}")
     link = given(netlist if netlist is not None else circuit, doc, circuit_format, netlist_mode)
     from .shards import sharding
     with sharding(_cluster(cluster), _at_least_one("jobs", jobs)) as shards:
@@ -317,6 +326,20 @@ def _transformer(value: Any, function: str) -> Transformer:
     if isinstance(value, str) or hasattr(value, "__fspath__"):
         return load_transformer(value)
     raise TypeError(f"{function}: transformer must be a Transformer or a transformer spec's path, got {_kind(value)}")
+
+
+def _depth(function: str, value: Any) -> int | None:
+    """A depth bound K: None or an int (not a bool: True was K = 1); its range is the construction's to judge."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"{function}: depth_bound must be an int or None, got {_kind(value)}")
+    return value
+
+
+def _sequence(function: str, name: str, value: Any) -> list[Any]:
+    """A list of a sequence's items (an int or a string given where a sequence is meant is a TypeError)."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{function}: {name} must be a sequence, got {_kind(value)}")
+    return list(value)
 
 
 def _milliseconds(name: str, value: float) -> int:
