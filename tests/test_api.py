@@ -88,3 +88,23 @@ def test_a_negative_defence_budget_is_refused():
     circuit = va.parse_circuit("input x\noutput x\n")
     with pytest.raises(va.InputError, match="defence_budget"):
         va.check(va.certificate(va.certify(circuit, kernel=False)), defence_budget=-5)
+
+
+def test_print_of_a_refutation_is_the_refute_commands_report(tmp_path):
+    """str(): the verdict line, the witness circuit, then inputs and each gate on both sides up to the first
+    mismatch (it was the one-line repr, the report only through .counterexample.report())."""
+    import json
+    from verified_aat.transformer.spec import transformer_to_json
+    circuit = va.parse_circuit("input x y\np = mul x y\ns = sign p\noutput p s\n")
+    text = json.dumps(transformer_to_json(va.compile(circuit).transformer))
+    edited = text.replace('"fetched_sq = mul fetch.val fetch.val"', '"fetched_sq = mul fetch.val x.val"')
+    assert edited != text
+    path = tmp_path / "edited.json"
+    path.write_text(edited)
+    refutation = va.refute(path, "gate-edge", budget=60)
+    assert refutation.status == "refuted"
+    shown = str(refutation)
+    lines = shown.splitlines()
+    assert lines[0] == repr(refutation) and lines[1] == "the circuit:"
+    assert va.parse_circuit("\n".join(lines[2:lines.index(next(l for l in lines if l.startswith("counterexample")))]))
+    assert refutation.counterexample.report() in shown and "MISMATCH" in shown

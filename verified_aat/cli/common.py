@@ -191,17 +191,6 @@ def parse_certificate_bytes(raw: bytes | None, name: str) -> dict[str, Any]:
     return doc
 
 
-def witness_text(circuit: Any) -> str:
-    """A witness circuit in the text format; past 64 inputs (a witness padded to a large id) the inputs
-    are one count instead of their ``input`` lines (``--json`` has the whole circuit)."""
-    from ..circuits.text_format import print_circuit
-    if circuit.n_inputs <= 64:
-        return print_circuit(circuit).rstrip()
-    text = print_circuit(circuit, implicit_inputs=True).rstrip().splitlines()
-    return "\n".join(text[:1] + [f"# inputs x0 … x{circuit.n_inputs - 1}: {circuit.n_inputs} of them (all: --json)"]
-                     + text[1:])
-
-
 def add_cluster_argument(parser: argparse.ArgumentParser) -> None:
     """``--cluster local:N | tcp://HOST:PORT``: derive large encodings on Dask workers (docs/scaling.md)."""
     parser.add_argument("--cluster", metavar="SPEC", type=_cluster, default=None,

@@ -72,10 +72,9 @@ def run(args: argparse.Namespace) -> int:
         print("result       PROVED")
         return EXIT_OK
     if result.status == "refuted":
-        from .common import witness_text
         _which_k(result, construction)
         print("witness circuit:")
-        print(witness_text(result.refutation.circuit))  # type: ignore[union-attr]
+        print(result.refutation.circuit_text())  # type: ignore[union-attr]
         print(result.refutation.counterexample.report())  # type: ignore[union-attr]
         print("result       REFUTED")
         return EXIT_REFUTED

@@ -33,7 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .common import witness_text
 
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
@@ -66,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
               f"proof: use `verified-aat certify` to prove a construction correct")
         return EXIT_UNKNOWN
     print(f"refuted after {plural(result.circuits_tried, 'circuit')}, {result.seconds:.1f}s; the circuit:")
-    print(witness_text(result.circuit))
+    print(result.circuit_text())
     print(result.counterexample.report())
     return EXIT_REFUTED
 

@@ -43,10 +43,41 @@ class Refutation:
         from ..display import refutation_repr
         return refutation_repr(self)
 
+    def __str__(self) -> str:
+        """``print(refutation)``: the verdict, the witness circuit and the counterexample report, as ``refute`` prints."""
+        return refutation_text(self)
+
+    def circuit_text(self) -> str:
+        """The witness circuit in the text format (``witness_text``); empty without one."""
+        return "" if self.circuit is None else witness_text(self.circuit)
+
     def _repr_html_(self) -> str:
         """The verdict and the counterexample (inputs, outputs, first mismatch) for Jupyter."""
         from ..display import refutation_html
         return refutation_html(self)
+
+
+def witness_text(circuit: Circuit) -> str:
+    """A witness circuit in the text format; past 64 inputs (a witness padded to a large id) the inputs
+    are one count instead of their ``input`` lines (``--json`` has the whole circuit)."""
+    from ..circuits.text_format import print_circuit
+    if circuit.n_inputs <= 64:
+        return print_circuit(circuit).rstrip()
+    text = print_circuit(circuit, implicit_inputs=True).rstrip().splitlines()
+    return "\n".join(text[:1] + [f"# inputs x0 … x{circuit.n_inputs - 1}: {circuit.n_inputs} of them (all: --json)"]
+                     + text[1:])
+
+
+def refutation_text(refutation: Refutation) -> str:
+    """What ``verified-aat refute`` prints: the verdict, then the witness circuit and its replayed counterexample
+    (inputs, then gate by gate on both sides up to the first mismatch), or that none was found."""
+    lines = [repr(refutation)]
+    if refutation.counterexample is None:
+        lines.append("no counterexample found: this is not a proof (use certify)" if not refutation.proved
+                     else refutation.proved)
+    else:
+        lines += ["the circuit:", witness_text(refutation.circuit), refutation.counterexample.report()]
+    return "\n".join(lines)
 
 
 def intended_depth(construction: Construction, transformer: Transformer) -> int:
