@@ -146,18 +146,23 @@ def test_a_special_file_inside_an_output_directory_is_refused_before_anything_is
     assert _snapshot(tmp_path) == before  # transformer.json was not written either
 
 
-def test_a_symbolic_link_to_a_device_is_refused_and_one_to_a_regular_file_is_written_through(capsys, tmp_path):
+def test_an_output_that_is_a_symbolic_link_is_refused_whatever_it_points_to(capsys, tmp_path):
+    """The strict reading (red team 16b): a link to a device, to a regular file, to a directory or to nothing is
+    refused with one line naming it, and nothing is written, neither the link nor its target (a link to a regular
+    file was written through, so ``-o out.json`` with ``out.json -> ~/.bashrc`` replaced that file)."""
     device = _special("device", tmp_path / "node")
-    link = tmp_path / "link.json"
-    link.symlink_to(device)
-    refused(capsys, ["certify", MIXED, "-o", link], f"{link}:", "character device")
-    assert stat.S_ISCHR(device.lstat().st_mode)
     real = tmp_path / "real.json"
     real.write_text("old")
-    link.unlink()
-    link.symlink_to(real)
-    assert main(["certify", str(MIXED), "-o", str(link)]) == 0
-    assert link.is_symlink() and json.loads(real.read_text())["format"] == "verified-aat/certificate"
+    (tmp_path / "dir").mkdir()
+    link = tmp_path / "link.json"
+    for target in (device, real, tmp_path / "dir", tmp_path / "nothing"):
+        link.symlink_to(target)
+        before = _snapshot(tmp_path)
+        refused(capsys, ["certify", MIXED, "-o", link], f"{link}:", "a symbolic link")
+        assert _snapshot(tmp_path) == before and link.is_symlink()
+        link.unlink()
+    assert stat.S_ISCHR(device.lstat().st_mode) and real.read_text() == "old"
+    assert not (tmp_path / "nothing").exists()
 
 
 # -- item 1: targets that are inputs -------------------------------------------------------------------
@@ -215,7 +220,8 @@ def test_an_output_that_is_an_input_under_another_name_is_refused(capsys, tmp_pa
         other = tmp_path / "." / "sub" / ".." / "m.circ"
         (tmp_path / "sub").mkdir()
     before = _snapshot(tmp_path)
-    refused(capsys, ["certify", circuit, "-o", other], "refusing to overwrite an input")
+    refused(capsys, ["certify", circuit, "-o", other], "a symbolic link" if alias == "symlink" else
+            "refusing to overwrite an input")
     assert _snapshot(tmp_path) == before
 
 

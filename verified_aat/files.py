@@ -187,12 +187,12 @@ def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False)
     if _through_a_descriptor(path):
         raise InputError("names an open file of this process (/dev/stdout, /dev/fd/N, /proc/…/fd/N): refusing to "
                          "replace the file behind it (write to standard output with -o -)", path)
+    if os.path.islink(path):  # written through, it would replace (or make) a file wherever it points
+        raise InputError(f"a symbolic link (to {os.readlink(path)!r}): refusing to write through it (name the "
+                         "file itself, or remove the link)", path)
     try:
-        info = os.stat(path)  # through a symbolic link: its target is what would be written
+        info = os.stat(path)
     except FileNotFoundError:
-        if os.path.islink(path):  # a link to nothing: writing through it would make a file wherever it points
-            raise InputError(f"a symbolic link to {os.readlink(path)!r}, which does not exist: refusing to write "
-                             "through it (remove the link or name another output)", path) from None
         return
     except OSError as exc:
         raise _oserror(exc, path, "write") from None
@@ -232,17 +232,16 @@ def write_all_atomically(files: Sequence[tuple[str, Data]], inputs: Sequence[str
     held meanwhile: a full disk or a signal leaves the old files, never a new one beside an old one."""
     for path, _ in files:
         check_output(path, inputs)
-    staged: list[tuple[str, str, str]] = []  # (temporary file, target, the user's name for it)
+    staged: list[tuple[str, str]] = []  # (temporary file, target)
     try:
         for path, data in files:
-            target = os.path.realpath(path) if os.path.islink(path) else path
-            staged.append((_stage(target, data, shown=path), target, path))
+            staged.append((_stage(path, data, shown=path), path))
         with _signals_held():
-            for temp, target, shown in staged:
+            for temp, target in staged:
                 check_output(target)  # once more, just before the rename: nothing non-regular appeared meanwhile
                 os.replace(temp, target)
     finally:
-        for temp, _, _ in staged:
+        for temp, _ in staged:
             try:
                 os.unlink(temp)
             except OSError:
