@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from verified_aat.cli.main import main
 
@@ -70,3 +74,68 @@ def test_every_output_that_is_a_symbolic_link_is_refused(tmp_path: Path, capsys:
     assert main([str(subst.get(str(a), a)) for a in WRITERS[command]]) == 2
     assert "a symbolic link" in _one_line(capsys, f"{link}: ")
     assert _tree(tmp_path) == before
+
+
+# -- `-` reads standard input for every document a command takes, once; errors name <stdin> ------------------------
+
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+EDGE_K = SHIPPED / "edge-k.json"
+
+
+def _stdin_cases(compiled: Path) -> dict[str, tuple[list[Any], Path, int]]:
+    t, e = compiled, compiled.parent / "encoding.json"
+    return {
+        "construction check -": (["construction", "check", "-"], EDGE_K, 0),
+        "prove-construction -": (["prove-construction", "-", "-K", "2"], EDGE_K, 0),
+        "certify -c -": (["certify", MIXED, "-c", "-"], EDGE_K, 0),
+        "audit -c - --round-trip": (["audit", "-c", "-", MIXED, "--round-trip"], EDGE_K, 0),
+        "run MODEL -": (["run", "-", "--encoding", e, "--input=1,2,3"], t, 0),
+        "run --encoding -": (["run", t, "--encoding", "-", "--input=1,2,3"], e, 0),
+        "certify --transformer -": (["certify", MIXED, "--transformer", "-"], t, 0),
+        "export -": (["export", "-", "--format", "numpy", "-o", "@OUT"], t, 0),
+        "eval --inputs -": (["eval", MIXED, "--inputs", "-"], None, 0),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_stdin_cases(Path("x"))))
+def test_a_document_on_standard_input_is_read(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                              tmp_path: Path, compiled: Path, case: str) -> None:
+    """``construction check -`` said '-: cannot read JSON file: No such file or directory' (exit 2), as did every
+    JSON input (MODEL, --transformer, --encoding, --sequence) and --inputs; -c and prove-construction refused '-'."""
+    argv, source, code = _stdin_cases(compiled)[case]
+    _stdin(monkeypatch, b"1,2,3\n4,5,6\n" if source is None else source.read_bytes())
+    argv = [str(tmp_path / "out.npz") if a == "@OUT" else str(a) for a in argv]
+    assert main(argv) == code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["run", "-", "--encoding", "-", "--input=1,2,3"], ["certify", "-", "-c", "-"]])
+def test_standard_input_named_twice_as_different_things_is_bad_input(monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str],
+                                                                     compiled: Path, argv: list[str]) -> None:
+    _stdin(monkeypatch, (MIXED if argv[0] == "certify" else compiled).read_bytes())
+    assert main(argv) == 2
+    assert "it cannot also be the" in _one_line(capsys, "<stdin>: standard input is read as the")
+
+
+def test_check_circuit_from_standard_input_is_refused_with_a_line(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    cert = tmp_path / "c.json"
+    assert main(["certify", str(MIXED), "-c", "gate-edge", "-o", str(cert)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(cert), "--circuit", "-"]) == 2
+    _one_line(capsys, "--circuit: standard input (-) is not read here")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300) | st.text(max_size=300).map(lambda t: t.encode("utf-8")) |
+       st.integers(1, len(EDGE_K.read_bytes()) - 1).map(lambda n: EDGE_K.read_bytes()[:n]))
+def test_a_bad_document_on_standard_input_is_one_stdin_line(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str], data: bytes) -> None:
+    """Junk, text and every truncation of a shipped document on standard input: one `<stdin>` line, exit 2."""
+    capsys.readouterr()
+    _stdin(monkeypatch, data)
+    assert main(["construction", "check", "-"]) == 2
+    _one_line(capsys, "<stdin>")

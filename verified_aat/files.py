@@ -31,27 +31,32 @@ MAX_FILE_BYTES = 2 << 30
 Data = Union[str, bytes, Iterable[str]]  # what the writers take: text, bytes, or text in pieces (a large file)
 """The largest input file read (2 GiB on disk); past it the file is refused before it is read."""
 
+STDIN_NAME = "<stdin>"
+"""Standard input (``-``) as messages name it."""
+
 DEFAULT_MAX_INFLATED_MB = 256
 """The most bytes (MiB) gzip data may inflate to unless ``--max-inflated MB`` raises it."""
 
 _max_inflated_mb = DEFAULT_MAX_INFLATED_MB
 _inputs_read: set[tuple[int, int]] | None = None
 """The identities of the files read inside :func:`command_scope` (``None`` outside it)."""
+_stdin_read: dict[str, bytes] = {}
+"""Standard input as read inside :func:`command_scope`, under what it was read as (at most one entry)."""
 
 
 @contextmanager
 def command_scope(max_inflated_mb: int = DEFAULT_MAX_INFLATED_MB) -> Iterator[None]:
     """One command: the ``--max-inflated`` limit in force, and every file read remembered so that no
     write replaces it; both are restored when the command ends."""
-    global _inputs_read, _max_inflated_mb
+    global _inputs_read, _max_inflated_mb, _stdin_read
     if isinstance(max_inflated_mb, bool) or not isinstance(max_inflated_mb, int) or max_inflated_mb < 1:
         raise InputError(f"must be a whole number of MB >= 1, got {max_inflated_mb!r}", "--max-inflated")
-    previous = _inputs_read, _max_inflated_mb
-    _inputs_read, _max_inflated_mb = set(), max_inflated_mb
+    previous = _inputs_read, _max_inflated_mb, _stdin_read
+    _inputs_read, _max_inflated_mb, _stdin_read = set(), max_inflated_mb, {}
     try:
         yield
     finally:
-        _inputs_read, _max_inflated_mb = previous
+        _inputs_read, _max_inflated_mb, _stdin_read = previous
 
 
 def _remember(info: os.stat_result) -> None:
@@ -105,6 +110,24 @@ def read_input(path: str, what: str = "file") -> bytes:
     return data
 
 
+def read_named(path: str, what: str = "file") -> tuple[str, bytes]:
+    """The bytes of ``path`` (:func:`read_input`), or of standard input for ``-`` (:func:`read_stdin`), with the
+    name a message gives them (``<stdin>`` for ``-``)."""
+    if path == "-":
+        return STDIN_NAME, read_stdin(what, STDIN_NAME)
+    return path, read_input(path, what)
+
+
+def stdin_read_as(what: str) -> bool:
+    """Whether this command has read standard input as ``what`` (so that reading it again gives those bytes)."""
+    return what in _stdin_read
+
+
+def shown(path: str) -> str:
+    """``path`` as a message names it: ``-`` is standard input."""
+    return STDIN_NAME if path == "-" else path
+
+
 def _read_bounded(handle: BinaryIO, limit: int, expected: int = 0) -> bytes:
     """At most ``limit + 1`` bytes of ``handle``, read in steps: ``read(n)`` allocates n bytes up front,
     so one big read would cost the limit in memory even for a small file (and fail under --max-memory)."""
@@ -120,9 +143,16 @@ def _read_bounded(handle: BinaryIO, limit: int, expected: int = 0) -> bytes:
 
 
 def read_stdin(what: str = "input", name: str = "<stdin>") -> bytes:
-    """Standard input's bytes, refused past :func:`max_inflated_bytes` (``... < /dev/zero`` ends)."""
+    """Standard input's bytes, refused past :func:`max_inflated_bytes` (``... < /dev/zero`` ends).  Inside a command
+    (:func:`command_scope`) it is read once: read again as the same ``what`` (a construction document a command
+    resolves twice) it is the same bytes; as something else (``run - --encoding -``) it is bad input."""
     import sys
 
+    for before, data in _stdin_read.items():
+        if before == what:
+            return data
+        raise InputError(f"standard input is read as the {before} already: it cannot also be the {what} "
+                         f"(give one of them as a file)", name)
     if sys.stdin is None:  # `<&-`: no descriptor 0 at all
         raise InputError(f"standard input is closed: nothing to read as the {what}", name)
     limit = max_inflated_bytes()
@@ -137,6 +167,8 @@ def read_stdin(what: str = "input", name: str = "<stdin>") -> bytes:
     if len(data) > limit:
         raise LimitReached(f"{name}: more than {_max_inflated_mb:,} MiB on standard input as the {what} "
                            f"(--max-inflated MB raises the limit)")
+    if _inputs_read is not None:
+        _stdin_read[what] = data
     return data
 
 

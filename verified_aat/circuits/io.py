@@ -189,8 +189,9 @@ def parse_input_vector(text: str, n: int, file: str | None = None) -> list[Fract
         file = text[1:]
         if not file:
             raise InputError("'@' must be followed by a file name", "--input")
-        from ..files import read_input
-        text = decode_circuit_bytes(read_input(file, "input vector"), file)
+        from ..files import read_named
+        file, raw = read_named(file, "input vector")
+        text = decode_circuit_bytes(raw, file)
     values: list[Fraction] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if from_file:

@@ -82,6 +82,9 @@ def _require_options(args: argparse.Namespace) -> None:
         raise InputError(f"must be ≥ 1, got {args.jobs}", "--jobs")
     if args.defence_budget is not None and args.defence_budget < 0:
         raise InputError(f"must be >= 0, got {args.defence_budget}", "--defence-budget")
+    if args.circuit == "-":  # the kernel opens --circuit FILE itself (its own reader): there is no stdin path into it
+        raise InputError("standard input (-) is not read here: the trusted kernel reads the circuit file itself; "
+                         "give a file", "--circuit")
 
 
 def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[str, ...]) -> int:

@@ -130,8 +130,9 @@ def read_input_vectors(path: str, limit: int, parse: Callable[[str], list[Any]])
 
     if limit < 1:
         raise InputError(f"--max-inputs must be at least 1, got {limit}", ARGUMENTS)
-    from ..files import read_input
-    text = decode_circuit_bytes(read_input(path, "input vectors"), path)
+    from ..files import read_named
+    path, raw = read_named(path, "input vectors")
+    text = decode_circuit_bytes(raw, path)
     vectors: list[tuple[int, list[Any]]] = []
     for number, line in enumerate(text.split("\n"), start=1):  # not splitlines(): U+2028, U+001C, ... end no line
         line = line.split("#", 1)[0].strip(" \t\r\f\v")  # ASCII whitespace; any other is the parser's to refuse

@@ -39,14 +39,16 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     from ..constructions.document import parse_document
+    from ..files import shown
     from ..transformer.jsonfile import read_json_file
 
-    data, locator = read_json_file(args.file)
-    doc = parse_document(data, args.file, locator)
+    data, locator = read_json_file(args.file, "construction document")
+    file = shown(args.file)
+    doc = parse_document(data, file, locator)
     groups = ", ".join(g.role for g in doc.groups)
-    print(f"{args.file}: construction {doc.name}: {plural(len(doc.coordinates), 'coordinate')} ({', '.join(doc.coordinates)}); "
+    print(f"{file}: construction {doc.name}: {plural(len(doc.coordinates), 'coordinate')} ({', '.join(doc.coordinates)}); "
           f"positions: {groups}; read-out {doc.readout[0]}.{doc.coordinates[doc.readout[1]]}; "
-          f"{doc.layers_text()} layers; {_kernel_reading(args.file, data, locator)}")
+          f"{doc.layers_text()} layers; {_kernel_reading(file, data, locator)}")
     return 0
 
 

@@ -61,7 +61,9 @@ def _construction(args: argparse.Namespace, encoding: Encoding | None) -> Any:
 
 
 def _load_encoding(path: str, model: Transformer) -> Encoding:
-    data, locator = read_json_file(path)
+    from ..files import shown
+    data, locator = read_json_file(path, "encoding")
+    path = shown(path)
     encoding = Encoding.from_json(data, path)
     if tuple(encoding.coordinates) != tuple(model.coordinates):
         raise InputError(f"the encoding's coordinates [{', '.join(encoding.coordinates)}] differ from the "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..constructions.base import Construction
 from ..errors import InputError
+from ..files import shown
 from ..transformer.jsonfile import read_json_file
 from ..transformer.model import Pooling, Transformer
 from ..transformer.spec import transformer_from_json
@@ -17,7 +18,8 @@ from ..transformer.spec import transformer_from_json
 def load_for_construction(path: str, construction: Construction, exact: bool = True) -> Transformer:
     """The spec at ``path``; an :class:`InputError` at its line if its coordinates are not the
     construction's, or (``exact``) if a head pools by softmax, which no exact proof covers."""
-    data, locator = read_json_file(path)
+    data, locator = read_json_file(path, "transformer")
+    path = shown(path)
     model = transformer_from_json(data, path, locator=locator)
     expected = construction.transformer(1).coordinates
     if tuple(model.coordinates) != tuple(expected):

@@ -139,10 +139,10 @@ class _Reader:
 
 
 def load_document(path: str | os.PathLike[str]) -> Document:
-    """Read and validate a construction document file."""
-    file = os.fspath(path)
-    data, locator = read_json_file(file)
-    return parse_document(data, file, locator)
+    """Read and validate a construction document file (``-``: standard input)."""
+    from ..files import shown
+    data, locator = read_json_file(file := os.fspath(path), "construction document")
+    return parse_document(data, shown(file), locator)
 
 
 def parse_document(data: Any, file: str, locator: Locator | None = None) -> Document:

@@ -52,19 +52,19 @@ def get_construction(name: str) -> Construction:
 
 
 def construction_choice(value: str) -> str:
-    """The ``-c`` option's type: a built-in name or a construction document ``FILE.json``
-    (validated later by :func:`resolve_construction`, so that its errors name file:line)."""
+    """The ``-c`` option's type: a built-in name or a construction document ``FILE.json`` (``-``: read from
+    standard input), validated later by :func:`resolve_construction`, so that its errors name file:line."""
     import argparse
 
-    if value in CONSTRUCTIONS or value.endswith(".json"):
+    if value in CONSTRUCTIONS or value.endswith(".json") or value == "-":
         return value
     raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from {', '.join(sorted(CONSTRUCTIONS))}, "
                                      "or a construction document FILE.json)")
 
 
 def resolve_construction(name_or_path: str) -> Construction:
-    """A built-in by NAME, or the construction a document FILE.json states (validated)."""
-    if name_or_path.endswith(".json") and name_or_path not in CONSTRUCTIONS:
+    """A built-in by NAME, or the construction a document FILE.json (``-``: standard input) states (validated)."""
+    if (name_or_path.endswith(".json") or name_or_path == "-") and name_or_path not in CONSTRUCTIONS:
         from .interpreted import DocumentConstruction
         return DocumentConstruction.load(name_or_path)
     return get_construction(name_or_path)

@@ -171,7 +171,13 @@ def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_di
     path = model if os.path.isabs(model) else os.path.join(base_dir, model)
     if not os.path.exists(path):
         path = model  # relative to the working directory, as refute read it
-    _regular_model(path, where, line_of)
+    if model == "-":  # `refute - --report R`: the transformer this command read from standard input
+        from ..files import stdin_read_as
+        if not stdin_read_as("transformer"):
+            raise located(("model",), "the model was read from refute's standard input ('-'), which is gone: run "
+                          "refute with the model as a file to report on it", where, line_of)
+    else:
+        _regular_model(path, where, line_of)
     construction = resolve_construction(doc["construction"])
     transformer = load_transformer(path)
     try:

@@ -135,11 +135,11 @@ def _line_of_key(text: str, key: str) -> int | None:
     return None if found < 0 else text.count("\n", 0, found) + 1
 
 
-def read_json_file(path: str | os.PathLike[str]) -> tuple[Any, Locator]:
-    """Read and decode a JSON file (UTF-8); every problem is an :class:`InputError`."""
-    file = os.fspath(path)
-    from ..files import read_input
-    raw = read_input(file, "JSON file")
+def read_json_file(path: str | os.PathLike[str], what: str = "JSON file") -> tuple[Any, Locator]:
+    """Read and decode a JSON file (UTF-8), ``-`` standard input (as ``what``); every problem is an
+    :class:`InputError`."""
+    from ..files import read_named
+    file, raw = read_named(os.fspath(path), what)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -91,6 +91,7 @@ def sequence_from_json(data: Any, file: str | None = None, *, locator: Locator |
 
 
 def load_sequence(path: str | os.PathLike[str], coordinates: Sequence[str] | None = None) -> InputSequence:
-    """Read a sequence file; every problem is an :class:`InputError` at ``file:line``."""
-    data, locator = read_json_file(path)
-    return sequence_from_json(data, os.fspath(path), locator=locator, coordinates=coordinates)
+    """Read a sequence file (``-``: standard input); every problem is an :class:`InputError` at ``file:line``."""
+    from ..files import shown
+    data, locator = read_json_file(path, "sequence")
+    return sequence_from_json(data, shown(os.fspath(path)), locator=locator, coordinates=coordinates)

@@ -363,6 +363,7 @@ def _bilinear(reader: _Reader, coordinates: tuple[str, ...], data: dict[str, Any
 
 
 def load_transformer(path: str | os.PathLike[str]) -> Transformer:
-    """Read a spec file; every problem is an :class:`InputError` at ``file:line``."""
-    data, locator = read_json_file(path)
-    return transformer_from_json(data, os.fspath(path), locator=locator)
+    """Read a spec file (``-``: standard input); every problem is an :class:`InputError` at ``file:line``."""
+    from ..files import shown
+    data, locator = read_json_file(path, "transformer")
+    return transformer_from_json(data, shown(os.fspath(path)), locator=locator)
