@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -139,3 +140,70 @@ def test_a_bad_document_on_standard_input_is_one_stdin_line(monkeypatch: pytest.
     _stdin(monkeypatch, data)
     assert main(["construction", "check", "-"]) == 2
     _one_line(capsys, "<stdin>")
+
+
+# -- a wrong document that goes wrong only at one large id: the witness puts the gate itself at the model's id ------
+
+def _document(base: str, name: str, edit: Any) -> Any:
+    from verified_aat.constructions.document import parse_document
+    from verified_aat.constructions.interpreted import DocumentConstruction
+    doc = json.loads((SHIPPED / f"{base}.json").read_text(encoding="utf-8"))
+    doc["name"] = name
+    edit(doc)
+    return DocumentConstruction(parse_document(doc, f"{name}.json"))
+
+
+def _sink_target(doc: dict[str, Any], target: str) -> None:
+    for group in doc["positions"]:
+        if group["role"] == "sink":
+            group["target"] = target
+
+
+def _replays(construction: Any, refutation: Any) -> bool:
+    """The witness, run again here on the construction's own T_K by the exact engine, differs from the circuit."""
+    from verified_aat.circuits.evaluate import evaluate
+    from verified_aat.circuits.measures import depth
+    from verified_aat.transformer.exact_engine import run_exact
+    circuit, xs = refutation.circuit, list(refutation.counterexample.inputs)
+    encoding = construction.encode(circuit)
+    got = encoding.read(run_exact(construction.transformer(max(depth(circuit), 1)), encoding.instantiate(xs)).outputs)
+    return list(got) != list(evaluate(circuit, xs))
+
+
+@pytest.mark.parametrize("target", ["1000", "77"])
+def test_a_sink_target_that_is_a_gate_id_is_refuted(target: str) -> None:
+    """edge-k with the sinks' target 1000 in place of -1: the in-edges of gate 1000 average in every sink, so any circuit
+    with a gate of id 1000 that reads them goes wrong. prove-construction's lemma model named id 1000, but the witness
+    circuits put the operands at the model's id and the gate two ids later: unknown, no counterexample."""
+    from verified_aat.api import prove_construction
+    construction = _document("edge-k", f"ek-sink{target}", lambda d: _sink_target(d, target))
+    result = prove_construction(construction, witness_budget=30)
+    assert str(result.status) == "refuted", result.problems
+    assert _replays(construction, result.refutation)
+    assert result.refutation.circuit.size <= int(target) + 1
+
+
+def test_unique_hard_left_with_slot_codes_6_and_8_is_right_and_never_refuted() -> None:
+    """unique-hard-left with the edge code EDGE + 2·slot (6, 8): the gather activation's code polynomials, 0 on 0..7,
+    are not 0 at 8, so a slot-1 edge's value is spoiled at every gather layer; but the next fetch layer copies its
+    source's value again before any gate reads it, and the read-out is at gates: T_K is right on every circuit (the
+    oracle below), the edge schedule's claim "holds V(source) for good" is not. Unknown is the answer, with the failed
+    frame obligation as its reason; a counterexample cannot exist."""
+    import random
+    from fractions import Fraction
+
+    from verified_aat import api
+    from verified_aat.circuits.evaluate import evaluate
+    from verified_aat.circuits.text_format import parse_circuit_text
+    from verified_aat.transformer.exact_engine import run_exact
+    construction = _document("unique-hard-left", "uhl-2slot", lambda d: [
+        row.__setitem__("op", "EDGE + 2*slot") for g in d["positions"] if g["role"] == "edge"
+        for row in g["row"].values() if "op" in row])
+    circuit = parse_circuit_text("input x y z\na = mul x y\nb = add a z\nc = sign b\nd = mul c a\noutput d b\n")
+    encoding, rng = construction.encode(circuit), random.Random(5)
+    for _ in range(20):
+        xs = [Fraction(rng.randint(-4, 4), rng.randint(1, 3)) for _ in range(3)]
+        assert list(encoding.read(run_exact(construction.transformer(4), encoding.instantiate(xs)).outputs)) == \
+            list(evaluate(circuit, xs))
+    result = api.certify(circuit, construction, timeout=5)
+    assert str(result.status) == "unknown" and any("frame:edge" in p for p in result.problems), result.problems

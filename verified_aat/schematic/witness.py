@@ -83,11 +83,12 @@ def candidates(model: dict[str, Fraction], max_gates: int = MAX_PADDING + 2
     for k in fan_ins:
         for c in (_add_repeated(k), _add_repeated(k, distinct=True)):  # one input k times first: the smaller witness
             yield c, [[v] * c.n_inputs for v in values]
-    for g in ids:
-        for op in ("add", "mul", "sign"):
-            c = _at_id(op, g)
-            tails = [[Fraction(0)] * g + values[:2]] if len(values) >= 2 else []  # the model's operands: first
-            yield c, tails + [[v] * c.n_inputs for v in values]
+    for g in ids:  # the id is an operand's (operands at g, g + 1) or the gate's own (red team 16b: edge-k with its
+        for padding in (g, g - 2):  # sinks' target 1000 goes wrong only at a gate of id 1000 that reads in-edges)
+            for op in ("add", "mul", "sign"):
+                c = _at_id(op, padding)
+                tails = [[Fraction(0)] * padding + values[:2]] if len(values) >= 2 else []  # the model's operands
+                yield c, tails + [[v] * c.n_inputs for v in values]
     for op in ("add", "mul", "sign"):  # the model's values on each small gate
         b = CircuitBuilder(f"{op}-of-model-values")
         xs = [b.input(f"x{i}") for i in range(1 if op == "sign" else 2)]
