@@ -165,8 +165,9 @@ def _replays(construction: Any, refutation: Any) -> bool:
     from verified_aat.circuits.measures import depth
     from verified_aat.transformer.exact_engine import run_exact
     circuit, xs = refutation.circuit, list(refutation.counterexample.inputs)
-    encoding = construction.encode(circuit)
-    got = encoding.read(run_exact(construction.transformer(max(depth(circuit), 1)), encoding.instantiate(xs)).outputs)
+    encoding, layers = construction.encode(circuit), refutation.counterexample.layers
+    k = max(depth(circuit), 1) if layers is None else construction.least_k_with(layers)  # the K it went wrong at
+    got = encoding.read(run_exact(construction.transformer(k), encoding.instantiate(xs)).outputs)
     return list(got) != list(evaluate(circuit, xs))
 
 
@@ -207,3 +208,57 @@ def test_unique_hard_left_with_slot_codes_6_and_8_is_right_and_never_refuted() -
             list(evaluate(circuit, xs))
     result = api.certify(circuit, construction, timeout=5)
     assert str(result.status) == "unknown" and any("frame:edge" in p for p in result.problems), result.problems
+
+
+# -- mutants of the built-ins not seen in the tests: wrong ones refuted and replayed, right ones never refuted -------
+
+def _spare(doc: dict[str, Any]) -> None:
+    """One more coordinate nothing reads (7 everywhere, copied by every activation)."""
+    doc["coordinates"].append("spare")
+    for group in doc["positions"]:
+        group["row"]["*"]["spare"] = "7"
+    for lines in doc["transformer"]["functions"].values():
+        if lines[-1].startswith("output op="):
+            lines[-1] += " spare=x.spare"
+
+
+def _edit(path: tuple[Any, ...], value: Any) -> Any:
+    def run(doc: dict[str, Any]) -> None:
+        where = doc
+        for key in path[:-1]:
+            where = where[key]
+        where[path[-1]] = value
+    return run
+
+
+def _codes_swapped(doc: dict[str, Any]) -> None:
+    doc["constants"]["MUL"], doc["constants"]["SIGN"] = doc["constants"]["SIGN"], doc["constants"]["MUL"]
+
+
+MUTANTS = {  # name: (built-in, edit, the verdict every K)
+    "ge-spare": ("gate-edge", _spare, "proved"),
+    "uhl-spare": ("unique-hard-left", _spare, "proved"),
+    "uh-heads-swapped": ("unique-hard", lambda d: d["transformer"]["block"][1]["heads"].reverse(), "proved"),
+    "uh-groups-reversed": ("unique-hard", lambda d: d["positions"].reverse(), "proved"),
+    "eo-groups-reversed": ("edge-only", lambda d: d["positions"].reverse(), "proved"),
+    "ek-sink-0": ("edge-k", lambda d: _sink_target(d, "0"), "proved"),  # gate 0 reads nothing: right
+    "ek-sink-1": ("edge-k", lambda d: _sink_target(d, "1"), "refuted"),
+    "ek-offset-half": ("edge-k", _edit(("constants", "OFFSET"), "21/2"), "refuted"),
+    "ge-keep-5": ("gate-edge", _edit(("constants", "KEEP"), "-5"), "refuted"),
+    "ged-codes-swapped": ("gate-edge-dot", _codes_swapped, "refuted"),
+    "ge-gather-leftmost": ("gate-edge", _edit(("transformer", "block", 1, "heads", 0, "pooling"), "leftmost"),
+                           "refuted"),
+    "ge-edge-key-off-by-one": ("gate-edge", _edit(("positions", 1, "row", "*", "a"), "src + 1"), "refuted"),
+    "ge-readout-sq": ("gate-edge", _edit(("readout", "coordinate"), "sq"), "refuted"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_unseen_mutants_of_the_built_ins(name: str) -> None:
+    from verified_aat.api import prove_construction
+    base, edit, verdict = MUTANTS[name]
+    construction = _document(base, name, edit)
+    result = prove_construction(construction, witness_budget=20)
+    assert str(result.status) == verdict, result.problems
+    if verdict == "refuted":
+        assert _replays(construction, result.refutation)
