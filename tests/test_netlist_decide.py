@@ -1,4 +1,4 @@
-"""The netlist link's decision of a threshold lemma over its operands y ∈ {0,1}^k (``kernel/netlist_decide.py``):
+"""The netlist link's decision of a threshold lemma over its operands y ∈ {0,1}^k (``kernel/netlist_threshold.py``):
 branch and bound over exact intervals, the same answer as every point, and wide gates with no solver."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.circuits.link_section import netlist_section
 from verified_aat.kernel.context import Context
 from verified_aat.kernel.data import load_circuit
-from verified_aat.kernel.netlist_decide import agree, bounds, over_operands
+from verified_aat.kernel.netlist_threshold import agree, bounds, over_operands
 from verified_aat.kernel.netlist_link import link_report
 from verified_aat.kernel.report import Options
 
@@ -115,7 +115,7 @@ def test_the_solvers_total_time_on_a_netlist_link_is_bounded(tmp_path: Path, mon
     all, the rest are not asked (each lemma had a limit, the link none)."""
     from types import SimpleNamespace
 
-    from verified_aat.kernel import netlist_link, netlist_smt, solvers
+    from verified_aat.kernel import netlist_link, netlist_smt, netlist_threshold, solvers
     asked, clock = [], [0.0]  # the solvers' clock: each answer takes 19 ms of a 20 ms limit (no wall clock read)
 
     def slow_unsat(text: str, timeout_ms: int) -> str:
@@ -127,7 +127,7 @@ def test_the_solvers_total_time_on_a_netlist_link_is_bounded(tmp_path: Path, mon
     for module in (solvers, netlist_smt):
         monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     monkeypatch.setattr(solvers, "TOTAL_FACTOR", 2)
-    monkeypatch.setattr(netlist_link, "agree", lambda *args: None)  # branch and bound decides nothing,
+    monkeypatch.setattr(netlist_threshold, "agree", lambda *args: None)  # branch and bound decides nothing,
 
     def too_large(*args: Any) -> None:
         raise netlist_link.TooLarge("the test's limit")

@@ -1,9 +1,9 @@
 """How the netlist link (``netlist_link.py``) decides a lemma, a node listing (``v`` variable, ``y`` operand, ``n``
-numeral, ``+`` affine sum, ``mul``, ``sign``): docs/soundness.md N's branch and bound and shifted coordinates."""
+numeral, ``+`` affine sum, ``mul``, ``sign``): docs/soundness.md N's shifted coordinates (its branch and bound, in
+threshold mode only: ``netlist_threshold.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -18,85 +18,11 @@ def children(node: Node) -> list[int]:
     return [m for m, _ in node[2]] if node[0] == "+" else list(node[1]) if node[0] in ("mul", "sign") else []
 
 
-def _literal(order: list[Node], node: Node) -> tuple[Node, Number, Number] | None:
+def affine_literal(order: list[Node], node: Node) -> tuple[Node, Number, Number] | None:
     """(x, c, k) if ``node`` is an affine literal c + k·x of one variable node x (k ≠ 0), else None."""
     if node[0] == "+" and len(node[2]) == 1 and order[node[2][0][0]][0] in ("v", "y") and node[2][0][1] != 0:
         return order[node[2][0][0]], node[1], node[2][0][1]
     return None
-
-
-def agree(order: list[Node], k: int, lhs: int, rhs: int, budget: int,
-          hypotheses: Sequence[tuple[int, int]] = ()) -> bool | None:
-    """Whether both sides (over the y only) are equal at every y ∈ {0,1}^k where each hypothesis y_i = node
-    holds, by docs/soundness.md N's branch and bound over :func:`bounds`.  False: the sides differ at such a point
-    (a leaf: every value exact); None: more than ``budget`` branches are open."""
-    stack: list[tuple[int, ...]] = [()]
-    while stack:
-        bits, budget = stack.pop(), budget - 1
-        values = bounds(order, bits)
-        if any(values[n][0] > (bits[i] if i < len(bits) else 1) or values[n][1] < (bits[i] if i < len(bits) else 0)
-               for i, n in hypotheses):
-            continue  # y_i = F_i fails at every point of the branch
-        if not values[lhs][0] == values[lhs][1] == values[rhs][0] == values[rhs][1]:
-            if len(bits) == k or budget < 0:
-                return False if len(bits) == k else None
-            stack += [bits + (0,), bits + (1,)]
-    return True
-
-
-def over_operands(order: list[Node], lhs: int, rhs: int,
-                  bs: list[int]) -> tuple[list[Node], int, int, list[tuple[int, int]]] | None:
-    """The lemma over the y alone (docs/soundness.md N: v is (y_i − α)/β where F_i is α + β·v): the sides, and as
-    hypotheses y_i = F_i each F_i then over the y alone.  None if a side has a v that no F_i is so."""
-    solved: dict[int, tuple[int, Number, Number]] = {}  # v -> (i, α, β)
-    for i, b in enumerate(bs):
-        literal = _literal(order, order[b]) or (order[b], 0, 1)
-        if literal[0][0] == "v":
-            solved.setdefault(literal[0][1], (i, literal[1], literal[2]))
-    out: list[Node] = []
-    new: list[int] = []  # each node's place in out, -1 for a node over a v no F_i solves
-    for item in order:
-        kids = children(item)
-        if item[0] == "v" and item[1] not in solved or any(new[m] < 0 for m in kids):
-            new.append(-1)
-            continue
-        if item[0] == "v":
-            i, alpha, beta = solved[item[1]]
-            out += [("y", i), ("+", -Fraction(alpha) / beta, ((len(out), 1 / Fraction(beta)),))]
-        elif item[0] == "+":
-            out.append(("+", item[1], tuple((new[m], c) for m, c in item[2])))
-        else:
-            out.append((item[0], tuple(new[m] for m in kids)) if kids else item)
-        new.append(len(out) - 1)
-    if new[lhs] < 0 or new[rhs] < 0:
-        return None
-    return out, new[lhs], new[rhs], [(i, new[b]) for i, b in enumerate(bs) if new[b] >= 0]
-
-
-def bounds(order: list[Node], bits: tuple[int, ...]) -> list[tuple[Number, Number]]:
-    """Each node's exact [low, high] where y_i = bits[i] for the fixed y's and the others range over [0, 1]:
-    sums and products by their end points, sign by the signs of the end points."""
-    values: list[tuple[Number, Number]] = []
-    for item in order:
-        if item[0] == "n" or item[0] == "y" and item[1] < len(bits):
-            values.append(((item[1] if item[0] == "n" else bits[item[1]]),) * 2)
-        elif item[0] == "y":
-            values.append((0, 1))
-        elif item[0] == "+":
-            low, high = item[1], item[1]
-            for m, c in item[2]:
-                ends = (c * values[m][0], c * values[m][1])
-                low, high = low + min(ends), high + max(ends)
-            values.append((low, high))
-        elif item[0] == "mul":
-            low, high = 1, 1
-            for m in item[1]:
-                ends = [x * y for x in (low, high) for y in values[m]]
-                low, high = min(ends), max(ends)
-            values.append((low, high))
-        else:
-            values.append(tuple((x > 0) - (x < 0) for x in values[item[1][0]]))  # type: ignore[arg-type]
-    return values
 
 
 # -- identities over all of R^k, as exact sparse polynomials (sparse_poly.py) --------------------------------
@@ -193,7 +119,7 @@ def _literal_shifts(order: list[tuple[Any, ...]]) -> dict[int, Number]:
     """Per variable x, the a that makes its first affine literal c + k·x in the listing a monomial k·z."""
     shifts: dict[int, Number] = {}
     for item in order:
-        literal = _literal(order, item)
+        literal = affine_literal(order, item)
         if literal is not None:
             (kind, number), c, k = literal
             shifts.setdefault(number if kind == "v" else -1 - number, exact(-Fraction(c) / k))

@@ -9,15 +9,13 @@ from typing import Any
 from .data import Gate, Number
 from .netlist_parse import Form, load_link, multilinear
 from .context import Context
-from .netlist_decide import Node, agree, children, difference, over_operands
+from .netlist_decide import Node, children, difference
 from .problems import Problem, no_link
 from .sparse_poly import MAX_PRODUCT_WORK, TooLarge
 
 MAX_NODES = 100_000           # nodes in one lemma's expansion
 DEEPER = 3                    # deeper cuts tried for a lemma that fails at its frontier
 MAX_BASIS = 64                # operands a sum is matched against
-BRANCHES = 1 << 16            # branches of a threshold lemma over the y alone checked on {0,1}^k (netlist_decide)
-BOUND_WORK = 2_000_000        # and node intervals computed for it in all (a few seconds)
 UNDECIDED = 20                # lemmas left undecided (a limit, a solver's unknown) before the rest are not stated
 LINK_WORK = 10_000_000        # expansion steps and operands read by all lemmas together, and 64 a netlist gate
 
@@ -282,13 +280,12 @@ class _Prover:
         except TooLarge:
             if not self.threshold:
                 raise
-        sides = over_operands(order, lhs, rhs, bs) if self.threshold and bs else None
-        found = sides and agree(sides[0], len(bs), sides[1], sides[2], min(BRANCHES, BOUND_WORK // len(sides[0])),
-                                sides[3])
-        if found:
-            return "ok"  # both sides agree at every y ∈ {0,1}^k where y = F can hold
-        if found is False and len(sides[3]) == len(bs):  # a point where every hypothesis holds: a deeper cut may do
-            return "a counterexample over its frontier variables under the hypotheses F_i ∈ {0,1} (branch and bound)"
+        if self.threshold and bs:  # branch and bound over y ∈ {0,1}^k: threshold mode only (a trusted-base kind)
+            from .netlist_threshold import on_operands
+            found = on_operands(order, lhs, rhs, bs)  # True: the sides agree wherever y = F can hold
+            if found is not None:
+                return "ok" if found else "a counterexample over its frontier variables under the hypotheses F_i ∈ " \
+                                          "{0,1} (branch and bound)"
         if not self.ctx.options.solver_trust:
             return "unknown: the kernel's own procedures do not decide it, and no solver is trusted (--no-solver-trust)"
         from .netlist_smt import solvers_verdict  # the solver runner: reached only for a lemma the trust line then names
