@@ -24,7 +24,8 @@ from verified_aat.kernel.agreement import summary
 from verified_aat.kernel.attention import brute_force, budget_for, join, key_lemma
 from verified_aat.kernel.circuits import depths
 from verified_aat.kernel.data import as_rational, load_circuit, load_transformer
-from verified_aat.kernel.encoding import Encoding, encoding_digest
+from verified_aat.kernel.agreement import encoding_digest
+from verified_aat.kernel.encoding import Encoding
 from verified_aat.kernel.encoding import build as build_encoding
 from verified_aat.kernel.layouts import shipped_construction
 from verified_aat.kernel.derivation import Derivation, layer_functions

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 from verified_aat.certificates.kernel_form import encoding_digest as engine_digest
 from verified_aat.constructions.encoding import Encoding as EngineEncoding, Role as EngineRole
-from verified_aat.kernel.encoding import Encoding as KernelEncoding, Role as KernelRole, encoding_digest as kernel_digest
+from verified_aat.kernel.agreement import encoding_digest as kernel_digest
+from verified_aat.kernel.encoding import Encoding as KernelEncoding, Role as KernelRole
 
 VALUES = st.one_of(st.integers(-10**30, 10**30), st.fractions(max_denominator=10**6).filter(lambda q: q.denominator > 1))
 

@@ -35,7 +35,7 @@ from verified_aat.kernel import solvers as kernel_solvers
 from verified_aat.kernel.attention import brute_force, budget_for, join
 from verified_aat.kernel.checks import CHECKS
 from verified_aat.kernel.data import load_circuit
-from verified_aat.kernel.encoding import encoding_digest
+from verified_aat.kernel.agreement import encoding_digest
 from verified_aat.kernel.layouts import OutsideLayout
 from verified_aat.kernel.encoding import build as build_encoding
 from verified_aat.kernel.layouts import shipped_construction

@@ -15,7 +15,8 @@ from forge import Forgery, forge, verdict
 from verified_aat.circuits.builder import CircuitBuilder
 from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.data import Malformed, NotChecked, load_circuit
-from verified_aat.kernel.encoding import build as build_encoding, encoding_digest
+from verified_aat.kernel.agreement import encoding_digest
+from verified_aat.kernel.encoding import build as build_encoding
 from verified_aat.kernel.layouts import read_construction, shipped_construction
 from verified_aat.schematic.prove import schematic_document
 

@@ -22,7 +22,8 @@ from verified_aat.kernel import Options, check_certificate
 from verified_aat.kernel.audit_proof import _size
 from verified_aat.kernel.circuits import apply
 from verified_aat.kernel.data import NotChecked, load_structure, load_transformer
-from verified_aat.kernel.encoding import build, encoding_digest
+from verified_aat.kernel.agreement import encoding_digest
+from verified_aat.kernel.encoding import build
 from verified_aat.kernel.layouts import construction_of
 from verified_aat.kernel.rules import sha256_json
 from verified_aat.kernel.sparse_poly import TooLarge, add

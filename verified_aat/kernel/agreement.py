@@ -75,13 +75,39 @@ def stated_hash(doc: dict[str, Any], what: str, mine: str) -> list[Problem]:
 
 
 def stated_hashes(ctx: Any) -> list[Problem]:
-    """S1: the hashes the certificate states are the ones the kernel computed (the theorem names the kernel's)."""
+    """S1: the hashes the certificate states are the ones the kernel computed (the theorem names the kernel's); once
+    enc(C) is built (S2), its hash too, which nothing else reads."""
     given = as_dict(ctx.doc["hashes"], "$.hashes", {"circuit", "transformer", "encoding"})
+    if ctx.encoding is not None:
+        ctx.hashes["encoding"] = encoding_digest(ctx.encoding)
     return [Problem("enc(C) as the kernel builds it for {name} has hash {mine:16}, the certificate's proof was about "
                     "an encoding with hash {given:16}", {"name": ctx.doc["construction"], "mine": v, "given": given[k]})
             if k == "encoding" else Problem("the embedded {what} has hash {mine:16}, the certificate says {given:16}",
                                             {"what": k, "mine": v, "given": given[k]})
             for k, v in ctx.hashes.items() if k in given and given[k] != v]
+
+
+def encoding_digest(encoding: Any) -> str:  # an encoding.Encoding (not imported: reject-only)
+    """sha256 of the encoding's canonical lines (docs/certificates.md, "Encoding hash")::
+
+        coordinates c1 c2 …
+        role|kind gate source slot|v1 v2 …     (one line per position; None as '-')
+        slot|p c i                              (input slots)
+        read|p c                                (read-out)
+    """
+    h = hashlib.sha256()
+    h.update(("coordinates " + " ".join(encoding.coordinates) + "\n").encode())
+    width = len(encoding.coordinates)  # the kernel's own rows: each of this width
+    line = "role|%s %s %s %s|" + " ".join(["%s"] * width) + "\n"  # one format string per block of lines
+    for start in range(0, len(encoding.rows), 4096):
+        fields: list = []
+        for role, row in zip(encoding.roles[start:start + 4096], encoding.rows[start:start + 4096]):
+            fields += (role.kind, role.gate, "-" if role.source is None else role.source, "-" if role.slot is None else role.slot, *row)
+        h.update((line * (len(fields) // (4 + width)) % tuple(fields)).encode())
+    lines = [f"slot|{p} {c} {i}\n" for p, c, i in encoding.input_slots]
+    lines += [f"read|{p} {c}\n" for p, c in encoding.readout]
+    h.update("".join(lines).encode())
+    return h.hexdigest()
 
 
 def _differences(digest: str, entry: dict[str, Any], shown: dict[str, Any], keys: set[str]) -> list[Problem]:

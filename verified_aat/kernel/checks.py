@@ -13,7 +13,7 @@ from .structure import reads, score_reads
 from .data import (MAX_DEGREE, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, counted, within,
                    load_circuit, load_structure, load_transformer, need)
 from .defence import run_defence
-from .encoding import Illegitimate, build, encoding_digest
+from .encoding import Illegitimate, build
 from .layouts import OutsideLayout, construction_of
 from .netlist_link import link_report
 from .obligations import Deriver, Reads, activation_params, frame_changes
@@ -62,7 +62,6 @@ def _encoding(ctx: Context) -> list[str]:
     if T.coordinates != encoding.coordinates:  # type: ignore[union-attr]
         return [Problem("the transformer's coordinates {given:120} are not {name}'s {coordinates:120}", {"name": name,
                         "given": list(T.coordinates), "coordinates": list(encoding.coordinates)})]  # type: ignore[union-attr]
-    ctx.hashes["encoding"] = encoding_digest(encoding)
     ctx.encoding = encoding
     ctx.rows = encoding.rows
     return []

@@ -1,9 +1,9 @@
-"""enc(C) built from a construction document (:mod:`.layouts`) by one generic loop, and its hash (docs/soundness.md
-S2); only the per-circuit checker builds one."""
+"""enc(C) built from a construction document (:mod:`.layouts`) by one generic loop (docs/soundness.md S2; its hash,
+which only the comparison with the certificate's reads, is ``agreement.encoding_digest``); only the per-circuit
+checker builds one."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
@@ -152,26 +152,3 @@ def _positions(group: Group, circuit: Circuit, ids: list[int]) -> tuple[list[Rol
 def _roles(fields: Iterable[tuple[str, int, int | None, int | None]]) -> list[Role]:
     """Roles from their four fields, each built in C (Role(...) is a Python-level __new__: 0.6 µs more each)."""
     return list(map(tuple.__new__, repeat(Role), fields))
-
-
-def encoding_digest(encoding: Encoding) -> str:
-    """sha256 of the encoding's canonical lines (docs/certificates.md, "Encoding hash")::
-
-        coordinates c1 c2 …
-        role|kind gate source slot|v1 v2 …     (one line per position; None as '-')
-        slot|p c i                              (input slots)
-        read|p c                                (read-out)
-    """
-    h = hashlib.sha256()
-    h.update(("coordinates " + " ".join(encoding.coordinates) + "\n").encode())
-    width = len(encoding.coordinates)  # the kernel's own rows: each of this width
-    line = "role|%s %s %s %s|" + " ".join(["%s"] * width) + "\n"  # one format string per block of lines
-    for start in range(0, len(encoding.rows), 4096):
-        fields: list = []
-        for role, row in zip(encoding.roles[start:start + 4096], encoding.rows[start:start + 4096]):
-            fields += (role.kind, role.gate, "-" if role.source is None else role.source, "-" if role.slot is None else role.slot, *row)
-        h.update((line * (len(fields) // (4 + width)) % tuple(fields)).encode())
-    lines = [f"slot|{p} {c} {i}\n" for p, c, i in encoding.input_slots]
-    lines += [f"read|{p} {c}\n" for p, c in encoding.readout]
-    h.update("".join(lines).encode())
-    return h.hexdigest()

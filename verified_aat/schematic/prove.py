@@ -84,7 +84,7 @@ def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | N
     from ..kernel.data import NotChecked, load_circuit as kernel_circuit
     from ..kernel.encoding import Illegitimate, build
     from ..kernel.layouts import OutsideLayout
-    from ..kernel.encoding import encoding_digest as kernel_digest
+    from ..kernel.agreement import encoding_digest as kernel_digest
 
     layout = read_construction(document_data(construction), "$.construction_document")
     for n, circuit in enumerate(candidate_circuits(circuits)):
