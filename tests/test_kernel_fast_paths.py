@@ -107,9 +107,10 @@ def test_the_key_join_is_the_plain_argmin(rows) -> None:  # type: ignore[no-unty
 @given(st.lists(st.dictionaries(st.integers(0, 4), st.tuples(st.just(1), st.integers(1, 2), st.integers(-3, 3)),
                                 max_size=4), min_size=1, max_size=6), st.lists(st.integers(0, 5), max_size=30))
 def test_the_base_count_is_the_plain_count(shared, which) -> None:  # type: ignore[no-untyped-def]
-    """schedule.count_base reads settle layers from the shared patterns (issue 22) as from each claims[p]."""
+    """agreement.count_base reads settle layers from the shared patterns (issue 22) as from each claims[p]."""
     from verified_aat.kernel.encoding import Role
-    from verified_aat.kernel.schedule import Claims, count_base
+    from verified_aat.kernel.agreement import count_base
+    from verified_aat.kernel.schedule import Claims
 
     patterns = [shared[w % len(shared)] for w in which]
     claims = Claims(patterns, [Role("gate", p) for p in range(len(patterns))])

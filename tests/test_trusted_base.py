@@ -71,14 +71,14 @@ ENTRY = "entry"  # every kind's: it imports a kind's checker by name, only for t
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement", "countermodel"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a netlist link (Bench)": 3_285,
-               "per-circuit with a netlist link (BLIF)": 3_353,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_297,
-               "per-circuit with a netlist link (AIGER)": 3_422,
-               "per-circuit with a netlist link in threshold mode (Bench)": 3_379,
-               "per-circuit with a netlist link in threshold mode (BLIF)": 3_447,
-               "per-circuit with a netlist link in threshold mode (Bristol Fashion)": 3_391,
-               "per-circuit with a netlist link in threshold mode (AIGER)": 3_516}  # not there yet: no growth (the last: +3 in
+OVER_TARGET = {"per-circuit with a netlist link (Bench)": 3_276,
+               "per-circuit with a netlist link (BLIF)": 3_344,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_288,
+               "per-circuit with a netlist link (AIGER)": 3_413,
+               "per-circuit with a netlist link in threshold mode (Bench)": 3_370,
+               "per-circuit with a netlist link in threshold mode (BLIF)": 3_438,
+               "per-circuit with a netlist link in threshold mode (Bristol Fashion)": 3_382,
+               "per-circuit with a netlist link in threshold mode (AIGER)": 3_507}  # not there yet: no growth (the last: +3 in
 # identity.py, +4 in positivity.py for the at-most split, which takes ARGMAX and SELECT past N = 4 off the solvers;
 # +24 in netlist_decide.py for branch and bound, which takes threshold lemmas past 12 operands off them; +19 for
 # data.read_numeral, one bounded reader of the numerals in lemmas, proof objects and documents: Fraction(text) read
@@ -218,7 +218,9 @@ OVER_TARGET = {"per-circuit with a netlist link (Bench)": 3_285,
 # the branch and bound over y in {0,1}^k (agree, bounds, over_operands) moved from netlist_decide.py into
 # netlist_threshold.py, which netlist_link.py enters only for a threshold-mode section (its module header and one
 # on_operands are the +17); -24 in every per-circuit kind for the hash of the kernel's enc(C) (encoding_digest) computed
-# in agreement.py, where the comparison with the certificate's stated hash, its one reader, is: it can only reject
+# in agreement.py, where the comparison with the certificate's stated hash, its one reader, is: it can only reject;
+# -9 per-circuit for the derived counts of structure, base, schedule, attention and frame assembled in
+# agreement.compare_derived (with count_base), their one reader but the report's display of obligations
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

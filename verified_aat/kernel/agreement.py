@@ -214,9 +214,19 @@ def layers_needed(claims: Sequence[dict[int, tuple[Any, ...]]], readout: Sequenc
     return max((claims[p][c][2] for p, c in readout if c in claims[p]), default=0)
 
 
+def count_base(claims: Any) -> int:
+    """The claims settled at a layer <= 0 (a schedule.Claims: one count per shared pattern, as issue 22 wants)."""
+    settled = {id(x): sum(s <= 0 for *_, s in x.values()) for x in {id(x): x for x in claims.patterns}.values()}
+    return sum(map(settled.__getitem__, map(id, claims.patterns)))
+
+
 def compare_derived(ctx: Any) -> list[Problem]:
     """S9: the certificate's ``derived`` section must be the kernel's own counts, key for key: T's layers, the layer
     by which every output's claim holds, the obligations by kind, each head's method and argmax-set summary."""
+    n = len(ctx.rows)
+    ctx.derivation.counts.update({"structure": n, "base": count_base(ctx.claims), "schedule": len(ctx.circuit.outputs),
+                                  "attention": n * sum(len(fn.layer.heads) for fn in ctx.functions),
+                                  "frame:structure": n * len(ctx.structural) * len(ctx.functions)})
     attention = [{"function": fn.number, "head": head.name, "layers": list(fn.layers),
                   "method": ctx.attention_methods[(fn.number, h)], "sets": summary(ctx.sets[(fn.number, h)])}
                  for fn in ctx.functions for h, head in enumerate(fn.layer.heads)]

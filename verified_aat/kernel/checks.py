@@ -19,7 +19,7 @@ from .netlist_link import link_report
 from .obligations import Deriver, Reads, activation_params, frame_changes
 from .context import Context
 from .derivation import layer_functions
-from .schedule import base_failures, claims_from_rules, count_base, readout_failures
+from .schedule import base_failures, claims_from_rules, readout_failures
 from .discharge import discharge_derivation
 from .problems import Problem
 from .report import Options, Report
@@ -212,11 +212,6 @@ def _obligations(ctx: Context) -> list[str]:
     deriver.set_roles([C.gates[r.gate].op if r.kind == "gate" else r.kind for r in E.roles],  # type: ignore[union-attr]
                       [r.kind for r in E.roles])  # type: ignore[union-attr]
     deriver.run(ctx.functions, ctx.options.shards)
-    counts = ctx.derivation.counts
-    n = len(ctx.rows)
-    counts.update({"structure": n, "base": count_base(ctx.claims), "schedule": len(C.outputs),  # type: ignore[union-attr]
-                   "attention": n * sum(len(fn.layer.heads) for fn in ctx.functions),
-                   "frame:structure": n * len(ctx.structural) * len(ctx.functions)})
     return compare_derived(ctx)  # the certificate's counts and set summaries (agreement.py, which can only reject)
 
 

@@ -114,10 +114,6 @@ def early(claims: Claims) -> Iterator[int]:
     return (p for p, k in enumerate(map(id, claims.patterns)) if k in found)
 
 
-def count_base(claims: Claims) -> int:
-    return sum(1 for p in early(claims) for _, _, s in claims.patterns[p].values() if s <= 0)  # settles: no claims[p]
-
-
 def readout_failures(claims: Claims, circuit: Circuit, encoding: Encoding, n_layers: int) -> Iterator[str]:
     """S10: output k is read where a claim gives exactly V(output k), settled by the last layer."""
     for k, (o, (p, c)) in enumerate(zip(circuit.outputs, encoding.readout)):
