@@ -3,8 +3,9 @@ offending values, kept in full in its ``data``; a :class:`Rejection` adds the ch
 docs/soundness.md.  Only :func:`render`, the one-line display, shortens the values.
 
 Reject-only (as ``defence.py``): this code runs only for a check that fails or a case left *not checked*
-(:func:`no_link`), so a bug here can garble or lose a rejection's wording but never make a certificate
-accepted (``tests/test_trusted_base.py``).
+(:func:`resource_limit`, :func:`no_link`), so a bug here can garble or lose a rejection's wording, or tell a
+resource limit (*not checked*) from a rejection wrongly, but never make a certificate accepted
+(``tests/test_trusted_base.py``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,15 @@ class Rejection(Problem):
 
     def __str__(self) -> str:
         return f"[{self.check}] {self.rule}: {self.detail} (docs/soundness.md {self.step})"
+
+
+def resource_limit(exc: Exception) -> str | None:
+    """What stopped a check when it is a resource limit (memory, stack, or Python's 4,300 digits for writing an int
+    into a lemma's text), else None: *not checked* or a rejection (``rules.run_checks``), never an acceptance."""
+    limit = {MemoryError: "out of memory", RecursionError: "too deeply nested for the interpreter's stack"}.get(type(exc))
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        limit = "a number of more than 4,300 digits to write"
+    return None if limit is None else f"{limit} (a resource limit was reached)"
 
 
 def no_link(ctx: Any) -> str:

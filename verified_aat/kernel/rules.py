@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .data import Malformed, NotChecked
-from .problems import Problem, Rejection
+from .problems import Problem, Rejection, resource_limit
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Report
 
 
@@ -42,7 +42,7 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
         except Malformed as exc:
             problems = [Problem("{path:120}: " + exc.message, {**exc.data, "path": exc.path})]
         except Exception as exc:  # noqa: BLE001 - fail closed: a check that cannot finish never accepts
-            why = f"{exc} (docs/soundness.md {check.step})" if isinstance(exc, NotChecked) else _resource_limit(exc)
+            why = f"{exc} (docs/soundness.md {check.step})" if isinstance(exc, NotChecked) else resource_limit(exc)
             if why is not None:  # a limit of the kernel or a resource limit, not a verdict: never a rejection
                 ctx.unchecked.append(f"{check.name}: {why}")
                 report.checks.append((check.name, "not checked", time.perf_counter() - t0))
@@ -53,15 +53,6 @@ def run_checks(ctx: Any, checks: tuple[Check, ...], report: Report) -> None:
             report.rejections = [Rejection(*((p, {}) if isinstance(p, str) else (p.message, p.data)),  # str: a fixed message
                                            check=check.name, step=check.step, rule=check.rule) for p in problems]
             break
-
-
-def _resource_limit(exc: Exception) -> str | None:
-    """What stopped a check when it is a resource limit (memory, stack, or Python's 4,300 digits for writing an int
-    into a lemma's text), else None."""
-    limit = {MemoryError: "out of memory", RecursionError: "too deeply nested for the interpreter's stack"}.get(type(exc))
-    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
-        limit = "a number of more than 4,300 digits to write"
-    return None if limit is None else f"{limit} (a resource limit was reached)"
 
 
 def judge(ctx: Any, checks: tuple[Check, ...], counts: Callable[[Any], tuple[int, int]],
