@@ -72,14 +72,14 @@ ENTRY = "entry"  # every kind's: it imports a kind's checker by name, only for t
 REJECT_ONLY = {"defence", "defence_compile", "defence_sample", "problems", "agreement", "countermodel"}
 SOLVER_RUNNER = {"solvers", "netlist_smt"}  # only for lemmas the trust line names, or a second opinion (see above)
 TARGET = 3_000  # issue 19
-OVER_TARGET = {"per-circuit with a netlist link (Bench)": 3_267,
-               "per-circuit with a netlist link (BLIF)": 3_335,
-               "per-circuit with a netlist link (Bristol Fashion)": 3_279,
-               "per-circuit with a netlist link (AIGER)": 3_404,
-               "per-circuit with a netlist link in threshold mode (Bench)": 3_361,
-               "per-circuit with a netlist link in threshold mode (BLIF)": 3_429,
-               "per-circuit with a netlist link in threshold mode (Bristol Fashion)": 3_373,
-               "per-circuit with a netlist link in threshold mode (AIGER)": 3_498}  # not there yet: no growth (the last: +3 in
+OVER_TARGET = {"per-circuit with a netlist link (Bench)": 3_259,
+               "per-circuit with a netlist link (BLIF)": 3_327,
+               "per-circuit with a netlist link (Bristol Fashion)": 3_271,
+               "per-circuit with a netlist link (AIGER)": 3_396,
+               "per-circuit with a netlist link in threshold mode (Bench)": 3_353,
+               "per-circuit with a netlist link in threshold mode (BLIF)": 3_421,
+               "per-circuit with a netlist link in threshold mode (Bristol Fashion)": 3_365,
+               "per-circuit with a netlist link in threshold mode (AIGER)": 3_490}  # not there yet: no growth (the last: +3 in
 # identity.py, +4 in positivity.py for the at-most split, which takes ARGMAX and SELECT past N = 4 off the solvers;
 # +24 in netlist_decide.py for branch and bound, which takes threshold lemmas past 12 operands off them; +19 for
 # data.read_numeral, one bounded reader of the numerals in lemmas, proof objects and documents: Fraction(text) read
@@ -223,7 +223,9 @@ OVER_TARGET = {"per-circuit with a netlist link (Bench)": 3_267,
 # -9 per-circuit for the derived counts of structure, base, schedule, attention and frame assembled in
 # agreement.compare_derived (with count_base), their one reader but the report's display of obligations;
 # -9 in every kind for rules._resource_limit in problems.py (resource_limit): it only tells a check stopped by
-# memory, stack or Python's digit limit (not checked) from one that failed (rejected), never an acceptance
+# memory, stack or Python's digit limit (not checked) from one that failed (rejected), never an acceptance;
+# -2 netlist for link_report's test of a circuit not loaded (S1's circuit check, which ends the run when it fails,
+# comes first); -6 in every kind for Report.reasons, the display of a report's rejections, in problems.py
 
 
 def _imports(module: str, modules: set[str]) -> set[str]:

@@ -31,8 +31,6 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
         return ([], "", {}) if ctx.options.netlist is None else \
             (["a netlist was given (--circuit), but the certificate carries no netlist link"], "", {})
     C = ctx.original if ctx.original is not None else ctx.circuit  # with a record of the circuit before binarization, the link is about it (B)
-    if C is None:
-        return ["the certificate's circuit was not loaded"], "", {}
     link = load_link(raw, C, ctx.options.netlist)  # a malformed field (the netlist's text too) raises Malformed
     if isinstance(link, Problem):
         return [link], "", {}

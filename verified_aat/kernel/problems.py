@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+SHOWN = 5  # rejections a report's reasons show one by one (display only: ``rejections`` holds them all)
+
 
 def render(message: str, data: Mapping[str, object]) -> str:
     """``message`` with each field ``{key}`` (``{key!r}``: its repr) showing ``data[key]`` in at most 60 characters
@@ -53,6 +55,14 @@ def resource_limit(exc: Exception) -> str | None:
     if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
         limit = "a number of more than 4,300 digits to write"
     return None if limit is None else f"{limit} (a resource limit was reached)"
+
+
+def shown_reasons(report: Any) -> list[str]:
+    """A report's reasons as ``Report.reasons`` shows them: its first :data:`SHOWN` rejections, then what was not
+    checked (display only: the verdict is the report's ``outcome``)."""
+    more = len(report.rejections) - SHOWN
+    return ([str(r) for r in report.rejections[:SHOWN]] + [f"… and {more} more rejection{'s' * (more > 1)}"]
+            * (more > 0) + [f"not checked: {u}" for u in report.unchecked])
 
 
 def no_link(ctx: Any) -> str:

@@ -4,16 +4,14 @@ of docs/soundness.md) or *not checked* (a lemma no one decided, a limit: never a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .problems import Rejection
+from .problems import SHOWN, Rejection, shown_reasons
 
 
 ACCEPTED, REJECTED, NOT_CHECKED = "accepted", "rejected", "not-checked"
 UNSAT, SAT, UNKNOWN = "unsat", "sat", "unknown"  # a solver's answers (solvers.py), named here so that
 # deciding a lemma without a solver never imports the solver runner
-SHOWN = 5  # rejections a report's reasons show one by one (display only: ``rejections`` holds them all)
 
 
 @dataclass(frozen=True)
@@ -63,8 +61,4 @@ class Report:
     def accepted(self) -> bool:
         return self.outcome == ACCEPTED
 
-    @property
-    def reasons(self) -> list[str]:
-        more = len(self.rejections) - SHOWN
-        return ([str(r) for r in self.rejections[:SHOWN]] + [f"… and {more} more rejection{'s' * (more > 1)}"]
-                * (more > 0) + [f"not checked: {u}" for u in self.unchecked])
+    reasons = property(shown_reasons)  # display only (problems.py)
