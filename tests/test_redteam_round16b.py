@@ -262,3 +262,22 @@ def test_unseen_mutants_of_the_built_ins(name: str) -> None:
     assert str(result.status) == verdict, result.problems
     if verdict == "refuted":
         assert _replays(construction, result.refutation)
+
+
+# -- two leftovers of the round: a folder without an extension, a report input that is not UTF-8 -------------------
+
+@pytest.mark.parametrize("command", [["info"], ["eval", "--input=1"], ["certify", "-c", "gate-edge"]])
+def test_a_folder_without_an_extension_is_said_to_be_a_folder(command: list[str], tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    assert main([command[0], str(folder), *command[1:]]) == 2  # was "unknown circuit file type '(none)'"
+    assert "a directory, not a regular file" in _one_line(capsys, str(folder))
+
+
+def test_a_report_input_that_is_not_utf8_names_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "junk.json"
+    junk.write_bytes(b'{"a": 1,\n "b": "\xff"}\n')
+    assert main(["report", str(junk), "-o", str(tmp_path / "r.html")]) == 2
+    err = _one_line(capsys, f"{junk}:2: ")  # was Python's codec message ('utf-8' codec can't decode …), no line
+    assert "codec" not in err and not (tmp_path / "r.html").exists()

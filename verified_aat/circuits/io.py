@@ -66,6 +66,8 @@ def file_format(path: str, fmt: str | None = None) -> str:
         from .arithmetize import FOREIGN_EXTENSIONS
         return FOREIGN_EXTENSIONS.get(ext, ext[1:])
     known = ", ".join(TEXT_EXTENSIONS + JSON_EXTENSIONS + NETLIST_EXTENSIONS)
+    if os.path.isdir(path):  # a folder has no type to guess: say what it is (as a folder with an extension does)
+        raise InputError("a directory, not a regular file: refusing to read it as the circuit", path)
     raise InputError(f"unknown circuit file type '{ext or '(none)'}' (expected {known}, or give the format)", path)
 
 

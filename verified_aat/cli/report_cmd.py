@@ -125,8 +125,9 @@ def _read(path: str) -> tuple[Any, str]:
         from ..transformer.jsonfile import parse_json_text
         try:  # the strict reader: nesting, digits, NaN, duplicate keys and lone surrogates are bad input
             doc, locator = parse_json_text(raw.decode("utf-8"), name)
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not a certificate or a refute --json result: {exc}", name) from None
+        except UnicodeDecodeError as exc:  # the line of the first byte that is not UTF-8, as read_json_file says it
+            raise InputError("not a certificate or a refute --json result: not UTF-8 text (binary junk?)", name,
+                             raw.count(b"\n", 0, exc.start) + 1) from None
         if isinstance(doc, dict) and doc.get("command") in ("refute", "certify"):
             if doc.get("command") == "certify":
                 raise InputError("a `certify --json` result holds no circuit or transformer: run `certify ... "
