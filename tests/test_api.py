@@ -37,6 +37,7 @@ def test_a_circuit_path_is_taken_wherever_a_circuit_is():
         assert va.certificate(va.certify(given, kernel=False), timings=False) == by_object
         assert va.compile(given).transformer == va.compile(circuit).transformer
     assert va.simulate(SPEC, [1, 2, 3]) == va.simulate(circuit, [1, 2, 3]) == va.evaluate(circuit, [1, 2, 3])
+    assert va.load_circuit(pathlib.Path(SPEC)) == circuit
 
 
 def test_a_certificate_path_may_be_a_pathlike(tmp_path):
@@ -76,6 +77,7 @@ def test_a_construction_by_bytes_or_pathlike_name():
     (lambda c: va.simulate(c, "12"), "simulate", "x"),
     (lambda c: va.audit_transformer(va.compile(c).transformer, lengths=5), "audit_transformer", "lengths"),
     (lambda c: va.parse_circuit(5), "parse_circuit", "text"),
+    (lambda c: va.load_circuit(c), "load_circuit", "path"),
 ])
 def test_a_wrong_kind_of_argument_is_a_type_error_naming_it(call, function, parameter):
     circuit = va.parse_circuit("input x\noutput x\n")

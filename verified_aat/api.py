@@ -34,14 +34,18 @@ if TYPE_CHECKING:
     from .transformer.model import Transformer
 
 
-def load_circuit(path: str, mode: str = "exact", *, fmt: str | None = None, cap: int | None = None,
+def load_circuit(path: str | os.PathLike[str], mode: str = "exact", *, fmt: str | None = None, cap: int | None = None,
                  drop_dead: bool = False) -> Circuit:
     """A circuit from a .circ/.json file or a netlist (.bench/.blif/.bristol/.aag/.aig, or Verilog
     .v through Yosys; arithmetized by ``mode``, ``"exact"`` or ``"threshold"``); ``fmt`` overrides
     the extension (``"bristol"``); ``cap=N`` asks for the depth-aware arithmetization (products of
     up to N terms) instead of the linear one; ``drop_dead`` drops netlist gates no output reads."""
+    import os
+
     from .circuits.io import load_circuit as _load
-    return _load(path, mode, fmt, cap, drop_dead)
+    if not isinstance(path, str) and not hasattr(path, "__fspath__"):
+        raise TypeError(f"load_circuit: path must be a str or an os.PathLike, got {_kind(path)}")
+    return _load(os.fspath(path), mode, fmt, cap, drop_dead)
 
 
 def parse_circuit(text: str, *, name: str | None = None) -> Circuit:
