@@ -18,7 +18,8 @@ from verified_aat.circuits.assemble import is_valid_name
 from verified_aat.circuits.ir import Circuit, Domain, Gate, Kind, Provenance
 
 TEXT_NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\[\]\-]{0,6}", fullmatch=True).filter(is_valid_name)
-ANY_NAMES = st.text(min_size=1, max_size=8)
+# any printable name: the readers refuse control, format and separator characters (wording.unprintable)
+ANY_NAMES = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")), min_size=1, max_size=8)
 
 CONSTANTS = st.one_of(
     st.fractions(min_value=-20, max_value=20, max_denominator=12),

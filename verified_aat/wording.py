@@ -17,3 +17,17 @@ def article(word: str) -> str:
     lower = word.lower()
     vowel = lower[:1] in ("a", "e", "i", "o") or (lower[:1] == "u" and not lower.startswith(("uni", "use", "usu")))
     return f"{'an' if vowel else 'a'} {word}"
+
+
+def unprintable(text: str) -> str | None:
+    """What is wrong with a name that reaches terminal lines, or None: a control character (an ANSI escape
+    sequence starts with one, a newline splits a line), a format character (a bidirectional override
+    reorders what follows) or a line or paragraph separator, named by its code point; never printed raw."""
+    import unicodedata
+
+    for column, c in enumerate(text, 1):
+        category = unicodedata.category(c)
+        if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            return (f"character U+{ord(c):04X} ({unicodedata.name(c, 'a control character')}) at column {column}: "
+                    "names must be printable")
+    return None

@@ -39,7 +39,7 @@ from .ir import Circuit, Domain, Gate, Kind, Provenance
 from .ir import (CANONICAL_FORMAT, STRUCTURE_VERSION, canonical_circuit_bytes, circuit_sha256,  # noqa: F401
                  circuit_structure)
 from .rationals import NumeralError, format_rational, json_loads, parse_rational
-from ..wording import plural
+from ..wording import plural, unprintable
 
 FORMAT = "verified-aat/circuit"
 VERSION = STRUCTURE_VERSION
@@ -100,12 +100,16 @@ class _Doc:
             return None
         if not isinstance(value, types) or isinstance(value, bool) and bool not in _tuple(types):
             raise self.fail(f"{where}.{key}: expected {_type_name(types)}, got {type(value).__name__}")
+        if isinstance(value, str) and unprintable(value):
+            raise self.fail(f"{where}.{key}: {unprintable(value)}")
         return value
 
     def strings(self, value: list[Any], where: str) -> list[str]:
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item:
                 raise self.fail(f"{where}[{i}]: expected a non-empty string")
+            if unprintable(item):
+                raise self.fail(f"{where}[{i}]: {unprintable(item)}")
         return value
 
 

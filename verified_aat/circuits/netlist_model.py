@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..errors import InputError
-from ..wording import plural
+from ..wording import plural, unprintable
 
 VARIADIC = ("AND", "NAND", "OR", "NOR", "XOR", "XNOR")
 UNARY = ("NOT", "BUFF")
@@ -257,3 +257,7 @@ def check_text(text: str, file: str) -> None:
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
         raise InputError(f"binary data (byte {ord(bad.group()):#04x}) in a text netlist", file, line)
+    for other in re.finditer(r"[^\x00-\x7f]", text):  # C1 controls, bidirectional overrides, U+2028: not in names
+        problem = unprintable(other.group()) if other.start() or other.group() != "\ufeff" else None
+        if problem:
+            raise InputError(problem.replace(" at column 1", ""), file, text.count("\n", 0, other.start()) + 1)

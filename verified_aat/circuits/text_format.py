@@ -44,6 +44,7 @@ from .assemble import KEYWORDS, Definition, OutputRef, Ref, assemble, gate_label
 from .ir import Circuit, Domain, Kind, Provenance
 from .netlist_model import check_line_breaks
 from .rationals import format_rational, is_rational_literal, looks_numeric, parse_rational
+from ..wording import unprintable
 
 MAX_FAN_IN = 1_000_000
 MAX_LINE_LENGTH = 10_000_000
@@ -172,6 +173,8 @@ class _Reader:
     def once(self, key: str, value: str, line: int, needs: str) -> None:
         if not value:
             raise self.error(f"{key} needs {needs}", line)
+        if unprintable(value):
+            raise self.error(f"{key}: {unprintable(value)}", line)
         if key in self.header:
             raise self.error(f"{key} is given twice (first at line {self.header[key][1]})", line)
         self.header[key] = (value, line)
@@ -187,6 +190,8 @@ class _Reader:
         if key in _INT_KEYS and not (len(rest) == 2 and rest[1].isdigit() and rest[1].isascii()
                                      and len(rest[1]) < 20):
             raise self.error(f"provenance {key} needs a non-negative integer", line)
+        if unprintable(" ".join(value.split())):
+            raise self.error(f"provenance {key}: {unprintable(' '.join(value.split()))}", line)
         self.provenance[key] = (value, line)
 
     def inputs(self, names: list[str], line: int) -> None:

@@ -25,7 +25,7 @@ from ..circuits.ir import Circuit, Kind
 from ..circuits.text_format import parse_circuit_text, print_circuit
 from ..errors import InputError, LimitReached
 from ..limits import MAX_LAYERS
-from ..wording import plural
+from ..wording import plural, unprintable
 from .jsonfile import Locator, format_rational, parse_rational, read_json_file, write_text_atomic
 from .model import (BilinearScore, CircuitScore, Head, Layer, Pooling, Transformer, activation_input_names,
                     score_input_names, smt_name_clash)
@@ -201,6 +201,8 @@ def transformer_from_json(data: Any, file: str | None = None, *, locator: Locato
     name = data.get("name", "transformer")
     if not isinstance(name, str):
         raise reader.error("\"name\" must be a string", ("name",))
+    if unprintable(name):
+        raise reader.error(f"\"name\": {unprintable(name)}", ("name",))
     if "notes" in data and not isinstance(data["notes"], str):
         raise reader.error("\"notes\" must be a string", ("notes",))
     coordinates = _coordinates(reader)
@@ -274,6 +276,8 @@ def _layer(reader: _Reader, coordinates: tuple[str, ...], entry: Any, index: int
     name = entry.get("name", "")
     if not isinstance(name, str):
         raise reader.error(f"{where}: \"name\" must be a string", path + ("name",))
+    if unprintable(name):
+        raise reader.error(f"{where}: \"name\": {unprintable(name)}", path + ("name",))
     heads_data = entry.get("heads", [])
     if not isinstance(heads_data, list):
         raise reader.error(f"{where}: \"heads\" must be a list", path + ("heads",))
