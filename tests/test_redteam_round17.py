@@ -64,10 +64,12 @@ def test_transformer_names_with_control_characters_are_refused(tmp_path: Path, w
         load_transformer(str(path))
 
 
-@pytest.mark.parametrize("bad", ["\u202e", "\u2028", "\x9b", "\u200f"])
+@pytest.mark.parametrize("bad", ["\u202e", "\x9b", "\u200f", "\u0080"])
 def test_netlist_names_with_bidi_overrides_and_c1_controls_are_refused(tmp_path: Path, bad: str) -> None:
     """The same class in netlists: the readers refused ASCII control bytes but took C1 controls (U+009B is an
-    8-bit ANSI escape), bidirectional overrides and U+2028 in a net name, which `info`/`eval` print raw."""
+    8-bit ANSI escape) and bidirectional overrides in a net name, which `info`/`eval` print raw.  Whitespace
+    (U+0085, U+2028, U+2029) separates names in a netlist, as in the kernel's readers, so it never is in one
+    (tests/test_unicode_separators.py)."""
     from verified_aat.circuits.io import load_circuit
 
     path = tmp_path / "n.blif"
@@ -76,3 +78,5 @@ def test_netlist_names_with_bidi_overrides_and_c1_controls_are_refused(tmp_path:
         load_circuit(str(path))
     path.write_text(".model m\n.inputs a\u00e9b c\n.outputs o\n.names a\u00e9b c o\n11 1\n.end\n", encoding="utf-8")
     assert load_circuit(str(path)).n_inputs == 2
+    path.write_text(".model m\n.inputs a\u2028b\n.outputs o\n.names a b o\n11 1\n.end\n", encoding="utf-8")
+    assert load_circuit(str(path)).n_inputs == 2  # a separator between two names

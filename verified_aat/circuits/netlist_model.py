@@ -257,7 +257,9 @@ def check_text(text: str, file: str) -> None:
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
         raise InputError(f"binary data (byte {ord(bad.group()):#04x}) in a text netlist", file, line)
-    for other in re.finditer(r"[^\x00-\x7f]", text):  # C1 controls, bidirectional overrides, U+2028: not in names
+    for other in re.finditer(r"[^\x00-\x7f]", text):  # C1 controls, bidirectional overrides: not in names
+        if other.group().isspace():  # U+0085, U+2028, U+2029 …: separators, as both readers split on them
+            continue
         problem = unprintable(other.group()) if other.start() or other.group() != "\ufeff" else None
         if problem:
             raise InputError(problem.replace(" at column 1", ""), file, text.count("\n", 0, other.start()) + 1)
