@@ -14,15 +14,14 @@ True
 from __future__ import annotations
 
 import math
+import os
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, TypeGuard, overload
 
 from .circuits.ir import Circuit
 from .errors import InputError
 
 if TYPE_CHECKING:
-    import os
-
     from .audit import AuditReport
     from .constructions.base import Construction
     from .constructions.base import CompiledConstruction
@@ -40,10 +39,8 @@ def load_circuit(path: str | os.PathLike[str], mode: str = "exact", *, fmt: str 
     .v through Yosys; arithmetized by ``mode``, ``"exact"`` or ``"threshold"``); ``fmt`` overrides
     the extension (``"bristol"``); ``cap=N`` asks for the depth-aware arithmetization (products of
     up to N terms) instead of the linear one; ``drop_dead`` drops netlist gates no output reads."""
-    import os
-
     from .circuits.io import load_circuit as _load
-    if not isinstance(path, str) and not hasattr(path, "__fspath__"):
+    if not _is_path(path):
         raise TypeError(f"load_circuit: path must be a str or an os.PathLike, got {_kind(path)}")
     return _load(os.fspath(path), mode, fmt, cap, drop_dead)
 
@@ -256,8 +253,7 @@ def check(certificate: dict[str, Any] | str | os.PathLike[str], circuit: Circuit
     from .kernel import Options, load_certificate
     from .results import kernel_check
     chosen = solver_options(solver, solver_trust)
-    if isinstance(certificate, str) or hasattr(certificate, "__fspath__"):
-        import os
+    if _is_path(certificate):
         doc = load_certificate(os.fspath(certificate))
     elif isinstance(certificate, dict):
         doc = dict(certificate)
@@ -266,7 +262,7 @@ def check(certificate: dict[str, Any] | str | os.PathLike[str], circuit: Circuit
     if netlist is not None and circuit is not None:
         raise InputError("give the circuit or the netlist, not both")
     for name, value in (("circuit", circuit), ("netlist", netlist)):
-        if value is not None and not isinstance(value, (Circuit, str)) and not hasattr(value, "__fspath__"):
+        if value is not None and not isinstance(value, Circuit) and not _is_path(value):
             raise TypeError(f"check: {name} must be a Circuit or a file's path, got {_kind(value)}")
     if defence_budget is not None and (isinstance(defence_budget, bool) or not isinstance(defence_budget, int)
                                        or defence_budget < 0):
@@ -294,16 +290,19 @@ def _seconds(name: str, value: float) -> float:
 
 
 def _resolve(value: Any, function: str) -> Construction:
-    import os
-
     from .constructions.base import Construction
     from .constructions.registry import resolve_construction
     if isinstance(value, Construction):
         return value
-    if not isinstance(value, (str, bytes)) and not hasattr(value, "__fspath__"):
+    if not isinstance(value, bytes) and not _is_path(value):
         raise TypeError(f"{function}: construction must be a built-in's name, a construction document's path or a "
                         f"Construction, got {_kind(value)}")
     return resolve_construction(os.fsdecode(value))
+
+
+def _is_path(value: object) -> TypeGuard[str | os.PathLike[str]]:
+    """Whether ``value`` names a file as the command line takes one: a ``str`` or an ``os.PathLike``."""
+    return isinstance(value, (str, os.PathLike))
 
 
 def _kind(value: object) -> str:
@@ -315,8 +314,7 @@ def _circuit(value: Any, function: str) -> Circuit:
     """A Circuit as it is, or the circuit (or netlist, exact mode) at a path, as the command line reads it."""
     if isinstance(value, Circuit):
         return value
-    if isinstance(value, str) or hasattr(value, "__fspath__"):
-        import os
+    if _is_path(value):
         return load_circuit(os.fspath(value))
     raise TypeError(f"{function}: circuit must be a Circuit or a circuit file's path, got {_kind(value)}")
 
@@ -327,7 +325,7 @@ def _transformer(value: Any, function: str) -> Transformer:
     from .transformer.spec import load_transformer
     if isinstance(value, Transformer):
         return value
-    if isinstance(value, str) or hasattr(value, "__fspath__"):
+    if _is_path(value):
         return load_transformer(value)
     raise TypeError(f"{function}: transformer must be a Transformer or a transformer spec's path, got {_kind(value)}")
 

@@ -142,7 +142,7 @@ def _read_bounded(handle: BinaryIO, limit: int, expected: int = 0) -> bytes:
     return b"".join(chunks)
 
 
-def read_stdin(what: str = "input", name: str = "<stdin>") -> bytes:
+def read_stdin(what: str = "input", name: str = STDIN_NAME) -> bytes:
     """Standard input's bytes, refused past :func:`max_inflated_bytes` (``... < /dev/zero`` ends).  Inside a command
     (:func:`command_scope`) it is read once: read again as the same ``what`` (a construction document a command
     resolves twice) it is the same bytes; as something else (``run - --encoding -``) it is bad input."""

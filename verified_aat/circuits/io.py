@@ -25,6 +25,7 @@ import tempfile
 from fractions import Fraction
 
 from ..errors import InputError
+from ..files import STDIN_NAME  # how errors name standard input
 from .ir import Circuit
 from .json_format import dumps_circuit, parse_circuit_json
 from .rationals import parse_rational
@@ -73,8 +74,6 @@ def file_format(path: str, fmt: str | None = None) -> str:
 
 STDIN = "-"
 """The path that reads a circuit from standard input."""
-STDIN_NAME = "<stdin>"
-"""How errors name standard input."""
 
 _BENCH_LINE = re.compile(r"^\s*(?:INPUT|OUTPUT)\s*\(", re.MULTILINE | re.IGNORECASE)
 # BLIF's directives are case-insensitive, as both of its readers take them (.MODEL, .Names); a Verilog module

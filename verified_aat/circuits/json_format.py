@@ -100,16 +100,16 @@ class _Doc:
             return None
         if not isinstance(value, types) or isinstance(value, bool) and bool not in _tuple(types):
             raise self.fail(f"{where}.{key}: expected {_type_name(types)}, got {type(value).__name__}")
-        if isinstance(value, str) and unprintable(value):
-            raise self.fail(f"{where}.{key}: {unprintable(value)}")
+        if isinstance(value, str) and (problem := unprintable(value)):
+            raise self.fail(f"{where}.{key}: {problem}")
         return value
 
     def strings(self, value: list[Any], where: str) -> list[str]:
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item:
                 raise self.fail(f"{where}[{i}]: expected a non-empty string")
-            if unprintable(item):
-                raise self.fail(f"{where}[{i}]: {unprintable(item)}")
+            if problem := unprintable(item):
+                raise self.fail(f"{where}[{i}]: {problem}")
         return value
 
 

@@ -173,8 +173,8 @@ class _Reader:
     def once(self, key: str, value: str, line: int, needs: str) -> None:
         if not value:
             raise self.error(f"{key} needs {needs}", line)
-        if unprintable(value):
-            raise self.error(f"{key}: {unprintable(value)}", line)
+        if problem := unprintable(value):
+            raise self.error(f"{key}: {problem}", line)
         if key in self.header:
             raise self.error(f"{key} is given twice (first at line {self.header[key][1]})", line)
         self.header[key] = (value, line)
@@ -190,8 +190,8 @@ class _Reader:
         if key in _INT_KEYS and not (len(rest) == 2 and rest[1].isdigit() and rest[1].isascii()
                                      and len(rest[1]) < 20):
             raise self.error(f"provenance {key} needs a non-negative integer", line)
-        if unprintable(" ".join(value.split())):
-            raise self.error(f"provenance {key}: {unprintable(' '.join(value.split()))}", line)
+        if problem := unprintable(" ".join(value.split())):
+            raise self.error(f"provenance {key}: {problem}", line)
         self.provenance[key] = (value, line)
 
     def inputs(self, names: list[str], line: int) -> None:

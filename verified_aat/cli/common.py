@@ -164,9 +164,9 @@ def read_certificate_argument(path: str) -> dict[str, Any]:
 
     A JSON document of another kind (a transformer, an encoding, a circuit) is bad input, not a
     rejected certificate: the user handed over the wrong file."""
-    from ..files import read_stdin
+    from ..files import read_stdin, shown
 
-    name = "<stdin>" if path == "-" else path
+    name = shown(path)
     doc = parse_certificate_bytes(read_stdin("certificate") if path == "-" else None, name)
     if doc.get("format") not in CERTIFICATE_FORMATS:
         shown = doc.get("format") if isinstance(doc.get("format"), str) and len(doc["format"]) <= 80 else "none"

@@ -33,7 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     from .report_cmd import check_output_path
     check_output_path(getattr(args, "report", None))
     construction = resolve_construction(args.construction)

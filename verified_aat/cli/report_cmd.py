@@ -118,9 +118,8 @@ def _read(path: str) -> tuple[Any, str]:
 
     from .common import parse_certificate_bytes
 
-    name = "<stdin>" if path == "-" else path
-    from ..files import read_input, read_stdin
-    raw = read_stdin("report input") if path == "-" else read_input(path, "report input")
+    from ..files import read_named
+    name, raw = read_named(path, "report input")
     if raw[:2] != b"\x1f\x8b":
         from ..transformer.jsonfile import parse_json_text
         try:  # the strict reader: nesting, digits, NaN, duplicate keys and lone surrogates are bad input

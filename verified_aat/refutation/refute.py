@@ -76,7 +76,7 @@ def refutation_text(refutation: Refutation) -> str:
         lines.append("no counterexample found: this is not a proof (use certify)" if not refutation.proved
                      else refutation.proved)
     else:
-        lines += ["the circuit:", witness_text(refutation.circuit), refutation.counterexample.report()]
+        lines += ["the circuit:", refutation.circuit_text(), refutation.counterexample.report()]
     return "\n".join(lines)
 
 

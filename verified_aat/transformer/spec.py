@@ -201,8 +201,8 @@ def transformer_from_json(data: Any, file: str | None = None, *, locator: Locato
     name = data.get("name", "transformer")
     if not isinstance(name, str):
         raise reader.error("\"name\" must be a string", ("name",))
-    if unprintable(name):
-        raise reader.error(f"\"name\": {unprintable(name)}", ("name",))
+    if problem := unprintable(name):
+        raise reader.error(f"\"name\": {problem}", ("name",))
     if "notes" in data and not isinstance(data["notes"], str):
         raise reader.error("\"notes\" must be a string", ("notes",))
     coordinates = _coordinates(reader)
@@ -276,8 +276,8 @@ def _layer(reader: _Reader, coordinates: tuple[str, ...], entry: Any, index: int
     name = entry.get("name", "")
     if not isinstance(name, str):
         raise reader.error(f"{where}: \"name\" must be a string", path + ("name",))
-    if unprintable(name):
-        raise reader.error(f"{where}: \"name\": {unprintable(name)}", path + ("name",))
+    if problem := unprintable(name):
+        raise reader.error(f"{where}: \"name\": {problem}", path + ("name",))
     heads_data = entry.get("heads", [])
     if not isinstance(heads_data, list):
         raise reader.error(f"{where}: \"heads\" must be a list", path + ("heads",))
