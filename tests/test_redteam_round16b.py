@@ -132,10 +132,11 @@ def test_check_circuit_from_standard_input_is_refused_with_a_line(capsys: pytest
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=300) | st.text(max_size=300).map(lambda t: t.encode("utf-8")) |
-       st.integers(1, len(EDGE_K.read_bytes()) - 1).map(lambda n: EDGE_K.read_bytes()[:n]))
+       st.integers(1, len(EDGE_K.read_bytes().rstrip()) - 1).map(lambda n: EDGE_K.read_bytes()[:n]))
 def test_a_bad_document_on_standard_input_is_one_stdin_line(monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str], data: bytes) -> None:
-    """Junk, text and every truncation of a shipped document on standard input: one `<stdin>` line, exit 2."""
+    """Junk, text and every truncation of a shipped document on standard input: one `<stdin>` line, exit 2.  (Cut
+    only in its final white space the document is whole, and exit 0: not drawn; CI drew the cut before its '\\n'.)"""
     capsys.readouterr()
     _stdin(monkeypatch, data)
     assert main(["construction", "check", "-"]) == 2
