@@ -20,7 +20,7 @@ from verified_aat.circuits.ir import Circuit
 from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.constructions.registry import get_construction
 from verified_aat.kernel import Options, check_certificate
-from verified_aat.kernel.agreement import summary
+from verified_aat.kernel.agreement import VERSION, summary
 from verified_aat.kernel.attention import brute_force, budget_for, join, key_lemma
 from verified_aat.kernel.circuits import depths
 from verified_aat.kernel.data import as_rational, load_circuit, load_transformer
@@ -152,7 +152,7 @@ def forge(f: Forgery) -> dict[str, Any]:
                    "frame:structure": n * len(structural) * len(functions)})
     readout_settles = [claims[p][c][2] for p, c in E.readout if c in claims[p]]
     doc: dict[str, Any] = {
-        "format": "verified-aat/certificate", "version": 2, "claim": "forged", "construction": f.construction,
+        "format": "verified-aat/certificate", "version": VERSION, "claim": "forged", "construction": f.construction,
         "info": {"forged": True},
         "hashes": {"circuit": sha256_json(circuit_doc), "transformer": sha256_json(transformer_doc),
                    "encoding": encoding_digest(E)},

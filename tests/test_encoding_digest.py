@@ -71,13 +71,20 @@ def test_the_argmax_set_digest_is_the_same_in_the_engine_and_the_kernel(sets, re
     assert summary(sets)["digest"] == sets_digest(ids, list(number))
 
 
+def _sets_definition(ids: list[int], distinct: list[tuple[int, ...]]) -> str:
+    """docs/certificates.md's argmax digest (version 3), number by number with struct."""
+    import struct
+    numbers = [len(ids), len(distinct), *ids, *map(len, distinct), *(m for s in distinct for m in s)]
+    return hashlib.sha256(b"".join(struct.pack("<q", n) for n in numbers)).hexdigest()
+
+
 @settings(max_examples=15, deadline=None)
 @given(sizes=st.lists(st.integers(0, 3), min_size=1, max_size=8), count=st.one_of(st.integers(1, 40),
                                                                                   st.integers(65_530, 70_000)),
        seed=st.integers(0, 9))
 def test_the_argmax_set_digest_is_its_definition_past_one_block_of_sets(sizes, count, seed):
-    """Both printers (one ``%`` over a format per block, sets of mixed sizes, past 65,536 distinct sets) equal the
-    definition line by line: ``p:s`` per position, then ``#s:j1 j2 …`` per distinct set."""
+    """Both digests (sets of mixed sizes and an empty one, past 65,536 distinct sets) equal the definition number by
+    number; and version 2's, which the kernel still reads, its text: ``p:s`` per position, then ``#s:j1 j2 …``."""
     import random
 
     from verified_aat.certificates.attention_digest import sets_digest
@@ -85,32 +92,73 @@ def test_the_argmax_set_digest_is_its_definition_past_one_block_of_sets(sizes, c
     rng = random.Random(seed)
     distinct = [()] + [(10 * i, *sorted(rng.sample(range(10 * i + 1, 10**8), sizes[i % len(sizes)]))) for i in range(count)]
     ids = list(range(len(distinct))) + [rng.randrange(len(distinct)) for _ in range(50)]
-    text = "".join(f"{p}:{s}\n" for p, s in enumerate(ids)) + "".join(
-        f"#{s}:{' '.join(map(str, members))}\n" for s, members in enumerate(distinct))
-    expected = hashlib.sha256(text.encode()).hexdigest()
+    expected = _sets_definition(ids, distinct)
     assert sets_digest(ids, distinct) == expected
     assert summary([distinct[i] for i in ids])["digest"] == expected
+    text = "".join(f"{p}:{s}\n" for p, s in enumerate(ids)) + "".join(
+        f"#{s}:{' '.join(map(str, members))}\n" for s, members in enumerate(distinct))
+    assert summary([distinct[i] for i in ids], version=2)["digest"] == hashlib.sha256(text.encode()).hexdigest()
 
 
 @settings(max_examples=60, deadline=None)
 @given(sets=st.lists(st.lists(st.integers(0, 10**18), min_size=1, max_size=5, unique=True).map(lambda s: tuple(sorted(s))),
                      min_size=1, max_size=40), picks=st.lists(st.integers(0, 10**6), max_size=200),
        offset=st.sampled_from([0, 9, 10, 99_999, 10**12]))
-def test_the_argmax_set_digest_of_arrays_is_its_definition(sets, picks, offset):
-    """The key joins' sets (int64 arrays: set ids, offsets, members) are printed by numpy: the same text as the
-    definition, for numbers of every length (0, 9, 10, … 10^18), sets of mixed sizes; and an array form the
-    numpy printer does not take (an empty set) gives the definition's digest too."""
+def test_the_argmax_set_digest_of_arrays_is_its_sets_definition(sets, picks, offset):
+    """The key joins' sets (int64 arrays: set ids, offsets, members) hash to the definition's digest, for numbers up
+    to 10^18, sets of mixed sizes, an empty first set; and the kernel's summary of the same sets agrees."""
     import numpy as np
 
     from verified_aat.certificates.attention_digest import sets_digest
+    from verified_aat.kernel.agreement import summary
     from verified_aat.transformer.key_join import _Members
     ids = [offset % len(sets) if not picks else (p + offset) % len(sets) for p in picks]
     offsets = np.array([0, *np.cumsum([len(s) for s in sets])], np.int64)
     members = np.array([m for s in sets for m in s], np.int64)
-    text = "".join(f"{p}:{s}\n" for p, s in enumerate(ids)) + "".join(
-        f"#{s}:{' '.join(map(str, members_))}\n" for s, members_ in enumerate(sets))
-    assert sets_digest(np.array(ids, np.int64), _Members(offsets, members)) == hashlib.sha256(text.encode()).hexdigest()
+    assert sets_digest(np.array(ids, np.int64), _Members(offsets, members)) == _sets_definition(ids, sets)
     empty = _Members(np.array([0, *offsets.tolist()], np.int64), members)  # a first set with no member
-    text = "".join(f"{p}:{s + 1}\n" for p, s in enumerate(ids)) + "#0:\n" + "".join(
-        f"#{s + 1}:{' '.join(map(str, members_))}\n" for s, members_ in enumerate(sets))
-    assert sets_digest(np.array(ids, np.int64) + 1, empty) == hashlib.sha256(text.encode()).hexdigest()
+    assert sets_digest(np.array(ids, np.int64) + 1, empty) == _sets_definition([i + 1 for i in ids], [(), *sets])
+    if len(set(sets)) == len(sets) and sorted(set(ids)) == list(range(len(sets))) and \
+            [ids.index(k) for k in range(len(sets))] == sorted(ids.index(k) for k in range(len(sets))):
+        assert summary([sets[i] for i in ids])["digest"] == _sets_definition(ids, sets)  # numbered by first use
+
+
+def test_wide_sets_shared_by_many_positions_are_numbered_by_content_in_linear_time():
+    """Past 16 members a position the kernel hashes each tuple object once, not each position's: equal sets held by
+    different objects still get one number (in order of first use), and the digest is the definition's."""
+    from verified_aat.kernel.agreement import summary
+    wide, twin = tuple(range(40_000)), tuple(range(40_000))
+    assert wide is not twin
+    sets = [(7,), wide, twin, (7,), (1, 2)] + [wide, twin] * 20_000
+    assert sum(map(len, sets)) > 16 * len(sets) + 10**6  # the by-object route
+    found = summary(sets)
+    ids = [0, 1, 1, 0, 2] + [1, 1] * 20_000
+    assert found["digest"] == _sets_definition(ids, [(7,), wide, (1, 2)])
+    assert (found["positions"], found["distinct"], found["members"]) == (len(sets), 3, 40_003)
+
+
+def test_a_version_2_certificate_is_still_checked_with_its_text_digest():
+    """Version 3 changed only the argmax digest: a saved version-2 certificate (text digest) is accepted; a version
+    number that does not match the digests' form is rejected at the derived counts (S9), both ways."""
+    import json
+
+    import mutants
+    from checking import check
+    from verified_aat.certificates.document import build_certificate, dumps_certificate
+    from verified_aat.constructions.registry import get_construction
+    from verified_aat.symbolic.certify import certify
+    result = certify(mutants.probe_circuit(), get_construction("gate-edge"))
+    v3 = json.loads(dumps_certificate(build_certificate(result, include_timings=False)))
+    assert v3["version"] == 3 and check(v3).accepted
+    v2 = json.loads(json.dumps(v3))
+    v2["version"] = 2
+    for claim, entry in zip(result.attention, v2["derived"]["attention"]):
+        ids, distinct = [int(s) for s in claim.sets.set_ids], [tuple(map(int, s)) for s in claim.sets.distinct]
+        text = "".join(f"{p}:{s}\n" for p, s in enumerate(ids)) + "".join(
+            f"#{s}:{' '.join(map(str, members))}\n" for s, members in enumerate(distinct))
+        entry["sets"]["digest"] = hashlib.sha256(text.encode()).hexdigest()
+    assert v2["derived"] != v3["derived"] and check(v2).accepted
+    for doc, version in ((v2, 3), (v3, 2)):
+        doc["version"] = version
+        report = check(doc)
+        assert not report.accepted and "derived" in " ".join(report.reasons)

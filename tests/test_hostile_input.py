@@ -158,7 +158,7 @@ def test_bad_timeouts_of_run_and_refute(capsys, compiled) -> None:
 
 
 @pytest.mark.parametrize("version", [1.0, True, "2", None])
-def test_a_certificate_version_must_be_the_integer_2(capsys, tmp_path, certificate, version) -> None:
+def test_a_certificate_version_must_be_the_integer_2_or_3(capsys, tmp_path, certificate, version) -> None:
     doc = json.loads(certificate.read_text())
     doc["version"] = version
     path = tmp_path / "c.json"

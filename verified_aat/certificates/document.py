@@ -27,7 +27,7 @@ from .attention_digest import sets_digest
 from .kernel_form import circuit_structure, encoding_digest, sha256_json, transformer_form
 
 FORMAT = "verified-aat/certificate"
-VERSION = 2
+VERSION = 3  # 3: the argmax-set digest of 64-bit numbers (attention_digest.py); 2 wrote its text
 CLAIM = ("for every x in R^n and every ordered ring Q ⊆ R ⊆ ℝ: the transformer on enc(C, x), read at the "
          "read-out positions, equals C(x)")
 

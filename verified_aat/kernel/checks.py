@@ -262,7 +262,7 @@ def _given_circuit(ctx: Context) -> list[Problem]:
 
 
 CHECKS: tuple[Check, ...] = (
-    Check("document", "S1", "a version-2 certificate that claims a proof", stated_document),  # agreement.py
+    Check("document", "S1", "a version-2 or -3 certificate that claims a proof", stated_document),  # agreement.py
     Check("depth-bound", "S1", "the stated depth bound K is in 1 ... 10,000", stated_depth_bound),  # agreement.py
     Check("circuit", "S1", "the embedded circuit is a well-formed arithmetic circuit", _circuit),
     Check("transformer", "S1", "the embedded transformer is well-formed", _transformer),
