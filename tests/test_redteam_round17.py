@@ -74,8 +74,9 @@ def test_netlist_names_with_bidi_overrides_and_c1_controls_are_refused(tmp_path:
 
     path = tmp_path / "n.blif"
     path.write_text(f".model m\n.inputs a{bad}b c\n.outputs o\n.names a{bad}b c o\n11 1\n.end\n", encoding="utf-8")
-    with pytest.raises(InputError, match="names must be printable"):
+    with pytest.raises(InputError, match="at column 10: names must be printable") as caught:  # its own column
         load_circuit(str(path))
+    assert caught.value.line == 2
     path.write_text(".model m\n.inputs a\u00e9b c\n.outputs o\n.names a\u00e9b c o\n11 1\n.end\n", encoding="utf-8")
     assert load_circuit(str(path)).n_inputs == 2
     path.write_text(".model m\n.inputs a\u2028b\n.outputs o\n.names a b o\n11 1\n.end\n", encoding="utf-8")

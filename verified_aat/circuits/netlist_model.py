@@ -261,5 +261,7 @@ def check_text(text: str, file: str) -> None:
         if other.group().isspace():  # U+0085, U+2028, U+2029 …: separators, as both readers split on them
             continue
         problem = unprintable(other.group()) if other.start() or other.group() != "\ufeff" else None
-        if problem:
-            raise InputError(problem.replace(" at column 1", ""), file, text.count("\n", 0, other.start()) + 1)
+        if problem:  # at the character's own column on its line (unprintable saw the one character: column 1)
+            column = other.start() - text.rfind("\n", 0, other.start())
+            raise InputError(problem.replace(" at column 1", f" at column {column}"), file,
+                             text.count("\n", 0, other.start()) + 1)
