@@ -19,6 +19,7 @@ from typing import Any, Iterator, Sequence
 
 from ..circuits.evaluate import evaluate, evaluate_gates
 from ..circuits.ir import Circuit
+from ..circuits.rationals import format_rational
 from ..constructions.claims import Schedule
 from ..constructions.encoding import Encoding
 from ..transformer.exact_engine import RunResult, run_exact
@@ -63,24 +64,30 @@ class Counterexample:
         shown = [(n, v) for n, v in zip(self.input_names, self.inputs)]
         if len(shown) > MANY_INPUTS:  # e.g. a witness padded to a large id: its non-zero inputs, then a count
             nonzero = [(n, v) for n, v in shown if v != 0]
-            lines += [f"    {n} = {v}" for n, v in nonzero[:MANY_INPUTS]]
+            lines += [f"    {n} = {format_rational(v)}" for n, v in nonzero[:MANY_INPUTS]]
             if len(nonzero) > MANY_INPUTS:
                 lines.append(f"    … {len(nonzero) - MANY_INPUTS} more non-zero inputs (all of them: --json)")
             lines.append(f"    the other {plural(len(shown) - len(nonzero), 'input')} = 0")
         else:
-            lines += [f"    {n} = {v}" for n, v in shown]
+            lines += [f"    {n} = {format_rational(v)}" for n, v in shown]
         if self.steps:
             lines.append("  gate by gate (circuit vs transformer at the scheduled layer; an output spoiled later: the "
                          "layer from which its read-out differs):")
             for s in self.steps:
                 mark = "ok" if s.agrees else "MISMATCH"
-                lines.append(f"    {s.gate:<14} {s.kind:<6} layer {s.layer:<3} circuit {s.circuit_value!s:<10} "
-                             f"transformer {s.transformer_value!s:<10} {mark}")
+                lines.append(f"    {s.gate:<14} {s.kind:<6} layer {s.layer:<3} circuit {_text(s.circuit_value):<10} "
+                             f"transformer {_text(s.transformer_value):<10} {mark}")
         lines.append("  outputs:")
         for n, e, a in zip(self.output_names, self.expected, self.actual):
             mark = "" if e == a else "   <-- differs"
-            lines.append(f"    {n}: circuit {e}, transformer {a}{mark}")
+            lines.append(f"    {n}: circuit {_text(e)}, transformer {_text(a)}{mark}")
         return "\n".join(lines)
+
+
+def _text(value: Fraction | None) -> str:
+    """A value as the inputs are read back (``p`` or ``p/q``), of any length: ``str`` stops at 4,300 digits, and a
+    refutation with such a value was reported as *unknown: limit reached* (red team, round 19)."""
+    return "None" if value is None else format_rational(value)
 
 
 MANY_INPUTS = 32  # a report lists at most this many inputs one by one
