@@ -162,3 +162,16 @@ def test_a_refutation_with_a_value_past_4300_digits_is_reported_not_unknown(tmp_
     assert "counterexample" in done.stdout and "limit reached" not in done.stderr
     value = Fraction(int("3" * 1500)) ** 4  # 6,000 digits: past str()'s 4,300
     assert f"b: circuit {format_rational(value)}, transformer " in done.stdout
+
+
+def test_a_round_trip_refuted_with_a_value_past_4300_digits_is_refuted_not_unknown(tmp_path: Path) -> None:
+    """Link 3's z3 query and its replay's reason wrote the values with str(): 'unknown: limit reached', exit 3."""
+    circuit = tmp_path / "big.circ"
+    circuit.write_text(f"input x\nc = const {'3' * 1500}\na = mul c c\nb = mul a a\ny = mul x x\noutput b y\n")
+    doc = tmp_path / "doc.json"
+    doc.write_text(json.dumps(_with_constant("-5"), indent=1), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "verified_aat.cli.entry", "audit", "-c", str(doc), str(circuit),
+                           "--round-trip", "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    result = json.loads(done.stdout)
+    assert (done.returncode, result["status"]) == (1, "refuted"), (done.stderr, result["reasons"])
+    assert "limit reached" not in done.stderr

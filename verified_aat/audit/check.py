@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 from ..circuits.measures import CircuitClass
+from ..circuits.rationals import format_rational
 from ..errors import InputError
 from ..transformer.exact_engine import ExactRunner
 from ..transformer.model import Transformer
@@ -170,7 +171,7 @@ def sample_sequences(n: int, d: int, samples: int, seed: int = 0) -> list[list[l
 # -- comparison -----------------------------------------------------------------------
 
 def _show(sequence: Sequence[Sequence[Any]]) -> str:
-    return "[" + ", ".join("(" + ", ".join(str(v) for v in row) + ")" for row in sequence) + "]"
+    return "[" + ", ".join("(" + ", ".join(map(format_rational, row)) + ")" for row in sequence) + "]"
 
 
 def compare(transformer: Transformer, unrolled: UnrolledCircuit, sequence: Sequence[Sequence[Any]],

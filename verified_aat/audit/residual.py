@@ -17,6 +17,7 @@ import numpy as np
 from ..status import Status
 from ..circuits.evaluate import fold_circuit
 from ..circuits.ir import Circuit
+from ..circuits.rationals import format_rational
 from ..symbolic import polynomial as poly
 from .flat import ADD, MUL, SIGN, FlatCircuit, _csr
 from .unroll import flatten
@@ -95,7 +96,7 @@ def _z3_term(p: dict, xs: list[Any], atom_vars: dict[int, Any]) -> Any:
     import z3
     terms = []
     for mono, coef in p.items():
-        factors = [z3.RealVal(str(coef))]
+        factors = [z3.RealVal(format_rational(coef))]  # str() stops at 4,300 digits (red team 19)
         for var, exp in mono:
             factors.extend([atom_vars[var] if var in atom_vars else xs[var]] * exp)
         terms.append(z3.Product(*factors) if len(factors) > 1 else factors[0])

@@ -159,13 +159,14 @@ def _emit_json(result: Any, written: dict[str, str]) -> None:
     """The ``--json`` document: the envelope, ``round_trip`` with the three links."""
     from dataclasses import fields
 
+    from ..json_envelope import rational  # str() stops at 4,300 digits
     from .json_output import emit, envelope
     data = {f.name: getattr(result, f.name) for f in fields(result) if f.name != "certificates"}
-    data["witness"] = None if result.witness is None else [str(v) for v in result.witness]
+    data["witness"] = None if result.witness is None else [rational(v) for v in result.witness]
     w = result.audit_witness
     data["audit_witness"] = None if w is None else {
-        "n": w.n, "sequence": [[str(v) for v in vec] for vec in w.sequence],
-        "circuit_outputs": [str(v) for v in w.circuit], "transformer_outputs": [str(v) for v in w.transformer]}
+        "n": w.n, "sequence": [[rational(v) for v in vec] for vec in w.sequence],
+        "circuit_outputs": [rational(v) for v in w.circuit], "transformer_outputs": [rational(v) for v in w.transformer]}
     data["seconds"] = {k: {"wall": wall, "cpu": cpu} for k, (wall, cpu) in result.seconds.items()}
     data["links"] = result.links
     data["certificates"] = written
