@@ -75,6 +75,11 @@ def test_a_construction_by_bytes_or_pathlike_name():
     (lambda c: va.prove_construction("gate-edge", depth_bound="2"), "prove_construction", "depth_bound"),
     (lambda c: va.simulate(c, 5), "simulate", "x"),
     (lambda c: va.simulate(c, "12"), "simulate", "x"),
+    (lambda c: va.evaluate(c, 5), "evaluate", "x"),
+    (lambda c: va.evaluate([c], [1]), "evaluate", "circuit"),
+    (lambda c: va.simulate(c, [0.5]), "simulate", "x[0]"),
+    (lambda c: va.evaluate(c, ["1/2"]), "evaluate", "x[0]"),
+    (lambda c: va.evaluate(c, [True]), "evaluate", "x[0]"),
     (lambda c: va.audit_transformer(va.compile(c).transformer, lengths=5), "audit_transformer", "lengths"),
     (lambda c: va.parse_circuit(5), "parse_circuit", "text"),
     (lambda c: va.load_circuit(c), "load_circuit", "path"),
@@ -110,3 +115,18 @@ def test_print_of_a_refutation_is_the_refute_commands_report(tmp_path):
     assert lines[0] == repr(refutation) and lines[1] == "the circuit:"
     assert va.parse_circuit("\n".join(lines[2:lines.index(next(l for l in lines if l.startswith("counterexample")))]))
     assert refutation.counterexample.report() in shown and "MISMATCH" in shown
+
+
+def test_inputs_of_evaluate_and_simulate_are_exact_integers_of_any_kind_or_fractions():
+    """numpy's integers are exact, so they are read as ints (a notebook's natural arrays); a wrong count names the
+    function, the same for both (evaluate's was a ValueError naming the circuit, simulate's an InputError)."""
+    import numpy as np
+    circuit = va.load_circuit(SPEC)
+    want = va.evaluate(circuit, [1, 2, 3])
+    assert va.evaluate(circuit, np.array([1, 2, 3])) == va.simulate(circuit, [np.int64(1), np.uint8(2), 3]) == want
+    assert all(type(v) in (int, Fraction) for v in va.evaluate(circuit, np.array([1, 2, 3])))
+    for function in (va.evaluate, va.simulate):
+        with pytest.raises(va.InputError, match=f"{function.__name__}: the circuit takes 3 inputs, x has 2"):
+            function(circuit, [1, 2])
+        with pytest.raises(TypeError, match=r"x\[1\] must be an exact rational .* got float64"):
+            function(circuit, [1, np.float64(2), 3])

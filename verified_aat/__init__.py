@@ -12,9 +12,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers know the name)
 if TYPE_CHECKING:
-    from .api import (audit_transformer, certificate, certify, check, compile, construction, family, load_circuit,
-                      parse_circuit, prove_construction, refute, simulate)
-    from .circuits.evaluate import evaluate
+    from .api import (audit_transformer, certificate, certify, check, compile, construction, evaluate, family,
+                      load_circuit, parse_circuit, prove_construction, refute, simulate)
     from .circuits.ir import Circuit, Domain, Gate, Kind
     from .circuits.measures import measure
     from .errors import InputError
@@ -28,9 +27,9 @@ __all__ += ["prove_construction", "construction"]
 __version__ = "0.1.0"
 
 _HOME = {name: "api" for name in ("audit_transformer", "certificate", "certify", "check", "compile", "construction",
-                                  "family", "load_circuit", "parse_circuit", "prove_construction", "refute",
-                                  "simulate")}
-_HOME.update(evaluate="circuits.evaluate", Circuit="circuits.ir", Domain="circuits.ir", Gate="circuits.ir",
+                                  "evaluate", "family", "load_circuit", "parse_circuit", "prove_construction",
+                                  "refute", "simulate")}
+_HOME.update(Circuit="circuits.ir", Domain="circuits.ir", Gate="circuits.ir",
              Kind="circuits.ir", measure="circuits.measures", InputError="errors", Certificate="results",
              CheckReport="results", Status="status", Verdict="status")
 

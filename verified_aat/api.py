@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, TypeGuard, overload
@@ -81,7 +82,8 @@ def simulate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | i
     values of positions that have not settled yet); ``circuit`` and ``depth_bound`` as for compile."""
     from .symbolic.attention import engine_keys
     from .transformer.exact_engine import run_exact
-    x = _sequence("simulate", "x", x)
+    circuit = _circuit(circuit, "simulate")
+    x = _exact_values("simulate", x, circuit.n_inputs)
     compiled = compile(circuit, construction, depth_bound=depth_bound)
     keys = engine_keys(_resolve(construction, "simulate").score_hints())
     encoding = compiled.encoding
@@ -335,6 +337,28 @@ def _depth(function: str, value: Any) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise TypeError(f"{function}: depth_bound must be an int or None, got {_kind(value)}")
     return value
+
+
+def evaluate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | int]) -> tuple[Fraction | int, ...]:
+    """C(x) exactly: the outputs in output order (``circuit`` a Circuit or a circuit file's path)."""
+    from .circuits.evaluate import evaluate as _evaluate
+    circuit = _circuit(circuit, "evaluate")
+    return _evaluate(circuit, _exact_values("evaluate", x, circuit.n_inputs))
+
+
+def _exact_values(function: str, x: Any, n_inputs: int) -> list[Fraction | int]:
+    """x as a list of exact rationals, one per input (an integer of any kind, numpy's too, as an int): an item of
+    another kind (a float, a string, a bool) is a TypeError naming its position, a wrong count an InputError."""
+    values = _sequence(function, "x", x)
+    for i, v in enumerate(values):
+        if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+            values[i] = int(v)
+        elif not isinstance(v, Fraction):
+            raise TypeError(f"{function}: x[{i}] must be an exact rational (an int or a Fraction), got "
+                            f"{_kind(v)} {v!r:.40}")
+    if len(values) != n_inputs:
+        raise InputError(f"{function}: the circuit takes {n_inputs} input{'s' * (n_inputs != 1)}, x has {len(values)}")
+    return values
 
 
 def _sequence(function: str, name: str, value: Any) -> list[Any]:
