@@ -136,3 +136,26 @@ def test_duplicate_gate_names_get_fresh_ones() -> None:
     gates = (Gate(Kind.CONST, value=F(1), name="a"), Gate(Kind.CONST, value=F(2), name="a"))
     back = circuit_from_json(circuit_to_json(Circuit(gates, (0, 1))))
     assert [g.name for g in back.gates] == ["a", "a_1"] and back.outputs == (0, 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(c=circuits(max_gates=10), data=st.data())
+def test_an_error_in_an_indented_document_is_at_the_line_of_the_bad_value(c: Circuit, data) -> None:
+    """A field check's message starts with the value's JSON path (gates[3].value: …) and the error is at the line
+    where that value starts (it named the path only: no line, against the bad-input rule of file:line)."""
+    doc = circuit_to_json(c)
+    i = data.draw(st.integers(0, len(doc["gates"]) - 1))
+    field, bad, path = data.draw(st.sampled_from([("op", "mull", f"gates[{i}]"), ("value", 0.5, f"gates[{i}].value"),
+                                                  ("name", 7, f"gates[{i}].name")]))
+    doc["gates"][i][field] = bad
+    if field == "value":
+        doc["gates"][i]["op"] = "const"
+        doc["gates"][i].pop("args", None)
+    text = json.dumps(doc, indent=2)
+    with pytest.raises(InputError) as caught:
+        parse_circuit_json(text, "c.json")
+    assert caught.value.message.startswith(path + ": "), caught.value.message
+    lines = text.splitlines()
+    at = caught.value.line
+    assert at is not None and f'"{field}": {json.dumps(bad)}' in lines[at - 1] if field != "op" else \
+        at is not None and lines[at - 1].strip() == "{" and '"op": "mull"' in "\n".join(lines[at - 1:at + 6])

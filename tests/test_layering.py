@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "verified_aat"
 
 # Shared utilities: leaves (they import no other unit, or only each other) that every unit may import.
-SHARED = {"errors", "status", "limits", "files", "wording", "gc_pause", "display", "json_envelope"}
+SHARED = {"errors", "status", "limits", "files", "wording", "gc_pause", "display", "json_envelope", "json_lines"}
 
 # unit -> the units it may import, besides SHARED.  Lower units never import higher ones.
 ALLOWED: dict[str, set[str]] = {
@@ -28,6 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "display": {"wording"},     # repr/HTML formatting of duck-typed values: of verified_aat only counted nouns
     "files": {"errors"},        # reading input files safely, bad input as InputError
     "json_envelope": {"errors"},  # the --json envelope and its exit codes
+    "json_lines": set(),        # the line of a value in a JSON text (Locator): imports nothing
     "kernel": set(),            # the trusted core: self-contained, only kernel/ (asserted separately too)
     "circuits": set(),          # the arithmetic-circuit IR, netlists and their formats: the bottom stage
     "transformer": {"circuits"},  # transformers (scores and activations are circuits) and their engines

@@ -28,10 +28,12 @@ a gate or moving a file does not change a certificate's hash.
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 from typing import Any
 
 from ..errors import InputError
+from ..json_lines import Locator
 from ..limits import (LONE_SURROGATE, DuplicateKey, duplicate_key_line, json_depth_exceeds, json_depth_message,
                       json_line_of, lone_surrogate, no_duplicate_keys)
 from .assemble import Definition, OutputRef, assemble, gate_labels
@@ -44,6 +46,8 @@ from ..wording import plural, unprintable
 FORMAT = "verified-aat/circuit"
 VERSION = STRUCTURE_VERSION
 _PROV_INTS = ("netlist_gates", "netlist_depth", "netlist_max_fan_in")
+_PATH = re.compile(r"([A-Za-z_]+)((?:\[[0-9]+\]|\.[A-Za-z_]+)*)(?=: )")  # a message's leading JSON path
+_STEP = re.compile(r"([A-Za-z_]+)|\[([0-9]+)\]")
 
 
 def circuit_to_json(circuit: Circuit) -> dict[str, Any]:
@@ -81,13 +85,17 @@ def circuit_to_json(circuit: Circuit) -> dict[str, Any]:
 
 
 class _Doc:
-    """Typed access to a decoded JSON document, failing with :class:`InputError`."""
+    """Typed access to a decoded JSON document, failing with :class:`InputError` at the line of the value that
+    the message's leading path names (``gates[3].value: …``: the line where ``gates[3].value`` starts)."""
 
-    def __init__(self, file: str | None):
-        self.file = file
+    def __init__(self, file: str | None, locator: Locator | None = None):
+        self.file, self.locator = file, locator
 
     def fail(self, message: str) -> InputError:
-        return InputError(message, self.file)
+        where = _PATH.match(message)
+        line = None if self.locator is None or where is None else self.locator.line(
+            () if where.group(1) == "circuit" else tuple(int(i) if i else k for k, i in _STEP.findall(where.group(0))))
+        return InputError(message, self.file, line)
 
     def get(self, obj: dict[str, Any], key: str, types: type | tuple[type, ...], where: str,
             required: bool = True, nullable: bool = False) -> Any:
@@ -123,9 +131,10 @@ def _type_name(types: type | tuple[type, ...]) -> str:
 
 
 # long because it is one field check after another, each with its own message.
-def circuit_from_json(data: Any, file: str | None = None) -> Circuit:
-    """The circuit described by a decoded JSON document; :class:`InputError` if malformed."""
-    doc = _Doc(file)
+def circuit_from_json(data: Any, file: str | None = None, locator: Locator | None = None) -> Circuit:
+    """The circuit described by a decoded JSON document; :class:`InputError` if malformed (at the line of the
+    offending value when ``locator`` has the document's text)."""
+    doc = _Doc(file, locator)
     if not isinstance(data, dict):
         raise doc.fail(f"expected a JSON object with \"format\": \"{FORMAT}\"")
     if data.get("format") != FORMAT:
@@ -256,7 +265,7 @@ def parse_circuit_json(text: str, file: str | None = None) -> Circuit:
         raise InputError(f"invalid JSON: {str(exc).splitlines()[0][:200]}", file) from None
     if lone_surrogate(text, data):
         raise InputError(LONE_SURROGATE, file, json_line_of(text, "surrogate"))
-    return circuit_from_json(data, file)
+    return circuit_from_json(data, file, Locator(text))
 
 
 def dumps_circuit(circuit: Circuit) -> str:
