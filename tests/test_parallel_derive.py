@@ -203,3 +203,40 @@ def test_a_forked_worker_that_dies_is_replaced_by_deriving_here(monkeypatch) -> 
         result, forked_text = _certify(circuit, "gate-edge", shards)
     assert forked_text == text
     assert check(build_certificate(result, include_timings=False)).accepted
+
+
+def _pid(shared, part):
+    import os
+    return shared, part, os.getpid()
+
+
+def test_a_local_cluster_has_no_per_worker_memory_limit(monkeypatch) -> None:
+    """Dask's default is this machine's memory / N per worker, spilling, pausing and restarting workers at
+    fractions of it (a hang at --cluster local:N for large inputs or N): local clusters are made without it."""
+    import distributed
+    made = []
+
+    class Recorder:
+        def __init__(self, **kwargs):
+            made.append(kwargs)
+            raise RuntimeError("not started in this test")
+
+    monkeypatch.setattr(distributed, "LocalCluster", Recorder)
+    with pytest.raises(RuntimeError), sharding("local:3") as shards:
+        shards.client()
+    assert made and made[0]["memory_limit"] == 0 and made[0]["n_workers"] == 3
+    assert made[0]["threads_per_worker"] == 1
+
+
+def test_workers_past_dasks_pause_fraction_still_run_the_stripes(monkeypatch) -> None:
+    """A worker past Dask's pause fraction of its memory limit runs nothing until its memory falls, which the
+    unpickled inputs it holds never let happen; with no limit the fraction has nothing to apply to."""
+    import os
+    import time
+    monkeypatch.setenv("DASK_DISTRIBUTED__WORKER__MEMORY__PAUSE", "0.0001")  # read by the spawned workers
+    with sharding("local:2") as shards:
+        shards.client()
+        time.sleep(1)  # the workers' memory monitor runs every 0.1 s: past it, a limited worker is paused
+        results = shards.map(_pid, "shared", [0, 1])
+    assert [r[:2] for r in results] == [("shared", 0), ("shared", 1)]
+    assert all(pid != os.getpid() for _, _, pid in results)

@@ -43,6 +43,20 @@ def parse_cluster(text: str) -> str:
                      "--cluster")
 
 
+SCATTER_SECONDS = 60                    # a broadcast of the shared inputs that takes longer than this plus
+SCATTER_BYTES_PER_SECOND = 10 * 2**20  # 10 MB/s per copy has failed: map raises, the caller derives here
+
+
+def local_cluster_options(workers: int) -> dict[str, Any]:
+    """``LocalCluster``'s arguments for ``local:N``: this machine only (any free port), one thread per worker, and
+    no memory limit. Dask's default limit is this machine's memory / N per worker, and a worker past 60–95% of
+    it spills, pauses or is restarted; ours hold the unpickled inputs, which Dask cannot spill, so a paused
+    worker never resumes and a restarted one loads them again (docs/scaling.md). The command's
+    ``--max-memory`` (an address-space limit the workers inherit) bounds each worker instead."""
+    return {"n_workers": workers, "threads_per_worker": 1, "processes": True, "memory_limit": 0,
+            "host": "127.0.0.1", "dashboard_address": "127.0.0.1:0", "silence_logs": logging.ERROR}
+
+
 class Shards:
     """A Dask client, started on first use: ``map(fn, shared, parts)`` runs ``fn(shared, part)`` for each part
     on the workers (``shared`` sent once to each) and returns the results in the order of ``parts``."""
@@ -63,9 +77,7 @@ class Shards:
         if self._client is None:
             from distributed import Client, LocalCluster
             if self.spec.startswith("local:"):
-                self._cluster = LocalCluster(n_workers=int(self.spec[6:]), threads_per_worker=1, processes=True,
-                                             host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                             silence_logs=logging.ERROR)  # this machine only, any free port
+                self._cluster = LocalCluster(**local_cluster_options(int(self.spec[6:])))
                 self._client = Client(self._cluster)
                 import gc
                 self._client.run(gc.disable)  # our own workers: no cyclic GC over millions of unpickled objects
@@ -78,7 +90,18 @@ class Shards:
         payload = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)  # one bytes object: Dask moves it as
         self.moved_bytes += len(payload)                                    # is, without walking its contents
         token = f"{id(self)}-{self.moved_bytes}"
-        remote = client.scatter(payload, broadcast=True, hash=False)
+        try:
+            return self._map(client, fn, token, payload, parts)
+        except Exception as exc:
+            logging.getLogger(__name__).warning("verified-aat: the Dask cluster failed (%s: %s); deriving in this "
+                                                "process instead", type(exc).__name__, str(exc)[:200])
+            raise
+
+    def _map(self, client: Any, fn: Callable[[Any, Any], Any], token: str, payload: bytes,
+             parts: Sequence[Any]) -> list[Any]:
+        # bounded: Dask retries a broadcast without end (Scheduler.replicate); past this the caller derives here
+        remote = client.scatter(payload, broadcast=True, hash=False,
+                                timeout=SCATTER_SECONDS + len(payload) * len(parts) / SCATTER_BYTES_PER_SECOND)
         futures = [client.submit(_call, fn, token, remote, part, pure=False) for part in parts]
         return client.gather(futures)
 
