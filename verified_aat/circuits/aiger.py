@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..limits import MAX_AIGER_DIGITS, MAX_AIGER_IMPLICIT_INPUTS, MAX_AIGER_VARIABLES
 from .netlist_model import BoolGate, Netlist, Parsed, assemble_netlist
-from ..wording import plural
+from ..wording import plural, unprintable
 
 
 @dataclass(frozen=True)
@@ -215,6 +215,8 @@ def _symbols(rest: bytes, file: str, first: int, n_in: int, n_out: int) -> tuple
         if index >= (n_in if head[0] == "i" else n_out) or (head[0], index) in seen:
             raise InputError(f"symbol {head}: no such {'input' if head[0] == 'i' else 'output'}, or named twice",
                              file, line)
+        if problem := unprintable(text):  # at its column on the line: info and eval print names raw (red team 20)
+            raise InputError(problem, file, line)
         seen.add((head[0], index))
         out.append((head[0], index, name))
     return tuple(out)

@@ -37,6 +37,16 @@ def _q(value: Any) -> str:
     return str(Fraction(value))
 
 
+def link_file(name: str) -> str:
+    """The netlist file's base name as the section's ``file``, which the kernel prints in its theorem: every character
+    that is not printable (``str.isprintable``: controls, format characters such as a bidirectional override,
+    separators but the ASCII space), '/' or '\\' as '_', at most 255 characters, as the kernel's reader takes it (it
+    refused a backslash or a tab and printed an ANSI escape raw: red team 20).  A label only: the section's sha256
+    identifies the netlist, and ``check --circuit FILE`` compares bytes."""
+    name = "".join(c if c.isprintable() and c not in "/\\" else "_" for c in name)[:255]
+    return name if name not in ("", ".", "..") else "netlist"
+
+
 def link_section(circuit: Circuit, eng: Engine, netlist: Netlist, cands: dict[str, list[tuple[Form, list[int]]]],
                  chosen: list[int], *, file: str, fmt: str, mode: str, data: bytes, text: str) -> dict[str, Any]:
     """The link section for ``circuit``, which ``eng`` has just built (``eng.final`` maps its wires)."""
@@ -94,7 +104,7 @@ def link_section(circuit: Circuit, eng: Engine, netlist: Netlist, cands: dict[st
     args = [g.args if g.kind is not Kind.INPUT else None for g in circuit.gates] + [
         () if s[0] == "const" else s[1] for s in shadow]  # a shadow gate is never an input (the assert above)
     deps = {g: [h for h, _ in form[1]] for g, form in notes.items()}
-    return {"file": file, "format": fmt, "mode": mode, "sha256": hashlib.sha256(data).hexdigest(), "text": text,
+    return {"file": link_file(file), "format": fmt, "mode": mode, "sha256": hashlib.sha256(data).hexdigest(), "text": text,
             "shadow": shadow, "annotations": [[g, notes[g], _meet(g, deps, args)] for g in sorted(notes)],
             "signals": signals, "outputs": list(chosen)}
 

@@ -150,8 +150,8 @@ def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | P
     for key in ("file", "format", "mode", "sha256", "text"):
         need(type(sec[key]) is str, f"$.netlist.{key}", "expected a string")
     name, text, sha, mode = sec["file"], sec["text"], sec["sha256"], sec["mode"]
-    need(0 < len(name) <= 255 and not set(name) & set("/\\\n\r\t\0") and name not in (".", ".."),
-         "$.netlist.file", "must be a file's base name, not a path")
+    need(0 < len(name) <= 255 and name.isprintable() and not set(name) & set("/\\") and name not in (".", ".."),
+         "$.netlist.file", "must be a file's base name, not a path, printable (the theorem names it)")
     need(sec["format"] in ("bench", "blif", "bristol", "aiger"), "$.netlist.format",
          "must be 'bench', 'blif', 'bristol' or 'aiger'")
     need(mode in ("exact", "threshold"), "$.netlist.mode", "must be 'exact' or 'threshold'")

@@ -1,0 +1,96 @@
+"""Red team, round 20: netlists as people write them (ISCAS-89 .bench, BLIF from ABC/SIS/Yosys, Bristol Fashion old
+and new, AIGER 1 and 1.9, Verilog), through info, eval, certify and check in both modes.
+
+Found: (1) AIGER symbol names (and so the port names of a Verilog design, which reach the engine as AIGER symbols)
+were never checked for control, format or separator characters, which the text netlist readers refuse since red
+team 17: ``i0 x\\x1b[31m`` or a bidirectional override was printed raw by ``info``, ``eval`` and ``certify``.  (2) The
+netlist file's base name, which the engine writes into the certificate's ``$.netlist.file`` and the kernel prints in
+the ACCEPTED theorem line: the engine wrote any base name, and the kernel refused some (a backslash, a tab: an honest
+certificate REJECTED, nothing written) and took others raw (an ANSI escape sequence or a bidirectional override in a
+hostile certificate's ``file`` rewrote the terminal around the theorem ``check`` prints).
+
+Each test fails without its fix; the class of each fix is in its docstring.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from checking import check
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verified_aat.api import certificate, certify
+from verified_aat.circuits.aiger import parse_aiger
+from verified_aat.circuits.io import load_circuit
+from verified_aat.errors import InputError
+
+AND_AAG = b"aag 3 2 0 1 1\n2\n4\n6\n6 2 4\n"
+BENCH = "INPUT(a)\nINPUT(b)\nOUTPUT(y)\ny = NAND(a, b)\n"
+ESCAPES = ["\x1b[31mred", "bidi\u202eevil", "tab\there", "c1\x9b31m", "del\x7f", "zw\u200bj", "back\rover"]
+
+
+@pytest.mark.parametrize("bad", ESCAPES)
+@pytest.mark.parametrize("kind", ["i0", "i1", "o0"])
+def test_aiger_symbols_with_control_characters_are_refused(kind: str, bad: str) -> None:
+    """Class: every name a netlist reader accepts is printed raw in terminal lines (`info`, `eval`, `certify`); the
+    AIGER reader took a symbol's name as any UTF-8 after its first space.  Fix: it refuses control, format and
+    separator characters (`wording.unprintable`) at the symbol's line and the character's column, as the text
+    netlist readers do (a Verilog design's port names come this way too)."""
+    data = AND_AAG + f"{kind} n{bad}\n".encode("utf-8")
+    column = len(kind) + 3 + next(k for k, c in enumerate(bad) if not c.isprintable())
+    with pytest.raises(InputError, match=f"at column {column}: names must be printable") as caught:
+        parse_aiger(data, "f.aag")
+    assert caught.value.line == 6
+    net = parse_aiger(AND_AAG + "i0 a b\u00e9<&>\nc\nanything \x1b goes\n".encode("utf-8"), "f.aag")  # printable
+    assert net.inputs == ("a b\u00e9<&>", "i1")
+
+
+def _certified(path: Path, mode: str = "exact") -> dict:
+    return dict(certificate(certify(load_circuit(str(path), mode))))
+
+
+@pytest.mark.parametrize("stem", ["back\\slash", "tab\there", "esc\x1b[31m", "bidi\u202e", "nbsp\u00a0x"])
+def test_an_honest_certificate_of_any_file_name_is_accepted(tmp_path: Path, stem: str) -> None:
+    """Class: the certificate's `$.netlist.file` is the netlist file's base name, which the engine wrote as it
+    was and the kernel read by its own rule (no '/', '\\', newline, CR, tab or NUL, at most 255 characters):
+    a file named with a backslash or a tab got an honest certificate REJECTED (nothing written), a 252-character
+    Verilog name ('.aag' appended) too.  Fix: the engine writes a name the kernel takes (`link_section.link_file`):
+    the base name with every character that is not printable, '/' or '\\' as '_', at most 255 characters."""
+    path = tmp_path / f"{stem}.bench"
+    path.write_text(BENCH)
+    doc = _certified(path)
+    name = doc["netlist"]["file"]
+    assert name.isprintable() and "\\" not in name and len(name) <= 255
+    report = check(doc)
+    assert report.accepted, report.reasons
+
+
+@pytest.mark.parametrize("bad", ["t\x1b[2K\x1b[1Gx.bench", "t\u202e1.bench", "t\u2028.bench", "t\x9b1m.bench"])
+def test_a_hostile_netlist_file_name_is_malformed(tmp_path: Path, bad: str) -> None:
+    """The other side of the class: the kernel took any other string as `$.netlist.file` and printed it raw in
+    the ACCEPTED theorem line (`C equals ... of netlist NAME`), where an ANSI escape sequence could clear the
+    line and write another statement over it.  Fix: the kernel's rule for the name asks it be printable
+    (`str.isprintable`: no control, format or separator character but the ASCII space)."""
+    path = tmp_path / "n.bench"
+    path.write_text(BENCH)
+    doc = _certified(path)
+    assert check(doc).accepted
+    doc["netlist"]["file"] = bad
+    report = check(json.loads(json.dumps(doc)))
+    assert not report.accepted
+    assert any("$.netlist.file" in r for r in report.reasons), report.reasons
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(st.characters(codec="utf-8", exclude_characters="/\x00"), min_size=1, max_size=20))
+def test_the_engine_writes_only_names_the_kernel_takes(stem: str) -> None:
+    """Any base name a file can have (no '/' or NUL) becomes a `$.netlist.file` the kernel's rule takes."""
+    from verified_aat.circuits.link_section import link_file
+
+    name = link_file(stem + ".bench")
+    assert 0 < len(name) <= 255 and name.isprintable() and not set(name) & set("/\\") and name not in (".", "..")
+    assert len(link_file("x" * 252 + ".v.aag")) == 255  # a Verilog file's name with '.aag' appended
+    assert link_file("c17.bench") == "c17.bench" and link_file("n\u00e9 <b>.aag") == "n\u00e9 <b>.aag"
