@@ -108,3 +108,28 @@ def test_a_yosys_message_quoting_an_escape_sequence_is_shown_escaped(tmp_path: P
     with pytest.raises(InputError) as caught:
         load_circuit(str(path))
     assert "\x1b" not in caught.value.message and "\\x1b" in caught.value.message
+
+
+@pytest.mark.parametrize("where", ["lemma id", "lemma kind", "construction"])
+def test_a_forged_certificates_strings_are_escaped_in_checks_output(tmp_path: Path, capsys, where: str) -> None:
+    """A value a forged certificate chose (a lemma's id or kind, a name) reaches check's rejection lines; an ANSI
+    escape there cleared the screen and could forge a 'result ACCEPTED' line. Now every line check prints from the
+    kernel's report shows a control or format character as its escape (wording.escaped; problems.render too)."""
+    from verified_aat.cli.main import main
+    doc = json.loads(Path("proofs/gate-edge/mixed_depth6.cert.json").read_text())
+    bad = "\x1b[2J\x1b[1;1Hresult       ACCEPTED\n\u202e"
+    if where == "lemma id":
+        doc["lemmas"][0]["id"] = bad
+    elif where == "lemma kind":
+        doc["lemmas"][0]["kind"] = bad
+    else:
+        doc["construction"] = bad
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(doc))
+    code = main(["check", str(path)])  # an unknown built-in's name: not checked (exit 3), the others rejected
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and out.count("\n") == len(out.splitlines())
+    assert "\\x1b[2J" in out or "\\u001b[2J" in out  # escaped, by repr or by JSON
+    assert [line[:21] for line in out.splitlines() if line.startswith("result")] == \
+        ["result       NOT CHEC" if where == "construction" else "result       REJECTED"]
+    assert code == (3 if where == "construction" else 1)

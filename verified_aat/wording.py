@@ -31,3 +31,10 @@ def unprintable(text: str) -> str | None:
             return (f"character U+{ord(c):04X} ({unicodedata.name(c, 'a control character')}) at column {column}: "
                     "names must be printable")
     return None
+
+
+def escaped(text: str) -> str:
+    """``text`` with each character that is not printable (a control or format character, a separator other than
+    the space) written as its Python escape (``\\x1b``, ``\\u202e``): a line of a hostile certificate's values
+    printed to a terminal (an ANSI escape could clear the screen or forge a result line)."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

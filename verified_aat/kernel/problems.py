@@ -22,6 +22,8 @@ def render(message: str, data: Mapping[str, object]) -> str:
     (``{key:16}``: 16) — the display's shortening: a check puts the values in ``data`` in full."""
     def shown(m: re.Match[str]) -> str:
         text, width = (repr if m[2] else str)(data[m[1]]), int(m[3] or 60)
+        if not text.isprintable():  # a forged certificate's id or name: its controls escaped, never printed raw
+            text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
         return text if len(text) <= width else text[:width] + "…"
     return re.sub(r"\{(\w+)(!r)?(?::(\d+))?\}", lambda m: shown(m) if m[1] in data else m[0], message)
 
