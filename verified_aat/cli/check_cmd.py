@@ -26,8 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("certificate", metavar="CERT")
     p.add_argument("--circuit", metavar="FILE",
                    help="the circuit the certificate must be about: a circuit file (same structure) or a netlist "
-                        "(.bench/.blif/.bristol, or a Bristol Fashion .txt: the kernel proves the certified circuit "
-                        "equals the netlist's function)")
+                        "(.bench/.blif/.bristol, a Bristol Fashion .txt, AIGER .aag/.aig, or Verilog .v/.sv through "
+                        "yosys: the kernel proves the certified circuit equals the netlist's function)")
     p.add_argument("--format", choices=["text", "json", "bench", "blif", "bristol"], default=None,
                    dest="circuit_format", help="read --circuit FILE in this format whatever its extension")
     p.add_argument("--mode", choices=["exact", "threshold"], default=None,
