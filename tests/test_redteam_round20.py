@@ -133,3 +133,15 @@ def test_a_forged_certificates_strings_are_escaped_in_checks_output(tmp_path: Pa
     assert [line[:21] for line in out.splitlines() if line.startswith("result")] == \
         ["result       NOT CHEC" if where == "construction" else "result       REJECTED"]
     assert code == (3 if where == "construction" else 1)
+
+
+def test_the_old_bristol_format_is_named_as_such(tmp_path: Path) -> None:
+    """The header-less old Bristol format (line 2: the parties' input bits and the output bits, then gates) was
+    refused with 'expected the number of output values…' at line 3, a gate line; now at line 2, named."""
+    path = tmp_path / "old.txt"
+    path.write_text("4 8\n2 2 2\n2 1 0 2 4 XOR\n2 1 1 3 5 XOR\n2 1 4 5 6 AND\n1 1 6 7 INV\n")
+    with pytest.raises(InputError, match="old Bristol format") as caught:
+        load_circuit(str(path), fmt="bristol")
+    assert caught.value.line == 2
+    path.write_text("1 3\n2 1 1\n1 1\n2 1 0 1 2 AND\n")  # Bristol Fashion with three tokens on line 2: read
+    assert load_circuit(str(path), fmt="bristol").n_inputs == 2

@@ -78,6 +78,10 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
     if len(head) != 2:
         raise InputError(f"expected 'gates wires' on the first line, got {' '.join(head)[:60]!r}", file, l1)
     n_gates, n_wires = _numbers(head, file, l1, "'gates wires'")
+    if outs and outs[-1].isalpha() and len(ins) == 3:  # line 3 is a gate: the old format's one line of bit counts
+        raise InputError("this looks like the old Bristol format (line 2: the two parties' input bits and the output "
+                         "bits); convert it to Bristol Fashion (a line of input value widths, then one of output "
+                         "value widths)", file, l2)
     in_widths, out_widths = _widths(ins, file, l2, "input"), _widths(outs, file, l3, "output")
     if not out_widths:
         raise InputError("the circuit has no outputs", file, l3)
