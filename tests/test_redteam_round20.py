@@ -145,3 +145,20 @@ def test_the_old_bristol_format_is_named_as_such(tmp_path: Path) -> None:
     assert caught.value.line == 2
     path.write_text("1 3\n2 1 1\n1 1\n2 1 0 1 2 AND\n")  # Bristol Fashion with three tokens on line 2: read
     assert load_circuit(str(path), fmt="bristol").n_inputs == 2
+
+
+def test_a_file_name_with_an_escape_never_reaches_the_terminal_raw(tmp_path: Path, capsys) -> None:
+    """A file's stem names the circuit of a netlist or a .circ file with no name line; its controls become '_'
+    (they reached info's 'circuit' line and the certificate), and every bad-input line escapes what is not
+    printable (errors.one_line: it escaped only line breaks, so a file name's ANSI escape recoloured the terminal)."""
+    from verified_aat.cli.main import main
+    bench = tmp_path / "n\x1b[2Jx.bench"
+    bench.write_text("INPUT(a)\nOUTPUT(b)\nb = NOT(a)\n")
+    assert load_circuit(str(bench)).name == "n_[2Jx"
+    circ = tmp_path / "c\u202ex.circ"
+    circ.write_text("input x\nbogus\n")
+    assert main(["info", str(circ)]) == 2
+    err = capsys.readouterr().err
+    assert "\u202e" not in err and "c\\u202ex.circ:2: unknown statement" in err
+    circ.write_text("input x\noutput x\n")
+    assert main(["info", str(circ)]) == 0 and "c_x" in capsys.readouterr().out

@@ -19,8 +19,10 @@ _LINE_BREAKS = str.maketrans({c: repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x8
 
 
 def one_line(text: str) -> str:
-    """``text`` with every line break escaped, so that a message is one line whatever a name holds."""
-    return text.translate(_LINE_BREAKS)
+    """``text`` with every line break escaped, so that a message is one line whatever a name holds, and every other
+    character that is not printable too (an ANSI escape in a file's name recoloured or cleared the terminal)."""
+    text = text.translate(_LINE_BREAKS)
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class InputError(ValueError):

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..limits import MAX_AIGER_DIGITS, MAX_AIGER_IMPLICIT_INPUTS, MAX_AIGER_VARIABLES
 from .netlist_model import BoolGate, Netlist, Parsed, assemble_netlist
-from ..wording import plural, unprintable
+from ..wording import file_stem, plural, unprintable
 
 
 @dataclass(frozen=True)
@@ -273,7 +273,7 @@ def aig_to_netlist(aig: Aig, file: str, name: str) -> Netlist:
 
 def parse_aiger(data: bytes, file: str = "<aiger>") -> Netlist:
     """An AIGER file (ASCII or binary) as a netlist."""
-    return aig_to_netlist(parse_aiger_bytes(data, file), file, Path(file).stem or "aiger")
+    return aig_to_netlist(parse_aiger_bytes(data, file), file, file_stem(file, "aiger"))
 
 
 def read_aiger_source(path: str, fmt: str) -> tuple[Netlist, bytes, str]:
@@ -284,7 +284,7 @@ def read_aiger_source(path: str, fmt: str) -> tuple[Netlist, bytes, str]:
         data = synthesize_aiger(path)
         name = Path(path).name + ".aag"
         try:  # a line of Yosys' AIGER is no line of the Verilog file: the message names the synthesized design
-            netlist = aig_to_netlist(parse_aiger_bytes(data, path), path, Path(path).stem or "aiger")
+            netlist = aig_to_netlist(parse_aiger_bytes(data, path), path, file_stem(path, "aiger"))
         except InputError as exc:
             raise InputError(f"the design Yosys synthesized: {exc.message}", path, None) from None
         return netlist, data, name
@@ -292,7 +292,7 @@ def read_aiger_source(path: str, fmt: str) -> tuple[Netlist, bytes, str]:
         from ..files import read_input
         data = read_input(path, "netlist")
         name = Path(path).name
-    return aig_to_netlist(parse_aiger_bytes(data, path), path, Path(path).stem or "aiger"), data, name
+    return aig_to_netlist(parse_aiger_bytes(data, path), path, file_stem(path, "aiger")), data, name
 
 
 # -- writing -----------------------------------------------------------------------------

@@ -29,11 +29,10 @@ start with), or when asked (``--format bristol``).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from ..errors import InputError
 from .netlist_model import BoolGate, Netlist, Parsed, assemble_netlist, check_text
-from ..wording import plural
+from ..wording import file_stem, plural
 
 _ARITY = {"XOR": (2, 1), "AND": (2, 1), "INV": (1, 1), "NOT": (1, 1), "EQW": (1, 1), "EQ": (1, 1)}
 _OPS = {"XOR": "XOR", "AND": "AND", "INV": "NOT", "NOT": "NOT", "EQW": "BUFF"}
@@ -99,7 +98,7 @@ def parse_bristol(text: str, file: str = "<bristol>") -> Netlist:
     for v, width in enumerate(out_widths):
         for j in range(width):
             names[k], k = f"out{v}_b{j}", k + 1
-    p = Parsed(file, Path(file).stem or "netlist", [(names[i], l2) for i in range(n_in)],
+    p = Parsed(file, file_stem(file, "netlist"), [(names[i], l2) for i in range(n_in)],
                 [(names[i], l3) for i in range(n_wires - n_out, n_wires)], [])
     assigned: dict[int, int] = {}  # wire -> line
     for number, tokens in lines[3:]:

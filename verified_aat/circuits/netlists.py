@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError
-from ..wording import plural
+from ..wording import file_stem, plural
 from .bristol import looks_like_bristol, parse_bristol
 from .covers import MAX_DISJOINT_CUBES, MAX_SHANNON_WORK, disjoint_cubes  # noqa: F401 - disjoint_cubes re-exported
 from .netlist_model import (CONSTANTS, OPS, UNARY, VARIADIC, BoolGate, Netlist, NetlistMeasures,  # noqa: F401
@@ -51,7 +51,7 @@ _GATE_RE = re.compile(rf"^({_NAME})\s*=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)$")
 def parse_bench(text: str, file: str = "<bench>", drop_dead: bool = False) -> Netlist:
     """Parse an ISCAS-85 ``.bench`` netlist (``INPUT(a)``, ``OUTPUT(y)``, ``y = NAND(a, b)``)."""
     check_text(text, file)
-    p = Parsed(file, Path(file).stem or "netlist", [], [], [], drop_dead)
+    p = Parsed(file, file_stem(file, "netlist"), [], [], [], drop_dead)
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -135,7 +135,7 @@ def _cover_gate(name: str, args: tuple[str, ...], rows: list[tuple[str, str, int
 def parse_blif(text: str, file: str = "<blif>", drop_dead: bool = False) -> Netlist:
     """Parse a combinational single-model BLIF file (covers of any number of cubes)."""
     check_text(text, file)
-    p = Parsed(file, Path(file).stem or "netlist", [], [], [], drop_dead)
+    p = Parsed(file, file_stem(file, "netlist"), [], [], [], drop_dead)
     block: tuple[str, tuple[str, ...], int] | None = None
     rows: list[tuple[str, str, int]] = []
     seen_model = ended = False

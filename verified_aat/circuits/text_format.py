@@ -34,7 +34,6 @@ their indices increase with their positions (always so for the builder).
 
 from __future__ import annotations
 
-import os
 import re
 
 from typing import Sequence
@@ -44,7 +43,7 @@ from .assemble import KEYWORDS, Definition, OutputRef, Ref, assemble, gate_label
 from .ir import Circuit, Domain, Kind, Provenance
 from .netlist_model import check_line_breaks
 from .rationals import format_rational, is_rational_literal, looks_numeric, parse_rational
-from ..wording import unprintable
+from ..wording import file_stem, unprintable
 
 MAX_FAN_IN = 1_000_000
 MAX_LINE_LENGTH = 10_000_000
@@ -281,7 +280,7 @@ def parse_circuit_text(text: str, file: str | None = None,
         reader.read_line(raw[:-1] if raw.endswith("\r") else raw, number)
     if reader.last_line == 0:
         raise InputError("empty circuit file (no gates, no outputs)", file, 1)
-    fallback = name or (os.path.splitext(os.path.basename(file))[0] if file else "") or "circuit"
+    fallback = name or (file_stem(file, "circuit") if file else "circuit")
     return reader.finish(fallback)
 
 
