@@ -1,6 +1,5 @@
-"""Per-position obligations (docs/soundness.md S9), rendered as SMT-LIB lemmas (docs/certificates.md): for a layer
-function F, a position p and a settle layer s of p's claims, one lemma at the first layer ≥ s that uses F. A
-per-position *shape key* (the tuple of argument and claim tokens) avoids re-rendering texts already seen."""
+"""Per-position obligations (docs/soundness.md S9) as SMT-LIB lemmas (docs/certificates.md): for a layer function F, a
+position p and a settle layer s of p's claims, one at the first layer ≥ s that uses F; a *shape key* renders each once."""
 
 from __future__ import annotations
 
@@ -8,6 +7,7 @@ import bisect
 import functools
 import hashlib
 from collections import Counter
+from itertools import chain
 from operator import itemgetter
 from typing import Any, Sequence
 
@@ -87,12 +87,15 @@ class Deriver:
         counts: Counter = Counter()
         shapes: dict[Any, list] = {}  # shape → its lemma's entry in found
         patterns, roles, rows, sets, gates = self.claims.patterns, self.claims.roles, self.rows, self.sets, self.gates
-        constants = self._constants
+        constants, local, frame = self._constants, self._local_kinds, self._frame_kinds  # p's kinds: see ``tally``
         ys: dict[int, str] = {}
         hs: dict[tuple[int, int], str] = {}
         left = self.derivation.room  # a stripe's own distinct texts: past the certificate's, the union's are too
+        tally = Counter(zip(map(id, map(patterns.__getitem__, chain(*blocks))), map(local.__getitem__, chain(*blocks)),
+                            map(frame.__getitem__, chain(*blocks))))  # (pattern, local and frame kind) → positions:
+        # each of a pattern's plan entries is one obligation a position, of its kind in ``local`` or ``frame``
         for f_index, fn in enumerate(functions):
-            plans: dict[int, list[tuple[int, list, tuple[int, ...], list, dict, Any]]] = {}  # by claim pattern (shared)
+            plans: dict[int, list[tuple[int, list, tuple[int, ...], list, dict, Any, list, int]]] = {}  # by pattern
             number, heads = fn.number, fn.layer.heads
             for block in blocks:
                 for p in block:
@@ -101,13 +104,12 @@ class Deriver:
                     if plan is None:
                         plan = plans[id(pattern)] = self._plan(fn, pattern)
                     role = roles[p]
-                    for k, (layer, kinds, coords, static, templates, own, goals) in enumerate(plan):
+                    for layer, kinds, coords, static, templates, own, goals, k in plan:
                         values = own(rows[p]) if own else tuple([rows[p][c] if owner == 0 else pooled(  # see _plan
                             heads[owner - 1].pooling, sets[(number, owner - 1)][p], rows, c, self.budget) for owner, c, _ in static])
                         template = templates.get(values) or self._template(fn, coords, static, values, templates, pattern, layer, goals)
                         if (same := template[5]) is not None and (entry := same.get(named := constants.get(role[template[6]]))):
-                            counts[kinds[p]] += 1  # a known shape: a function of the numeral (or None) of the one gate
-                            entry[2] += 1  # p's claims read, when they read one role field and no member (S9)
+                            entry[2] += 1  # a known shape: a function of the numeral (or None) of the one gate read (S9)
                             continue
                         ys.clear()
                         hs.clear()
@@ -139,7 +141,6 @@ class Deriver:
                                 rhs = (f"(sgn {parts[0]})" if gate.op == "sign" else "0.0" if not parts else parts[0]
                                        if len(parts) == 1 else f"({'+' if gate.op == 'add' else '*'} {' '.join(parts)})")
                             shape.append(rhs if power == 1 else f"(* {rhs} {rhs})")
-                        counts[kinds[p]] += 1
                         shape[1], shape[2] = len(ys), len(hs)  # the template fixes how many inputs and goals follow
                         key = tuple(shape)
                         entry = shapes.get(key)
@@ -152,18 +153,19 @@ class Deriver:
                         entry[2] += 1
                         if same is not None:
                             same[named] = entry
+            for (pattern_id, *kind), n in tally.items():  # the counts by kind: every plan entry is one obligation
+                for step in plans[pattern_id]:
+                    counts[kind[step[1] is frame]] += n
         return found, counts
 
     def set_roles(self, role_kinds: list[str], frame_kinds: list[str]) -> None:
         """Obligation kinds: local-step:<gate op or role kind>, frame:<role kind> (one string per kind)."""
-        local = {kind: "local-step:" + kind for kind in set(role_kinds)}
-        frame = {kind: "frame:" + kind for kind in set(frame_kinds)}
-        self._local_kinds, self._frame_kinds = list(map(local.__getitem__, role_kinds)), list(map(frame.__getitem__, frame_kinds))
+        self._local_kinds, self._frame_kinds = ([*map({kind: prefix + kind for kind in set(kinds)}.__getitem__, kinds)]
+                                                for prefix, kinds in (("local-step:", role_kinds), ("frame:", frame_kinds)))
 
     def _plan(self, fn: Function, pattern: dict[int, tuple[int, int, int]]) -> list[tuple]:
-        """Where F checks a position whose claims are ``pattern`` (coordinate → (role, power, settle)): at the first
-        layer ≥ each settle layer, the goal's coordinates (the claims settled by then, increasing), static reads and
-        the goal's (role, power) pairs."""
+        """Where F checks a position whose claims are ``pattern`` (coordinate → (role, power, settle)): at the first layer ≥
+        each settle, the goal's coordinates (settled by then, increasing), static reads (``own``: all p's) and (role, power)s."""
         signature = [(s, c) for c, (_, _, s) in pattern.items()]
         settles, act, plan = {s for s, _ in signature}, fn.layer.activation, []
         at = {fn.layers[i] for i in (bisect.bisect_left(fn.layers, s) for s in settles) if i < len(fn.layers)}
@@ -174,8 +176,7 @@ class Deriver:
             own = all(owner == 0 for owner, _, _ in static) and static and itemgetter(*(c for _, c, _ in static))
             goals = [(pattern[c][0], pattern[c][1]) for c in coords]  # the goal's (role, power) pairs
             kinds = self._local_kinds if layer in settles else self._frame_kinds  # a position's kind, by position
-            plan.append((layer, kinds, coords, static, {}, own, goals))  # {}: templates by static values
-            # (``own`` reads them from p's row alone: a value for one static read, else a tuple)
+            plan.append((layer, kinds, coords, static, {}, own, goals, len(plan)))  # {}: templates by static values
         return plan
 
     def _render(self, fn: Function, coords: tuple[int, ...], template: tuple[int, list, int, list], shape: list) -> str:
@@ -219,8 +220,7 @@ class Deriver:
         number = self._templates.setdefault((fn.number, coords, values), len(self._templates))
         fields = {f for _, among, _, f, _ in slots if among is None and f is not None}  # one, the goal's too, no member:
         same = {} if len(fields) == 1 == len({f for f, _ in goals} | fields) and all(s[1] is None for s in slots) else None
-        memo[key] = template = (number, literals, free, slots, inputs, same, same is not None and fields.pop())
-        return template
+        return memo.setdefault(key, (number, literals, free, slots, inputs, same, same is not None and fields.pop()))
 
 
 def frame_changes(fn: Function, transformer: Transformer, rows: Sequence[Sequence[Number]], structural: set[int],
