@@ -79,7 +79,7 @@ def test_results_carry_enums_that_equal_the_old_strings():
     doc = va.certificate(result, timings=False)
     assert isinstance(doc, dict) and isinstance(doc, va.Certificate)
     assert dumps_certificate(doc) == dumps_certificate(build_certificate(result, include_timings=False))
-    assert repr(doc).startswith("<Certificate 'circuit': version 2, construction gate-edge")
+    assert repr(doc).startswith("<Certificate 'circuit': version 3, construction gate-edge")
     report = va.check(doc)
     assert isinstance(report, Report) and isinstance(report, va.CheckReport)
     assert report.outcome is va.Verdict.ACCEPTED and report.outcome == "accepted" and report.accepted
