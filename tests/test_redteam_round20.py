@@ -102,7 +102,7 @@ def test_the_engine_writes_only_names_the_kernel_takes(stem: str) -> None:
 def test_a_yosys_message_quoting_an_escape_sequence_is_shown_escaped(tmp_path: Path) -> None:
     """The same class through Verilog: Yosys refuses a control character in an escaped identifier with a message
     that quotes it, and the engine relayed the message raw (the ESC reached the terminal).  Fix: a relayed Yosys
-    message shows each unprintable character as its escape (`verilog._shown`)."""
+    message shows each unprintable character as its escape (`errors.one_line`)."""
     path = tmp_path / "esc.v"
     path.write_bytes(b"module m(input \\a\x1b[31m , output y);\n  assign y = ~\\a\x1b[31m ;\nendmodule\n")
     with pytest.raises(InputError) as caught:
@@ -114,7 +114,7 @@ def test_a_yosys_message_quoting_an_escape_sequence_is_shown_escaped(tmp_path: P
 def test_a_forged_certificates_strings_are_escaped_in_checks_output(tmp_path: Path, capsys, where: str) -> None:
     """A value a forged certificate chose (a lemma's id or kind, a name) reaches check's rejection lines; an ANSI
     escape there cleared the screen and could forge a 'result ACCEPTED' line. Now every line check prints from the
-    kernel's report shows a control or format character as its escape (wording.escaped; problems.render too)."""
+    kernel's report shows a control or format character as its escape (errors.one_line; problems.render too)."""
     from verified_aat.cli.main import main
     doc = json.loads(Path("proofs/gate-edge/mixed_depth6.cert.json").read_text())
     bad = "\x1b[2J\x1b[1;1Hresult       ACCEPTED\n\u202e"

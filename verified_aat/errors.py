@@ -15,13 +15,13 @@ EXIT_BAD_INPUT = 2
 EXIT_UNKNOWN = 3
 
 
-_LINE_BREAKS = str.maketrans({c: repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
 
 
 def one_line(text: str) -> str:
-    """``text`` with every line break escaped, so that a message is one line whatever a name holds, and every other
-    character that is not printable too (an ANSI escape in a file's name recoloured or cleared the terminal)."""
-    text = text.translate(_LINE_BREAKS)
+    """``text`` with each character that is not printable (every line break, a control or format character, a
+    separator other than the space) written as its Python escape (``\\n``, ``\\x1b``, ``\\u202e``): a message is one
+    line whatever a name holds, and no ANSI escape of a file's name or a forged certificate's value reaches the
+    terminal."""
     return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

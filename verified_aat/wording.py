@@ -33,13 +33,6 @@ def unprintable(text: str) -> str | None:
     return None
 
 
-def escaped(text: str) -> str:
-    """``text`` with each character that is not printable (a control or format character, a separator other than
-    the space) written as its Python escape (``\\x1b``, ``\\u202e``): a line of a hostile certificate's values
-    printed to a terminal (an ANSI escape could clear the screen or forge a result line)."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def file_stem(path: str, default: str) -> str:
     """A file's name without its folder and extension, as the name of what it holds when the file names nothing
     (``default`` if empty), each unprintable character as ``_``: the name reaches terminal lines and certificates."""

