@@ -240,3 +240,22 @@ def test_workers_past_dasks_pause_fraction_still_run_the_stripes(monkeypatch) ->
         results = shards.map(_pid, "shared", [0, 1])
     assert [r[:2] for r in results] == [("shared", 0), ("shared", 1)]
     assert all(pid != os.getpid() for _, _, pid in results)
+
+
+def _stalls(shared, part):
+    import time
+    time.sleep(20 if part else 0)
+    return part
+
+
+def test_stripes_that_do_not_come_back_in_time_fail_the_map(monkeypatch, caplog) -> None:
+    """A worker that stalls (paused by memory, or a tcp:// worker that hangs) must not hold ``gather`` forever:
+    past the bound the map fails with one warning, and the caller derives in its own process (the test above)."""
+    import distributed
+    from verified_aat import shards as shards_module
+    monkeypatch.setattr(shards_module, "GATHER_SECONDS", 1)
+    monkeypatch.setattr(shards_module, "GATHER_BYTES_PER_SECOND", 10**12)
+    with sharding("local:2") as shards:
+        with pytest.raises(distributed.TimeoutError):
+            shards.map(_stalls, "shared", [0, 1])
+    assert "the Dask cluster failed (TimeoutError" in caplog.text

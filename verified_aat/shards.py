@@ -45,6 +45,8 @@ def parse_cluster(text: str) -> str:
 
 SCATTER_SECONDS = 60                    # a broadcast of the shared inputs that takes longer than this plus
 SCATTER_BYTES_PER_SECOND = 10 * 2**20  # 10 MB/s per copy has failed: map raises, the caller derives here
+GATHER_SECONDS = 600                    # stripes not all back within this plus 1 s per MB of shared inputs
+GATHER_BYTES_PER_SECOND = 2**20        # (10^6 gates: 445 MB, stripes back in under 60 s) have stalled: the same
 
 
 def local_cluster_options(workers: int) -> dict[str, Any]:
@@ -99,11 +101,17 @@ class Shards:
 
     def _map(self, client: Any, fn: Callable[[Any, Any], Any], token: str, payload: bytes,
              parts: Sequence[Any]) -> list[Any]:
+        from distributed import wait
         # bounded: Dask retries a broadcast without end (Scheduler.replicate); past this the caller derives here
         remote = client.scatter(payload, broadcast=True, hash=False,
                                 timeout=SCATTER_SECONDS + len(payload) * len(parts) / SCATTER_BYTES_PER_SECOND)
         futures = [client.submit(_call, fn, token, remote, part, pure=False) for part in parts]
-        return client.gather(futures)
+        try:  # bounded too: a worker that stalls (paused, or a tcp:// worker that hangs) would hold gather forever
+            wait(futures, timeout=GATHER_SECONDS + len(payload) / GATHER_BYTES_PER_SECOND)
+            return client.gather(futures)
+        except BaseException:
+            client.cancel(futures)
+            raise
 
     def close(self) -> None:
         if self._client is not None:
