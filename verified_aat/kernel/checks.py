@@ -112,7 +112,7 @@ def _attention(ctx: Context) -> list[Problem]:
     for k, raw in enumerate(as_list(ctx.doc["hints"]["attention"], "$.hints.attention", 10 * MAX_LAYERS)):
         entry = as_dict(raw, f"$.hints.attention[{k}]", {"function", "head", "method"}, {"key"})
         fh = (entry["function"], entry["head"])
-        need(type(fh[0]) is int and fh not in claims, f"$.hints.attention[{k}]", "an integer function, each head once")
+        need(type(fh[0]) is int and type(fh[1]) is str and fh not in claims, f"$.hints.attention[{k}]", "an integer function and a head's name, each head once")
         claims[fh] = (k, entry)
     by_score: dict[object, list[tuple[int, ...]]] = {}
     ctx.attention_work = budget_for(ctx.rows)  # one budget for every head's keys, walks and brute force
