@@ -1,4 +1,4 @@
-"""The kernel's circuit loader takes a fast path for well-formed add/mul/sign gates; it must accept exactly
+"""The kernel's circuit loader takes a fast path for well-formed add/mul/sign and input gates; it must accept exactly
 what the checked path accepts, and load the same circuit (hypothesis, against the loader's definition)."""
 
 from __future__ import annotations
@@ -39,14 +39,14 @@ def _definition(data: dict[str, Any], limit: int) -> tuple | None:
             return None
     if sorted(inputs) != list(range(len(inputs))):
         return None
-    return tuple(g.op for g in gates), tuple(g.args for g in gates)
+    return tuple(g.op for g in gates), tuple(g.args for g in gates), tuple(g.index for g in gates)
 
 
 entries = st.one_of(
     st.tuples(st.sampled_from(["add", "mul", "sign"]),
               st.one_of(st.lists(st.integers(-1, 6), max_size=4), st.just("x"), st.lists(st.booleans(), max_size=2))
               ).map(list),
-    st.tuples(st.just("input"), st.integers(-1, 3)).map(list),
+    st.tuples(st.just("input"), st.one_of(st.integers(-1, 3), st.booleans(), st.just(2.0))).map(list),
     st.tuples(st.just("const"), st.sampled_from(["0", "1", "-2"])).map(list),
     st.tuples(st.sampled_from(OPS), st.integers(0, 2)).map(list),
     st.just(["add"]), st.just("add"), st.just(["add", [0], 1]))
@@ -63,7 +63,9 @@ def test_the_fast_path_accepts_exactly_what_the_checked_path_accepts(gates: list
         assert wanted is None
         return
     assert wanted is not None, gates
-    assert (tuple(g.op for g in C.gates), tuple(g.args for g in C.gates)) == wanted
+    assert (tuple(g.op for g in C.gates), tuple(g.args for g in C.gates), tuple(g.index for g in C.gates)) == wanted
+    assert len(C.input_gates) == C.n_inputs == sum(g.op == "input" for g in C.gates)
+    assert all(C.gates[g].index == i for i, g in enumerate(C.input_gates))  # the gate of input i
 
 
 def test_a_long_argument_list_is_refused_by_the_fast_path_too() -> None:

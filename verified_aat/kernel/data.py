@@ -106,7 +106,7 @@ def need(ok: bool, path: str, message: str, **data: object) -> None:
 
 
 def as_int(value: Any, path: str, low: int | None = None, high: int | None = None) -> int:
-    need(type(value) is int, path, f"expected an integer, got {type(value).__name__}")
+    need(type(value) is int, path, "expected an integer, got {kind}", kind=type(value).__name__)
     need(low is None or value >= low, path, "must be >= {low}, got {value}", low=low, value=value)
     need(high is None or value <= high, path, "must be <= {high}, got {value}", high=high, value=value)
     return value
@@ -184,16 +184,15 @@ def load_circuit(data: Any, path: str, limit: int = MAX_GATES, extra_keys: set[s
                 arg) == 1) and len(arg) <= limit and all(type(a) is int and 0 <= a < g for a in arg):  # no messages
             gates.append(Gate(op, tuple(arg)))
             continue
+        if op == "input" and type(arg) is int and 0 <= arg <= limit and inputs.setdefault(arg, g) == g:
+            gates.append(Gate("input", index=arg))
+            continue
         where = f"{path}.gates[{g}]"
-        need(type(entry) is list and len(entry) == 2 and type(entry[0]) is str, where,
-             "expected [op, argument]")
+        need(type(entry) is list and len(entry) == 2 and type(entry[0]) is str, where, "expected [op, argument]")
         op, arg = entry
         need(op in OPS, where, "unknown op {op!r}", op=op)
-        if op == "input":
-            i = as_int(arg, where + "[1]", 0, limit)
-            need(i not in inputs, where, f"input {i} appears twice")
-            inputs[i] = g
-            gates.append(Gate("input", index=i))
+        if op == "input":  # an index that is not one, or is repeated: the others were read above
+            raise Malformed(where, "input {i} appears twice", {"i": as_int(arg, where + "[1]", 0, limit)})
         elif op == "const":
             gates.append(Gate("const", value=as_rational(arg, where + "[1]")))
         else:

@@ -177,10 +177,10 @@ class _Normaliser:
             return {}
         if set(p) == {()}:
             return {(): 1 if p[()] > 0 else -1}
-        value = self.known.get(poly_key(p))
+        value = self.known.get(key := poly_key(p))
         if value in (-1, 0, 1):  # a bound ±2 leaves the sign an atom
             return {(): value} if value else {}
-        atom = self.atoms.setdefault(poly_key(p), SIGN_ATOM + len(self.atoms))
+        atom = self.atoms.setdefault(key, SIGN_ATOM + len(self.atoms))
         return {(atom,): 1}
 
 

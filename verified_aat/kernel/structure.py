@@ -15,7 +15,7 @@ def depths(circuit: Circuit) -> list[int]:
         if gate.op in ("input", "const"):
             out.append(0)
         else:
-            out.append(1 + max((out[a] for a in gate.args), default=0))
+            out.append(1 + max(map(out.__getitem__, gate.args), default=0))
     return out
 
 
