@@ -259,3 +259,24 @@ def test_stripes_that_do_not_come_back_in_time_fail_the_map(monkeypatch, caplog)
         with pytest.raises(distributed.TimeoutError):
             shards.map(_stalls, "shared", [0, 1])
     assert "the Dask cluster failed (TimeoutError" in caplog.text
+
+
+def test_a_stripe_that_fails_leaves_the_member_budget_as_it_was() -> None:
+    """Part 0 of the forked shards runs in the kernel's own process: a stripe that spends part of the budget of
+    member reads and then fails (a memory error, a worker limit) must leave all of it to the derivation the caller
+    then runs here (red team, round 22: it was left spent)."""
+    from verified_aat.kernel.obligations import Reads
+    from verified_aat.kernel.sharded import _derive_stripe
+
+    class Failing:
+        budget = Reads(10)
+
+        def _run_range(self, functions, blocks):
+            self.budget.spend(500)
+            raise MemoryError("the stripe ran out of memory")
+
+    deriver = Failing()
+    before = deriver.budget.left
+    with pytest.raises(MemoryError):
+        _derive_stripe((deriver, []), [range(3)])
+    assert deriver.budget.left == before

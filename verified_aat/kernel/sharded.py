@@ -24,9 +24,11 @@ def _derive_stripe(shared: tuple[Any, list[Any]], blocks: list[range]) -> tuple[
     read; the budget is left as it was (part 0 of ForkedShards runs in the kernel's own process)."""
     deriver, functions = shared
     left = deriver.budget.left
-    found, counts = deriver._run_range(functions, blocks)
-    spent, deriver.budget.left = left - deriver.budget.left, left
-    return found, counts, spent
+    try:
+        found, counts = deriver._run_range(functions, blocks)
+        return found, counts, left - deriver.budget.left
+    finally:  # also when the stripe fails: the caller then derives everything here, on the whole budget
+        deriver.budget.left = left
 
 
 def derive_on_shards(deriver: Any, functions: list[Any], shards: Any) -> tuple[dict, Counter] | None:
