@@ -141,3 +141,15 @@ def test_check_reads_json_and_text_files_through_the_kernel(certified, capsys: p
     huge.write_text(f"input x0 x1 x2 x3 x4 x5\nc = const {'7' * 3000}\ng = add x0 c\noutput g\n")
     assert main(["check", str(cert), "--circuit", str(huge)]) == 3  # the kernel's digit limit: not checked
     assert "does not read the given circuit file" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text, why", [
+    ("input x\nc = const 0{zeros}1\ny = add x c\noutput y\n", "operation or number the kernel does not read"),
+    ("input x\ny = add x 1/0{zeros}2\noutput y\n", "a literal spelled past the kernel's 2,000 characters")])
+def test_a_number_spelled_past_the_kernels_digits_is_not_checked_and_says_so(text: str, why: str) -> None:
+    """The engine reads the value (1, 1/2), which the certificate's structure holds in a few characters; the kernel
+    reads a numeral of at most 2,000 characters, so ``check --circuit FILE`` is not checked, naming the number."""
+    text = text.replace("{zeros}", "0" * 2500)
+    assert [g.value for g in parse_circuit_text(text).gates if g.value is not None] in ([1], [0.5])
+    with pytest.raises(NotChecked, match=why):
+        structure(text.encode(), "text")

@@ -53,7 +53,7 @@ def _ordered(defs: Gates, outputs: list[Ref], domain: str) -> dict[str, Any]:
                      else [op, [index(r) for r in refs]])
 
     need(all(type(r) is not str or r in defs for r in [*(r for g in defs.values() for r in g[1]), *outputs]), "$",
-         "a reference to an undefined name")
+         "a reference to an undefined name (or a literal spelled past the kernel's 2,000 characters)")
     for root in defs:
         walk(root, lambda name: defs[name][1], descend, place)
         need(len(gates) <= MAX_GATES, "$", f"more than {MAX_GATES} gates")

@@ -24,7 +24,7 @@ def read(data: bytes) -> tuple[Gates, list[Ref], str]:
         if match:
             op, *args = match[2].split() or ["?"]
             value = read_literal(args[0]) if op == "const" and len(args) == 1 else None
-            need(op in OPS and (op != "const" or value is not None), at, "a gate whose operation the kernel does not read")
+            need(op in OPS and (op != "const" or value is not None), at, "a gate whose operation or number the kernel does not read")
             _named(gates, at, match[1], op, [] if op == "const" else [_ref(a) for a in args], value)
             continue
         keyword, *rest = line.split() or [""]
