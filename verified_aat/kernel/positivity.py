@@ -74,7 +74,7 @@ class _Lemma:
             claims, inner = proof["signs"], proof.get("then")
             saved = dict(self.n.known)
             facts = self.facts(chosen, env)
-            for t, sign, certificate in claims:
+            for t, sign, certificate in _rows(claims, 3):
                 term = _term(t)
                 if sign not in ("+", "-") or term is None:
                     raise BadProof("a sign claim is [TERM, '+' or '-', certificate]")
@@ -111,14 +111,16 @@ class _Lemma:
         if constant <= 0:
             raise BadProof("the constant must be > 0")
         add(total, {(): constant})
-        for q, ks in arg["products"]:
+        for q, ks in _rows(arg["products"], 2):
+            if type(ks) is not list:
+                raise BadProof("a product is a list of fact indices")
             if len(ks) > MAX_FACTORS:  # a longer product is beyond the kernel's limits (not checked)
                 raise TooLarge(f"a product of more than {MAX_FACTORS} facts")
             term: Poly = {(): 1}
             for k in ks:
                 term = self.n.multiply(term, facts[_index(k, len(facts))])
             add(total, term, _nonnegative(q))
-        for q, t in arg["squares"]:
+        for q, t in _rows(arg["squares"], 2):
             square = _term(t)
             if square is None:
                 raise BadProof("a square is an SMT-LIB term")
@@ -194,6 +196,14 @@ def _term(text: Any) -> Sexp | None:
         raise TooLarge(f"a term of more than {MAX_TERM} characters")
     terms = parse(text) if type(text) is str else []
     return terms[0] if len(terms) == 1 else None
+
+
+def _rows(value: Any, width: int) -> list[Any]:
+    """A proof object's list of ``width``-entry lists: a string or an object also iterates, and one was read as a list
+    ({} or "" as an empty one, "1x" as ["1", "x"]: a malformed proof object checked; red team, round 23)."""
+    if type(value) is not list or not all(type(row) is list and len(row) == width for row in value):
+        raise BadProof(f"expected a list of {width}-entry lists")
+    return value
 
 
 def _index(k: Any, n: int) -> int:
