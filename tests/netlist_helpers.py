@@ -10,7 +10,7 @@ import pytest
 from hypothesis import strategies as st
 
 from verified_aat.circuits.netlists import BoolGate, Netlist
-from verified_aat.kernel.netlist_parse import multilinear
+from verified_aat.kernel.netlist_cands import multilinear
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "circuits"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"benchmark netlists not found at {SHARED}")

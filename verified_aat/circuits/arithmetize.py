@@ -198,14 +198,15 @@ def arithmetize(netlist: Netlist, mode: str = "exact", cap: int | None = DEFAULT
 
 
 def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP, fmt: str | None = None,
-                   drop_dead: bool = False) -> Circuit:
+                   drop_dead: bool = False, steps: bool = False) -> Circuit:
     """Read a ``.bench``/``.blif``/Bristol Fashion/AIGER file or synthesize a Verilog one (``fmt``
     overrides what the name and text suggest: :func:`.netlists.netlist_format`, ``.aag``/``.aig``,
     ``.v``/``.sv``) and arithmetize it; provenance records the
     source and carries the netlist link section (:mod:`.link_section`) that lets the kernel
     prove the circuit equals the netlist.  ``drop_dead`` drops the gates no output depends on
     before the netlist is checked (ISCAS-89 s400's undefined net feeds only dead logic); the
-    section then says so and the kernel drops the same gates."""
+    section then says so and the kernel drops the same gates.  ``steps`` (with the linear construction) writes
+    the link by binary steps instead (:mod:`.step_section`)."""
     if mode not in MODES:
         raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)", path)
     fmt = fmt or FOREIGN_EXTENSIONS.get(Path(path).suffix.lower())
@@ -223,8 +224,12 @@ def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP
                       netlist_gate_types=m.gate_types)
     circuit, eng, cands, chosen = _build(netlist, mode, cap, prov)
     from .link_section import attach_link, link_section
-    section = link_section(circuit, eng, netlist, cands, chosen, file=link_file, fmt=link_fmt, mode=mode,
-                           data=data, text=text)
+    if steps and cap is None:  # the link by binary steps (:mod:`.step_section`): the linear construction only
+        from .step_section import step_section
+        section = step_section(circuit, eng, netlist, file=link_file, fmt=link_fmt, mode=mode, data=data, text=text)
+    else:
+        section = link_section(circuit, eng, netlist, cands, chosen, file=link_file, fmt=link_fmt, mode=mode,
+                               data=data, text=text)
     if drop_dead and link_fmt in ("bench", "blif"):
         section["drop_dead"] = True
     return attach_link(circuit, section)

@@ -89,6 +89,8 @@ class LinearEngine(Engine):
         self._times: dict[tuple[Wire, Number], Wire] = {}
         self._journal: list[tuple[dict[Any, Wire], Any]] = []  # table entries made since commit()
         self._out: dict[Form, Wire] = {}
+        self.trace: list[Any] = []  # the last gate's steps: [(i, j, literal)] of its fold, or ["sign", literal]
+        self.traces: dict[str, list[Any]] = {}  # each netlist gate's trace (:mod:`.step_section`)
 
     # -- gates, journalled so that a trial can be rolled back -----------------------------
     def _made(self, key: Any, kind: Kind, args: tuple[Wire, ...] = (), value: Fraction | None = None) -> Wire:
@@ -193,8 +195,9 @@ class LinearEngine(Engine):
         heapq.heapify(heap)
         count = len(heap)
         while len(heap) > 1:
-            x, y = heapq.heappop(heap)[2], heapq.heappop(heap)[2]
+            (_, i, x), (_, j, y) = heapq.heappop(heap), heapq.heappop(heap)
             z = self.binary(f, x, y)
+            self.trace.append((i, j, z))  # leaves are 0 … k − 1, the n-th step's result k + n
             heapq.heappush(heap, (self.lit_depth(z), count, z))
             count += 1
         return heap[0][2]
@@ -202,6 +205,7 @@ class LinearEngine(Engine):
     def polynomial(self, gate: BoolGate, xs: list[Form]) -> Form:
         """The gate's multilinear polynomial of its operand literals, as a literal."""
         op = gate.op
+        self.trace = []
         if op in ("CONST0", "CONST1"):
             return Form.of(int(op == "CONST1"))
         if op in ("BUFF", "NOT"):
@@ -211,10 +215,14 @@ class LinearEngine(Engine):
             if not xs:
                 return Form.of(gate.polarity)
         if op == "COVER":  # the sum of disjoint cubes: the cover's multilinear polynomial
-            total = self.add_literals([self.fold(AND2, [x if lit == "1" else _negate(x)
-                                                        for lit, x in zip(cube, xs) if lit != "-"])
-                                       if cube.count("-") < len(cube) else Form.of(1)
-                                       for cube in disjoint_cubes(gate.cubes)])
+            cubes, folds, roots = disjoint_cubes(gate.cubes), [], []
+            for cube in cubes:
+                self.trace = []
+                lits = [x if lit == "1" else _negate(x) for lit, x in zip(cube, xs) if lit != "-"]
+                roots.append(self.fold(AND2, lits) if lits else Form.of(1))
+                folds.append(self.trace)
+            total = self.add_literals(roots)
+            self.trace = ["cover", cubes, folds, total]
             return total if gate.polarity else _negate(total)
         r = self.fold(_FOLD[op], xs)
         return _negate(r) if op in ("NAND", "NOR", "XNOR") or (op == "CUBE" and not gate.polarity) else r
@@ -255,6 +263,7 @@ class LinearEngine(Engine):
             a, p = self._sum(const, items)
             s = Form(0, ((self.gate(Kind.SIGN, (a,)), p),))
         r = s.affine(1, 1) if conj else s  # AND = 1 + sign(Σx − k), OR = sign(Σx)
+        self.trace = ["sign", r]
         return _negate(r) if negate else r
 
     def netlist_gate(self, gate: BoolGate, xs: list[Form], threshold: bool) -> Form:
@@ -301,6 +310,7 @@ def run_linear(netlist: Netlist, mode: str) -> tuple[LinearEngine, Candidates, l
     threshold = mode == "threshold"
     for gate in netlist.gates:
         lits[gate.name] = eng.netlist_gate(gate, [lits[a] for a in gate.args], threshold)
+        eng.traces[gate.name] = eng.trace
         eng.commit()
     outputs = [(eng.output(lits[name]), name) for name in netlist.outputs]
     cands: Candidates = {name: [(lits[name], [])] for name in netlist.inputs}

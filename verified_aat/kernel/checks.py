@@ -228,6 +228,10 @@ def _netlist(ctx: Context) -> list[str]:
     section or a netlist given with --circuit; without either there is no link to check (its own first case)."""
     if ctx.doc.get("netlist") is None and ctx.options.netlist is None:
         return []
+    if type(ctx.doc.get("netlist")) is dict and "steps" in ctx.doc["netlist"]:  # the link by binary steps
+        from .netlist_steps import step_report
+        problems, ctx.netlist_theorem = step_report(ctx)
+        return problems
     problems, ctx.netlist_theorem, _ = link_report(ctx)
     return problems
 

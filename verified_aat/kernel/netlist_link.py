@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from .data import Gate, Number
-from .netlist_parse import Form, load_link, multilinear
+from .netlist_cands import Form, load_link, multilinear
 from .context import Context
 from .netlist_decide import Node, children, difference
 from .problems import Problem, no_link
