@@ -226,7 +226,8 @@ def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP
     from .link_section import attach_link, link_section
     if steps and cap is None:  # the link by binary steps (:mod:`.step_section`): the linear construction only
         from .step_section import step_section
-        section = step_section(circuit, eng, netlist, file=link_file, fmt=link_fmt, mode=mode, data=data, text=text)
+        section = step_section(circuit, eng, netlist, file=link_file, fmt=link_fmt, mode=mode, data=data,  # type: ignore[arg-type]
+                               text=text)
     else:
         section = link_section(circuit, eng, netlist, cands, chosen, file=link_file, fmt=link_fmt, mode=mode,
                                data=data, text=text)

@@ -34,7 +34,7 @@ def multilinear(gate: NGate, b: list[Any], affine: Callable[[Number, list[tuple[
         xor = affine(Fraction(1, 2), [(Fraction(-1, 2), product([affine(1, [(-2, x)]) for x in b]))])
         return xor if op == "XOR" else neg(xor)
     if op == "COVER":  # Shannon expansion on the first bound operand: multilinear, as the cover is
-        from .netlist_blif import shannon  # a COVER comes from BLIF only
+        from .netlist_shannon import shannon  # a COVER comes from BLIF only
         cover = shannon(frozenset(gate.cubes), b, affine, product, neg, {})
         return cover if gate.polarity == 1 else neg(cover)
     literals = [x if lit == "1" else neg(x) for lit, x in zip(gate.cube, b) if lit != "-"]  # CUBE

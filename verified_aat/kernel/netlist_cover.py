@@ -4,18 +4,22 @@ multilinear polynomial."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from .data import Gate, as_list, need, within
+from .data import as_list, need, within
 from .netlist_form import NGate
-from .netlist_steps import STEP, _expand, _fold, _not, _parts, _wires
 from .sparse_poly import Poly, add
 
 MAX_CUBES = 10_000
 MAX_COVER_WORK = 10_000_000  # cube characters compared (pairs of disjoint cubes, cubes against rows)
 
 
-def cover(gate: NGate, xs: list[Poly], entry: Any, gates: list[Gate], where: str) -> Poly:
+def cover(gate: NGate, xs: list[Poly], entry: Any, where: str, fold: Callable[[list[Poly], Any, str], Poly],
+          literal: Callable[[Any, str, list[Poly]], tuple[Poly, Poly | None]]) -> Poly:
+    """The cover's literal: ``fold`` an AND fold of steps (``netlist_steps._fold``), ``literal`` a literal read
+    with its wire expanded over the wires of the given polynomials (``netlist_steps._literal``)."""
+    def neg(x: Poly) -> Poly:
+        return add({(): 1}, x, -1)
     need(type(entry) is list and len(entry) == 4 and entry[0] == "cover", where,
          "a cover takes [\"cover\", cubes, folds, sum]")
     k, rows = len(gate.args), gate.cubes
@@ -32,17 +36,14 @@ def cover(gate: NGate, xs: list[Poly], entry: Any, gates: list[Gate], where: str
         need(parts == 2 ** r.count("-"), where + "[1]", "the cubes do not cover row {r}", r=r)
     folds = as_list(entry[2], where + "[2]", MAX_CUBES, size=False)
     need(len(folds) == len(cubes), where + "[2]", "one fold per cube")
-    roots = [_fold(STEP["AND"], [x if a == "1" else _not(x) for a, x in zip(d, xs) if a != "-"], f, gates,
-                   f"{where}[2][{n}]") for n, (d, f) in enumerate(zip(cubes, folds))]
+    roots = [fold([x if a == "1" else neg(x) for a, x in zip(d, xs) if a != "-"], f, f"{where}[2][{n}]")
+             for n, (d, f) in enumerate(zip(cubes, folds))]
     total: Poly = {}
-    for r in roots:
-        add(total, r)
-    c, b, w = _parts(entry[3], where + "[3]", len(gates))
-    got = add({(): c} if c else {}, _expand(w, gates, _wires(roots), where + "[3]"), b) if w is not None else \
-        ({(): c} if c else {})
-    need(got == total, where + "[3]", "the sum's literal is not the sum of the cubes")
-    s = total if w is None else add({(): c} if c else {}, {(w,): 1}, b)
-    return s if gate.polarity == 1 else _not(s)
+    for root in roots:
+        add(total, root)
+    lit, value = literal(entry[3], where + "[3]", roots)
+    need(value == total, where + "[3]", "the sum's literal is not the sum of the cubes")
+    return lit if gate.polarity == 1 else neg(lit)
 
 
 def _meet(d: str, e: str) -> bool:

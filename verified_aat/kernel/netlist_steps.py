@@ -15,8 +15,8 @@ from .problems import Problem
 from .sparse_poly import Poly, add, mul
 
 STEP = {"AND": (0, 0, 0, 1), "OR": (0, 1, 1, -1), "XOR": (0, 1, 1, -2)}  # p0 + p1·x + p2·y + p3·x·y
-FOLD = {"AND": "AND", "NAND": "AND", "CUBE": "AND", "BUFF": "AND", "NOT": "AND", "OR": "OR", "NOR": "OR",
-        "XOR": "XOR", "XNOR": "XOR"}
+FOLD = {"AND": "AND", "NAND": "AND", "CUBE": "AND", "BUFF": "AND", "NOT": "AND", "CONST1": "AND", "OR": "OR",
+        "NOR": "OR", "CONST0": "OR", "XOR": "XOR", "XNOR": "XOR"}  # a constant: a fold of no operand, f's unit
 ONE: Poly = {(): 1}
 
 
@@ -34,7 +34,7 @@ def step_report(ctx: Context) -> tuple[list[Problem | str], str]:
         lits[gate.name] = _gate(gate, [lits[a] for a in gate.args], steps[gate.name], gates, threshold,
                                 f"$.netlist.steps[{gate.name!r}]")
     for j, (s, out) in enumerate(zip(net.outputs, C.outputs)):
-        need(_expand(out, gates, _wires([lits[s]]), f"$.netlist output {j}") == lits[s], f"$.netlist output {j}",
+        need(_expand(out, gates, _wires([lits[s]]), f"output {j}") == lits[s], f"$.netlist output {j}",
              "C's output {j} is not signal {s!r}'s literal", j=j, s=s)
     what = "the Boolean function" if threshold else "the gate-wise multilinear extension"
     on = f"{{0,1}}^{C.n_inputs}" if threshold else f"all of R^{C.n_inputs}"
@@ -44,22 +44,19 @@ def step_report(ctx: Context) -> tuple[list[Problem | str], str]:
 def _gate(gate: NGate, xs: list[Poly], entry: Any, gates: list[Gate], threshold: bool, where: str) -> Poly:
     """The gate's literal from its operands' literals ``xs``, by its fold, sign form or cover."""
     op = gate.op
-    if op in ("CONST0", "CONST1"):
-        need(entry == [], where, "a constant takes no steps")
-        return ONE if op == "CONST1" else {}
     if op == "COVER":
-        from .netlist_cover import cover  # BLIF only
-        return cover(gate, xs, entry, gates, where)
+        from .netlist_cover import cover  # BLIF only; it folds and reads literals as here
+        return cover(gate, xs, entry, where, lambda ys, e, at: _fold(STEP["AND"], ys, e, gates, at),
+                     lambda raw, at, roots: _literal(raw, at, gates, _wires(roots)))
     if op == "CUBE":
         xs = [x if lit == "1" else _not(x) for lit, x in zip(gate.cube, xs) if lit != "-"]
-    negate = op in ("NAND", "NOR", "XNOR", "NOT") or (op == "CUBE" and gate.polarity == 0)
-    if type(entry) is list and entry[:1] == ["sign"]:
+    if type(entry) is list and entry and entry[0] == "sign":
         need(threshold and op in ("AND", "NAND", "OR", "NOR", "CUBE") and len(entry) == 2, where,
              "a sign form is for an AND, NAND, OR, NOR or cube in threshold mode: [\"sign\", literal]")
         r = _sign(op not in ("OR", "NOR"), xs, entry[1], gates, where + "[1]")
     else:
         r = _fold(STEP[FOLD[op]], xs, entry, gates, where)
-    return _not(r) if negate else r
+    return _not(r) if op in ("NAND", "NOR", "XNOR", "NOT") or (op == "CUBE" and gate.polarity == 0) else r
 
 
 def _fold(f: tuple[int, int, int, int], xs: list[Poly], entry: Any, gates: list[Gate], where: str) -> Poly:
@@ -76,43 +73,42 @@ def _fold(f: tuple[int, int, int, int], xs: list[Poly], entry: Any, gates: list[
         need(i != j and i not in used and j not in used, at, "operand {i} or {j} is read twice", i=i, j=j)
         used |= {i, j}
         p0, p1, p2, p3 = f
-        want = add(add(add({(): p0} if p0 else {}, L[i], p1), L[j], p2), mul(L[i], L[j]), p3)
-        c, b, w = _parts(step[2], at + "[2]", len(gates))
-        got = {(): c} if c else {}
-        if w is not None:
-            add(got, _expand(w, gates, _wires([L[i], L[j]]), at), b)
-        need(got == want, at, "the step's literal is not f(L[{i}], L[{j}])", i=i, j=j)
-        L.append(got if w is None else add({(): c} if c else {}, {(w,): 1}, b))
-    return L[-1] if L else ONE  # no operand: a cube without literals, AND's unit
+        lit, value = _literal(step[2], at + "[2]", gates, _wires([L[i], L[j]]))
+        need(value == add(add(add({(): p0} if p0 else {}, L[i], p1), L[j], p2), mul(L[i], L[j]), p3), at,
+             "the step's literal is not f(L[{i}], L[{j}])", i=i, j=j)
+        L.append(lit)
+    return L[-1] if L else ONE if f == STEP["AND"] else {}  # no operand: f's unit
 
 
 def _sign(conj: bool, xs: list[Poly], raw: Any, gates: list[Gate], where: str) -> Poly:
     """conj + b·w with w = sign(A) and b·A a positive multiple of S = Σ xs − k (AND) or Σ xs (OR): on 0/1 values
-    1 + sign(S) is their AND and sign(S) their OR (docs/soundness.md N′); w absent: S a constant."""
+    1 + sign(S) is their AND and sign(S) their OR (docs/soundness.md N′); a constant: S is one, conj + sign(S)."""
     s: Poly = {} if not conj else {(): -len(xs)}
     for x in xs:
         add(s, x)
-    c, b, w = _parts(raw, where, len(gates))
+    lit, _ = _literal(raw, where, gates, None)
+    w, b = next(((m[0], v) for m, v in lit.items() if m), (None, 0))
     if w is None:
-        k = s.get((), 0)
-        need(set(s) <= {()} and c == conj + (k > 0) - (k < 0), where, "the sign form's constant is not sign(S)")
-        return {(): c} if c else {}
-    need(gates[w].op == "sign" and c == conj, where, "expected [{c}, ±1, a sign gate]", c=int(conj))
+        k = conj + (s.get((), 0) > 0) - (s.get((), 0) < 0)
+        need(set(s) <= {()} and lit == ({(): k} if k else {}), where, "the sign form's constant is not conj + sign(S)")
+        return lit
+    need(gates[w].op == "sign" and lit.get((), 0) == conj, where, "expected [{c}, ±1, a sign gate]", c=int(conj))
     t = add({}, _expand(gates[w].args[0], gates, _wires(xs), where), b)
     ratios = {Fraction(s[m]) / t[m] for m in s if m in t}
     need(s.keys() == t.keys() and len(ratios) <= 1 and all(r > 0 for r in ratios), where,
          "the sign gate's argument times b is not a positive multiple of the operands' sum{less}", less=" − k" * conj)
-    return add({(): c} if c else {}, {(w,): 1}, b)
+    return lit
 
 
-def _parts(raw: Any, where: str, size: int) -> tuple[int, int, int | None]:
-    """A literal [c] or [c, b, w]: c ∈ {0, 1}, b = ±1, w a gate."""
+def _literal(raw: Any, where: str, gates: list[Gate], leaves: set[int] | None) -> tuple[Poly, Poly | None]:
+    """A literal [c] or [c, b, w] (c ∈ {0, 1}, b = ±1, w a gate): c + b·w, and c + b·(w expanded over ``leaves``)."""
     need(type(raw) is list and len(raw) in (1, 3), where, "expected a literal [c] or [c, b, w]")
-    c = as_int(raw[0], where + "[0]", 0, 1)
+    c: Poly = {(): 1} if as_int(raw[0], where + "[0]", 0, 1) else {}
     if len(raw) == 1:
-        return c, 0, None
+        return c, c
     need(raw[1] in (1, -1) and type(raw[1]) is int, where + "[1]", "b must be 1 or -1")
-    return c, raw[1], as_int(raw[2], where + "[2]", 0, size - 1)
+    w = as_int(raw[2], where + "[2]", 0, len(gates) - 1)
+    return add(dict(c), {(w,): 1}, raw[1]), None if leaves is None else add(dict(c), _expand(w, gates, leaves, where), raw[1])
 
 
 def _expand(root: int, gates: list[Gate], leaves: set[int], where: str) -> Poly:
