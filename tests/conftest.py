@@ -44,3 +44,11 @@ def refute_result(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, A
     with contextlib.redirect_stdout(out):
         assert main(["refute", str(model), "--json"]) == 1
     return json.loads(out.getvalue()), folder
+
+
+@pytest.fixture
+def candidate_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The linear construction's netlist link by candidates (cap mode's, and the default before the link by binary
+    steps): the tests of that link's kernel (``netlist_link.py``) use it through ``pytestmark``."""
+    from verified_aat.circuits import arithmetize
+    monkeypatch.setattr(arithmetize, "STEP_LINK", False)

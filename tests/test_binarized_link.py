@@ -306,7 +306,8 @@ def test_a_forged_netlist_link_in_a_binarized_certificate_is_rejected(tmp_path, 
     assert _cli(capsys, "certify", str(net), "-c", "unique-hard", "--binarize", "-o", str(cert),
                 "--no-timings")[0] == 0
     doc = json.loads(cert.read_text())
-    doc["netlist"]["signals"]["y"][0][0][0] = "5"  # the candidate form of y: 5 + … instead of its own constant
+    last = doc["netlist"]["steps"]["t"][-1][2]  # t = AND(a, b, c): its last step's literal c + b·w, c flipped
+    last[0] = 1 - last[0]
     report = check(doc)
     assert report.outcome == REJECTED and report.rejections[0].check == "netlist", report.reasons
 

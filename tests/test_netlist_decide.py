@@ -23,6 +23,8 @@ from verified_aat.kernel.netlist_threshold import agree, bounds, over_operands
 from verified_aat.kernel.netlist_link import link_report
 from verified_aat.kernel.report import Options
 
+pytestmark = pytest.mark.usefixtures("candidate_link")  # the link by candidates (netlist_link.py): its tests
+
 
 def _value(order: list[Any], bits: tuple[int, ...], v: list[Fraction] | None = None) -> list[Fraction]:
     """The test's own evaluation of a node listing at a point of {0,1}^k (and the frontier variables at v)."""

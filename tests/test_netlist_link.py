@@ -29,8 +29,11 @@ from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.circuits.link_section import netlist_section
 from verified_aat.kernel.data import Malformed, load_circuit
 from verified_aat.kernel.netlist_link import link_report
+from verified_aat.kernel.netlist_steps import step_report
 from verified_aat.kernel.context import Context
 from verified_aat.kernel.report import Options
+
+pytestmark = pytest.mark.usefixtures("candidate_link")  # the link by candidates (netlist_link.py): its tests
 
 C17 = SHARED / "iscas85" / "c17.bench"
 KERNEL = Path(__file__).resolve().parent.parent / "verified_aat" / "kernel"
@@ -42,7 +45,7 @@ BRISTOL = sorted(p.relative_to(SHARED).as_posix() for p in (SHARED / "bristol").
 
 @lru_cache(maxsize=None)
 def imported(rel: str, mode: str, cap: int | None = None) -> Circuit:
-    return import_netlist(str(SHARED / rel), mode, cap)
+    return import_netlist(str(SHARED / rel), mode, cap, steps=False)  # the link by candidates: its own tests
 
 
 def section_of(rel: str, mode: str, cap: int | None = None) -> dict:
@@ -56,8 +59,8 @@ def run(circuit: Circuit, section: dict | None, given: tuple[str, bytes] | None 
     ctx = Context(doc, Options(netlist=given))
     ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
                                extra_keys={"format", "version", "domain"})
-    try:
-        problems, theorem, _ = link_report(ctx)
+    try:  # the link the section is: by binary steps (the linear construction's default) or by candidates
+        problems, theorem = step_report(ctx) if "steps" in (section or {}) else link_report(ctx)[:2]
     except Malformed as exc:  # a malformed field, the netlist's text too: rules.run_checks makes it the rejection
         problems, theorem = [str(exc)], ""
     return [getattr(p, "detail", p) for p in problems], theorem, ctx  # each problem as one line

@@ -24,6 +24,8 @@ from verified_aat.kernel.data import load_circuit
 from verified_aat.kernel.netlist_link import link_report
 from verified_aat.kernel.report import Options
 
+pytestmark = pytest.mark.usefixtures("candidate_link")  # the link by candidates (netlist_link.py): its tests
+
 
 def _linked(path: Path, mode: str) -> tuple[Context, Any]:
     circuit = import_netlist(str(path), mode)

@@ -51,6 +51,8 @@ from verified_aat.schematic import prove as schematic_prove
 from verified_aat.schematic.prove import PROVED, prove_construction, schematic_document
 from verified_aat.transformer.model import Pooling, Transformer
 
+pytestmark = pytest.mark.usefixtures("candidate_link")  # the link by candidates (netlist_link.py): its tests
+
 SERIAL = Options(jobs=1)
 
 

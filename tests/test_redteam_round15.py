@@ -32,6 +32,8 @@ from verified_aat.kernel.data import Malformed, load_circuit
 from verified_aat.kernel.netlist_link import link_report
 from verified_aat.kernel.report import Options
 
+pytestmark = pytest.mark.usefixtures("candidate_link")  # the link by candidates (netlist_link.py): its tests
+
 
 def _netlist(rng: random.Random, n: int, size: int) -> list[tuple[str, int, int, int, int]]:
     """Random gates (op, a, inverted a, b, inverted b) over the inputs and earlier gates; the last is the output."""

@@ -405,7 +405,7 @@ def test_an_exact_mode_netlist_link_never_enters_netlist_threshold(tmp_path: Pat
             "from verified_aat.circuits.link_section import netlist_section\n"
             "from verified_aat.kernel.context import Context\nfrom verified_aat.kernel.data import load_circuit\n"
             "from verified_aat.kernel.netlist_link import link_report\nfrom verified_aat.kernel.report import Options\n"
-            "circuit = import_netlist(sys.argv[1], sys.argv[2])\n"
+            "circuit = import_netlist(sys.argv[1], sys.argv[2], steps=False)\n"
             "ctx = Context({'netlist': netlist_section(circuit)}, Options(solver_trust=False))\n"
             "ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), '$.circuit', "
             "extra_keys={'format', 'version', 'domain'})\n"
@@ -416,3 +416,29 @@ def test_an_exact_mode_netlist_link_never_enters_netlist_threshold(tmp_path: Pat
         run = subprocess.run([sys.executable, "-c", code, str(bench), mode], capture_output=True, text=True, cwd=ROOT,
                              check=True)
         assert run.stdout.split() == ["True", entered], (mode, run.stdout, run.stderr)
+
+
+def test_the_link_by_binary_steps_never_enters_the_link_by_candidates(tmp_path: Path) -> None:
+    """Why the step link's kinds count neither ``netlist_link.py`` nor its prover: in a fresh process, `check` of a
+    certificate whose section is by steps (a cube, a 16-input XOR, a NOR in threshold mode by its sign gate) accepts
+    without importing ``netlist_link``, ``netlist_cands``, ``netlist_decide``, ``netlist_threshold`` or
+    ``netlist_shannon``; with covers (BLIF), ``netlist_cover`` is all it adds."""
+    import subprocess
+    import sys
+    xs = ", ".join(f"x{i}" for i in range(16))
+    bench = tmp_path / "wide.bench"
+    bench.write_text("".join(f"INPUT(x{i})\n" for i in range(16)) + f"OUTPUT(g)\nOUTPUT(h)\ng = XOR({xs})\nh = NOR({xs})\n")
+    blif = tmp_path / "cover.blif"
+    blif.write_text(".model m\n.inputs a b c\n.outputs y\n.names a b c y\n1-0 1\n-11 1\n.end\n")
+    code = ("import sys\nimport verified_aat as va\n"
+            "circuit = va.load_circuit(sys.argv[1], mode=sys.argv[2])\n"
+            "report = va.check(va.certificate(va.certify(circuit, construction='gate-edge')), solver_trust=False)\n"
+            "print(report.outcome, sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('verified_aat.kernel.netlist')))")
+    for path, mode in ((bench, "exact"), (bench, "threshold"), (blif, "exact")):
+        run = subprocess.run([sys.executable, "-c", code, str(path), mode], capture_output=True, text=True, cwd=ROOT,
+                             check=True)
+        outcome, modules = run.stdout.split(" ", 1)
+        assert outcome == "accepted", (mode, run.stdout, run.stderr)
+        assert not {"netlist_link", "netlist_cands", "netlist_decide", "netlist_threshold", "netlist_shannon"} & set(
+            eval(modules)), (path.name, mode, modules)
+        assert ("netlist_cover" in modules) == (path.suffix == ".blif"), modules

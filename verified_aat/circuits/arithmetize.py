@@ -52,6 +52,7 @@ FOREIGN_FORMATS = ("aiger", "verilog")
 FOREIGN_EXTENSIONS = {".aag": "aiger", ".aig": "aiger", ".v": "verilog", ".sv": "verilog"}
 DEFAULT_CAP: int | None = None  # the linear construction
 GUARD = 4  # cap mode gives up beyond GUARD times the linear gate bound
+STEP_LINK = True  # the linear construction's netlist link: by binary steps (False: by candidates, as cap mode's)
 
 
 def _exact_form(eng: Engine, gate: BoolGate, fs: list[Form]) -> Form:
@@ -198,15 +199,16 @@ def arithmetize(netlist: Netlist, mode: str = "exact", cap: int | None = DEFAULT
 
 
 def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP, fmt: str | None = None,
-                   drop_dead: bool = False, steps: bool = False) -> Circuit:
+                   drop_dead: bool = False, steps: bool | None = None) -> Circuit:
     """Read a ``.bench``/``.blif``/Bristol Fashion/AIGER file or synthesize a Verilog one (``fmt``
     overrides what the name and text suggest: :func:`.netlists.netlist_format`, ``.aag``/``.aig``,
     ``.v``/``.sv``) and arithmetize it; provenance records the
     source and carries the netlist link section (:mod:`.link_section`) that lets the kernel
     prove the circuit equals the netlist.  ``drop_dead`` drops the gates no output depends on
     before the netlist is checked (ISCAS-89 s400's undefined net feeds only dead logic); the
-    section then says so and the kernel drops the same gates.  ``steps`` (with the linear construction) writes
-    the link by binary steps instead (:mod:`.step_section`)."""
+    section then says so and the kernel drops the same gates.  With the linear construction the section is
+    the link by binary steps (:mod:`.step_section`, the default: ``STEP_LINK``), else (``steps=False``, or
+    ``cap``) the link by candidates (:mod:`.link_section`)."""
     if mode not in MODES:
         raise InputError(f"unknown arithmetization mode {mode!r} (expected exact or threshold)", path)
     fmt = fmt or FOREIGN_EXTENSIONS.get(Path(path).suffix.lower())
@@ -224,7 +226,7 @@ def import_netlist(path: str, mode: str = "exact", cap: int | None = DEFAULT_CAP
                       netlist_gate_types=m.gate_types)
     circuit, eng, cands, chosen = _build(netlist, mode, cap, prov)
     from .link_section import attach_link, link_section
-    if steps and cap is None:  # the link by binary steps (:mod:`.step_section`): the linear construction only
+    if (STEP_LINK if steps is None else steps) and cap is None:  # by binary steps: the linear construction only
         from .step_section import step_section
         section = step_section(circuit, eng, netlist, file=link_file, fmt=link_fmt, mode=mode, data=data,  # type: ignore[arg-type]
                                text=text)

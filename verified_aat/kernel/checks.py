@@ -15,7 +15,6 @@ from .data import (MAX_DEGREE, MAX_LAYERS, Malformed, as_dict, as_list, as_ratio
 from .defence import run_defence
 from .encoding import Illegitimate, build
 from .layouts import OutsideLayout, construction_of
-from .netlist_link import link_report
 from .obligations import Deriver, Reads, activation_params, frame_changes
 from .context import Context
 from .derivation import layer_functions
@@ -232,6 +231,7 @@ def _netlist(ctx: Context) -> list[str]:
         from .netlist_steps import step_report
         problems, ctx.netlist_theorem = step_report(ctx)
         return problems
+    from .netlist_link import link_report  # the link by candidates (cap mode): a kind of its own
     problems, ctx.netlist_theorem, _ = link_report(ctx)
     return problems
 

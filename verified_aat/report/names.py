@@ -22,7 +22,7 @@ NAMING_NOTE = ("Gate names are the netlist's net names ({file}): N is net N itse
 def net_names(circuit: Circuit, section: Any = None) -> tuple[tuple[str, ...], str]:
     """A name per gate and a sentence saying how the names were chosen ("" for the circuit's own names)."""
     own = tuple(circuit.gate_name(g) for g in range(circuit.size))
-    if not isinstance(section, dict) or not isinstance(section.get("signals"), dict):
+    if not isinstance(section, dict) or not isinstance(section.get("signals", section.get("steps")), dict):
         return own, ""
     try:
         return _from_netlist(circuit, section), NAMING_NOTE.format(file=str(section.get("file", "netlist")))
@@ -41,8 +41,29 @@ def _netlist_outputs(section: dict[str, Any]) -> tuple[str, ...] | None:
         return None
 
 
+def _step_signals(circuit: Circuit, section: dict[str, Any]) -> dict[str, list[Any]]:
+    """A section by binary steps as the candidates section's ``signals`` (net → [[const, [[gate, coefficient]]]]):
+    each net's last literal c + b·w (a fold's last step, a sign form's, a cover's sum), negated where the net is
+    its complement (NAND, NOR, XNOR, an off-set; a BLIF row of 0s is written as the cube the kernel reads)."""
+    from ..circuits.netlists import parse_netlist
+    netlist = parse_netlist(str(section["text"]), str(section.get("file", "netlist")), str(section["format"]))
+    signals: dict[str, list[Any]] = {name: [[["0", [[g, "1"]]], []]]  # input i is C's input gate i
+                                      for name, g in zip(netlist.inputs, circuit.input_gates)}
+    for gate in netlist.gates:
+        entry = section["steps"].get(gate.name)
+        literal = entry[-1] if entry and entry[0] in ("sign", "cover") else entry[-1][2] if entry else None
+        if not isinstance(literal, list) or len(literal) != 3:
+            continue  # no step (a BUFF, a NOT, a constant): the net is its operand's literal or a number
+        negate = gate.op in ("NAND", "NOR", "XNOR", "NOT") or gate.op in ("CUBE", "COVER") and not gate.polarity
+        if section["format"] == "blif" and gate.op in ("NOR", "OR") and len(gate.args) > 1:
+            negate = not negate
+        c, b, w = literal
+        signals[gate.name] = [[[str(1 - c if negate else c), [[w, str(-b if negate else b)]]], []]]
+    return signals
+
+
 def _from_netlist(circuit: Circuit, section: dict[str, Any]) -> tuple[str, ...]:
-    signals = section["signals"]
+    signals = section["signals"] if "signals" in section else _step_signals(circuit, section)
     n = circuit.size
     names: list[str | None] = [None] * n
     images: list[str | None] = [None] * n
