@@ -50,7 +50,7 @@ COVER = """.model cov
 .end
 """
 WIDE = "INPUT(a)\nINPUT(b)\nINPUT(c)\nINPUT(d)\nINPUT(e)\nOUTPUT(g)\nOUTPUT(h)\ng = AND(a, b, c, d, e)\nh = XOR(a, b, c, d)\n"
-DEAD = "INPUT(a)\nINPUT(b)\nOUTPUT(g)\ng = NAND(a, b)\nx = XOR(a, b)\n"  # x is read by no output: shadow gates
+DEAD = "INPUT(a)\nINPUT(b)\nOUTPUT(g)\ng = NAND(a, b)\nx = XOR(a, b)\n"  # x is read by no output: it has no steps
 
 
 @lru_cache(maxsize=None)
@@ -121,8 +121,10 @@ def test_iscas_accepted(path: Path, mode: str) -> None:
 def test_small_netlists_accepted(tmp_path: Path, name: str, text: str, mode: str) -> None:
     circuit, section = imported(tmp_path, name, text, mode)
     accepted(circuit, section)
-    if name == "dead.bench":
-        assert section["shadow"]  # the pruned XOR's gates
+    if name == "dead.bench":  # x, which no output reads, has no steps and C none of its gates (no shadow gates)
+        assert "shadow" not in section and "x" not in section["steps"] and circuit.size == 2 + 1 + 4
+        del section["steps"]["g"]  # g is an output: it may not lose its steps
+        assert "no steps" in rejected(circuit, section)
     if name == "cover.blif":
         assert sum(entry[:1] == ["cover"] for entry in section["steps"].values()) == 3
 
@@ -331,3 +333,16 @@ def test_the_step_modules_stay_inside_the_kernel() -> None:
                 assert node.level == 1 or node.module in ("__future__", "fractions", "typing", "dataclasses"), name
             elif isinstance(node, ast.Import):
                 assert all(a.name in ("hashlib", "re") for a in node.names), name
+
+
+def test_a_forged_sign_argument_cannot_make_the_expansion_quadratic() -> None:
+    """A sign form's argument is expanded over all its operands' wires (k of them, a bound of 16 + 4k arguments):
+    a forged argument, the product of two sums over 3,000 wires, had 9·10⁶ term pairs multiplied (and a sum's k terms
+    were checked for degree after each of its k arguments); now a product's term pairs count against the bound."""
+    from verified_aat.kernel.data import Gate, Malformed
+    from verified_aat.kernel.netlist_steps import _expand
+    n = 3000
+    gates = [Gate("input", index=i) for i in range(n)] + [Gate("add", tuple(range(n)))] * 2 + [Gate("mul", (n, n + 1))]
+    assert len(_expand(n, gates, set(range(n)), "$")) == n  # one wide sum: within the bound, and linear
+    with pytest.raises(Malformed, match="past degree 2 or the bound"):
+        _expand(n + 2, gates, set(range(n)), "$")

@@ -49,7 +49,7 @@ def test_engine_messages() -> None:
 # 1 outputs', 'mul cannot take 1 arguments', 'bad cover row for 1 input(s)', 'all 1 lemmas decided', ...).
 
 def test_kernel_rejection_texts() -> None:
-    from verified_aat.kernel import aiger_parse, netlist_blif, netlist_parse
+    from verified_aat.kernel import aiger_parse, netlist_blif, netlist_cands
     from verified_aat.kernel.data import Circuit, Gate, Malformed, load_transformer
     from verified_aat.kernel.defence import _shown
     with pytest.raises(Malformed, match="declares 1 input and 1 output, the circuit has 2 and 1"):
@@ -58,7 +58,7 @@ def test_kernel_rejection_texts() -> None:
         netlist_blif.read_blif(".model m\n.inputs a\n.outputs y\n.names a y\n11 1\n.end\n")
     one = Circuit((Gate("input", index=0),), (0,), 1, (0,))
     with pytest.raises(Malformed, match="mul cannot take 1 argument$"):
-        netlist_parse._shadow([["mul", [0]]], one)
+        netlist_cands._shadow([["mul", [0]]], one)
     with pytest.raises(Malformed, match="an activation must take 1 input and give 1 output$"):
         load_transformer({"coordinates": ["v"], "functions": [{"gates": [["input", 0], ["input", 1]], "outputs": [0]}],
                           "layers": [{"heads": [], "activation": 0}]})

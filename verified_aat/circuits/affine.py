@@ -317,10 +317,10 @@ class Engine:
 
     # -- output -----------------------------------------------------------
     def build(self, name: str, outputs: list[tuple[Wire, str]], domain: Domain,
-              provenance: Provenance | None) -> Circuit:
-        """The circuit of all inputs and the gates the outputs reach, via :class:`CircuitBuilder`."""
+              provenance: Provenance | None, keep: Iterable[Wire] = ()) -> Circuit:
+        """The circuit of all inputs and the gates the outputs (and ``keep``) reach, via :class:`CircuitBuilder`."""
         live = [kind is Kind.INPUT for kind in self.kinds]
-        stack = [w for w, _ in outputs]
+        stack = [w for w, _ in outputs] + list(keep)
         while stack:
             w = stack.pop()
             if not live[w]:

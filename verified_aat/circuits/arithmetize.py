@@ -44,7 +44,7 @@ from typing import Callable
 from ..errors import InputError
 from .affine import Engine, Form
 from .ir import Circuit, Domain, Provenance
-from .linear import MAX_SIGN_FAN_IN, Candidates, gate_bound, run_linear
+from .linear import MAX_SIGN_FAN_IN, Candidates, gate_bound, read_by_outputs, run_linear
 from .netlists import BoolGate, Netlist, measure_netlist, parse_netlist, read_netlist_file
 
 MODES = ("exact", "threshold")
@@ -184,8 +184,9 @@ def _build(netlist: Netlist, mode: str, cap: int | None, provenance: Provenance 
             circuit = eng.build(netlist.name, outputs, domain, provenance)
             if circuit.size <= bound and sum(g.fan_in for g in circuit.gates) <= 3 * bound:
                 return circuit, eng, cands, chosen
-    eng, cands, chosen, outputs = run_linear(netlist, mode)
-    return eng.build(netlist.name, outputs, domain, provenance), eng, cands, chosen
+    eng, cands, chosen, outputs = run_linear(netlist, mode)  # C keeps every wire the outputs' gates' steps name
+    return eng.build(netlist.name, outputs, domain, provenance, keep=eng.traced(read_by_outputs(netlist))), eng, \
+        cands, chosen
 
 
 def arithmetize(netlist: Netlist, mode: str = "exact", cap: int | None = DEFAULT_CAP,

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import heapq
 from fractions import Fraction
-from typing import Any
+from typing import Any, Iterable
 
 from .affine import Engine, Form, Number, Wire, num
 from .covers import disjoint_cubes
@@ -284,6 +284,12 @@ class LinearEngine(Engine):
         assert via_sign is not None
         return via_sign
 
+    def traced(self, names: Iterable[str]) -> list[Wire]:
+        """Every wire the traces of the netlist gates ``names`` name (:mod:`.step_section`): the circuit keeps them,
+        so that a step of a gate some output reads still names C's gates where no output reads its result (an
+        XOR(x, x) = 0 above x's gates)."""
+        return [w for name in names for w in _traced(self.traces[name])]
+
     def output(self, x: Form) -> Wire:
         """A wire computing literal x (at most 2 new gates besides constants)."""
         found = self._out.get(x)
@@ -297,6 +303,23 @@ class LinearEngine(Engine):
                     found = self.gate(Kind.ADD, (self.const(x.const), found))
             self._out[x] = found
         return found
+
+
+def _traced(trace: list[Any]) -> list[Wire]:
+    if trace[:1] == ["sign"]:
+        return [w for w, _ in trace[1].terms]
+    if trace[:1] == ["cover"]:
+        return [w for t in trace[2] for w in _traced(t)] + [w for w, _ in trace[3].terms]
+    return [w for _, _, z in trace for w, _ in z.terms]
+
+
+def read_by_outputs(netlist: Netlist) -> list[str]:
+    """The netlist gates some output depends on, in netlist order (the gates the link by steps states)."""
+    read, gates = set(netlist.outputs), list(netlist.gates)
+    for gate in reversed(gates):  # topological order: a gate's readers come after it
+        if gate.name in read:
+            read.update(gate.args)
+    return [gate.name for gate in gates if gate.name in read]
 
 
 Candidates = dict[str, list[tuple[Form, list[int]]]]

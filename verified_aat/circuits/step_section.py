@@ -11,8 +11,8 @@ trace (``LinearEngine.traces``).  This section states those traces over C's gate
   their sum (before an off-set's negation);
 * a literal ``[c]`` or ``[c, b, w]``: c + b·w, c ∈ {0, 1}, b = ±1, w a gate of C or a shadow gate.
 
-Gates the circuit pruned (a netlist gate no output reads) are *shadow* gates numbered after C's, as in
-:mod:`.link_section`.  The kernel reads a BLIF row of '0's only (which the engine's reader calls NOR, or OR for an
+Only the gates some output depends on have steps, and C keeps every gate their steps name, also where no output
+reads it (a step whose result is a constant above its operands' gates): the section has no shadow gates.  The kernel reads a BLIF row of '0's only (which the engine's reader calls NOR, or OR for an
 off-set) as a cube of negated literals: its steps are AND steps over 1 − x, so each literal is written negated
 (AND(1 − x, 1 − y) = 1 − OR(x, y)).
 """
@@ -23,30 +23,16 @@ import hashlib
 from typing import Any
 
 from .affine import Form
-from .ir import Circuit, Kind
-from .link_section import _q, link_file
-from .linear import LinearEngine
+from .ir import Circuit
+from .link_section import link_file
+from .linear import LinearEngine, read_by_outputs
 from .netlists import Netlist
 
 
 def step_section(circuit: Circuit, eng: LinearEngine, netlist: Netlist, *, file: str, fmt: str, mode: str,
                  data: bytes, text: str) -> dict[str, Any]:
     """The step section for ``circuit``, which ``eng`` (after ``run_linear``) has just built."""
-    index = dict(eng.final)
-    named = [w for trace in eng.traces.values() for w in _wires(trace)]
-    pruned: set[int] = set()
-    stack = [w for w in named if w not in index]
-    while stack:
-        w = stack.pop()
-        if w not in pruned:
-            pruned.add(w)
-            stack.extend(a for a in eng.args[w] if a not in index and a not in pruned)
-    shadow: list[list[Any]] = []
-    for k, w in enumerate(sorted(pruned)):
-        index[w] = len(circuit.gates) + k
-        assert eng.kinds[w] is not Kind.INPUT  # inputs are always kept
-        shadow.append(["const", _q(eng.values[w])] if eng.kinds[w] is Kind.CONST
-                      else [eng.kinds[w].value, [index[a] for a in eng.args[w]]])
+    index = eng.final  # C keeps every wire the traces name (LinearEngine.traced): no shadow gates
 
     def lit(x: Form, negate: bool = False) -> list[Any]:
         x = x.affine(-1, 1) if negate else x
@@ -57,7 +43,8 @@ def step_section(circuit: Circuit, eng: LinearEngine, netlist: Netlist, *, file:
         return [[i, j, lit(z, negate)] for i, j, z in trace]
 
     steps: dict[str, Any] = {}
-    for gate in netlist.gates:
+    read = set(read_by_outputs(netlist))
+    for gate in (g for g in netlist.gates if g.name in read):  # a gate no output depends on needs none
         trace = eng.traces[gate.name]
         negate = fmt == "blif" and gate.op in ("NOR", "OR") and len(gate.args) > 1  # the kernel reads a cube of 0s
         if trace[:1] == ["sign"]:
@@ -67,13 +54,5 @@ def step_section(circuit: Circuit, eng: LinearEngine, netlist: Netlist, *, file:
         else:
             steps[gate.name] = fold(trace, negate)
     return {"file": link_file(file), "format": fmt, "mode": mode, "sha256": hashlib.sha256(data).hexdigest(),
-            "text": text, "shadow": shadow, "steps": steps}
+            "text": text, "steps": steps}
 
-
-def _wires(trace: list[Any]) -> list[int]:
-    """The engine wires a gate's trace names."""
-    if trace[:1] == ["sign"]:
-        return [w for w, _ in trace[1].terms]
-    if trace[:1] == ["cover"]:
-        return [w for t in trace[2] for w in _wires(t)] + [w for w, _ in trace[3].terms]
-    return [w for _, _, z in trace for w, _ in z.terms]

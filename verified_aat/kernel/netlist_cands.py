@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, need
+from .data import Circuit, Gate, Number, as_dict, as_int, as_list, as_rational, counted, need
 from .netlist_form import NGate
-from .netlist_parse import MAX_FORM_TERMS, Netlist, open_section
+from .netlist_parse import Netlist, open_section
 from .problems import Problem
 
+MAX_SHADOW = 10_000_000
+MAX_FORM_TERMS = 100_000
 MAX_CANDIDATES = 64
 Form = tuple[Number, tuple[tuple[int, Number], ...]]  # const + Σ coef·gate, gates increasing
 
@@ -41,7 +43,6 @@ def multilinear(gate: NGate, b: list[Any], affine: Callable[[Number, list[tuple[
     return product(literals) if gate.polarity == 1 else neg(product(literals))
 
 
-
 @dataclass
 class Link:
     name: str
@@ -57,10 +58,11 @@ class Link:
 
 def load_link(raw: Any, C: Circuit, given: tuple[str, bytes] | None) -> Link | Problem:
     """The section read strictly (:class:`Malformed` on bad data), or one problem."""
-    opened = open_section(raw, C, given, {"annotations", "signals", "outputs"})
+    opened = open_section(raw, C, given, {"shadow", "annotations", "signals", "outputs"})
     if isinstance(opened, Problem):
         return opened
-    sec, net, gates = opened
+    sec, net = opened
+    gates = _shadow(sec["shadow"], C)
     notes, cuts = _annotations(sec["annotations"], len(gates))
     cands = _candidates(as_dict(sec["signals"], "$.netlist.signals", set(net.inputs) | {g.name for g in net.gates}),
                         net, C, len(gates))
@@ -125,3 +127,22 @@ def _form(raw: Any, path: str, size: int) -> Form:
         need(c != 0, f"{path}[1][{k}]", "a coefficient is 0")
         terms.append((g, c))
     return as_rational(raw[0], f"{path}[0]"), tuple(terms)
+
+def _shadow(raw: Any, C: Circuit) -> list[Gate]:
+    gates = list(C.gates)
+    for k, entry in enumerate(as_list(raw, "$.netlist.shadow", MAX_SHADOW)):
+        where, g = f"$.netlist.shadow[{k}]", len(gates)
+        need(type(entry) is list and len(entry) == 2 and entry[0] in ("const", "add", "mul", "sign"),
+             where, "expected [op, argument] with op const, add, mul or sign (C's inputs are C's gates)")
+        op, arg = entry
+        if op == "const":
+            gates.append(Gate("const", value=as_rational(arg, where + "[1]")))
+        else:
+            args = as_list(arg, where + "[1]", MAX_FORM_TERMS)
+            for j, a in enumerate(args):
+                need(type(a) is int and 0 <= a < g, f"{where}[1][{j}]",
+                     "shadow gate {g} may only use C's gates and earlier shadow gates, not {a!r}", g=g, a=a)
+            need(len(args) == 1 if op == "sign" else op == "add" or len(args) >= 2, where,
+                 f"{op} cannot take {counted(len(args), 'argument')}")
+            gates.append(Gate(op, tuple(args)))
+    return gates

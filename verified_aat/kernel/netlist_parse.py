@@ -8,13 +8,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .data import Circuit, Gate, as_dict, as_list, as_rational, counted, need, within
+from .data import Circuit, as_dict, counted, need, within
 from .netlist_form import NGate, NetlistError
 from .problems import Problem
 
 MAX_NETLIST_CHARS = 50_000_000
-MAX_SHADOW = 10_000_000
-MAX_FORM_TERMS = 100_000
 
 
 @dataclass(frozen=True)
@@ -100,10 +98,10 @@ def _order(inputs: list[str], outputs: list[str], gates: list[tuple[NGate, int]]
 # -- the section -------------------------------------------------------------------
 
 def open_section(raw: Any, C: Circuit, given: tuple[str, bytes] | None, keys: set[str]
-                 ) -> tuple[dict[str, Any], Netlist, list[Gate]] | Problem:
-    """The section's keys ``keys`` read strictly (:class:`Malformed` on bad data), its netlist parsed and C's gates
-    with the shadow gates after them; or one problem."""
-    sec = as_dict(raw, "$.netlist", keys | {"file", "format", "mode", "sha256", "text", "shadow"}, {"drop_dead"})
+                 ) -> tuple[dict[str, Any], Netlist] | Problem:
+    """The section's keys ``keys`` read strictly (:class:`Malformed` on bad data) and its netlist parsed; or one
+    problem."""
+    sec = as_dict(raw, "$.netlist", keys | {"file", "format", "mode", "sha256", "text"}, {"drop_dead"})
     drop_dead = sec.get("drop_dead", False)
     need(drop_dead is True or "drop_dead" not in sec, "$.netlist.drop_dead", "must be true when present")
     need(not drop_dead or sec["format"] in ("bench", "blif"), "$.netlist.drop_dead", "only for bench or blif")
@@ -129,23 +127,4 @@ def open_section(raw: Any, C: Circuit, given: tuple[str, bytes] | None, keys: se
     if len(net.inputs) != C.n_inputs or len(net.outputs) != len(C.outputs):
         return Problem(f"the netlist has {counted(len(net.inputs), 'input')} and {counted(len(net.outputs), 'output')}, "
                        f"C has {C.n_inputs} and {len(C.outputs)}")
-    return sec, net, _shadow(sec["shadow"], C)
-
-def _shadow(raw: Any, C: Circuit) -> list[Gate]:
-    gates = list(C.gates)
-    for k, entry in enumerate(as_list(raw, "$.netlist.shadow", MAX_SHADOW)):
-        where, g = f"$.netlist.shadow[{k}]", len(gates)
-        need(type(entry) is list and len(entry) == 2 and entry[0] in ("const", "add", "mul", "sign"),
-             where, "expected [op, argument] with op const, add, mul or sign (C's inputs are C's gates)")
-        op, arg = entry
-        if op == "const":
-            gates.append(Gate("const", value=as_rational(arg, where + "[1]")))
-        else:
-            args = as_list(arg, where + "[1]", MAX_FORM_TERMS)
-            for j, a in enumerate(args):
-                need(type(a) is int and 0 <= a < g, f"{where}[1][{j}]",
-                     "shadow gate {g} may only use C's gates and earlier shadow gates, not {a!r}", g=g, a=a)
-            need(len(args) == 1 if op == "sign" else op == "add" or len(args) >= 2, where,
-                 f"{op} cannot take {counted(len(args), 'argument')}")
-            gates.append(Gate(op, tuple(args)))
-    return gates
+    return sec, net

@@ -26,16 +26,17 @@ def step_report(ctx: Context) -> tuple[list[Problem | str], str]:
     opened = open_section(ctx.doc["netlist"], C, ctx.options.netlist, {"steps"})
     if isinstance(opened, Problem):
         return [opened], ""
-    sec, net, gates = opened
+    (sec, net), gates = opened, list(C.gates)
     threshold = sec["mode"] == "threshold"
-    steps = as_dict(sec["steps"], "$.netlist.steps", {g.name for g in net.gates})
+    steps = as_dict(sec["steps"], "$.netlist.steps", set(), {g.name for g in net.gates})
     lits: dict[str, Poly] = {s: {(g,): 1} for s, g in zip(net.inputs, C.input_gates)}
-    for gate in net.gates:
+    for gate in (g for g in net.gates if g.name in steps):  # a gate without steps is no signal's operand, no output
+        need(all(a in lits for a in gate.args), f"$.netlist.steps[{gate.name!r}]", "an operand has no steps")
         lits[gate.name] = _gate(gate, [lits[a] for a in gate.args], steps[gate.name], gates, threshold,
                                 f"$.netlist.steps[{gate.name!r}]")
     for j, (s, out) in enumerate(zip(net.outputs, C.outputs)):
-        need(_expand(out, gates, _wires([lits[s]]), f"output {j}") == lits[s], f"$.netlist output {j}",
-             "C's output {j} is not signal {s!r}'s literal", j=j, s=s)
+        need(s in lits and _expand(out, gates, _wires([lits[s]]), f"output {j}") == lits[s], f"$.netlist output {j}",
+             "C's output {j} is not signal {s!r}'s literal (or it has no steps)", j=j, s=s)
     what = "the Boolean function" if threshold else "the gate-wise multilinear extension"
     on = f"{{0,1}}^{C.n_inputs}" if threshold else f"all of R^{C.n_inputs}"
     return [], f"C equals {what} of netlist {sec['file']} (sha256 {sec['sha256']}) on {on}"
@@ -126,9 +127,11 @@ def _expand(root: int, gates: list[Gate], leaves: set[int], where: str) -> Poly:
             need(budget[0] >= 0 and op in ("const", "add", "mul"), where,
                  "gate {g} does not expand to the operands' wires {leaves} within the bound", g=root, leaves=sorted(leaves))
             out: Poly = ({(): value} if value else {}) if op == "const" else {} if op == "add" else ONE
-            for a in args:
-                out = add(out, of(a)) if op == "add" else mul(out, of(a))
-                need(all(len(m) <= 2 for m in out), where, "gate {g} expands past degree 2", g=root)
+            for a in args:  # a product's term pairs count against the bound too (a forged sign's two wide sums)
+                x, budget[0] = of(a), budget[0] - (0 if op == "add" else len(out) * len(of(a)))
+                out = add(out, x) if op == "add" else mul(out, x) if budget[0] >= 0 else {}
+                need(op == "add" or budget[0] >= 0 and all(len(m) <= 2 for m in out), where,
+                     "gate {g} expands past degree 2 or the bound", g=root)
             memo[g] = out
         return memo[g]
     return of(root)
