@@ -115,6 +115,20 @@ def test_iscas_accepted(path: Path, mode: str) -> None:
         assert any(entry[:1] == ["sign"] for entry in section["steps"].values())  # sign forms are checked
 
 
+SHARED_NETLISTS = sorted(str(p.relative_to(SHARED)) for p in SHARED.rglob("*") if p.is_file() and p.suffix in (
+    ".bench", ".blif", ".txt", ".aag", ".aig") and not p.name.startswith(("LICENSE", "README"))) if SHARED.is_dir() else []
+
+
+@needs_shared
+@pytest.mark.parametrize("mode", ["exact", "threshold"])
+@pytest.mark.parametrize("name", SHARED_NETLISTS)
+def test_every_shared_netlist_is_linked_by_steps(name: str, mode: str) -> None:
+    """The default link on every netlist in ../shared/circuits (FP-mul's honest steps once passed the expansion
+    bound when a product's trivial term pair was charged to it)."""
+    circuit, section = imported(None, str(SHARED / name), None, mode)
+    assert "steps" in section and accepted(circuit, section)
+
+
 @pytest.mark.parametrize("mode", ["exact", "threshold"])
 @pytest.mark.parametrize("name,text", [("cover.blif", COVER), ("wide.bench", WIDE), ("dead.bench", DEAD),
                                        ("adder.txt", FULL_ADDER)])

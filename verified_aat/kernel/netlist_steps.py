@@ -128,7 +128,7 @@ def _expand(root: int, gates: list[Gate], leaves: set[int], where: str) -> Poly:
                  "gate {g} does not expand to the operands' wires {leaves} within the bound", g=root, leaves=sorted(leaves))
             out: Poly = ({(): value} if value else {}) if op == "const" else {} if op == "add" else ONE
             for a in args:  # a product's term pairs count against the bound too (a forged sign's two wide sums)
-                x, budget[0] = of(a), budget[0] - (0 if op == "add" else len(out) * len(of(a)))
+                x, budget[0] = of(a), budget[0] - (0 if op == "add" else len(out) * len(of(a)) // 2)  # 1·1: free
                 out = add(out, x) if op == "add" else mul(out, x) if budget[0] >= 0 else {}
                 need(op == "add" or budget[0] >= 0 and all(len(m) <= 2 for m in out), where,
                      "gate {g} expands past degree 2 or the bound", g=root)
