@@ -26,7 +26,7 @@ from .affine import Form
 from .ir import Circuit
 from .link_section import link_file
 from .linear import LinearEngine, read_by_outputs
-from .netlists import Netlist
+from .netlists import BoolGate, Netlist
 
 
 def step_section(circuit: Circuit, eng: LinearEngine, netlist: Netlist, *, file: str, fmt: str, mode: str,
@@ -46,7 +46,7 @@ def step_section(circuit: Circuit, eng: LinearEngine, netlist: Netlist, *, file:
     read = set(read_by_outputs(netlist))
     for gate in (g for g in netlist.gates if g.name in read):  # a gate no output depends on needs none
         trace = eng.traces[gate.name]
-        negate = fmt == "blif" and gate.op in ("NOR", "OR") and len(gate.args) > 1  # the kernel reads a cube of 0s
+        negate = written_negated(fmt, gate)
         if trace[:1] == ["sign"]:
             steps[gate.name] = ["sign", lit(trace[1], negate)]
         elif trace[:1] == ["cover"]:
@@ -56,3 +56,8 @@ def step_section(circuit: Circuit, eng: LinearEngine, netlist: Netlist, *, file:
     return {"file": link_file(file), "format": fmt, "mode": mode, "sha256": hashlib.sha256(data).hexdigest(),
             "text": text, "steps": steps}
 
+
+def written_negated(fmt: str, gate: BoolGate) -> bool:
+    """Whether the gate's steps are written negated: a BLIF row of 0s, which the engine's reader calls NOR (OR for
+    an off-set) and the kernel reads as a cube of negated literals (AND₂(1 − x, 1 − y) = 1 − OR₂(x, y))."""
+    return fmt == "blif" and gate.op in ("NOR", "OR") and len(gate.args) > 1

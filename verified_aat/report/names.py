@@ -46,6 +46,7 @@ def _step_signals(circuit: Circuit, section: dict[str, Any]) -> dict[str, list[A
     each net's last literal c + b·w (a fold's last step, a sign form's, a cover's sum), negated where the net is
     its complement (NAND, NOR, XNOR, an off-set; a BLIF row of 0s is written as the cube the kernel reads)."""
     from ..circuits.netlists import parse_netlist
+    from ..circuits.step_section import written_negated
     netlist = parse_netlist(str(section["text"]), str(section.get("file", "netlist")), str(section["format"]))
     signals: dict[str, list[Any]] = {name: [[["0", [[g, "1"]]], []]]  # input i is C's input gate i
                                       for name, g in zip(netlist.inputs, circuit.input_gates)}
@@ -55,8 +56,7 @@ def _step_signals(circuit: Circuit, section: dict[str, Any]) -> dict[str, list[A
         if not isinstance(literal, list) or len(literal) != 3:
             continue  # no step (a BUFF, a NOT, a constant): the net is its operand's literal or a number
         negate = gate.op in ("NAND", "NOR", "XNOR", "NOT") or gate.op in ("CUBE", "COVER") and not gate.polarity
-        if section["format"] == "blif" and gate.op in ("NOR", "OR") and len(gate.args) > 1:
-            negate = not negate
+        negate ^= written_negated(str(section["format"]), gate)  # a BLIF row of 0s: its steps are written negated
         c, b, w = literal
         signals[gate.name] = [[[str(1 - c if negate else c), [[w, str(-b if negate else b)]]], []]]
     return signals
