@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from verified_aat.kernel import Options, check_certificate
-from verified_aat.kernel.problems import Problem, Rejection, render
-from verified_aat.kernel.report import SHOWN, Report
+from verified_aat.kernel.problems import SHOWN, Problem, Rejection, render
+from verified_aat.kernel.report import Report
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "verified_aat" / "kernel"

@@ -380,12 +380,12 @@ def test_certify_then_check_against_the_netlist(tmp_path: Path, capsys: pytest.C
     assert main(["certify", str(C17), "-c", "gate-edge", "--mode", mode, "-o", str(cert)]) == 0
     assert json.loads(cert.read_text())["netlist"]["file"] == "c17.bench"
     capsys.readouterr()
-    assert main(["check", str(cert), "--circuit", str(C17)]) == 0
+    assert main(["check", str(cert), "--circuit", str(C17), "--candidate-link"]) == 0
     out = capsys.readouterr().out
     theorem = next(line for line in out.splitlines() if line.startswith("theorem"))
     what = "Boolean function" if mode == "threshold" else "gate-wise multilinear extension"
     assert f"C equals the {what}" in theorem and "netlist c17.bench" in theorem
-    assert main(["check", str(cert), "--circuit", str(SHARED / "iscas85" / "c432.bench")]) == 1
+    assert main(["check", str(cert), "--circuit", str(SHARED / "iscas85" / "c432.bench"), "--candidate-link"]) == 1
     capsys.readouterr()
     # bad input by the engine's parser is exit 2 with the file named, as for every command that reads it (the
     # kernel's leaner reader took an empty file, or one with only comments, for a well-formed netlist: exit 1)
@@ -407,7 +407,7 @@ def test_the_api_certificate_carries_the_link() -> None:
     doc = va.certificate(va.certify(circuit, "gate-edge"), timings=False)
     assert doc["netlist"] == netlist_section(circuit)
     # the kernel takes the plain JSON object (as read from a file), not the API's Certificate subclass
-    report = check_certificate(dict(doc), Options(netlist=("c17.bench", C17.read_bytes())))
+    report = check_certificate(dict(doc), Options(netlist=("c17.bench", C17.read_bytes()), candidate_link=True))
     assert report.accepted and "netlist c17.bench" in report.theorem
 
 

@@ -151,7 +151,7 @@ def test_aiger_accepted(mode: str) -> None:
 def test_the_kernel_checks_a_step_section_in_a_certificate(tmp_path: Path) -> None:
     """checks._netlist enters the step link for a section with steps (docs/soundness.md N′)."""
     source = (ROOT / "verified_aat" / "kernel" / "checks.py").read_text()
-    assert '"steps" in ctx.doc["netlist"]' in source and "from .netlist_steps import step_report" in source
+    assert '"steps" in raw' in source and "from .netlist_steps import step_report" in source
 
 
 # -- forged sections ----------------------------------------------------------------------------------------

@@ -291,8 +291,8 @@ def test_a_netlist_lemma_only_a_solver_decides_is_named_and_not_trusted_without_
         pytest.skip("needs ../shared/circuits")
     cert = tmp_path / "c432.json"
     assert main(["certify", str(c432), "--mode", "threshold", "-c", "gate-edge", "-o", str(cert)]) == 0
-    trusting = va.check(str(cert))
+    trusting = va.check(str(cert), candidate_link=True)
     assert trusting.accepted and "netlist-link lemma (z3)" in trusting.trust
-    strict = va.check(str(cert), solver_trust=False)
+    strict = va.check(str(cert), solver_trust=False, candidate_link=True)
     assert strict.outcome == "not-checked"
     assert any("no solver is trusted" in u and "netlist link" in u for u in strict.unchecked)

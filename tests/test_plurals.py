@@ -66,8 +66,8 @@ def test_kernel_rejection_texts() -> None:
 
 
 def test_kernel_trust_line_and_reasons() -> None:
-    from verified_aat.kernel.problems import Rejection
-    from verified_aat.kernel.report import SHOWN, Report
+    from verified_aat.kernel.problems import SHOWN, Rejection
+    from verified_aat.kernel.report import Report
     assert Report(lemmas=1, kernel_decided=1).trust.startswith("1 lemma decided by the kernel itself")
     assert Report(lemmas=3, kernel_decided=3).trust.startswith("all 3 lemmas decided by the kernel itself")
     trust = Report(lemmas=1, kernel_decided=0, solver_only=["L0 (z3)"]).trust

@@ -231,7 +231,7 @@ def check(certificate: dict[str, Any] | str | os.PathLike[str], circuit: Circuit
           solver: str | None = None, solver_trust: bool = True, netlist: str | None = None,
           circuit_format: str | None = None, netlist_mode: str | None = None, timeout: float | None = 20.0,
           jobs: int = 1, defence_budget: int | None = None, cluster: str | None = None,
-          progress: Callable[[str, int, int], None] | None = None) -> CheckReport:
+          candidate_link: bool = False, progress: Callable[[str, int, int], None] | None = None) -> CheckReport:
     """The trusted kernel's verdict on a certificate (a dict or a path): a CheckReport
     (``.outcome``, a Verdict: accepted / rejected / not-checked; ``.theorem``, ``.rejections``;
     ``.trust``: what it rests on — the kernel's own normal form, or which lemmas a solver alone decided).
@@ -248,7 +248,9 @@ def check(certificate: dict[str, Any] | str | os.PathLike[str], circuit: Circuit
     ``timeout``: seconds per lemma and solver (None: no limit); ``jobs``: processes deriving the
     obligations of large certificates; ``defence_budget``: activation evaluations of the defence
     interpreter; ``cluster``: derive a large certificate's obligations on a Dask cluster, as for
-    :func:`certify` (the verdict is the same); ``progress``: called with each check's name, number and
+    :func:`certify` (the verdict is the same); ``candidate_link``: read a netlist link by candidates (``certify
+    --cap``'s, or a certificate written before stop 51), whose kernel modules are past the 3,000 trusted lines of
+    the default (README); without it such a certificate is *not checked*; ``progress``: called with each check's name, number and
     count (display only).
     """
     from .given_circuit import given
@@ -275,7 +277,7 @@ def check(certificate: dict[str, Any] | str | os.PathLike[str], circuit: Circuit
         options = Options(**chosen, circuit_file=link.circuit_file, netlist=link.netlist,
                           binarized_sha256=link.binarized, jobs=jobs, shards=shards,
                           timeout_ms=None if timeout is None else _milliseconds("timeout", timeout),
-                          defence_budget=defence_budget, progress=progress)
+                          defence_budget=defence_budget, candidate_link=bool(candidate_link), progress=progress)
         return kernel_check(doc, options)
 
 

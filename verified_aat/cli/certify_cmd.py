@@ -10,6 +10,7 @@ from ..constructions.binarize import binarize, describe_binarized
 from ..constructions.registry import construction_choice, resolve_construction
 from ..errors import EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, InputError, LimitReached
 from ..wording import plural
+from .common import by_candidates
 from .resources import add_resource_options, require_memory
 from ..gc_pause import gc_paused
 from .option_rules import decimal, integer
@@ -170,7 +171,8 @@ def _report_json(result, doc, args: argparse.Namespace) -> int:
     outcome, detail = _kernel_line(result)
     return emit(envelope(
         "certify", result.status, reasons=list(result.problems),
-        kernel={"outcome": outcome, "theorem": detail if outcome == "ACCEPTED" else None},
+        kernel={"outcome": outcome, "theorem": detail if outcome == "ACCEPTED" else None,
+                "candidate_link": by_candidates(doc)},
         counts={"gates": circuit.size, "edges": circuit.n_edges, "positions": result.encoding.length,
                 "layers": t.n_layers, "lemmas": len(result.derivation.lemmas),
                 "obligations": sum(kinds.values()), "solver_calls": result.solver_calls},
@@ -219,6 +221,10 @@ def _report(result, doc, args: argparse.Namespace) -> int:
     if doc is not None:
         if args.output:
             print(f"certificate      {'(standard output)' if args.output == '-' else args.output}")
+        if by_candidates(doc):
+            print("note             its netlist link is by candidates (--cap): `verified-aat check CERT "
+                  "--candidate-link` re-checks it, trusting that link's own kernel modules (README); without "
+                  "--candidate-link, check says NOT CHECKED")
         if args.export_smt:
             files = export_smt(doc, args.export_smt)
             print(f"smt-lib          {plural(len(files), 'file')} in {args.export_smt}")

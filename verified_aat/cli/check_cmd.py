@@ -11,6 +11,7 @@ import json
 import sys
 
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError, one_line
+from .common import by_candidates
 from .resources import add_resource_options, require_memory
 from .option_rules import decimal, integer
 from ..wording import plural
@@ -37,6 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "own normal form does not)")
     p.add_argument("--no-solver-trust", action="store_true",
                    help="a lemma that only a solver decides is NOT CHECKED (exit 3), never ACCEPTED")
+    p.add_argument("--candidate-link", action="store_true",
+                   help="read a netlist link by candidates (certify --cap N, or a certificate written before stop 51), "
+                        "trusting that link's own kernel modules, past the default's 3,000 lines (README); without it "
+                        "such a certificate is NOT CHECKED (exit 3)")
     p.add_argument("--jobs", "-j", type=integer, default=2,
                    help="workers of a local Dask cluster deriving the obligations of large certificates (≥ 1; "
                         "default 2; the verdict does not depend on it)")
@@ -69,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
             progress("check", 1, total)
         report = check(doc, args.circuit or None, solver=args.solver, solver_trust=not args.no_solver_trust,
                        circuit_format=args.circuit_format, netlist_mode=args.mode, timeout=args.timeout,
-                       jobs=args.jobs, defence_budget=args.defence_budget, cluster=args.cluster, progress=show)
+                       jobs=args.jobs, defence_budget=args.defence_budget, cluster=args.cluster,
+                       candidate_link=args.candidate_link, progress=show)
     if getattr(args, "json", False):
         return _report_json(report, doc, args, solvers)
     return _print_report(report, doc, args, solvers)
@@ -108,6 +114,9 @@ def _print_report(report, doc: dict, args: argparse.Namespace, solvers: tuple[st
         print(f"not checked  {one_line(item)}")
     if report.accepted:
         print(f"trust        {one_line(report.trust)}")
+        if args.candidate_link and by_candidates(doc):
+            print("trust        and the netlist link by candidates (--candidate-link): its own kernel modules, "
+                  "past the default's 3,000 trusted lines (README)")
         print(f"theorem      {one_line(report.theorem)}")
         print("result       ACCEPTED")
         return EXIT_OK
@@ -147,7 +156,7 @@ def _report_json(report, doc, args: argparse.Namespace, solvers: tuple[str, ...]
                 "not_checked": len(report.unchecked)},
         timings={"total": report.seconds},
         certificate=args.certificate, solvers=list(solvers), solver_only=list(report.solver_only),
-        solver_trust=not args.no_solver_trust,
+        solver_trust=not args.no_solver_trust, candidate_link=bool(args.candidate_link and by_candidates(doc)),
         theorem=report.theorem if report.accepted else None,
         checks=[{"name": name, "result": result, "seconds": round(seconds, 6)}
                 for name, result, seconds in report.checks],

@@ -207,3 +207,10 @@ def _cluster(text: str) -> str:
         return parse_cluster(text)
     except InputError as exc:
         raise argparse.ArgumentTypeError(exc.message) from None
+
+
+def by_candidates(doc: Any) -> bool:
+    """Whether a certificate's netlist section is a link by candidates (cap mode), which check reads only with
+    --candidate-link."""
+    section = doc.get("netlist") if isinstance(doc, dict) else None
+    return isinstance(section, dict) and "steps" not in section

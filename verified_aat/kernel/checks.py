@@ -20,7 +20,7 @@ from .context import Context
 from .derivation import layer_functions
 from .schedule import base_failures, claims_from_rules, readout_failures
 from .discharge import discharge_derivation
-from .problems import Problem
+from .problems import CANDIDATES, Problem
 from .report import Options, Report
 from .rules import Check, judge, sha256_json
 
@@ -225,12 +225,16 @@ def _defence(ctx: Context) -> list[str]:
 def _netlist(ctx: Context) -> list[str]:
     """N: the netlist link (``netlist_link.py`` and its readers) runs only for a certificate with a netlist
     section or a netlist given with --circuit; without either there is no link to check (its own first case)."""
-    if ctx.doc.get("netlist") is None and ctx.options.netlist is None:
+    raw = ctx.doc.get("netlist")
+    if raw is None and ctx.options.netlist is None:
         return []
-    if type(ctx.doc.get("netlist")) is dict and "steps" in ctx.doc["netlist"]:  # the link by binary steps
+    if raw is not None and (type(raw) is not dict or "steps" in raw):  # the link by binary steps (or malformed)
         from .netlist_steps import step_report
         problems, ctx.netlist_theorem = step_report(ctx)
         return problems
+    if raw is not None and not ctx.options.candidate_link:  # the link by candidates: only when asked (N)
+        ctx.unchecked.append(CANDIDATES)
+        return []
     from .netlist_link import link_report  # the link by candidates (cap mode): a kind of its own
     problems, ctx.netlist_theorem, _ = link_report(ctx)
     return problems

@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+CANDIDATES = ("the netlist section is a link by candidates (certify --cap N, or a certificate written before stop 51), "
+              "which the kernel reads only when asked, its trusted lines being past issue 19's 3,000 (README): check it "
+              "with --candidate-link (candidate_link=True), or certify again without --cap for a link by binary steps")  # N (wording only)
 SHOWN = 5  # rejections a report's reasons show one by one (display only: ``rejections`` holds them all)
 
 
@@ -65,6 +68,19 @@ def shown_reasons(report: Any) -> list[str]:
     more = len(report.rejections) - SHOWN
     return ([str(r) for r in report.rejections[:SHOWN]] + [f"… and {more} more rejection{'s' * (more > 1)}"]
             * (more > 0) + [f"not checked: {u}" for u in report.unchecked])
+
+
+def trust_line(report: Any) -> str:
+    """What an accepted verdict rests on, as ``Report.trust`` shows it: the kernel's normal form, or which lemmas a
+    solver alone decided (display only: the verdict is the report's ``outcome``)."""
+    lemmas, kernel_decided, solver_only = report.lemmas, report.kernel_decided, report.solver_only
+    if not solver_only:
+        return (f"{'all ' * (lemmas > 1)}{lemmas} lemma{'s' * (lemmas != 1)} decided by the kernel itself (normal "
+                "form, checked proof object or a COPY's structure): no solver on the path to ACCEPTED")
+    shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
+    return (f"{kernel_decided} of {lemmas} lemma{'s' * (lemmas != 1)} decided by the kernel itself (normal form, "
+            f"checked proof object); {len(solver_only)} {'more ' if kernel_decided == lemmas else ''}rest"
+            f"{'s' * (len(solver_only) == 1)} on a solver's unsat alone: {shown}")
 
 
 def no_link(ctx: Any) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .problems import SHOWN, Rejection, shown_reasons
+from .problems import Rejection, shown_reasons, trust_line
 
 
 ACCEPTED, REJECTED, NOT_CHECKED = "accepted", "rejected", "not-checked"
@@ -22,6 +22,7 @@ class Options:
     timeout_ms: int | None = 20_000       # per lemma and solver; None: no limit
     circuit_file: tuple[str, bytes, str] | None = None  # --circuit FILE (name, bytes, text|json|structure): read by circuit_file.py
     netlist: tuple[str, bytes] | None = None  # --circuit FILE (a netlist): (file name, bytes)
+    candidate_link: bool = False          # read a netlist link by candidates (N, its own trusted-base kinds)
     binarized_sha256: tuple[str, ...] = ()  # hashes of --circuit FILE binarized: a match is *not checked*, never accepted
     defence_budget: int | None = None     # activation evaluations the interpreter may spend (None: automatic)
     progress: Any = None                  # called with each check's name before it runs (display only)
@@ -46,19 +47,8 @@ class Report:
     seconds: float = 0.0
 
     @property
-    def trust(self) -> str:
-        """What an accepted verdict rests on: the kernel's normal form, or which lemmas a solver alone decided."""
-        lemmas, kernel_decided, solver_only = self.lemmas, self.kernel_decided, self.solver_only
-        if not solver_only:
-            return (f"{'all ' * (lemmas > 1)}{lemmas} lemma{'s' * (lemmas != 1)} decided by the kernel itself (normal "
-                    "form, checked proof object or a COPY's structure): no solver on the path to ACCEPTED")
-        shown = "; ".join(solver_only[:SHOWN]) + (f"; … {len(solver_only) - SHOWN} more" if len(solver_only) > SHOWN else "")
-        return (f"{kernel_decided} of {lemmas} lemma{'s' * (lemmas != 1)} decided by the kernel itself (normal form, "
-                f"checked proof object); {len(solver_only)} {'more ' if kernel_decided == lemmas else ''}rest"
-                f"{'s' * (len(solver_only) == 1)} on a solver's unsat alone: {shown}")
-
-    @property
     def accepted(self) -> bool:
         return self.outcome == ACCEPTED
 
     reasons = property(shown_reasons)  # display only (problems.py)
+    trust = property(trust_line)  # display only: what an accepted verdict rests on (problems.py)
