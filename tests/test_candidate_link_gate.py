@@ -126,3 +126,15 @@ def test_a_default_check_of_a_cap_certificate_never_imports_the_candidate_link(t
     assert outcome == "not-checked", run.stdout + run.stderr
     assert not {"netlist_link", "netlist_cands", "netlist_decide", "netlist_threshold", "netlist_shannon",
                 "netlist_parse"} & set(eval(modules)), modules
+
+
+def test_report_reads_the_link_by_candidates_only_with_the_option(tmp_path: Path) -> None:
+    from verified_aat.cli.main import main
+    cert = tmp_path / "cap.json"
+    cert.write_text(_capped_text("exact"))
+    for extra, unchecked in (([], True), (["--candidate-link"], False)):
+        page = tmp_path / f"r{len(extra)}.html"
+        assert main(["report", str(cert), "-o", str(page), *extra]) == 0
+        html = page.read_text()
+        assert ("not checked: the netlist section is a link by candidates" in html) is unchecked
+        assert ("C equals the gate-wise multilinear extension of netlist half.bench" in html) is not unchecked

@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-check", action="store_true",
                    help="a certificate: show its own status instead of running the trusted kernel")
     p.add_argument("--solver", choices=("z3", "cvc5", "both"), default="z3", help="the kernel's solver (default z3)")
+    p.add_argument("--candidate-link", action="store_true",
+                   help="a certificate with a netlist link by candidates (certify --cap N): let the kernel read it, "
+                        "as check --candidate-link does (without it the page says not checked)")
     p.set_defaults(func=run)
 
 
@@ -78,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if given(args, "layout") and isinstance(source, dict) and is_theorem_certificate(source):
         raise InputError("--layout draws a circuit; a schematic or audit certificate's page has none (here it would "
                          "do nothing)", "command line")
-    for option in ("solver", "no_check"):
+    for option in ("solver", "no_check", "candidate_link"):
         if given(args, option) and isinstance(source, _RefuteJson):
             raise InputError(f"--{option.replace('_', '-')} goes with a certificate, which the kernel checks; a refute "
                              "result is shown, not checked (here it would do nothing)", "command line")
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                                                            or is_theorem_certificate(source)):
         from ..api import check
 
-        source = _with_kernel(source, check(source, solver=args.solver), name)
+        source = _with_kernel(source, check(source, solver=args.solver, candidate_link=args.candidate_link), name)
     write(source, args.output, layout=args.layout)
     return EXIT_OK
 
