@@ -11,11 +11,11 @@ from .netlist_form import NGate
 from .sparse_poly import Poly, add
 
 MAX_CUBES = 10_000
-MAX_COVER_WORK = 10_000_000  # cube characters compared (pairs of disjoint cubes, cubes against rows)
+MAX_COVER_WORK = 10_000_000  # cube characters compared (pairs of disjoint cubes, cubes against rows), all covers'
 
 
 def cover(gate: NGate, xs: list[Poly], entry: Any, where: str, fold: Callable[[list[Poly], Any, str], Poly],
-          literal: Callable[[Any, str, list[Poly]], tuple[Poly, Poly | None]]) -> Poly:
+          literal: Callable[[Any, str, list[Poly]], tuple[Poly, Poly | None]], work: list[int]) -> Poly:
     """The cover's literal: ``fold`` an AND fold of steps (``netlist_steps._fold``), ``literal`` a literal read
     with its wire expanded over the wires of the given polynomials (``netlist_steps._literal``)."""
     def neg(x: Poly) -> Poly:
@@ -26,7 +26,8 @@ def cover(gate: NGate, xs: list[Poly], entry: Any, where: str, fold: Callable[[l
     cubes = as_list(entry[1], where + "[1]", MAX_CUBES)
     need(all(type(d) is str and len(d) == k and not set(d) - set("01-") for d in cubes), where + "[1]",
          "a cube is a string over 0, 1, - with one character per operand")
-    within(len(cubes) * (len(cubes) + len(rows)) * k <= MAX_COVER_WORK, where, "a cover too large to compare")
+    work[0] += len(cubes) * (len(cubes) + len(rows)) * k  # in all: 10⁷ a gate let a section of many cost hours
+    within(work[0] <= MAX_COVER_WORK, where, "the section's covers too large to compare (their cubes' pairs, in all)")
     need(not any(_meet(d, e) for i, d in enumerate(cubes) for e in cubes[:i]), where + "[1]", "two cubes meet")
     need(all(any(all(b in ("-", a) for a, b in zip(d, r)) for r in rows) for d in cubes), where + "[1]",
          "a cube is not inside a row")

@@ -26,14 +26,14 @@ def step_report(ctx: Context) -> tuple[list[Problem | str], str]:
     opened = open_section(ctx.doc["netlist"], C, ctx.options.netlist, {"steps"})
     if isinstance(opened, Problem):
         return [opened], ""
-    (sec, net), gates = opened, list(C.gates)
+    (sec, net), gates, work = opened, list(C.gates), [0]  # work: all covers' comparisons (netlist_cover)
     threshold = sec["mode"] == "threshold"
     steps = as_dict(sec["steps"], "$.netlist.steps", set(), {g.name for g in net.gates})
     lits: dict[str, Poly] = {s: {(g,): 1} for s, g in zip(net.inputs, C.input_gates)}
     for gate in (g for g in net.gates if g.name in steps):  # a gate without steps is no signal's operand, no output
         need(all(a in lits for a in gate.args), f"$.netlist.steps[{gate.name!r}]", "an operand has no steps")
         lits[gate.name] = _gate(gate, [lits[a] for a in gate.args], steps[gate.name], gates, threshold,
-                                f"$.netlist.steps[{gate.name!r}]")
+                                f"$.netlist.steps[{gate.name!r}]", work)
     for j, (s, out) in enumerate(zip(net.outputs, C.outputs)):
         need(s in lits and _expand(out, gates, _wires([lits[s]]), f"output {j}") == lits[s], f"$.netlist output {j}",
              "C's output {j} is not signal {s!r}'s literal (or it has no steps)", j=j, s=s)
@@ -42,13 +42,13 @@ def step_report(ctx: Context) -> tuple[list[Problem | str], str]:
     return [], f"C equals {what} of netlist {sec['file']} (sha256 {sec['sha256']}) on {on}"
 
 
-def _gate(gate: NGate, xs: list[Poly], entry: Any, gates: list[Gate], threshold: bool, where: str) -> Poly:
+def _gate(gate: NGate, xs: list[Poly], entry: Any, gates: list[Gate], threshold: bool, where: str, work: list[int]) -> Poly:
     """The gate's literal from its operands' literals ``xs``, by its fold, sign form or cover."""
     op = gate.op
     if op == "COVER":
         from .netlist_cover import cover  # BLIF only; it folds and reads literals as here
         return cover(gate, xs, entry, where, lambda ys, e, at: _fold(STEP["AND"], ys, e, gates, at),
-                     lambda raw, at, roots: _literal(raw, at, gates, _wires(roots)))
+                     lambda raw, at, roots: _literal(raw, at, gates, _wires(roots)), work)
     if op == "CUBE":
         xs = [x if lit == "1" else _not(x) for lit, x in zip(gate.cube, xs) if lit != "-"]
     if type(entry) is list and entry and entry[0] == "sign":

@@ -1,0 +1,182 @@
+"""Red team, round 24: the gate that reads a netlist link by candidates only with ``--candidate-link``, and the link
+by binary steps (``kernel/netlist_steps.py``, ``netlist_cover.py``) read by default.
+
+Found: (1) a BLIF cover's comparisons (its cubes pairwise, cubes against rows) were bounded per gate only
+(``MAX_COVER_WORK``, 10⁷ cube characters a cover), so a section of many covers, each just under the bound and all
+sharing one circuit's wires, had no bound in all: 1.2 s of kernel time a cover for 116 KB of section, about 40 minutes
+for a certificate within the 256 MB limit.  Now the bound is the section's, for all its covers together (past it
+the link is *not checked*, as a single cover past it was).
+
+The rest are attacks the kernel answers by the rule they break (see each test): sections mixing ``steps`` with the
+candidate keys, ``steps`` null or of another type, a section null or absent with a netlist given, the netlist text
+edited with its hash recomputed and the steps re-derived for the edit, outputs swapped, names duplicated.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verified_aat.circuits.arithmetize import import_netlist
+from verified_aat.circuits.ir import Circuit
+from verified_aat.circuits.json_format import canonical_circuit_bytes
+from verified_aat.circuits.link_section import netlist_section
+from verified_aat.kernel import Options, check_certificate
+from verified_aat.kernel.context import Context
+from verified_aat.kernel.data import Malformed, NotChecked, load_circuit
+from verified_aat.kernel.netlist_steps import step_report
+
+FULL_ADDER = ("INPUT(a)\nINPUT(b)\nINPUT(c)\nOUTPUT(s)\nOUTPUT(co)\nx = XOR(a, b)\ns = XOR(x, c)\ng = AND(a, b)\n"
+              "p = AND(x, c)\nco = OR(g, p)\n")
+
+
+def _parity_blif(k: int, covers: int) -> str:
+    """``covers`` covers of the same k inputs, each the rows of odd parity (2^(k-1) minterms): disjoint cubes that
+    share every wire of one circuit, so each cover adds comparisons and no gate of C."""
+    ins = [f"i{j}" for j in range(k)]
+    odd = ["".join(b) + " 1" for b in itertools.product("01", repeat=k) if b.count("1") % 2]
+    lines = [".model parity", ".inputs " + " ".join(ins), ".outputs " + " ".join(f"g{n}" for n in range(covers))]
+    for n in range(covers):
+        lines += [".names " + " ".join(ins) + f" g{n}", *odd]
+    return "\n".join(lines + [".end", ""])
+
+
+def _imported(tmp: Path, name: str, text: str, mode: str = "exact") -> tuple[Circuit, dict[str, Any]]:
+    (tmp / name).write_text(text)
+    circuit = import_netlist(str(tmp / name), mode, steps=True)
+    section = netlist_section(circuit)
+    assert section is not None and "steps" in section
+    return circuit, copy.deepcopy(section)
+
+
+def _step_verdict(circuit: Circuit, section: dict[str, Any]) -> str:
+    ctx = Context({"netlist": section}, Options(solver_trust=False))
+    ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
+                               extra_keys={"format", "version", "domain"})
+    try:
+        problems, theorem = step_report(ctx)
+    except NotChecked:
+        return "not-checked"
+    except Malformed:
+        return "rejected"
+    return "accepted" if theorem and not problems else "rejected"
+
+
+# -- (1) the covers' work, in all ----------------------------------------------------------------------------------
+
+def test_many_covers_each_under_the_bound_are_not_checked_in_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """Eight parity covers of 8 inputs (128 cubes, 262,144 comparisons each): one is within a bound of 10⁶, eight
+    together are not; before, each was compared against the bound alone and all eight were accepted."""
+    from verified_aat.kernel import netlist_cover
+    monkeypatch.setattr(netlist_cover, "MAX_COVER_WORK", 1_000_000)  # 10⁷ in the kernel: the same rule, faster
+    one = _imported(tmp_path, "one.blif", _parity_blif(8, 1))
+    eight = _imported(tmp_path, "eight.blif", _parity_blif(8, 8))
+    assert one[0].n_inputs == eight[0].n_inputs and len(eight[0].gates) == len(one[0].gates)  # no gate of C added
+    assert _step_verdict(*one) == "accepted"
+    assert _step_verdict(*eight) == "not-checked"
+
+
+def test_the_cover_budget_is_shared_by_the_calls_it_is_given() -> None:
+    """``cover`` charges its comparisons to the section's counter: a small cover after a nearly spent budget is past
+    it (the counter is the step report's, one per section)."""
+    from verified_aat.kernel.netlist_cover import MAX_COVER_WORK, cover
+    from verified_aat.kernel.netlist_form import NGate
+    gate = NGate("y", "COVER", ("a", "b"), "", 1, ("1-", "-1"))
+    entry = ["cover", ["1-", "01"], [[], [[0, 1, [0, 1, 5]]]], [0, 1, 6]]
+    with pytest.raises(NotChecked, match="in all"):
+        cover(gate, [{(0,): 1}, {(1,): 1}], entry, "$.netlist.steps['y']", lambda *a: {}, lambda *a: ({}, {}),
+              [MAX_COVER_WORK - 1])
+
+
+def test_a_cover_section_within_the_bound_is_still_accepted(tmp_path: Path) -> None:
+    """One parity cover of 10 inputs (5.2·10⁶ comparisons) is within the section's 10⁷ and accepted; two are past it
+    together, not checked (each alone was within the old bound a cover)."""
+    assert _step_verdict(*_imported(tmp_path, "par.blif", _parity_blif(10, 1))) == "accepted"
+    assert _step_verdict(*_imported(tmp_path, "par2.blif", _parity_blif(10, 2))) == "not-checked"
+
+
+# -- the gate and the step link on whole certificates (no finding) --------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _certificate_text(mode: str) -> str:
+    """A full adder's certificate (bench, the link by binary steps), as text: each test gets its own copy."""
+    import tempfile
+
+    from verified_aat.api import certificate, certify
+    from verified_aat.circuits.io import load_circuit
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fa.bench"
+        path.write_text(FULL_ADDER)
+        return json.dumps(dict(certificate(certify(load_circuit(str(path), mode)))))
+
+
+def _certificate(mode: str = "exact") -> dict[str, Any]:
+    doc = json.loads(_certificate_text(mode))
+    assert "steps" in doc["netlist"]
+    return doc
+
+
+def _outcome(doc: dict[str, Any], **options: Any) -> str:
+    return check_certificate(json.loads(json.dumps(doc)), Options(solver_trust=False, **options)).outcome
+
+
+def _with_text(section: dict[str, Any], text: str) -> None:
+    section["text"], section["sha256"] = text, hashlib.sha256(text.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("edit", [
+    {"shadow": []}, {"annotations": {}}, {"signals": {}}, {"outputs": []},  # steps beside the candidate keys
+    {"steps": None}, {"steps": []}, {"steps": "x"}, {"steps": 0}, {"steps": {}},  # steps null, of another type, empty
+    {"drop_dead": False}, {"drop_dead": None}])
+def test_a_step_section_with_a_candidate_key_or_odd_steps_is_rejected_with_or_without_the_option(edit) -> None:
+    doc = _certificate()
+    doc["netlist"].update(edit)
+    for options in ({}, {"candidate_link": True}, {"netlist": ("fa.bench", FULL_ADDER.encode())}):
+        assert _outcome(doc, **options) == "rejected", (edit, options)
+
+
+@pytest.mark.parametrize("section", ["null", "absent"])
+def test_no_section_with_a_netlist_given_is_rejected(section: str) -> None:
+    """The theorem without a section names no netlist; given one with --circuit, it is a rejection (not accepted)."""
+    doc = _certificate()
+    if section == "null":
+        doc["netlist"] = None
+    else:
+        del doc["netlist"]
+    assert _outcome(doc) == "accepted"  # a theorem about C alone
+    assert _outcome(doc, netlist=("fa.bench", FULL_ADDER.encode())) == "rejected"
+
+
+@pytest.mark.parametrize("mode", ["exact", "threshold"])
+@pytest.mark.parametrize("old, new", [("co = OR(g, p)", "co = XOR(g, p)"), ("s = XOR(x, c)", "s = XNOR(x, c)"),
+                                      ("OUTPUT(s)\nOUTPUT(co)", "OUTPUT(co)\nOUTPUT(s)"),
+                                      ("g = AND(a, b)", "g = AND(a, a)")])
+def test_an_edited_netlist_with_its_steps_rederived_is_rejected(tmp_path: Path, mode: str, old: str, new: str
+                                                                ) -> None:
+    """The text edited, its hash recomputed, and the engine's steps for the edited text (its own circuit's wires)
+    or the honest steps kept: never accepted for the certified C."""
+    doc = _certificate(mode)
+    edited = FULL_ADDER.replace(old, new)
+    assert edited != FULL_ADDER
+    _, rederived = _imported(tmp_path, "fa.bench", edited, mode)
+    for steps in (doc["netlist"]["steps"], rederived["steps"]):
+        forged = copy.deepcopy(doc)
+        _with_text(forged["netlist"], edited)
+        forged["netlist"]["steps"] = steps
+        assert _outcome(forged) == "rejected"
+        assert _outcome(forged, netlist=("fa.bench", edited.encode())) == "rejected"
+
+
+def test_duplicated_names_are_rejected() -> None:
+    for old, new in [("INPUT(b)", "INPUT(a)"), ("g = AND(a, b)", "x = AND(a, b)"), ("p = AND(x, c)", "a = AND(x, c)")]:
+        doc = _certificate()
+        _with_text(doc["netlist"], FULL_ADDER.replace(old, new))
+        assert _outcome(doc) == "rejected", old
