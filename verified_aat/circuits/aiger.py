@@ -228,11 +228,9 @@ def aig_to_netlist(aig: Aig, file: str, name: str) -> Netlist:
     sym = {(kind, k): s for kind, k, s in aig.symbols}
     in_names = [sym.get(("i", k), f"i{k}") for k in range(len(aig.inputs))]
     out_names = [sym.get(("o", k), f"o{k}") for k in range(len(aig.outputs))]
-    prefix = ""
-    taken = set(in_names) | set(out_names)
-    while any(s.startswith(prefix + "a") and s[len(prefix) + 1:].isdigit() for s in taken) \
-            or prefix + "false" in taken:
-        prefix += "_"
+    stripped = {(len(s) - len(t), t) for s in set(in_names) | set(out_names) for t in [s.lstrip("_")]}
+    taken = {j for j, t in stripped if t == "false" or t[:1] == "a" and t[1:].isdigit()}  # '_' before a<n> or false
+    prefix = "_" * min(set(range(len(taken) + 1)) - taken)  # the fewest no name takes (a loop over them was cubic)
     if len(set(in_names)) < len(in_names) or len(set(out_names)) < len(out_names) or set(in_names) & set(out_names):
         in_names = [f"i{k}" for k in range(len(aig.inputs))]
         out_names = [f"o{k}" for k in range(len(aig.outputs))]

@@ -53,14 +53,14 @@ def read(data: bytes, expect: tuple[int, int] | None = None) -> tuple[list[str],
                          f"the circuit has {expect[0]} and {expect[1]}")
     if n_out + (2 * n_and if binary else n_in + 6 * n_and) > len(body):
         raise AigerError("line 1: the header declares more outputs and ANDs than the file has bytes for")
-    rest, line = body, 2
+    start, line = 0, 2  # the next line's first byte and number (partitioning off the rest copied it a line: quadratic)
 
     def take_line() -> list[bytes]:
-        nonlocal rest, line
-        raw, sep, rest = rest.partition(b"\n")
-        if not sep and not raw:
+        nonlocal start, line
+        if start >= len(body):
             raise AigerError(f"line {line}: unexpected end of file")
-        line += 1
+        end = body.find(_NEWLINE, start) % (len(body) + 1)  # no newline: the last line ends the body
+        raw, start, line = body[start:end], end + 1, line + 1
         return raw.split()
 
     limit = 2 * m + 1
@@ -68,9 +68,9 @@ def read(data: bytes, expect: tuple[int, int] | None = None) -> tuple[list[str],
     outs = [_one(take_line(), line - 1) for _ in range(n_out)]
     ands: list[tuple[int, int, int]] = []
     if binary:
-        ands, pos = _binary_ands(rest, n_in, n_and, line)
-        line += rest.count(_NEWLINE, 0, pos)
-        rest = rest[pos:]
+        ands, pos = _binary_ands(body[start:], n_in, n_and, line)
+        line += body.count(_NEWLINE, start, start + pos)
+        start += pos
     else:
         for _ in range(n_and):
             row = take_line()
@@ -83,7 +83,7 @@ def read(data: bytes, expect: tuple[int, int] | None = None) -> tuple[list[str],
     lits = ins + outs + [x for t in ands for x in t]
     if any(x > limit for x in lits) or any(x & 1 or x < 2 for x in ins):
         raise AigerError(f"a literal is above 2M + 1 = {limit}, or an input literal is odd or below 2")
-    names = _symbols(rest, n_in, n_out, line)
+    names = _symbols(body[start:], n_in, n_out, line)
     return _netlist(ins, outs, ands, names)
 
 
@@ -144,9 +144,8 @@ def _netlist(ins: list[int], outs: list[int], ands: list[tuple[int, int, int]], 
     inputs = [names.get(("i", k), f"i{k}") for k in range(len(ins))]
     outputs = [names.get(("o", k), f"o{k}") for k in range(len(outs))]
     every = inputs + outputs
-    p = ""
-    while p + "false" in every or any(s[:len(p) + 1] == p + "a" and s[len(p) + 1:].isdigit() for s in every):
-        p += "_"
+    taken = {len(s) - len(t) for s in every for t in [s.lstrip("_")] if t == "false" or t[:1] == "a" and t[1:].isdigit()}
+    p = "_" * min(set(range(len(taken) + 1)) - taken)  # the fewest '_' no name has before false or a<n> (linear)
     if len(set(every)) < len(every):
         inputs = [f"i{k}" for k in range(len(ins))]
         outputs = [f"o{k}" for k in range(len(outs))]
