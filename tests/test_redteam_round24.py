@@ -95,6 +95,22 @@ def test_many_covers_each_under_the_bound_are_not_checked_in_all(tmp_path: Path,
     assert _step_verdict(*eight) == "not-checked"
 
 
+def test_an_honest_netlist_of_many_small_covers_is_paid_for_by_its_text(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The covers' bound is 10⁷ beyond 4 comparisons a byte of the netlist: 300 small covers (each 2 cubes over
+    3 inputs, about 60 comparisons) are past a bound of 1,000 on their own, but linear in their text, as reading it
+    is, so accepted; the parity covers above stay past it (their work is quadratic in their rows)."""
+    from verified_aat.kernel import netlist_cover
+    monkeypatch.setattr(netlist_cover, "MAX_COVER_WORK", 1_000)
+    lines = [".model many", ".inputs a b c", ".outputs " + " ".join(f"y{n}" for n in range(300))]
+    for n in range(300):
+        lines += [f".names a b c y{n}", "1-0 1", "-11 1"]
+    many = _imported(tmp_path, "many.blif", "\n".join(lines + [".end", ""]))
+    assert _step_verdict(*many) == "accepted"
+    monkeypatch.setattr(netlist_cover, "MAX_COVER_WORK", 1_000 - 4 * len(many[1]["text"]))  # without the credit
+    assert _step_verdict(*many) == "not-checked"
+
+
 def test_the_cover_budget_is_shared_by_the_calls_it_is_given() -> None:
     """``cover`` charges its comparisons to the section's counter: a small cover after a nearly spent budget is past
     it (the counter is the step report's, one per section)."""
