@@ -103,7 +103,7 @@ def test_c17_aag_certified_and_linked(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["certify", str(DATA / "c17.aag"), "-c", "gate-edge", "-o", str(cert)]) == 0
     assert main(["check", str(cert), "--circuit", str(DATA / "c17.aag")]) == 0
     out = capsys.readouterr().out
-    assert "netlist c17.aag" in out and "ACCEPTED" in out
+    assert "netlist 'c17.aag'" in out and "ACCEPTED" in out
     # another AIGER file is not the embedded one
     other = tmp_path / "c17b.aag"
     other.write_bytes((DATA / "c17.aag").read_bytes().replace(b"22 19 17", b"22 19 16"))
@@ -114,7 +114,7 @@ def test_ctrl_aig_certified_and_linked(tmp_path: Path, capsys: pytest.CaptureFix
     cert = tmp_path / "ctrl.cert.json"
     assert main(["certify", str(DATA / "ctrl.aig"), "-c", "gate-edge", "-o", str(cert)]) == 0
     assert main(["check", str(cert), "--circuit", str(DATA / "ctrl.aig")]) == 0
-    assert "netlist ctrl.aig" in capsys.readouterr().out
+    assert "netlist 'ctrl.aig'" in capsys.readouterr().out
     doc = json.loads(cert.read_text())
     assert doc["netlist"]["format"] == "aiger" and doc["netlist"]["text"].startswith("aig ")
 
@@ -178,7 +178,7 @@ def test_structural_verilog_c17(tmp_path: Path, capsys: pytest.CaptureFixture[st
     cert = tmp_path / "v.cert.json"
     assert main(["certify", str(DATA / "c17.v"), "-c", "gate-edge", "-o", str(cert)]) == 0
     assert main(["check", str(cert), "--circuit", str(DATA / "c17.v")]) == 0
-    assert "netlist c17.v.aag" in capsys.readouterr().out
+    assert "netlist 'c17.v.aag'" in capsys.readouterr().out
 
 
 @verilog
@@ -217,7 +217,7 @@ def test_kernel_aiger_section_rules() -> None:
     section = netlist_section(circuit)
     assert section is not None and section["format"] == "aiger"
     problems, theorem, _ = run(circuit, section, given=("ctrl.aig", (DATA / "ctrl.aig").read_bytes()))
-    assert not problems and "netlist ctrl.aig" in theorem
+    assert not problems and "netlist 'ctrl.aig'" in theorem
     wide = section["text"] + "\u0101"
     forged = dict(section, text=wide, sha256=hashlib.sha256(wide.encode("utf-8")).hexdigest())
     assert "above U+00FF" in run(circuit, forged)[0][0]

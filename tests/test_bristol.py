@@ -261,7 +261,7 @@ def test_certify_then_check_a_bristol_file_down_to_the_netlist(tmp_path: Path, c
     assert main(["certify", str(path), "-c", "gate-edge", "-o", str(cert)]) == 0
     capsys.readouterr()
     assert main(["check", str(cert), "--circuit", str(path)]) == 0
-    assert "netlist fa.txt" in capsys.readouterr().out
+    assert "netlist 'fa.txt'" in capsys.readouterr().out
     other = tmp_path / "other.dat"
     other.write_text(FULL_ADDER.replace("2 1 4 5 8 XOR", "2 1 4 5 8 AND"))
     assert main(["check", str(cert), "--circuit", str(other), "--format", "bristol"]) == 1

@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from functools import lru_cache
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,7 @@ def test_a_link_by_candidates_is_not_checked_by_default_and_accepted_when_asked(
     assert default.outcome == "not-checked" and default.unchecked == [CANDIDATES] and not default.rejections
     assert "--candidate-link" in default.unchecked[0]
     asked = _verdict(doc, candidate_link=True)
-    assert asked.accepted and "netlist half.bench" in asked.theorem, asked.reasons
+    assert asked.accepted and "netlist 'half.bench'" in asked.theorem, asked.reasons
 
 
 @pytest.mark.parametrize("mode", ["exact", "threshold"])
@@ -135,6 +136,6 @@ def test_report_reads_the_link_by_candidates_only_with_the_option(tmp_path: Path
     for extra, unchecked in (([], True), (["--candidate-link"], False)):
         page = tmp_path / f"r{len(extra)}.html"
         assert main(["report", str(cert), "-o", str(page), *extra]) == 0
-        html = page.read_text()
+        html = unescape(page.read_text())
         assert ("not checked: the netlist section is a link by candidates" in html) is unchecked
-        assert ("C equals the gate-wise multilinear extension of netlist half.bench" in html) is not unchecked
+        assert ("C equals the gate-wise multilinear extension of netlist 'half.bench'" in html) is not unchecked

@@ -103,7 +103,7 @@ def test_every_shared_netlist_is_linked(rel: str, mode: str, cap: int | None) ->
     problems, theorem, ctx = run(circuit, section, (path.name, path.read_bytes()))
     assert problems == [] and ctx.unchecked == []
     domain = f"{{0,1}}^{circuit.n_inputs}" if mode == "threshold" else f"all of R^{circuit.n_inputs}"
-    assert theorem.startswith("C equals the") and f"netlist {path.name} (sha256 {section['sha256'][:16]}" in theorem
+    assert theorem.startswith("C equals the") and f"netlist {path.name!r} (sha256 {section['sha256'][:16]}" in theorem
     assert theorem.endswith(domain)
 
 
@@ -384,7 +384,7 @@ def test_certify_then_check_against_the_netlist(tmp_path: Path, capsys: pytest.C
     out = capsys.readouterr().out
     theorem = next(line for line in out.splitlines() if line.startswith("theorem"))
     what = "Boolean function" if mode == "threshold" else "gate-wise multilinear extension"
-    assert f"C equals the {what}" in theorem and "netlist c17.bench" in theorem
+    assert f"C equals the {what}" in theorem and "netlist 'c17.bench'" in theorem
     assert main(["check", str(cert), "--circuit", str(SHARED / "iscas85" / "c432.bench"), "--candidate-link"]) == 1
     capsys.readouterr()
     # bad input by the engine's parser is exit 2 with the file named, as for every command that reads it (the
@@ -408,7 +408,7 @@ def test_the_api_certificate_carries_the_link() -> None:
     assert doc["netlist"] == netlist_section(circuit)
     # the kernel takes the plain JSON object (as read from a file), not the API's Certificate subclass
     report = check_certificate(dict(doc), Options(netlist=("c17.bench", C17.read_bytes()), candidate_link=True))
-    assert report.accepted and "netlist c17.bench" in report.theorem
+    assert report.accepted and "netlist 'c17.bench'" in report.theorem
 
 
 BLIF_AND = ".model m\n.inputs a b\n.outputs y\n.names a b y\n11 1\n.end\n"

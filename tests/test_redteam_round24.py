@@ -297,3 +297,22 @@ def test_a_certificate_with_a_large_dead_aiger_is_checked_in_linear_time(tmp_pat
     start = time.perf_counter()
     assert _outcome(doc) == "accepted"
     assert time.perf_counter() - start < 6
+
+
+def test_the_theorem_quotes_the_netlist_file_name_so_it_cannot_read_as_a_second_clause() -> None:
+    """The section's ``file`` is a label (any printable base name): one written to look like the end of the theorem
+    and a second clause is printed quoted, then the true sha256, so it reads as one name."""
+    circuit, section = _certificate_circuit_and_section()
+    fake = "fa.bench (sha256 " + "0" * 64 + ") on all of R^3; and C equals the Boolean function of netlist x.bench"
+    section["file"] = fake
+    ctx = Context({"netlist": section}, Options(solver_trust=False))
+    ctx.circuit = load_circuit(json.loads(canonical_circuit_bytes(circuit)), "$.circuit",
+                               extra_keys={"format", "version", "domain"})
+    problems, theorem = step_report(ctx)
+    assert not problems and f"of netlist {fake!r} (sha256 {section['sha256']})" in theorem, theorem
+
+
+def _certificate_circuit_and_section() -> tuple[Circuit, dict[str, Any]]:
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        return _imported(Path(tmp), "fa.bench", FULL_ADDER)

@@ -34,4 +34,4 @@ def test_shared_netlist_is_certified_and_checked_down_to_the_netlist(path, mode)
     report = check_certificate(doc, Options(netlist=(path.name, path.read_bytes())))
     assert report.accepted, report.reasons
     what = "Boolean function" if mode == "threshold" else "gate-wise multilinear extension"
-    assert f"C equals the {what} of netlist {path.name}" in report.theorem
+    assert f"C equals the {what} of netlist {path.name!r}" in report.theorem

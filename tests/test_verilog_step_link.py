@@ -98,7 +98,7 @@ def test_the_same_verilog_file_links_and_a_near_one_does_not(mode: str) -> None:
     import verified_aat as va
     report = va.check(copy.deepcopy(doc), netlist=str(_folder() / "fa.v"))
     assert getattr(report.outcome, "value", report.outcome) == "accepted"
-    assert "netlist fa.v.aag" in report.theorem
+    assert "netlist 'fa.v.aag'" in report.theorem
     assert _outcome(doc, "near.v") == "rejected"
 
 

@@ -50,7 +50,7 @@ def link_report(ctx: Context) -> tuple[list[Problem | str], str, dict[str, int]]
         return problems, "", stats
     what = "the Boolean function" if link.mode == "threshold" else "the gate-wise multilinear extension"
     on = f"{{0,1}}^{C.n_inputs}" if link.mode == "threshold" else f"all of R^{C.n_inputs}"
-    return [], f"C equals {what} of netlist {link.name} (sha256 {link.sha}) on {on}", stats
+    return [], f"C equals {what} of netlist {link.name!r} (sha256 {link.sha}) on {on}", stats
 
 
 class _Prover:

@@ -39,7 +39,7 @@ def step_report(ctx: Context) -> tuple[list[Problem | str], str]:
              "C's output {j} is not signal {s!r}'s literal (or it has no steps)", j=j, s=s)
     what = "the Boolean function" if threshold else "the gate-wise multilinear extension"
     on = f"{{0,1}}^{C.n_inputs}" if threshold else f"all of R^{C.n_inputs}"
-    return [], f"C equals {what} of netlist {sec['file']} (sha256 {sec['sha256']}) on {on}"
+    return [], f"C equals {what} of netlist {sec['file']!r} (sha256 {sec['sha256']}) on {on}"
 
 
 def _gate(gate: NGate, xs: list[Poly], entry: Any, gates: list[Gate], threshold: bool, where: str, work: list[int]) -> Poly:
