@@ -39,7 +39,8 @@ def load_circuit(path: str | os.PathLike[str], mode: str = "exact", *, fmt: str 
     """A circuit from a .circ/.json file or a netlist (.bench/.blif/.bristol/.aag/.aig, or Verilog
     .v through Yosys; arithmetized by ``mode``, ``"exact"`` or ``"threshold"``); ``fmt`` overrides
     the extension (``"bristol"``); ``cap=N`` asks for the depth-aware arithmetization (products of
-    up to N terms) instead of the linear one; ``drop_dead`` drops netlist gates no output reads."""
+    up to N terms) instead of the linear one, whose certificates link the netlist by candidates, which
+    :func:`check` reads only with ``candidate_link=True``; ``drop_dead`` drops netlist gates no output reads."""
     from .circuits.io import load_circuit as _load
     if not _is_path(path):
         raise TypeError(f"load_circuit: path must be a str or an os.PathLike, got {_kind(path)}")
