@@ -35,9 +35,9 @@ def add_circuit_argument(parser: argparse.ArgumentParser) -> None:
                              "the multilinear extension) or threshold (sign gates, {0,1}^n only); default exact")
     parser.add_argument("--cap", type=integer, default=None, metavar="N",
                         help="netlists: the depth-aware arithmetization, expanding products of up to N terms "
-                             "(shallower, can be larger; falls back to the linear one beyond 4x its size bound); "
-                             "default: the linear arithmetization (at most 4 gates per 2-input gate); its certificate "
-                             "links the netlist by candidates, which `check` reads only with --candidate-link")
+                             "(shallower, can be larger; falls back to the linear one beyond 4x its size bound), "
+                             "whose certificate links the netlist by candidates, which `check` reads only with "
+                             "--candidate-link; default: the linear arithmetization (at most 4 gates per 2-input gate)")
     parser.add_argument("--drop-dead", action="store_true",
                         help="netlists: drop gates that no output depends on before checking the netlist "
                              "(e.g. an undefined net that feeds only dead logic)")
