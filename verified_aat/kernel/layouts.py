@@ -140,7 +140,7 @@ def _limits(raw: Any, path: str) -> tuple[tuple[str, int | None, int | None], ..
 def _group(raw: Any, path: str, coordinates: tuple[str, ...], constants: dict[str, Number]) -> Group:
     obj = as_dict(raw, path, {"role", "row"}, {"order", "input", "target"})
     role = obj["role"]
-    need(role in PARAMETERS, f"{path}.role", f"the role must be one of {list(PARAMETERS)}")
+    need(type(role) is str and role in PARAMETERS, f"{path}.role", f"the role must be one of {list(PARAMETERS)}")
     need(obj.get("order", ORDERS[role]) == ORDERS[role], f"{path}.order",
          f"{role} positions are always ordered {ORDERS[role]!r}")
     need(("target" in obj) == (role == "sink"), f"{path}.target", "a sink group, and only a sink group, has a target")

@@ -89,11 +89,11 @@ def _schedule_is(schedule: dict[str, Any], role: str, scale: int, offset: int, r
     want = f"settle at {scale}·depth({ref}) + {offset} holding {claims}"
     if type(rule) is not dict:
         raise NotChecked(f"the document states no schedule for its {role} positions; the induction proves: {want}")
-    a, b = rule.get("scale"), rule.get("offset")
+    a, b, o = rule.get("scale"), rule.get("offset"), rule.get("kind_offsets", [])  # any JSON (red team 26)
     if type(a) is int and type(b) is int and (a < scale or (a == scale and b < offset)):
         raise EarlySchedule(role, a, b, scale, offset)
-    got = (a, b, rule.get("ref"), rule.get("claims"), sorted(rule.get("kind_offsets", [])))
-    if got != (scale, offset, ref, claims, sorted(early)):
+    got = (a, b, rule.get("ref"), rule.get("claims"), sorted(o, key=repr) if type(o) is list else o)
+    if got != (scale, offset, ref, claims, sorted(early, key=repr)):
         raise NotChecked(f"the document's schedule for {role} positions is not the one the every-K induction "
                          f"proves ({want}{f', kind_offsets {sorted(early)}' if early else ''})")
 
