@@ -8,6 +8,11 @@ as it is; either way a schedule that is not the induction's is *not checked*), s
 (2) a position group whose ``role`` is a list or an object (unhashable) made the kernel's document reader fail with
 ``TypeError`` (``role in PARAMETERS``), in the per-circuit and the schematic check alike. Fixed in
 ``kernel/layouts.py`` (``_group``: the role is a string or the document is malformed at its path), same line count.
+(3) a hang: the own-T_K check (``kernel/document_transformer.py``) read a document function's text again for every
+distinct layer object that named it, N·F for N layers of one F-line function: a 1 MB schematic certificate (a prefix of
+8,000 identity layers over an 8,000-line function, T its own T_K) kept ``check`` busy past 100 s before its lemmas
+were even compared. Fixed: ``_terms`` reads each (function, inputs) once (a memo in ``Terms``); now 1.4 s. Same line
+count (three lines folded with ``:=`` and one ``divmod``).
 """
 
 from __future__ import annotations
@@ -77,3 +82,35 @@ def test_a_position_group_whose_role_is_unhashable_is_malformed_at_its_path(gate
     schematic = check_certificate(_edited(gate_edge_certificate, ("positions", 0, "role"), bad), Options())
     _no_internal_error(schematic)
     assert "positions[0].role" in " ".join(schematic.reasons), schematic.reasons
+
+
+def _padded_prefix(cert: dict[str, Any], layers: int, lines: int) -> dict[str, Any]:
+    """``cert`` with a document prefix of ``layers`` distinct layer objects, each the identity function ``big`` of
+    ``lines`` dead definitions, and T with as many identity layers in front: T is the document's own T_K."""
+    from verified_aat.kernel.rules import sha256_json
+    cert = json.loads(json.dumps(cert))
+    doc, T = cert["construction_document"], cert["transformer"]
+    doc["transformer"]["functions"]["big"] = [f"pad{k} = const 0" for k in range(lines)] + [
+        "output " + " ".join(f"x.{c}" for c in doc["coordinates"])]
+    doc["transformer"]["prefix"] = [{"name": f"p{n}", "heads": [], "activation": "big"} for n in range(layers)]
+    d = len(doc["coordinates"])
+    T["functions"].append({"gates": [["input", k] for k in range(d)], "outputs": list(range(d))})
+    T["layers"] = [{"heads": [], "activation": len(T["functions"]) - 1} for _ in range(layers)] + T["layers"]
+    cert["hashes"]["transformer"] = sha256_json(T)
+    cert["depth_bound"] = 3
+    return cert
+
+
+def test_the_own_check_reads_a_function_once_not_once_a_layer(gate_edge_certificate, monkeypatch) -> None:
+    """Class: work quadratic in the certificate's size. The own-T_K check read a document function's text again for
+    every layer object that named it, so N layers of one F-line function cost N·F: a 1 MB certificate (8,000 layers,
+    8,000 lines) kept the kernel busy past 100 s. Now a function is read once per reference and inputs; the prefix
+    still matches (T is the document's own T_K), so the check goes on to the lemmas."""
+    from verified_aat.kernel import document_transformer
+    reads = []
+    original = document_transformer.Terms.of_text
+    monkeypatch.setattr(document_transformer.Terms, "of_text",
+                        lambda self, lines, inputs: reads.append(len(lines or ())) or original(self, lines, inputs))
+    report = check_certificate(_padded_prefix(gate_edge_certificate, 300, 300), Options())
+    assert report.outcome == "rejected" and report.rejections[0].check == "schematic-lemmas", report.reasons
+    assert reads.count(301) == 1 and len(reads) < 20, len(reads)

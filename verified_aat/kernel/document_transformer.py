@@ -27,6 +27,7 @@ class Terms:
 
     def __init__(self) -> None:
         self.ids: dict[tuple[Any, ...], int] = {}
+        self.read: dict[tuple[Any, ...], tuple[int, ...] | None] = {}  # of_text by (function, inputs): ``_terms``
 
     def term(self, key: tuple[Any, ...]) -> int:
         return self.ids.setdefault(key, len(self.ids))
@@ -104,8 +105,7 @@ def own_depth(document: Any, T: Transformer) -> int | None:
     functions = spec.get("functions", {})
     if not all(type(p) is list for p in parts) or not parts[1] or type(functions) is not dict:
         return None
-    fixed = len(parts[0]) + len(parts[2])
-    K, rest = divmod(len(T.layers) - fixed, len(parts[1]))
+    K, rest = divmod(len(T.layers) - len(parts[0]) - len(parts[2]), len(parts[1]))
     if K < 1 or rest:
         return None
     layers = parts[0] + parts[1] * K + parts[2]
@@ -139,12 +139,13 @@ def _same_layer(raw: Any, layer: Any, coordinates: tuple[str, ...], functions: d
 
 
 def _terms(ref: Any, functions: dict[str, Any], inputs: list[str], terms: Terms) -> tuple[int, ...] | None:
-    return terms.of_text(functions.get(ref) if type(ref) is str else ref, inputs)  # a function's name, or its lines
+    key = (ref if type(ref) is str else id(ref), *inputs)  # a function's name, or its lines: each read once (N layers
+    return terms.read[key] if key in terms.read else terms.read.setdefault(key, terms.of_text(  # of one F-line
+        functions.get(ref) if type(ref) is str else ref, inputs))  # function cost N·F: red team 26)
 
 
 def _bilinear(score: Any, coordinates: tuple[str, ...]) -> tuple[tuple[int, int, Any], ...] | None:
-    entries = score.get("bilinear") if type(score) is dict else None
-    if type(entries) is not dict:
+    if type(entries := score.get("bilinear") if type(score) is dict else None) is not dict:
         return None
     out = []
     for key, value in entries.items():
@@ -159,8 +160,7 @@ def _bilinear(score: Any, coordinates: tuple[str, ...]) -> tuple[tuple[int, int,
 
 def own_transformer_problems(ctx: Any, info: Any) -> list[str]:
     """S2 / P2: a certificate that says its transformer is the construction's own T_K must embed exactly that."""
-    claimed = info.get("transformer") if type(info) is dict else None
-    if claimed is None:
+    if (claimed := info.get("transformer") if type(info) is dict else None) is None:
         return []
     need(claimed == "own", "$.info.transformer", "the only claim about the transformer is 'own'")
     ctx.own_depth = own_depth(ctx.construction.data, ctx.transformer)
