@@ -13,6 +13,13 @@ distinct layer object that named it, N·F for N layers of one F-line function: a
 8,000 identity layers over an 8,000-line function, T its own T_K) kept ``check`` busy past 100 s before its lemmas
 were even compared. Fixed: ``_terms`` reads each (function, inputs) once (a memo in ``Terms``); now 1.4 s. Same line
 count (three lines folded with ``:=`` and one ``divmod``).
+(4) a hang: the every-K relevance walk (P9, ``kernel/schematic_relevance.needs``) went round the block until the set
+of coordinates needed at its end *repeated*. Those sets can cycle with a period as long as the lcm of cycle lengths:
+a T (no heads, its own document's coordinates) whose read-out reads the first coordinate of several cycles of prime
+lengths 3, 5, …, 29 (each coordinate copies the next of its cycle) made the kernel walk 3·10^9 rounds: a 170 kB
+certificate with the primes to 19 took 57 s, to 29 hours, before its lemmas were compared. Fixed: the walk goes on from
+the union of the sets met, which only grows (at most d rounds); reads distribute over unions, so the claims are the
+same (the shipped every-K certificates are still accepted byte for byte). Same line count.
 """
 
 from __future__ import annotations
@@ -114,3 +121,57 @@ def test_the_own_check_reads_a_function_once_not_once_a_layer(gate_edge_certific
     report = check_certificate(_padded_prefix(gate_edge_certificate, 300, 300), Options())
     assert report.outcome == "rejected" and report.rejections[0].check == "schematic-lemmas", report.reasons
     assert reads.count(301) == 1 and len(reads) < 20, len(reads)
+
+
+def _cycles(cert: dict[str, Any], primes: tuple[int, ...]) -> dict[str, Any]:
+    """``cert`` (not 'own') with a coordinate cycle c<p>_0 … c<p>_{p−1} per prime p, each coordinate copying the next
+    of its cycle, and val the sum of each cycle's first coordinate: no heads, T = that layer twice."""
+    from verified_aat.kernel.rules import sha256_json
+    cert = json.loads(json.dumps(cert))
+    cert["info"].pop("transformer", None)
+    doc = cert["construction_document"]
+    extra = [f"c{p}_{i}" for p in primes for i in range(p)]
+    doc["coordinates"] += extra
+    for group in doc["positions"]:
+        group["row"].setdefault("*", {}).update({c: "0" for c in extra})
+    index = {c: k for k, c in enumerate(doc["coordinates"])}
+    d = len(index)
+    gates: list[Any] = [["input", k] for k in range(d)] + [["add", [index[f"c{p}_0"] for p in primes]]]
+    outputs = list(range(d))
+    outputs[index[doc["readout"]["coordinate"]]] = d
+    for p in primes:
+        for i in range(p):
+            outputs[index[f"c{p}_{i}"]] = index[f"c{p}_{(i + 1) % p}"]
+    T = {"coordinates": doc["coordinates"], "functions": [{"gates": gates, "outputs": outputs}],
+         "layers": [{"heads": [], "activation": 0}] * 2}
+    cert["transformer"], cert["hashes"]["transformer"], cert["depth_bound"] = T, sha256_json(T), None
+    return cert
+
+
+def test_the_every_k_relevance_walk_ends_in_at_most_d_rounds(gate_edge_certificate) -> None:
+    """Class: a loop bounded by a cycle's period (the lcm of its lengths) rather than by the lattice's height. Now the
+    walk rises through unions: the check reaches the lemma comparison at once (the forged list is then rejected)."""
+    import time
+    start = time.monotonic()
+    report = check_certificate(_cycles(gate_edge_certificate, (3, 5, 7, 11, 13, 17, 19, 23, 29)), Options())
+    assert report.outcome == "rejected" and report.rejections[0].check == "schematic-lemmas", report.reasons
+    assert time.monotonic() - start < 30
+
+
+def test_the_union_walk_claims_what_the_walk_until_a_repeat_claimed(gate_edge_certificate) -> None:
+    """The claims are those of the old walk (until the set at the block's end repeats), on a small cycle example."""
+    from verified_aat.kernel.data import load_transformer
+    from verified_aat.kernel.derivation import layer_functions
+    from verified_aat.kernel.schematic_relevance import needs, read_by
+    cert = _cycles(gate_edge_certificate, (2, 3, 5))
+    T = load_transformer(cert["transformer"])
+    functions = layer_functions(T)
+    readout = T.coordinates.index("val")
+    after, seen, claimed = frozenset({readout}), set(), set()
+    while after not in seen:  # the walk before round 26
+        seen.add(after)
+        for _ in T.layers:
+            claimed |= after
+            after, _heads = read_by(functions[0].layer, T.dimension, after)
+    assert needs(T, functions, readout, 0, True).coordinates[functions[0].number] == claimed
+    assert {T.coordinates[c] for c in claimed} >= {"val", "c5_4", "c3_1", "c2_1"}

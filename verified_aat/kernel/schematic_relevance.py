@@ -39,8 +39,8 @@ def read_by(layer: Layer, d: int, wanted: frozenset[int], pooled: bool = True) -
 
 def needs(T: Transformer, functions: list[Function], readout: int, trailing: int, every_K: bool) -> Needs:
     """The claims of each function: the union, over the layers that use it, of the coordinates needed
-    after that layer.  Every K: T is one block repeated, so the backward walk goes round the block until
-    the set needed at the block's end repeats (a finite lattice: it must)."""
+    after that layer.  Every K: T is one block repeated, so the backward walk goes round the block from the union of
+    the sets needed at its end so far until that union stops growing (reads distribute over unions: the same claims)."""
     by_layer = {n: fn for fn in functions for n in fn.layers}
     d = T.dimension
     coordinates: dict[int, set[int]] = {fn.number: set() for fn in functions}
@@ -56,6 +56,6 @@ def needs(T: Transformer, functions: list[Function], readout: int, trailing: int
             tail = not every_K and number > len(T.layers) - trailing
             after, read = read_by(fn.layer, d, after, pooled=not tail)
             heads[fn.number] |= read
-        if not every_K:
-            break
+        after = after.union(*seen) if every_K else frozenset({readout})  # every K: go on from the union of the sets
+        # met, which rises to its fixed point in ≤ d rounds (the sets' own cycle took the lcm of its lengths: red team 26)
     return Needs({n: frozenset(s) for n, s in coordinates.items()}, {n: frozenset(s) for n, s in heads.items()})
