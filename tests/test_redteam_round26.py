@@ -20,6 +20,11 @@ lengths 3, 5, …, 29 (each coordinate copies the next of its cycle) made the ke
 certificate with the primes to 19 took 57 s, to 29 hours, before its lemmas were compared. Fixed: the walk goes on from
 the union of the sets met, which only grows (at most d rounds); reads distribute over unions, so the claims are the
 same (the shipped every-K certificates are still accepted byte for byte). Same line count.
+(5) a hang: P4 (``kernel/schematic.py``, ``_layers``) put each layer's function into its phase's list unless the
+list already held it, by a list's ``in`` (dataclass equality): T with N distinct layers (one head each, named apart)
+cost N²/2 comparisons; a 3.5 MB certificate of 40,000 such layers (fixed K = 1: the rest trailing) took past 120 s.
+Fixed: a set of (phase, function number) met; now 2.6 s; the lists keep their order. One line more in
+``schematic.py`` (the schematic kinds are below the target; README counts by tests/update_trusted_base.py).
 """
 
 from __future__ import annotations
@@ -175,3 +180,26 @@ def test_the_union_walk_claims_what_the_walk_until_a_repeat_claimed(gate_edge_ce
             after, _heads = read_by(functions[0].layer, T.dimension, after)
     assert needs(T, functions, readout, 0, True).coordinates[functions[0].number] == claimed
     assert {T.coordinates[c] for c in claimed} >= {"val", "c5_4", "c3_1", "c2_1"}
+
+
+def test_the_phases_of_many_distinct_layers_are_found_without_comparing_functions(gate_edge_certificate,
+                                                                                monkeypatch) -> None:
+    """Class: membership in a list where a set serves (quadratic in the layers). Now P4 compares no functions."""
+    from verified_aat.kernel.derivation import Function
+    from verified_aat.kernel.rules import sha256_json
+    cert = json.loads(json.dumps(gate_edge_certificate))
+    cert["info"].pop("transformer", None)
+    T = cert["transformer"]
+    d = len(T["coordinates"])
+    T["functions"] += [{"gates": [["input", k] for k in range(2 * d)] + [["const", "0"]], "outputs": [2 * d]},
+                       {"gates": [["input", k] for k in range(2 * d)], "outputs": list(range(d))}]
+    score, act = len(T["functions"]) - 2, len(T["functions"]) - 1
+    T["layers"] = T["layers"][:2] + [{"heads": [{"name": f"h{n}", "pooling": "average", "score": score}],
+                                      "activation": act} for n in range(500)]
+    cert["hashes"]["transformer"], cert["depth_bound"] = sha256_json(T), 1
+    compared = []
+    original = Function.__eq__
+    monkeypatch.setattr(Function, "__eq__", lambda self, other: compared.append(1) or original(self, other))
+    report = check_certificate(cert, Options())
+    assert report.outcome == "rejected" and report.rejections[0].check == "schematic-lemmas", report.reasons
+    assert len(compared) < 100, len(compared)

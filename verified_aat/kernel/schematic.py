@@ -106,10 +106,11 @@ def _layers(ctx: SchematicContext) -> list[str]:
     wanted = period * (ctx.depth_bound or 0) + ctx.scheme.extra_layers
     if ctx.depth_bound is not None and isinstance(ctx.scheme, Scheme) and len(T.layers) > wanted:
         ctx.trailing = len(T.layers) - wanted
+    met: set[tuple[str, int]] = set()  # (phase, function number): a list's `in` made 10^5 distinct layers quadratic
     for number in sorted(by_layer):
         phase = "trailing" if number > len(T.layers) - ctx.trailing else ctx.scheme.phases[(number - 1) % period]
-        if by_layer[number] not in ctx.phases.setdefault(phase, []):
-            ctx.phases[phase].append(by_layer[number])
+        if (key := (phase, by_layer[number].number)) not in met and not met.add(key):  # (red team 26)
+            ctx.phases.setdefault(phase, []).append(by_layer[number])
     if ctx.depth_bound is None:
         if len(T.layers) < period + ctx.scheme.extra_layers or len(T.layers) % period or any(
                 len(f) != 1 for f in ctx.phases.values()):
