@@ -25,6 +25,11 @@ list already held it, by a list's ``in`` (dataclass equality): T with N distinct
 cost N²/2 comparisons; a 3.5 MB certificate of 40,000 such layers (fixed K = 1: the rest trailing) took past 120 s.
 Fixed: a set of (phase, function number) met; now 2.6 s; the lists keep their order. One line more in
 ``schematic.py`` (the schematic kinds are below the target; README counts by tests/update_trusted_base.py).
+(6) a hang: the P9 walk computed each layer's reads again (a cone walk of its activation) at every layer: L layers of
+one G-gate function cost L·G (a 640 kB certificate, 2,000 layers of a 20,000-gate chain, 10.8 s; 20,000 layers
+about 100 s, 10^5 × 10^5 past an hour). Fixed: a function's reads of a set are computed once (a memo), and the gates
+the misses walk are bounded (10^8, past it *not checked*: distinct sets at every layer, the cycles of (4), over a
+large cone would miss every time); now 0.9 s. +6 lines in ``schematic_relevance.py`` (below the target).
 """
 
 from __future__ import annotations
@@ -203,3 +208,28 @@ def test_the_phases_of_many_distinct_layers_are_found_without_comparing_function
     report = check_certificate(cert, Options())
     assert report.outcome == "rejected" and report.rejections[0].check == "schematic-lemmas", report.reasons
     assert len(compared) < 100, len(compared)
+
+
+def test_the_needs_walk_reads_a_function_once_per_set(gate_edge_certificate, monkeypatch) -> None:
+    """Class: per-layer recomputation of a per-function quantity (L·G). Now the walk calls the cone reader once per
+    (function, set), not once a layer: 3,000 layers of one 20,000-gate function read their cone a few times."""
+    from verified_aat.kernel import schematic_relevance
+    from verified_aat.kernel.rules import sha256_json
+    cert = json.loads(json.dumps(gate_edge_certificate))
+    cert["info"].pop("transformer", None)
+    coordinates = cert["construction_document"]["coordinates"]
+    d, val = len(coordinates), coordinates.index(cert["construction_document"]["readout"]["coordinate"])
+    gates: list[Any] = [["input", k] for k in range(d)] + [["const", "0"]]
+    for _ in range(20_000):
+        gates.append(["add", [len(gates) - 1 if len(gates) > d + 1 else val, d]])
+    outputs = list(range(d))
+    outputs[val] = len(gates) - 1
+    T = {"coordinates": coordinates, "functions": [{"gates": gates, "outputs": outputs}],
+         "layers": [{"heads": [], "activation": 0}] * 3000}
+    cert["transformer"], cert["hashes"]["transformer"], cert["depth_bound"] = T, sha256_json(T), None
+    calls = []
+    original = schematic_relevance.reads
+    monkeypatch.setattr(schematic_relevance, "reads", lambda *args: calls.append(1) or original(*args))
+    report = check_certificate(cert, Options())
+    assert report.outcome == "rejected" and report.rejections[0].check == "schematic-lemmas", report.reasons
+    assert len(calls) < 50, len(calls)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .structure import reads, score_reads
-from .data import Layer, Transformer
+from .data import Layer, Transformer, within
 from .derivation import Function
 
 
@@ -48,13 +48,19 @@ def needs(T: Transformer, functions: list[Function], readout: int, trailing: int
     order = list(range(len(T.layers), 0, -1))
     after = frozenset({readout})
     seen: set[frozenset[int]] = set()
+    memo: dict[tuple[int, frozenset[int], bool], tuple[frozenset[int], frozenset[int]]] = {}  # a function's reads of a
+    left = 10**8  # set, once; the gates its misses walk (L layers of one G-gate function walked L·G: red team 26)
     while after not in seen:
         seen.add(after)
         for number in order:
             fn = by_layer[number]
             coordinates[fn.number] |= after
             tail = not every_K and number > len(T.layers) - trailing
-            after, read = read_by(fn.layer, d, after, pooled=not tail)
+            if (key := (fn.number, after, tail)) not in memo:
+                left -= len(fn.layer.activation.gates) + sum(len(getattr(h.score, "gates", ())) for h in fn.layer.heads)
+                within(left >= 0, "$.transformer", "the read-out's needs (P9) walk more than 10^8 gates of T's circuits")
+                memo[key] = read_by(fn.layer, d, after, pooled=not tail)
+            after, read = memo[key]
             heads[fn.number] |= read
         after = after.union(*seen) if every_K else frozenset({readout})  # every K: go on from the union of the sets
         # met, which rises to its fixed point in ≤ d rounds (the sets' own cycle took the lcm of its lengths: red team 26)
