@@ -237,6 +237,9 @@ def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False)
         same = _same_file(path, inputs)
         if same is not None:
             raise InputError(f"is {same}: refusing to overwrite an input (choose another output file)", path)
+        if not info.st_mode & 0o222 or not os.access(path, os.W_OK):  # renamed over, its protection would not hold
+            raise InputError("a read-only file: refusing to replace it (make it writable, or choose another output "
+                             "file)", path)
 
 
 def _through_a_descriptor(path: str) -> bool:

@@ -82,6 +82,9 @@ INPUT_ARGUMENTS = ("circuit", "model", "certificate", "input", "transformer", "e
 _POSITIONAL = {"circuit": "CIRCUIT", "model": "MODEL", "certificate": "CERT", "file": "FILE", "input": "INPUT"}
 OUTPUT_ARGUMENTS = ("output", "report", "output_circuit", "export_smt")
 """The arguments that name files (or directories) a command writes."""
+STDOUT_OUTPUTS = {("certify", "output")}
+"""Where ``-`` names standard output; any other output named ``-`` is bad input, never a file called '-' (red
+team 25: prove-construction, report, export and audit --prove wrote one, compile made a directory '-')."""
 
 
 def _directory_output(args: argparse.Namespace, attr: str) -> bool:
@@ -110,9 +113,9 @@ def check_output_arguments(args: argparse.Namespace) -> None:
     for attr in OUTPUT_ARGUMENTS:
         value = getattr(args, attr, None)
         option = "--" + attr.replace("_", "-") if attr != "output" else "--output (-o)"
-        if value == "" or (value == "-" and attr not in ("output", "output_circuit")):
+        if value == "" or (value == "-" and (getattr(args, "command", None), attr) not in STDOUT_OUTPUTS):
             raise InputError("names no file: give a file name" if value == "" else
-                             "is standard output only for --output: give a file name", option)
+                             "is standard output only for certify -o: give a file name", option)
         if isinstance(value, str) and value not in ("", "-"):
             check_output(value, inputs, directory=_directory_output(args, attr))
             same = named.setdefault(os.path.realpath(value), attr)
