@@ -87,14 +87,25 @@ def test_a_read_only_output_file_is_not_replaced(capsys, tmp_path, work, writer,
     assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]
 
 
-def test_a_read_only_file_in_an_output_directory_is_not_replaced(capsys, tmp_path) -> None:
-    out = tmp_path / "compiled"
-    out.mkdir()
-    (out / "encoding.json").write_text("mine\n")
-    os.chmod(out / "encoding.json", 0o444)
-    _refused(capsys, ["compile", MIXED, "-c", "gate-edge", "-o", out], "read-only file", "encoding.json")
-    assert sorted(p.name for p in out.iterdir()) == ["encoding.json"]
-    assert (out / "encoding.json").read_text() == "mine\n"
+@pytest.mark.parametrize("argv, name", [
+    (["compile", MIXED, "-c", "gate-edge", "-o"], "encoding.json"),
+    (["audit", "-c", "gate-edge", MIXED, "--round-trip", "-o"], "audit.cert.json"),
+    (["certify", MIXED, "-c", "gate-edge", "--export-smt"], None),
+])
+def test_a_read_only_file_in_an_output_directory_is_not_replaced(capsys, tmp_path, argv, name) -> None:
+    out = tmp_path / "out"
+    if name is None:  # a lemma file an earlier export wrote, made read-only
+        assert main([str(a) for a in argv] + [str(out)]) == 0
+        capsys.readouterr()
+        name = sorted(p.name for p in out.iterdir())[0]
+        for p in out.iterdir():
+            p.unlink()
+    out.mkdir(exist_ok=True)
+    (out / name).write_text("mine\n")
+    os.chmod(out / name, 0o444)
+    _refused(capsys, argv + [out], "read-only file", name)
+    assert sorted(p.name for p in out.iterdir()) == [name]
+    assert (out / name).read_text() == "mine\n"
 
 
 def test_a_writable_output_file_is_still_replaced_and_keeps_its_mode(capsys, tmp_path, work) -> None:
