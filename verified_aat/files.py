@@ -218,7 +218,7 @@ def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False)
     directory), or the same file as one of ``inputs`` or as a file read so far."""
     if _through_a_descriptor(path):
         raise InputError("names an open file of this process (/dev/stdout, /dev/fd/N, /proc/…/fd/N): refusing to "
-                         "replace the file behind it (write to standard output with -o -)", path)
+                         "replace the file behind it (certify writes to standard output with -o -)", path)
     if os.path.islink(path):  # written through, it would replace (or make) a file wherever it points
         raise InputError(f"a symbolic link (to {os.readlink(path)!r}): refusing to write through it (name the "
                          "file itself, or remove the link)", path)
