@@ -144,7 +144,7 @@ def _netlist(ins: list[int], outs: list[int], ands: list[tuple[int, int, int]], 
     inputs = [names.get(("i", k), f"i{k}") for k in range(len(ins))]
     outputs = [names.get(("o", k), f"o{k}") for k in range(len(outs))]
     every = inputs + outputs
-    taken = {len(s) - len(t) for s in every for t in [s.lstrip("_")] if t == "false" or t[:1] == "a" and t[1:].isdigit()}
+    taken = {len(s) - len(t) for s in every for t in [s.lstrip("_")] if t == "false" or t.startswith("a") and t[1:].isdigit()}
     p = "_" * min(set(range(len(taken) + 1)) - taken)  # the fewest '_' no name has before false or a<n> (linear)
     if len(set(every)) < len(every):
         inputs = [f"i{k}" for k in range(len(ins))]
