@@ -52,3 +52,17 @@ def candidate_link(monkeypatch: pytest.MonkeyPatch) -> None:
     steps): the tests of that link's kernel (``netlist_link.py``) use it through ``pytestmark``."""
     from verified_aat.circuits import arithmetize
     monkeypatch.setattr(arithmetize, "STEP_LINK", False)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A compiled T_K of specs/circuits/mixed_depth6.circ (gate-edge), its encoding and a certificate, made once a
+    module (the output-file tests of test_file_safety and red team 25 write beside them)."""
+    from verified_aat.cli.main import main
+    mixed = Path(__file__).resolve().parents[1] / "specs" / "circuits" / "mixed_depth6.circ"
+    base = tmp_path_factory.mktemp("work")
+    compiled = base / "compiled"
+    assert main(["compile", str(mixed), "-c", "gate-edge", "-o", str(compiled)]) == 0
+    cert = base / "mixed.cert.json"
+    assert main(["certify", str(mixed), "-c", "gate-edge", "--no-timings", "-o", str(cert)]) == 0
+    return {"transformer": compiled / "transformer.json", "encoding": compiled / "encoding.json", "cert": cert}

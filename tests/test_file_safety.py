@@ -57,17 +57,6 @@ def refused(capsys, argv, *words: str, code: int = 2) -> str:
     return lines[0]
 
 
-@pytest.fixture(scope="module")
-def work(tmp_path_factory) -> dict[str, Path]:
-    """A compiled T_K, its encoding, a certificate and a refute --json result, made once."""
-    base = tmp_path_factory.mktemp("safety")
-    compiled = base / "compiled"
-    assert main(["compile", str(MIXED), "-c", "gate-edge", "-o", str(compiled)]) == 0
-    cert = base / "mixed.cert.json"
-    assert main(["certify", str(MIXED), "-c", "gate-edge", "--no-timings", "-o", str(cert)]) == 0
-    return {"transformer": compiled / "transformer.json", "encoding": compiled / "encoding.json", "cert": cert}
-
-
 def _special(kind: str, path: Path) -> Path:
     """A private non-regular file of ``kind`` at ``path``."""
     if kind == "device":

@@ -22,16 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 MIXED = ROOT / "specs" / "circuits" / "mixed_depth6.circ"
 
 
-@pytest.fixture(scope="module")
-def work(tmp_path_factory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("rt25")
-    compiled = base / "compiled"
-    assert main(["compile", str(MIXED), "-c", "gate-edge", "-o", str(compiled)]) == 0
-    cert = base / "mixed.cert.json"
-    assert main(["certify", str(MIXED), "-c", "gate-edge", "--no-timings", "-o", str(cert)]) == 0
-    return {"transformer": compiled / "transformer.json", "cert": cert}
-
-
 def _writers(work: dict[str, Path], target: str) -> dict[str, list]:
     t = str(work["transformer"])
     return {
