@@ -265,6 +265,27 @@ def test_the_kernel_recognises_every_documents_own_transformer(name):
     assert f"T being my-{name}'s own T_K for K = {(layers - fixed) // block}" in report.theorem
 
 
+@pytest.mark.parametrize("zero", ["0", "-0", "0/7", "0.0"])
+def test_a_bilinear_entry_zero_is_absent_in_the_own_transformer_claim(zero):
+    """The engine reads a document's bilinear entry "0" as no entry (transformer/spec.py), so T_K has none there; the
+    kernel's reading of the claim did count it, and refused an honest "own" claim. A non-zero entry still differs."""
+    mine = copy.deepcopy(shipped_construction("gate-edge-dot").data)
+    mine["name"] = "my-dot"
+    for layer in mine["transformer"]["block"]:
+        for head in layer["heads"]:
+            head["score"]["bilinear"]["i.op j.val"] = zero
+    doc = forge(Forgery(square_sum(), construction=mine["name"], document=mine))
+    doc["info"]["transformer"] = "own"
+    report = verdict(doc, defence_budget=0)
+    assert report.outcome == "accepted", report.reasons
+    assert "T being my-dot's own T_K" in report.theorem
+    for layer in mine["transformer"]["block"]:
+        layer["heads"][0]["score"]["bilinear"]["i.op j.val"] = "1"
+    doc["construction_document"] = mine  # T stays the zero-entry T_K: it is no longer the document's
+    report = verdict(doc, defence_budget=0)
+    assert report.outcome == "rejected" and report.rejections[0].check == "own-transformer", report.reasons
+
+
 def _change_block(d: dict) -> None:
     fn = d["transformer"]["block"][1]["activation"]
     lines = d["transformer"]["functions"][fn]

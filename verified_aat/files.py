@@ -69,7 +69,7 @@ def max_inflated_bytes() -> int:
     return _max_inflated_mb << 20
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     """What a non-regular file is, in words."""
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -98,7 +98,7 @@ def read_input(path: str, what: str = "file") -> bytes:
         raise _oserror(exc, path, f"read {what}") from None
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise InputError(f"{_kind(info.st_mode)}, not a regular file: refusing to read it as the {what}", path)
+        raise InputError(f"{file_kind(info.st_mode)}, not a regular file: refusing to read it as the {what}", path)
     with os.fdopen(fd, "rb") as handle:
         if info.st_size > MAX_FILE_BYTES:
             raise LimitReached(f"{path}: {info.st_size:,} bytes, more than the {MAX_FILE_BYTES >> 20:,} MiB an "
@@ -202,6 +202,8 @@ def _same_file(path: str, inputs: Iterable[str]) -> str | None:
     except OSError:
         return None
     for given in inputs:
+        if given == "-" and _is_standard_input(info):
+            return "the file on standard input"
         if given in (None, "-"):
             continue
         try:
@@ -211,6 +213,14 @@ def _same_file(path: str, inputs: Iterable[str]) -> str | None:
             continue
     read = _inputs_read is not None and (info.st_dev, info.st_ino) in _inputs_read
     return "a file this command has read" if read else None
+
+
+def _is_standard_input(info: os.stat_result) -> bool:
+    try:
+        given = os.fstat(0)
+    except OSError:
+        return False
+    return stat.S_ISREG(given.st_mode) and (given.st_dev, given.st_ino) == (info.st_dev, info.st_ino)
 
 
 def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False) -> None:
@@ -225,14 +235,15 @@ def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False)
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        return
+        return _check_writable_directory(os.path.dirname(os.path.abspath(path)), path)
     except OSError as exc:
         raise _oserror(exc, path, "write") from None
     wanted = stat.S_ISDIR(info.st_mode) if directory else stat.S_ISREG(info.st_mode)
     if not wanted:
         if directory:
             raise InputError("exists and is not a directory: cannot write the output files into it", path)
-        raise InputError(f"{_kind(info.st_mode)}, not a regular file: refusing to write over it", path)
+        raise InputError(f"{file_kind(info.st_mode)}, not a regular file: refusing to write over it", path)
+    _check_writable_directory(path if directory else os.path.dirname(os.path.abspath(path)), path)
     if not directory:
         same = _same_file(path, inputs)
         if same is not None:
@@ -240,6 +251,17 @@ def check_output(path: str, inputs: Sequence[str] = (), directory: bool = False)
         if not info.st_mode & 0o222 or not os.access(path, os.W_OK):  # renamed over, its protection would not hold
             raise InputError("a read-only file: refusing to replace it (make it writable, or choose another output "
                              "file)", path)
+
+
+def _check_writable_directory(where: str, path: str) -> None:
+    """Refuse to write into a directory without write permission: the superuser could, past its protection."""
+    try:
+        info = os.stat(where)
+    except OSError:
+        return  # a missing directory: the write itself says so, before anything is written
+    if stat.S_ISDIR(info.st_mode) and (not info.st_mode & 0o222 or not os.access(where, os.W_OK)):
+        raise InputError(f"{'is' if where == path else 'is in'} a read-only directory: refusing to write into it "
+                         "(make it writable, or choose another place)", path)
 
 
 def _through_a_descriptor(path: str) -> bool:

@@ -20,6 +20,7 @@ half-written file behind.
 from __future__ import annotations
 
 import os
+import stat
 import re
 import tempfile
 from fractions import Fraction
@@ -67,8 +68,12 @@ def file_format(path: str, fmt: str | None = None) -> str:
         from .arithmetize import FOREIGN_EXTENSIONS
         return FOREIGN_EXTENSIONS.get(ext, ext[1:])
     known = ", ".join(TEXT_EXTENSIONS + JSON_EXTENSIONS + NETLIST_EXTENSIONS)
-    if os.path.isdir(path):  # a folder has no type to guess: say what it is (as a folder with an extension does)
-        raise InputError("a directory, not a regular file: refusing to read it as the circuit", path)
+    if not os.path.exists(path):
+        raise InputError("cannot read circuit: No such file or directory", path)
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):  # a folder, a device or a FIFO has no type to guess: say what it is
+        from ..files import file_kind
+        raise InputError(f"{file_kind(mode)}, not a regular file: refusing to read it as the circuit", path)
     raise InputError(f"unknown circuit file type '{ext or '(none)'}' (expected {known}, or give the format)", path)
 
 

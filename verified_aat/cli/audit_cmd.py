@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import random
 import re
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -91,7 +92,8 @@ def _length(token: str, part: str) -> int:
 
 def parse_lengths(text: str) -> list[int]:
     """``--lengths``: comma-separated lengths N and ranges A..B (A <= B), every N in 1 … MAX_AUDIT_LENGTH,
-    at most MAX_AUDIT_LENGTHS of them; anything else (an empty item, ``2..``, ``3..2``) is bad input."""
+    at most MAX_AUDIT_LENGTHS of them, each once; anything else (an empty item, ``2..``, ``3..2``, ``2,2``) is bad
+    input."""
     lengths: list[int] = []
     for part in text.split(","):
         found = _LENGTH_PART.match(part)
@@ -105,6 +107,9 @@ def parse_lengths(text: str) -> list[int]:
         if len(lengths) + last - first + 1 > MAX_AUDIT_LENGTHS:
             raise InputError(f"more than {MAX_AUDIT_LENGTHS:,} lengths (limits.MAX_AUDIT_LENGTHS)", "--lengths")
         lengths.extend(range(first, last + 1))
+    if len(set(lengths)) < len(lengths):  # a length audited twice is a typo, not a request
+        twice = next(n for n, times in Counter(lengths).items() if times > 1)
+        raise InputError(f"length {twice} is given more than once", "--lengths")
     return lengths
 
 

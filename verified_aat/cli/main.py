@@ -104,10 +104,10 @@ def check_output_arguments(args: argparse.Namespace) -> None:
             raise InputError("names no file: give a file name", _POSITIONAL.get(attr, "--" + attr))
     for attr in INPUT_ARGUMENTS:
         value = getattr(args, attr, None)
-        if isinstance(value, str) and value not in ("", "-"):
+        if isinstance(value, str) and value != "":  # "-": the file on standard input, if it is one
             inputs.append(value[1:] if value.startswith("@") and attr == "input" else value)
     construction = getattr(args, "construction", None)  # -c FILE.json: a construction document is an input
-    if isinstance(construction, str) and construction.endswith(".json"):
+    if isinstance(construction, str) and (construction.endswith(".json") or construction == "-"):
         inputs.append(construction)
     named: dict[str, str] = {}  # two outputs aimed at one file: the second would replace the first
     for attr in OUTPUT_ARGUMENTS:

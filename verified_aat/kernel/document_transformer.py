@@ -155,7 +155,7 @@ def _bilinear(score: Any, coordinates: tuple[str, ...]) -> tuple[tuple[int, int,
                 or type(value) is not str or read_numeral(value) is None:
             return None
         out.append((coordinates.index(parts[0][2:]), coordinates.index(parts[1][2:]), read_numeral(value)))
-    return tuple(sorted(out))
+    return tuple(sorted(e for e in out if e[2]))  # an entry "0" is absent, as the engine's reader reads it
 
 
 def own_transformer_problems(ctx: Any, info: Any) -> list[str]:
