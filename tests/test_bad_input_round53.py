@@ -5,7 +5,7 @@ file's before round 25; now every writer refuses a target in (or, for ``compile 
 write permission, before any work.  (2) ``--circuit`` naming a device, a FIFO or a missing file without an extension
 said "unknown circuit file type '(none)'"; now it says what the path is.  (3) ``audit --lengths 2,2`` audited a length
 twice.  (4) ``prove-construction - -o D.json < D.json`` found the output to be its input only after the whole proof;
-now the file on standard input is an input like any named one, refused before any work.
+now the file on standard input is an input like any named one, refused before any work.  (5) below.
 """
 
 from __future__ import annotations
@@ -103,3 +103,13 @@ def test_the_file_on_standard_input_is_an_input(argv: list[str], tmp_path: Path,
     err = capsys.readouterr().err
     assert "is the file on standard input: refusing to overwrite an input" in err
     assert "theorem" not in err and document.read_bytes() == before
+
+
+@pytest.mark.parametrize("value", [[], ["format"], "verified-aat/certificate", 7, None, 1.5, True])
+def test_the_kernel_rejects_a_value_that_is_no_json_object(value: object) -> None:
+    """(5) ``verified_aat.kernel.check_certificate`` called on a list or a string raised AttributeError; a file whose top
+    level is no object was already refused by the reader. Now a rejection by S1, with the value's type named."""
+    from verified_aat.kernel import check_certificate
+    report = check_certificate(value)  # type: ignore[arg-type]
+    assert report.outcome == "rejected" and not report.theorem
+    assert report.rejections[0].check == "document" and type(value).__name__ in report.rejections[0].detail

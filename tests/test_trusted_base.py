@@ -4,7 +4,8 @@ A false ACCEPTED of a kind must fool the kernel's entry (``entry.py``: the certi
 checker) and the code on that kind's import path (module-level and function-level relative imports,
 ``if TYPE_CHECKING`` blocks left out), apart from:
 
-* reading the certificate file into a JSON value (``__init__.py``): the checks judge whatever value was read,
+* reading the certificate file into a JSON value (``__init__.py``, which also rejects a value that is no JSON object:
+  it can only reject): the checks judge whatever value was read,
   and each theorem names the hashes of the objects it is about, as they were read;
 
 * code that can only reject: the defence interpreter; ``problems.py``, the wording of a failed check (and whether

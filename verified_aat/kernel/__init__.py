@@ -20,6 +20,7 @@ from typing import Any
 
 from .agreement import VERSION
 from .entry import check_certificate as check
+from .problems import Rejection
 from .report import ACCEPTED, NOT_CHECKED, REJECTED, Options, Report
 
 def _gc_paused(fn: Any) -> Any:
@@ -149,7 +150,18 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-check_certificate = _gc_paused(check)
+def _checked(doc: Any, options: Options | None = None) -> Report:
+    """``entry.check_certificate`` for any Python value: one that is no JSON object (a list, a string) is rejected
+    here, by S1's first rule, as a file whose top level is no object is (``parse_certificate``); it can only reject."""
+    if type(doc) is dict:
+        return check(doc, options)
+    report = Report()  # outcome: rejected
+    report.rejections = [Rejection("the certificate is {kind}, not a JSON object", {"kind": type(doc).__name__},
+                                   check="document", step="S1", rule="a certificate is a JSON object")]
+    return report
+
+
+check_certificate = _gc_paused(_checked)
 check_certificate.__doc__ = """The kernel's verdict on a certificate (``entry.py``: its format chooses the checker)."""
 
 
