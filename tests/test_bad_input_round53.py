@@ -113,3 +113,19 @@ def test_the_kernel_rejects_a_value_that_is_no_json_object(value: object) -> Non
     report = check_certificate(value)  # type: ignore[arg-type]
     assert report.outcome == "rejected" and not report.theorem
     assert report.rejections[0].check == "document" and type(value).__name__ in report.rejections[0].detail
+
+
+
+def test_the_html_report_shows_control_characters_never_raw(work: dict[str, Path]) -> None:
+    """(6) A report of a certificate (a forged one too) whose construction name, title or verdict lines hold ESC or
+    other C0/C1 controls put them raw into the page: HTML forbids them, and a terminal showing the file acts on
+    them. Now each is shown as ``\\xNN``, wherever it stands in the page."""
+    import dataclasses
+    import json
+    from verified_aat.report.data import from_certificate
+    from verified_aat.report.html import render_page
+    data = from_certificate(json.loads(work["cert"].read_text()))
+    evil = dataclasses.replace(data, title="gate\x1b[31m-edge\x07", verdict=[*data.verdict, "odd\x85line\x00"])
+    page = render_page(evil, layout="python")
+    assert not any(ord(ch) < 32 and ch not in "\n\r\t" or 0x7f <= ord(ch) <= 0x9f for ch in page)
+    assert "gate\\x1b[31m-edge\\x07" in page and "odd\\x85line\\x00" in page

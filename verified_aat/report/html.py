@@ -8,6 +8,7 @@ No script and no external resource, so it opens offline and anywhere.  Every sec
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+import re
 from html import escape
 from typing import Any
 
@@ -61,10 +62,14 @@ def render_page(data: ReportData, layout: str = "auto") -> str:
     if data.diff is not None:
         parts.append(_edits(data))
     parts += [_circuit(data, layout), _layout(data), _attention(data), _obligations(data), _trusted_base(data)]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>verified-aat report: {escape(data.title)}</title><style>{CSS}</style></head>"
             f"<body><main>{''.join(parts)}</main></body></html>\n")
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m[0]):02x}", page)  # a name's controls shown, never raw: HTML forbids them
+
+
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def layer_list(layers: tuple[int, ...] | list[int]) -> str:
