@@ -44,6 +44,8 @@ import io
 import tokenize
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "verified_aat" / "kernel"
 PER_CIRCUIT_ONLY_WITH = {"netlist_link", "circuit_file", "binarized", "positivity", "sharded", "document_transformer",
@@ -79,6 +81,12 @@ KINDS = {"per-circuit": ("checks", PER_CIRCUIT_ONLY_WITH),
          **{f"per-circuit with a netlist link ({fmt}) checked on shards": (  # certify NETLIST, then check, from
              "checks", PER_CIRCUIT_ONLY_WITH - {"netlist_steps", "sharded"}  # 2*10^5 positions with the defaults
              | (set(NETLIST_READERS.values()) - {reader}) | _cover(fmt)) for fmt, reader in NETLIST_READERS.items()},
+         **{f"per-circuit with a netlist link ({fmt}) and a binarization section": (  # certify NETLIST -c unique-hard
+             "checks", PER_CIRCUIT_ONLY_WITH - {"netlist_steps", "binarized"}  # --binarize (its n-ary sums binarized)
+             | (set(NETLIST_READERS.values()) - {reader}) | _cover(fmt)) for fmt, reader in NETLIST_READERS.items()},
+         **{f"per-circuit with a netlist link ({fmt}) claiming its construction's own T_K": (  # certify NETLIST -c
+             "checks", PER_CIRCUIT_ONLY_WITH - {"netlist_steps", "document_transformer"}  # DOC.json, a user's document
+             | (set(NETLIST_READERS.values()) - {reader}) | _cover(fmt)) for fmt, reader in NETLIST_READERS.items()},
          **{f"per-circuit with all its optional parts: a netlist link ({fmt}), a binarization section, the own-T_K "
             "claim, shards and a circuit file (.circ)": (  # each optional part is entered on its own condition, so
              "checks", PER_CIRCUIT_ONLY_WITH - ALL_OPTIONAL | (set(NETLIST_READERS.values()) - {reader})  # one
@@ -107,6 +115,12 @@ OVER_TARGET = {"per-circuit with a netlist link by candidates, --candidate-link 
                "per-circuit with a netlist link by candidates, --candidate-link, in threshold mode (AIGER)": 3_508,
                "per-circuit with a netlist link (BLIF) checked on shards": 3_003,
                "per-circuit with a netlist link (AIGER) checked on shards": 3_048,
+               "per-circuit with a netlist link (BLIF) and a binarization section": 3_041,
+               "per-circuit with a netlist link (AIGER) and a binarization section": 3_086,
+               "per-circuit with a netlist link (Bench) claiming its construction's own T_K": 3_027,
+               "per-circuit with a netlist link (BLIF) claiming its construction's own T_K": 3_118,
+               "per-circuit with a netlist link (Bristol Fashion) claiming its construction's own T_K": 3_039,
+               "per-circuit with a netlist link (AIGER) claiming its construction's own T_K": 3_163,
                "per-circuit with all its optional parts: a netlist link (Bench), a binarization section, the own-T_K claim, shards and a circuit file (.circ)": 3_314,
                "per-circuit with all its optional parts: a netlist link (BLIF), a binarization section, the own-T_K claim, shards and a circuit file (.circ)": 3_405,
                "per-circuit with all its optional parts: a netlist link (Bristol Fashion), a binarization section, the own-T_K claim, shards and a circuit file (.circ)": 3_326,
@@ -459,3 +473,25 @@ def test_the_link_by_binary_steps_never_enters_the_link_by_candidates(tmp_path: 
         assert not {"netlist_link", "netlist_cands", "netlist_decide", "netlist_threshold", "netlist_shannon"} & set(
             eval(modules)), (path.name, mode, modules)
         assert ("netlist_cover" in modules) == (path.suffix == ".blif"), modules
+
+
+@pytest.mark.parametrize("construction, section", [("unique-hard", "original"), ("DOC", "construction_document")])
+def test_certify_writes_the_netlist_unions_the_table_counts(construction: str, section: str, tmp_path: Path) -> None:
+    """The rows "a netlist link and a binarization section" and "... claiming its construction's own T_K" are what
+    ``certify NETLIST`` writes (so the kernel cannot refuse those combinations): unique-hard with --binarize, and a
+    user's construction document (one renamed shipped document), each checked by the kernel with its section."""
+    from verified_aat.cli.main import main
+    netlist = ROOT.parent / "shared" / "circuits" / "iscas85" / "c17.bench"
+    if not netlist.exists():
+        pytest.skip("../shared/circuits is not beside the checkout")
+    if construction == "DOC":
+        doc = json.loads((ROOT / "verified_aat" / "data" / "constructions" / "gate-edge.json").read_text())
+        doc["name"] = "my-gate-edge"
+        (tmp_path / "doc.json").write_text(json.dumps(doc))
+        construction = str(tmp_path / "doc.json")
+    cert = tmp_path / "c17.cert.json"
+    extra = ["--binarize"] if construction == "unique-hard" else []
+    assert main(["certify", str(netlist), "-c", construction, *extra, "--no-timings", "-o", str(cert)]) == 0
+    written = json.loads(cert.read_text())
+    assert "steps" in written["netlist"] and section in written
+    assert section != "construction_document" or written["info"]["transformer"] == "own"
