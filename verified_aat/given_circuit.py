@@ -52,7 +52,7 @@ def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any],
         from .circuits.aiger import read_aiger_source
         _, data, name = read_aiger_source(path, fmt)
         _require_well_formed(data, "aiger", doc, path)
-        return GivenCircuit(netlist=(name, data), binarized=_binarized_netlist(path, fmt, mode) if "netlist" not in doc else ())
+        return GivenCircuit(netlist=(name, data), binarized=_binarized_netlist(path, fmt, mode) if doc.get("netlist") is None else ())
     if fmt in NETLIST_FORMATS:
         netlist = (os.path.basename(path), read_input(path, "netlist"))
         if fmt == "aiger":
@@ -60,7 +60,7 @@ def given(circuit: Circuit | str | os.PathLike[str] | None, doc: dict[str, Any],
             require_implicit_inputs_within_limit(netlist[1], path)
         _require_well_formed(netlist[1], fmt, doc, path)  # the kernel's reader names what it cannot read, then
         _require_parsed(netlist[1], fmt, doc, path)  # the engine's parser, stricter, as on every route
-        binarized = _binarized_netlist(path, fmt, mode) if "netlist" not in doc else ()
+        binarized = _binarized_netlist(path, fmt, mode) if doc.get("netlist") is None else ()
         return GivenCircuit(netlist=netlist, binarized=binarized)  # perhaps certified with --binarize
     from .circuits.io import parse_circuit_json
     from .circuits.text_format import decode_circuit_bytes, parse_circuit_text

@@ -331,9 +331,9 @@ def theorem(ctx: Context) -> str:
     if ctx.original is not None:
         sentence += (f", the binarization of C, the circuit before binarization (sha256 {ctx.hashes['original']}, "
                      f"{counted(len(ctx.original.gates), 'gate')}, {counted(len(ctx.original.outputs), 'output')}): "
-                     "each n-ary sum or product of C is a tree of binary gates of B")
+                     "each sum or product of C is a tree of B's gates of the same operation over its operands")
     if ctx.own_depth is not None:
         sentence += f", T being {X}'s own T_K for K = {ctx.own_depth}"
-    if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
+    if ctx.doc.get("construction_document") is not None and ctx.construction is not None:  # a user's document: name its hash
         sentence += f", with enc_{X} as its embedded construction document (sha256 {ctx.construction.digest}) states it"
     return sentence + (f"; {ctx.netlist_theorem}" if ctx.netlist_theorem else "")

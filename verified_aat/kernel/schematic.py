@@ -184,7 +184,7 @@ def schematic_theorem(ctx: SchematicContext) -> str:
     assert scheme is not None and T is not None
     name = ctx.doc["construction"]
     where = "every ordered ring Q ⊆ R ⊆ ℝ"
-    if "construction_document" in ctx.doc and ctx.construction is not None:  # a user's document: name its hash
+    if ctx.doc.get("construction_document") is not None and ctx.construction is not None:  # a user's document: name its hash
         where += f"; enc_{name} as its embedded construction document (sha256 {ctx.construction.digest}) states it"
     if ctx.depth_bound is None:
         period = len(scheme.phases)
