@@ -93,6 +93,20 @@ def test_a_netlist_section_that_is_no_object_is_rejected_at_its_path_not_sent_to
         assert report.outcome == "rejected" and "$.netlist" in str(report.rejections[0]), (bad, report.reasons)
 
 
+def test_a_section_with_neither_steps_nor_signals_is_malformed_not_a_link_by_candidates() -> None:
+    """Red team 27: ``"netlist": {}`` (or one with only the common keys) was taken for a link by candidates, *not
+    checked*; it is no link at all, so the step link's reader rejects it at its path. A section with ``signals`` and
+    no ``steps`` is still the link by candidates (not checked without the option)."""
+    doc = capped("exact")
+    common = {k: v for k, v in doc["netlist"].items() if k in ("file", "format", "mode", "sha256", "text")}
+    for bad in ({}, common):
+        doc["netlist"] = bad
+        report = _verdict(doc)
+        assert report.outcome == "rejected" and "$.netlist" in str(report.rejections[0]), (bad, report.reasons)
+    doc["netlist"] = {**common, "signals": {}}
+    assert _verdict(doc).outcome == "not-checked"
+
+
 def test_the_cli_says_so_at_certify_and_asks_for_the_option_at_check(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     from verified_aat.cli.main import main

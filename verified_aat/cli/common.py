@@ -214,4 +214,4 @@ def by_candidates(doc: Any) -> bool:
     """Whether a certificate's netlist section is a link by candidates (cap mode), which check reads only with
     --candidate-link."""
     section = doc.get("netlist") if isinstance(doc, dict) else None
-    return isinstance(section, dict) and "steps" not in section
+    return isinstance(section, dict) and "steps" not in section and "signals" in section  # as the kernel's gate

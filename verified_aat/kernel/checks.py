@@ -228,7 +228,7 @@ def _netlist(ctx: Context) -> list[str]:
     raw = ctx.doc.get("netlist")
     if raw is None and ctx.options.netlist is None:
         return []
-    if raw is not None and (type(raw) is not dict or "steps" in raw):  # the link by binary steps (or malformed)
+    if raw is not None and (type(raw) is not dict or "steps" in raw or "signals" not in raw):  # by steps, or malformed
         from .netlist_steps import step_report
         problems, ctx.netlist_theorem = step_report(ctx)
         return problems
