@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
 from fractions import Fraction
+from itertools import chain
 from typing import Any, Sequence
 
 from ..circuits.io import parse_input_vector
@@ -120,6 +122,8 @@ def _run_one(args: argparse.Namespace, model: Transformer) -> int:
         raise _located(exc, args) from None
     seconds = time.perf_counter() - start
     readout = encoding.read(outputs) if encoding is not None else None
+    if readout is not None and args.engine != "exact":
+        _warn_rounding(args.engine, _row_values(encoding), values, readout)  # type: ignore[arg-type]
     comparison = None
     if args.compare_exact and args.engine != "exact":
         from ..transformer.float_engine import compare_to_exact
@@ -170,6 +174,36 @@ def _warn_precision(args: argparse.Namespace, model: Transformer, encoding: Enco
         print(f"verified-aat: warning: {warning}", file=sys.stderr)
 
 
+def _row_values(encoding: Encoding) -> set[Any]:
+    """The values of enc(C, ·)'s rows a dtype may round: the largest magnitude and every fraction (two passes in C)."""
+    rows = encoding.rows
+    given = {max(map(abs, chain.from_iterable(rows)), default=0)}
+    if not {int}.issuperset(map(type, chain.from_iterable(rows))):  # a row holds a fraction (a constant): each one
+        given |= {v for v in chain.from_iterable(rows) if type(v) is not int}
+    return given
+
+
+def _warn_rounding(engine: str, rows: set[Any], values: Sequence[Any], readout: Sequence[Any]) -> bool:
+    """After a float run on an encoding: a warning (True) when the dtype rounded enc(C, x) (``rows``: _row_values) or a
+    read-out, which is then not C(x) to within rounding alone (red team, round 28: sign(1/10 + 2/10 - 3/10) read 1.0,
+    exactly 0; x^1024 read nan; both silently). What the argmax sets need is _warn_precision's."""
+    import numpy as np
+
+    from ..transformer.precision import MANTISSA_BITS
+    limit, cast = 2 ** MANTISSA_BITS[engine], np.dtype(engine).type
+    given = rows | set(map(Fraction, values))
+    rounded = sorted((v for v in given if abs(v) >= limit or Fraction(float(cast(float(v)))) != v), key=abs)[:1]
+    wrong = sorted((float(v) for v in readout if not math.isfinite(float(v)) or abs(float(v)) >= limit),
+                   key=math.isfinite)[:1]
+    if not rounded and not wrong:
+        return False
+    why = f"{format_rational(rounded[0])} in enc(C, x) is not a {engine}" if rounded else \
+        f"a read-out is {wrong[0]!r} (not finite, or past {engine}'s {MANTISSA_BITS[engine]} mantissa bits)"
+    print(f"verified-aat: warning: {why}: read-outs may differ from C(x) by more than rounding (a sign of a rounded 0 "
+          "reads ±1); use the exact engine or --compare-exact", file=sys.stderr)
+    return True
+
+
 def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     """``--inputs FILE``: every line checked first, then one run each in this start, one output line each."""
     if args.encoding is None:
@@ -188,6 +222,7 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     totals: dict[str, int] = {}
     methods: dict[tuple[str, str], None] = {}
     show = _exact_text if args.engine == "exact" else (lambda v: repr(float(v)))
+    warned, rows = False, (_row_values(encoding) if runner is None else set())
     for line, values in vectors:
         try:
             if runner is not None:
@@ -208,6 +243,8 @@ def _run_many(args: argparse.Namespace, model: Transformer) -> int:
                 methods.update(dict.fromkeys(float_result.stats.head_methods))
         except InputError as exc:
             raise _located(exc, args) from None
+        if runner is None and not warned:
+            warned = _warn_rounding(args.engine, rows, values, encoding.read(outputs))
         readout = [show(v) for v in encoding.read(outputs)]
         if args.json:
             results.append({"line": line, "inputs": [_exact_text(v) for v in values], "outputs": readout})

@@ -220,23 +220,23 @@ def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, sche
             if not step.agrees:
                 break
         if all(s.agrees for s in steps):  # right where scheduled, spoiled later: where the read-out departs
-            steps += _departure(circuit, encoding, traced.trace, expected)
+            steps += _departure(circuit, encoding, [initial, *(layer.vectors for layer in traced.trace)], expected)
     return Counterexample(_fractions(xs), circuit.input_names,
                           tuple(Fraction(v) for v in expected), tuple(Fraction(v) for v in actual),
                           tuple(circuit.output_names or [circuit.gate_name(o) for o in circuit.outputs]),
                           tuple(steps), layers=transformer.n_layers)
 
 
-def _departure(circuit: Circuit, encoding: Encoding, trace: Any, expected: tuple) -> list[Step]:
+def _departure(circuit: Circuit, encoding: Encoding, vectors: Any, expected: tuple) -> list[Step]:
     """The first differing output's read-out value at the first layer where it is not C's and stays so: a layer edited
-    after the output's scheduled one (red team, round 7: every step was "ok" and no mismatch was shown)."""
+    after the output's scheduled one (red team, round 7: every step was "ok" and no mismatch was shown). ``vectors``
+    from layer 0 (enc(C, x)) on: a read-out never C's departs at layer 0, not 1 (red team, round 28)."""
     for j, ((p, c), want) in enumerate(zip(encoding.readout, expected)):
-        values = [layer.vectors[p][c] for layer in trace]
-        if values and values[-1] != want:
+        values = [layer[p][c] for layer in vectors]
+        if values[-1] != want:
             n = len(values) - next((k for k, v in enumerate(reversed(values)) if v == want or is_symbolic(v)), len(values))
             g = circuit.outputs[j]
-            return [Step(circuit.gate_name(g), circuit.gates[g].kind.value, n + 1, p, Fraction(want),
-                         Fraction(values[n]))]
+            return [Step(circuit.gate_name(g), circuit.gates[g].kind.value, n, p, Fraction(want), Fraction(values[n]))]
     return []
 
 
