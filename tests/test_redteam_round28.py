@@ -14,7 +14,9 @@ through T exactly, reads out what the report says); no crash or hang; the exact 
 
 Found: (1) a counterexample report's last step, the layer from which a read-out departs from C, said layer 1 for a
 read-out that was never C's value, not even in enc(C, x) itself (a construction reading out a structural coordinate):
-the departure now counts from layer 0 (``refutation/search.py``, ``_departure``).  (2) ``run --engine float64/float32``
+the departure now counts from layer 0 (``refutation/search.py``, ``_departure``); and a gate scheduled past T's
+last layer (a mutant with a layer dropped) showed "transformer None": now the value at the last layer, the one read
+out (``_report``).  (2) ``run --engine float64/float32``
 printed wrong read-outs silently: sign(1/10 + 2/10 - 3/10) read 1.0 (exactly 0: 1/10 is not a float) and a read-out of
 x^1024 read nan; only the argmax bound was warned about.  Now a float run on an encoding warns when the dtype rounds
 enc(C, x) (an input or a row value it cannot hold) or a read-out is not finite or past the mantissa (``cli/run_exec.py``).
@@ -67,6 +69,20 @@ def test_a_read_out_never_right_departs_at_layer_0(tmp_path: Path) -> None:
     last = result.counterexample.steps[-1]
     assert not last.agrees and last.layer == 0 and last.transformer_value == 2 and last.gate == "abs_x"
     assert all(s.agrees for s in result.counterexample.steps[:-1])
+
+
+def test_a_step_scheduled_past_the_last_layer_shows_the_value_there() -> None:
+    """mixed_depth6's T_6 without its last layer: the output's step, scheduled at layer 12 of 11, showed "transformer
+    None". Now the value at layer 11, the one read out, as the reference run has it."""
+    circuit, data = _mixed()
+    del data["layers"][-1]
+    transformer = transformer_from_json(data)
+    result = va.certify(circuit, "gate-edge", transformer=transformer, timeout=5)
+    assert result.status == "refuted" and _replayed(circuit, transformer, result.encoding, result.counterexample)
+    last = result.counterexample.steps[-1]
+    assert last.gate == "out" and last.layer == 11 and not last.agrees and last.transformer_value is not None
+    run = reference_run(transformer, result.encoding.instantiate(list(result.counterexample.inputs)))
+    assert last.transformer_value in run.layers[10].vectors[last.position]
 
 
 def _compile(tmp_path: Path, text: str) -> list[str]:

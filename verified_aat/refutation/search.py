@@ -207,13 +207,10 @@ def _report(circuit: Circuit, transformer: Transformer, encoding: Encoding, sche
             if claim is None or not claim.values:
                 continue
             c, (term, layer) = next(iter(claim.by_coordinate().items()))
-            if layer > transformer.n_layers:
+            layer = min(layer, transformer.n_layers)  # scheduled past T's last layer (one dropped): its value there
+            got = (initial if layer == 0 else traced.trace[layer - 1].vectors)[p][c]
+            if is_symbolic(got):  # a settled run did not compute it: it depends on unsettled values
                 got = None
-            else:
-                vectors = initial if layer == 0 else traced.trace[layer - 1].vectors
-                got = vectors[p][c]
-                if is_symbolic(got):  # a settled run did not compute it: it depends on unsettled values
-                    got = None
             step = Step(circuit.gate_name(g), circuit.gates[g].kind.value, layer, p, Fraction(values[g]),
                         None if got is None else Fraction(got))
             steps.append(step)
