@@ -1,25 +1,34 @@
 """Red team, round 28: the refute direction and the concrete engines.
 
-Tried: about 1,100 single-edit mutants of compiled transformers (a constant, an operand, add for mul, sign replaced,
-a pooling rule, a layer dropped, swapped or repeated) of the seven built-in constructions on ten spec circuits, and
-construction documents edited in one row formula, constant, schedule rule, hint, read-out or pooling; each run through
-``certify`` and judged by the independent reference run (``audit/reference.py``) on 0/1 and random rational inputs;
-hand-made "needle" mutants wrong only at one value, only past 1000, only at sqrt(2), and only for ids past a threshold
-(``certify``, ``certify --every-k``, ``prove-construction``); ``eval`` against the exact run (settled, full, reference)
-and the float engine on random circuits (sign at 0, rational constants, repeated outputs, outputs that are inputs,
-no inputs) and on the shared netlists at 0/1 vectors.
+Tried: about 960 single-edit mutants of compiled transformers (a constant, an operand, add for mul, sign replaced, a
+pooling rule, a layer dropped, swapped or repeated) of the seven built-in constructions on nine spec circuits, through
+``certify`` (three quarters refuted, a fifth proved, 7% unknown), each verdict judged by the independent reference run
+(``audit/reference.py``) on 0/1 and random rational inputs; the 56 unknown ones through ``refute`` (52 refuted, 2
+proved, 2 unknown: right for every circuit of their depth); about 460 construction documents edited in one row
+formula, constant, schedule rule, hint, read-out or pooling, on three circuits each; ``prove-construction`` of 100
+transformer and 69 document mutants at K = 2, each proof judged on about 30 random circuits of depth ≤ 2; hand-made
+"needle" mutants wrong only at one value, only past 1000, only at sqrt(2), only for ids past a threshold (``certify``,
+``certify --every-k``, ``prove-construction``); the settled, full and reference runs on every mutant of five
+constructions (about 9,000 runs) and the float engine against the exact one (about 7,600); ``eval`` against the exact
+and float runs on 170 random circuits (sign at 0, rational constants, repeated outputs, outputs that are inputs, no
+inputs) under five constructions, and on c17, c432 and EPFL ctrl at 0/1 vectors in both arithmetizations.
 
 Held: no mutant was proved where the reference run found a wrong output; every refutation replayed (the stated input,
-through T exactly, reads out what the report says); no crash or hang; the exact engines agreed with ``eval`` everywhere.
+through T exactly, reads out what the report says; the report's values are the reference run's); no crash or hang;
+the exact engines agreed with ``eval`` and with each other everywhere.
 
 Found: (1) a counterexample report's last step, the layer from which a read-out departs from C, said layer 1 for a
 read-out that was never C's value, not even in enc(C, x) itself (a construction reading out a structural coordinate):
-the departure now counts from layer 0 (``refutation/search.py``, ``_departure``); and a gate scheduled past T's
-last layer (a mutant with a layer dropped) showed "transformer None": now the value at the last layer, the one read
-out (``_report``).  (2) ``run --engine float64/float32``
-printed wrong read-outs silently: sign(1/10 + 2/10 - 3/10) read 1.0 (exactly 0: 1/10 is not a float) and a read-out of
-x^1024 read nan; only the argmax bound was warned about.  Now a float run on an encoding warns when the dtype rounds
-enc(C, x) (an input or a row value it cannot hold) or a read-out is not finite or past the mantissa (``cli/run_exec.py``).
+the departure now counts from layer 0 (``refutation/search.py``, ``_departure``); and a gate scheduled past T's last
+layer (a mutant with a layer dropped) showed "transformer None": now the value at the last layer, the one read out
+(``_report``).  (2) ``run --engine float64/float32`` printed wrong read-outs silently: sign(1/10 + 2/10 - 3/10) read
+1.0 (exactly 0: 1/10 is not a float) and a read-out of x^1024 read nan; only the argmax bound was warned about.  Now a
+float run on an encoding warns when the dtype rounds enc(C, x) (an input or a row value it cannot hold) or a read-out
+is not finite or past the mantissa (``cli/run_exec.py``).
+
+Left: rounding inside T's own activations (gate-edge's 1/6, means over sets of three) with exact inputs and small
+read-outs is not warned about, nor is a float run of ``--sequence``; a settled replay's value that is ⊥ at a
+scheduled layer would still show as None (not met: a read-out ⊥ makes the replay run in full).
 
 The known-wrong mutants stay here: never proved, refuted with a counterexample that the reference run replays.
 """
