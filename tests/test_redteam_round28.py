@@ -24,7 +24,10 @@ layer (a mutant with a layer dropped) showed "transformer None": now the value a
 (``_report``).  (2) ``run --engine float64/float32`` printed wrong read-outs silently: sign(1/10 + 2/10 - 3/10) read
 1.0 (exactly 0: 1/10 is not a float) and a read-out of x^1024 read nan; only the argmax bound was warned about.  Now a
 float run on an encoding warns when the dtype rounds enc(C, x) (an input or a row value it cannot hold) or a read-out
-is not finite or past the mantissa (``cli/run_exec.py``).
+is not finite or past the mantissa (``cli/run_exec.py``).  (3) a weakness: a T_K missing its last layer at K = 31 was
+*unknown* after ``refute``'s and ``prove-construction``'s whole budget (261 circuits), where a chain of 31 sums
+refutes it: the candidates lifted to depth K came after every shallower one; now shallowest and deepest in turn
+(``refutation/candidates.py``).
 
 Left: rounding inside T's own activations (gate-edge's 1/6, means over sets of three) with exact inputs and small
 read-outs is not warned about, nor is a float run of ``--sequence``; a settled replay's value that is ⊥ at a
@@ -46,7 +49,9 @@ import verified_aat as va
 from verified_aat.api import construction
 from verified_aat.audit.reference import reference_run
 from verified_aat.circuits.evaluate import evaluate
+from verified_aat.circuits.measures import depth
 from verified_aat.cli.main import main
+from verified_aat.transformer.exact_engine import run_exact
 from verified_aat.transformer.spec import transformer_from_json, transformer_to_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,6 +192,21 @@ def test_a_fetch_wrong_only_past_an_id_is_proved_below_it_and_refuted_for_every_
     witness, cx = proof.refutation.circuit, proof.refutation.counterexample
     compiled = va.compile(witness, gate_edge, depth_bound=2)
     assert _replayed(witness, transformer, compiled.encoding, cx)
+
+
+def test_a_t_k_missing_its_last_layer_at_a_large_k_is_refuted_at_depth_k() -> None:
+    """gate-edge's T_31 without its last layer (61 layers, meant for K = 31) is right on every circuit of depth ≤ 30:
+    ``refute`` (and ``prove-construction``) tried 261 circuits in their 60 s and found nothing, since the single-gate
+    shapes lifted to depth K came last. Now shallowest and deepest in turn: a witness of depth 31 at once."""
+    gate_edge = construction("gate-edge")
+    data = transformer_to_json(gate_edge.transformer(31))
+    del data["layers"][-1]
+    transformer = transformer_from_json(data)
+    found = va.refute(transformer, gate_edge, budget=60)
+    assert found.status == "refuted" and found.circuit is not None and depth(found.circuit) == 31
+    encoding, xs = va.compile(found.circuit, gate_edge, depth_bound=31).encoding, list(found.counterexample.inputs)
+    full = encoding.read(run_exact(transformer, encoding.instantiate(xs)).outputs)  # every pair, every value
+    assert tuple(full) == found.counterexample.actual != tuple(evaluate(found.circuit, xs))
 
 
 # single-line edits of compiled transformers (of the ~1,100 tried), each refuted on the circuit named

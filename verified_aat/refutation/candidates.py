@@ -154,11 +154,14 @@ def lifted(circuit: Circuit, by: int) -> Circuit:
 def candidate_circuits(random_count: int = 40, max_depth: int | None = None) -> Iterator[Circuit]:
     """Single-gate circuits of every kind and shape, then growing random ones (with ``max_depth``: as many more
     again of depth at most that, so a search at a fixed K does not skip most of them), and between them (with
-    ``max_depth``) the single-gate shapes lifted to every depth up to it (:func:`lifted`), one per random seed so
-    that neither kind waits for all of the other within a search's budget."""
+    ``max_depth``) the single-gate shapes lifted to every depth up to it (:func:`lifted`), shallowest and deepest in
+    turn, one per random seed so that neither kind waits for all of the other within a search's budget."""
     yield from _basic()
     deeper = [lifted(c, by) for by in range(1, max_depth or 1) for c in _basic()
               if depth(c) >= 1 and depth(c) + by <= (max_depth or 1)]
+    # shallowest and deepest alternately: a T_K with its last layer edited or missing fails only at depth K, which an
+    # ascending order reached after the budget at K = 31 (red team, round 28)
+    deeper = [c for pair in zip(deeper, reversed(deeper)) for c in pair][:len(deeper)]
     for seed in range(random_count):
         if seed < len(deeper):
             yield deeper[seed]
