@@ -31,7 +31,10 @@ refutes it: the candidates lifted to depth K came after every shallower one; now
 
 Left: rounding inside T's own activations (gate-edge's 1/6, means over sets of three) with exact inputs and small
 read-outs is not warned about, nor is a float run of ``--sequence``; a settled replay's value that is ⊥ at a
-scheduled layer would still show as None (not met: a read-out ⊥ makes the replay run in full).
+scheduled layer would still show as None (not met: a read-out ⊥ makes the replay run in full); a T_31 with one middle
+gather layer edited for sign gates (layer 32 or 42 of 62) is still *unknown* after ``refute``'s 60 s: its witnesses
+need a sign gate at that layer's depth *and* a chain on to depth 31 (the error heals a layer later), a shape no
+candidate has (lifted shapes end at the lifted gate).
 
 The known-wrong mutants stay here: never proved, refuted with a counterexample that the reference run replays.
 """
