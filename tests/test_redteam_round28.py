@@ -1,9 +1,9 @@
 """Red team, round 28: the refute direction and the concrete engines.
 
-Tried: about 960 single-edit mutants of compiled transformers (a constant, an operand, add for mul, sign replaced, a
+Tried: about 920 single-edit mutants of compiled transformers (a constant, an operand, add for mul, sign replaced, a
 pooling rule, a layer dropped, swapped or repeated) of the seven built-in constructions on nine spec circuits, through
 ``certify`` (three quarters refuted, a fifth proved, 7% unknown), each verdict judged by the independent reference run
-(``audit/reference.py``) on 0/1 and random rational inputs; the 56 unknown ones through ``refute`` (52 refuted, 2
+(``audit/reference.py``) on 0/1 and random rational inputs; the first 56 unknown ones through ``refute`` (52 refuted, 2
 proved, 2 unknown: right for every circuit of their depth); about 460 construction documents edited in one row
 formula, constant, schedule rule, hint, read-out or pooling, on three circuits each; ``prove-construction`` of 100
 transformer and 69 document mutants at K = 2, each proof judged on about 30 random circuits of depth ≤ 2; hand-made
