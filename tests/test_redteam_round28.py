@@ -27,14 +27,16 @@ float run on an encoding warns when the dtype rounds enc(C, x) (an input or a ro
 is not finite or past the mantissa (``cli/run_exec.py``).  (3) a weakness: a T_K missing its last layer at K = 31 was
 *unknown* after ``refute``'s and ``prove-construction``'s whole budget (261 circuits), where a chain of 31 sums
 refutes it: the candidates lifted to depth K came after every shallower one; now shallowest and deepest in turn
-(``refutation/candidates.py``).
+(``refutation/candidates.py``).  (4) the same weakness for one middle layer: a T_31 with one gather layer edited for
+sign gates (layer 32 or 42 of 62; also at K = 8 and 12) was *unknown*, since its witnesses need a sign gate at that
+layer's depth *and* its value carried on to depth K (read out at once, the error heals a layer later), a shape no
+candidate had; now each single-gate shape also comes computed at every depth and carried on to K, one circuit per
+shape (``candidates.stacked``), among the lifted ones: refuted at K = 8, 12 and 31 (13, 13 and 22 CPU s).
 
 Left: rounding inside T's own activations (gate-edge's 1/6, means over sets of three) with exact inputs and small
 read-outs is not warned about, nor is a float run of ``--sequence``; a settled replay's value that is ⊥ at a
-scheduled layer would still show as None (not met: a read-out ⊥ makes the replay run in full); a T_31 with one middle
-gather layer edited for sign gates (layer 32 or 42 of 62) is still *unknown* after ``refute``'s 60 s: its witnesses
-need a sign gate at that layer's depth *and* a chain on to depth 31 (the error heals a layer later), a shape no
-candidate has (lifted shapes end at the lifted gate).
+scheduled layer would still show as None (not met: a read-out ⊥ makes the replay run in full); a witness found by
+``stacked`` is the whole stacked circuit, not cut down to the one copy that goes wrong.
 
 The known-wrong mutants stay here: never proved, refuted with a counterexample that the reference run replays.
 """
@@ -210,6 +212,35 @@ def test_a_t_k_missing_its_last_layer_at_a_large_k_is_refuted_at_depth_k() -> No
     encoding, xs = va.compile(found.circuit, gate_edge, depth_bound=31).encoding, list(found.counterexample.inputs)
     full = encoding.read(run_exact(transformer, encoding.instantiate(xs)).outputs)  # every pair, every value
     assert tuple(full) == found.counterexample.actual != tuple(evaluate(found.circuit, xs))
+
+
+def test_stacked_shapes_compute_the_shape_at_every_depth_up_to_k() -> None:
+    """``stacked``: each copy of a shape reads out the shape's outputs, the copies at depths 1 … K − depth + 1, every
+    output carried on to depth K (so the circuit has depth K)."""
+    from verified_aat.refutation.candidates import _basic, stacked
+    for shape in (c for c in _basic() if depth(c) >= 1):
+        whole = stacked(shape, 9)
+        xs = [Fraction(7, 3) - k for k in range(shape.n_inputs)]
+        one, every, n = evaluate(shape, xs), evaluate(whole, xs), len(shape.outputs)
+        assert depth(whole) == 9 and len(every) == n * (9 - depth(shape) + 1), shape.name
+        assert all(tuple(every[i:i + n]) == tuple(one) for i in range(0, len(every), n)), shape.name
+
+
+def test_a_middle_layer_edit_of_t_k_is_refuted_by_a_shape_carried_on_to_depth_k() -> None:
+    """gate-edge's T_12 with its 6th gather layer (layer 12 of 24) computing sign_value as the gathered value itself:
+    wrong only on a sign gate of depth 6 whose value is carried on (read out at once, the error heals a layer later),
+    so no lifted shape and no random circuit found it (unknown after a budget of 240 s, 150 CPU s; also at K = 31).
+    The sign shape at every depth, carried on to depth K, is a witness (13 CPU s); the counterexample replays."""
+    gate_edge = construction("gate-edge")
+    data = transformer_to_json(gate_edge.transformer(12))
+    body = list(data["functions"][data["layers"][11]["activation"]])
+    body[body.index("sign_value = sign gather.val")] = "sign_value = add gather.val"
+    data["functions"]["edited"], data["layers"][11]["activation"] = body, "edited"
+    transformer = transformer_from_json(data)
+    found = va.refute(transformer, gate_edge, budget=240)
+    assert found.status == "refuted" and found.circuit is not None and found.circuit.name.startswith("sign-at-every")
+    encoding = va.compile(found.circuit, gate_edge, depth_bound=12).encoding
+    assert _replayed(found.circuit, transformer, encoding, found.counterexample)
 
 
 # single-line edits of compiled transformers (of the ~1,100 tried), each refuted on the circuit named

@@ -151,6 +151,39 @@ def lifted(circuit: Circuit, by: int) -> Circuit:
     return b.build()
 
 
+def stacked(circuit: Circuit, to_depth: int) -> Circuit:
+    """``circuit`` computed again at every depth it fits below ``to_depth`` (its leaves carried there by chains of
+    identities, shared by the copies), each copy's outputs carried on by identities to ``to_depth``.  An edit of one
+    middle layer of T_K may go wrong only on a gate computed there whose value is then carried on to depth K: the
+    error of a gate read out at once heals a layer later (red team, round 28: a sign gate at depth 16 of T_31)."""
+    b = CircuitBuilder(f"{circuit.name}-at-every-depth-to-{to_depth}")
+    leaves: dict[int, list[int]] = {}  # an input or constant of ``circuit`` → its wire at depth 0, 1, 2, …
+
+    def carried(g: int, d: int) -> int:
+        chain = leaves[g]
+        while len(chain) <= d:
+            chain.append(b.add(chain[-1]))
+        return chain[d]
+
+    for g, gate in enumerate(circuit.gates):
+        if gate.kind is Kind.INPUT:
+            leaves[g] = [b.input(circuit.input_names[gate.index] if gate.index is not None else None)]
+        elif gate.kind is Kind.CONST:
+            leaves[g] = [b.const(gate.value if gate.value is not None else Fraction(0))]
+    for lift in range(to_depth - depth(circuit) + 1):
+        wire: dict[int, int] = {}
+        for g, gate in enumerate(circuit.gates):
+            if g not in leaves:
+                args = [carried(a, lift) if a in leaves else wire[a] for a in gate.args]
+                wire[g] = b.sign(args[0]) if gate.kind is Kind.SIGN else getattr(b, gate.kind.value)(*args)
+        for o in circuit.outputs:
+            w = carried(o, lift) if o in leaves else wire[o]
+            for _ in range(to_depth - depth(circuit) - lift):
+                w = b.add(w)
+            b.output(w)
+    return b.build()
+
+
 def candidate_circuits(random_count: int = 40, max_depth: int | None = None) -> Iterator[Circuit]:
     """Single-gate circuits of every kind and shape, then growing random ones (with ``max_depth``: as many more
     again of depth at most that, so a search at a fixed K does not skip most of them), and between them (with
@@ -162,6 +195,9 @@ def candidate_circuits(random_count: int = 40, max_depth: int | None = None) -> 
     # shallowest and deepest alternately: a T_K with its last layer edited or missing fails only at depth K, which an
     # ascending order reached after the budget at K = 31 (red team, round 28)
     deeper = [c for pair in zip(deeper, reversed(deeper)) for c in pair][:len(deeper)]
+    if max_depth is not None and max_depth > 2:  # then every shape at every depth, carried on to K, one circuit each
+        every = [stacked(c, max_depth) for c in _basic() if 1 <= depth(c) <= max_depth]
+        deeper = [c for pair in zip(deeper, every) for c in pair] + deeper[len(every):]
     for seed in range(random_count):
         if seed < len(deeper):
             yield deeper[seed]
