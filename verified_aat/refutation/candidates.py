@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from ..circuits.builder import CircuitBuilder
 from ..circuits.ir import Circuit, Kind
@@ -121,34 +121,7 @@ def lifted(circuit: Circuit, by: int) -> Circuit:
     """The same function with every gate ``by`` deeper: each input and constant a gate reads passes first through
     a chain of ``by`` sums of fan-in 1 (identities).  A T_K edited in one late layer goes wrong only on gates
     computed there, i.e. gates of depth > 1; the single-gate shapes are then tried at every depth up to K."""
-    if by < 1:
-        return circuit
-    b = CircuitBuilder(f"{circuit.name}-at-depth+{by}")
-    wire: dict[int, int] = {}
-    chained: dict[int, int] = {}
-
-    def operand(g: int) -> int:
-        if circuit.gates[g].kind not in (Kind.INPUT, Kind.CONST):
-            return wire[g]
-        if g not in chained:
-            w = wire[g]
-            for _ in range(by):
-                w = b.add(w)
-            chained[g] = w
-        return chained[g]
-
-    for g, gate in enumerate(circuit.gates):
-        if gate.kind is Kind.INPUT:
-            wire[g] = b.input(circuit.input_names[gate.index] if gate.index is not None else None)
-        elif gate.kind is Kind.CONST:
-            wire[g] = b.const(gate.value if gate.value is not None else Fraction(0))
-        elif gate.kind is Kind.SIGN:
-            wire[g] = b.sign(operand(gate.args[0]))
-        else:
-            wire[g] = getattr(b, gate.kind.value)(*[operand(a) for a in gate.args])
-    for o in circuit.outputs:
-        b.output(wire[o])
-    return b.build()
+    return circuit if by < 1 else _copies(circuit, f"{circuit.name}-at-depth+{by}", [by], None)
 
 
 def stacked(circuit: Circuit, to_depth: int) -> Circuit:
@@ -156,7 +129,15 @@ def stacked(circuit: Circuit, to_depth: int) -> Circuit:
     identities, shared by the copies), each copy's outputs carried on by identities to ``to_depth``.  An edit of one
     middle layer of T_K may go wrong only on a gate computed there whose value is then carried on to depth K: the
     error of a gate read out at once heals a layer later (red team, round 28: a sign gate at depth 16 of T_31)."""
-    b = CircuitBuilder(f"{circuit.name}-at-every-depth-to-{to_depth}")
+    return _copies(circuit, f"{circuit.name}-at-every-depth-to-{to_depth}",
+                   range(to_depth - depth(circuit) + 1), to_depth)
+
+
+def _copies(circuit: Circuit, name: str, lifts: Sequence[int], to_depth: int | None) -> Circuit:
+    """One copy of ``circuit``'s gates per lift, each reading the inputs and constants through a chain of that many
+    identities (the chains shared, the leaves made in place in the first copy, so ids keep their order); with
+    ``to_depth``, each copy's outputs carried on by identities to that depth."""
+    b = CircuitBuilder(name)
     leaves: dict[int, list[int]] = {}  # an input or constant of ``circuit`` → its wire at depth 0, 1, 2, …
 
     def carried(g: int, d: int) -> int:
@@ -165,20 +146,21 @@ def stacked(circuit: Circuit, to_depth: int) -> Circuit:
             chain.append(b.add(chain[-1]))
         return chain[d]
 
-    for g, gate in enumerate(circuit.gates):
-        if gate.kind is Kind.INPUT:
-            leaves[g] = [b.input(circuit.input_names[gate.index] if gate.index is not None else None)]
-        elif gate.kind is Kind.CONST:
-            leaves[g] = [b.const(gate.value if gate.value is not None else Fraction(0))]
-    for lift in range(to_depth - depth(circuit) + 1):
+    for lift in lifts:
         wire: dict[int, int] = {}
         for g, gate in enumerate(circuit.gates):
-            if g not in leaves:
+            if g in leaves:  # made in the first copy
+                continue
+            if gate.kind is Kind.INPUT:
+                leaves[g] = [b.input(circuit.input_names[gate.index] if gate.index is not None else None)]
+            elif gate.kind is Kind.CONST:
+                leaves[g] = [b.const(gate.value if gate.value is not None else Fraction(0))]
+            else:
                 args = [carried(a, lift) if a in leaves else wire[a] for a in gate.args]
                 wire[g] = b.sign(args[0]) if gate.kind is Kind.SIGN else getattr(b, gate.kind.value)(*args)
         for o in circuit.outputs:
-            w = carried(o, lift) if o in leaves else wire[o]
-            for _ in range(to_depth - depth(circuit) - lift):
+            w = wire[o] if o in wire else carried(o, 0 if to_depth is None else lift)
+            for _ in range(0 if to_depth is None else to_depth - depth(circuit) - lift):
                 w = b.add(w)
             b.output(w)
     return b.build()
