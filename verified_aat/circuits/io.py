@@ -68,9 +68,10 @@ def file_format(path: str, fmt: str | None = None) -> str:
         from .arithmetize import FOREIGN_EXTENSIONS
         return FOREIGN_EXTENSIONS.get(ext, ext[1:])
     known = ", ".join(TEXT_EXTENSIONS + JSON_EXTENSIONS + NETLIST_EXTENSIONS)
-    if not os.path.exists(path):
-        raise InputError("cannot read circuit: No such file or directory", path)
-    mode = os.stat(path).st_mode
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:  # as read_input says it
+        raise InputError(f"cannot read circuit: {exc.strerror or exc}", path) from None
     if not stat.S_ISREG(mode):  # a folder, a device or a FIFO has no type to guess: say what it is
         from ..files import file_kind
         raise InputError(f"{file_kind(mode)}, not a regular file: refusing to read it as the circuit", path)

@@ -107,8 +107,8 @@ def parse_lengths(text: str) -> list[int]:
         if len(lengths) + last - first + 1 > MAX_AUDIT_LENGTHS:
             raise InputError(f"more than {MAX_AUDIT_LENGTHS:,} lengths (limits.MAX_AUDIT_LENGTHS)", "--lengths")
         lengths.extend(range(first, last + 1))
-    if len(set(lengths)) < len(lengths):  # a length audited twice is a typo, not a request
-        twice = next(n for n, times in Counter(lengths).items() if times > 1)
+    twice = next((n for n, times in Counter(lengths).items() if times > 1), None)  # a typo, not a request
+    if twice is not None:
         raise InputError(f"length {twice} is given more than once", "--lengths")
     return lengths
 
