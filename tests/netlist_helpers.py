@@ -1,8 +1,11 @@
 """Shared pieces of the netlist tests: where the benchmark files are, the README
-table (the spec) and a Hypothesis strategy for random small netlists."""
+table (the spec), a Hypothesis strategy for random small netlists, and the tests' own
+evaluation of a circuit section (apart from the kernel and the engine)."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +93,22 @@ def kernel_values(net: Any, bits: tuple[int, ...]) -> tuple[Any, ...]:
     for gate in net.gates:
         value[gate.name] = multilinear(gate, [value[a] for a in gate.args], affine, product)
     return tuple(value[o] for o in net.outputs)
+
+
+def evaluate_structure(doc: dict[str, Any], x: list[Fraction]) -> list[Fraction]:
+    """The tests' own evaluation of a circuit section (canonical JSON gates) at x, apart from the kernel's and the
+    engine's evaluators."""
+    values: list[Fraction] = []
+    for op, arg in doc["gates"]:
+        if op == "input":
+            values.append(x[arg])
+        elif op == "const":
+            values.append(Fraction(arg))
+        elif op == "add":
+            values.append(sum((values[a] for a in arg), Fraction(0)))
+        elif op == "mul":
+            values.append(math.prod((values[a] for a in arg), start=Fraction(1)))
+        else:
+            v = values[arg[0]]
+            values.append(Fraction((v > 0) - (v < 0)))
+    return [values[o] for o in doc["outputs"]]

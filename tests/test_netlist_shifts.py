@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from netlist_helpers import evaluate_structure
 from verified_aat.circuits.arithmetize import import_netlist
 from verified_aat.circuits.json_format import canonical_circuit_bytes
 from verified_aat.circuits.link_section import netlist_section
@@ -174,24 +175,6 @@ def test_random_wide_netlists_link_with_no_solver(text: str, mode: str) -> None:
     assert not problems and not ctx.unchecked and theorem and stats["solver_runs"] == 0, text
 
 
-def _evaluate_circuit(doc: dict[str, Any], x: list[Fraction]) -> list[Fraction]:
-    """The test's own evaluation of a circuit section (canonical JSON gates) at x."""
-    values: list[Fraction] = []
-    for op, arg in doc["gates"]:
-        if op == "input":
-            values.append(x[arg])
-        elif op == "const":
-            values.append(Fraction(arg))
-        elif op == "add":
-            values.append(sum((values[a] for a in arg), Fraction(0)))
-        elif op == "mul":
-            values.append(math.prod((values[a] for a in arg), start=Fraction(1)))
-        else:
-            v = values[arg[0]]
-            values.append(Fraction((v > 0) - (v < 0)))
-    return [values[o] for o in doc["outputs"]]
-
-
 @settings(max_examples=40, deadline=None)
 @given(wide_netlists(), st.sampled_from(["exact", "threshold"]), st.data())
 def test_a_mutated_circuit_is_linked_only_if_it_computes_the_netlist(text: str, mode: str, data: Any) -> None:
@@ -237,4 +220,4 @@ def linked_only_if_equal(circuit: Any, section: dict[str, Any], mode: str, data:
         points += [[Fraction(data.draw(st.integers(-3, 3)), data.draw(st.integers(1, 3))) for _ in range(n)]
                    for _ in range(3)]
     for x in points:
-        assert _evaluate_circuit(doc, x) == _evaluate_circuit(honest, x), (text, gates[g], x)
+        assert evaluate_structure(doc, x) == evaluate_structure(honest, x), (text, gates[g], x)

@@ -50,6 +50,7 @@ from typing import Any
 
 import pytest
 
+from netlist_helpers import evaluate_structure
 from verified_aat.api import check as api_check
 from verified_aat.cli.main import main
 from verified_aat.kernel import Options, check_certificate
@@ -109,28 +110,6 @@ def certificates(folder: Path) -> dict[tuple[str, str, str], dict[str, Any]]:
 
 # -- what each clause of an accepted theorem says, evaluated apart from the kernel ----------------------------------
 
-def _evaluate(structure: dict[str, Any], x: list[Fraction]) -> list[Fraction]:
-    v: list[Fraction] = []
-    for op, a in structure["gates"]:
-        if op == "input":
-            v.append(x[a])
-        elif op == "const":
-            v.append(Fraction(a))
-        elif op == "sign":
-            v.append(Fraction((v[a[0]] > 0) - (v[a[0]] < 0)))
-        else:
-            terms = [v[i] for i in a]
-            v.append(sum(terms, Fraction(0)) if op == "add" else _product(terms))
-    return [v[o] for o in structure["outputs"]]
-
-
-def _product(terms: list[Fraction]) -> Fraction:
-    out = Fraction(1)
-    for t in terms:
-        out *= t
-    return out
-
-
 def _netlist(text: str, x: list[Fraction]) -> list[Fraction]:
     """The .bench netlist's gate-wise arithmetization (AND xy, OR x+y-xy, NOT 1-x), folded left to right."""
     values: dict[str, Fraction] = {}
@@ -163,14 +142,14 @@ def _false_clauses(doc: dict[str, Any], theorem: str) -> list[str]:
     if doc.get("original"):
         if sha256_json(C) not in theorem:
             bad.append("C's hash is not named")
-        if any(_evaluate(B, x) != _evaluate(C, x) for x in POINTS):
+        if any(evaluate_structure(B, x) != evaluate_structure(C, x) for x in POINTS):
             bad.append("B is not C")
     found = re.search(r"netlist '[^']*' \(sha256 (\w+)\) on (\S+)", theorem)
     if found:
         text = doc["netlist"]["text"]
         if hashlib.sha256(text.encode()).hexdigest() != found[1]:
             bad.append("another netlist's hash")
-        if any(_evaluate(C, x) != _netlist(text, x) for x in (POINTS if found[2].startswith("all") else BITS)):
+        if any(evaluate_structure(C, x) != _netlist(text, x) for x in (POINTS if found[2].startswith("all") else BITS)):
             bad.append("C is not the netlist")
     return bad
 
