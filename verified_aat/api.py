@@ -155,6 +155,8 @@ def refute(transformer: Transformer | str | os.PathLike[str], construction: str 
     ``circuit``: try only this circuit (default: small candidate circuits, smallest first);
     ``budget``: seconds for the whole search; ``per_circuit``: seconds per circuit;
     ``depth_bound``: the K the transformer is meant for (default: from its number of layers).
+    A witness found among the candidates is shrunk (at most ``budget / 4`` seconds more, each step replayed);
+    ``Refutation.first_found`` is then the candidate it came from.
     """
     from .schematic.prove import refute_by_lemmas_then_search as _refute
     model = _transformer(transformer, "refute")

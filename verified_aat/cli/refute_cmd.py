@@ -63,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"no counterexample in {plural(result.circuits_tried, 'circuit')} ({result.seconds:.1f}s); this is not a "
               f"proof: use `verified-aat certify` to prove a construction correct")
         return EXIT_UNKNOWN
-    print(f"refuted after {plural(result.circuits_tried, 'circuit')}, {result.seconds:.1f}s; the circuit:")
+    from ..display import shrunk_note
+    print(f"refuted after {plural(result.circuits_tried, 'circuit')}, {result.seconds:.1f}s; the circuit"
+          f"{' (the one found' + shrunk_note(result) + ')' if result.first_found is not None else ''}:")
     print(result.circuit_text())
     print(result.counterexample.report())
     return EXIT_REFUTED
@@ -92,5 +94,8 @@ def _report_json(result, args: argparse.Namespace) -> int:
         model=args.model, construction=args.construction,
         circuit=None if circuit is None else {"name": circuit.name, "gates": circuit.size,
                                               "edges": circuit.n_edges, "inputs": circuit.n_inputs,
-                                              "text": print_circuit(circuit)},
+                                              "text": print_circuit(circuit), "shrunk_from": None
+                                              if result.first_found is None else {
+                                                  "gates": result.first_found.size,
+                                                  "outputs": len(result.first_found.outputs)}},
         counterexample=counterexample_json(result.counterexample)))

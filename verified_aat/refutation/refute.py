@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterable
+from fractions import Fraction
+from typing import Callable, Iterable
 
 from ..circuits.ir import Circuit
 from ..circuits.measures import depth
@@ -19,6 +20,7 @@ from ..status import Status
 from ..transformer.model import Transformer
 from .candidates import candidate_circuits
 from .search import Counterexample, search_counterexample
+from .shrink import shrink
 
 
 @dataclass(frozen=True, repr=False)
@@ -30,6 +32,7 @@ class Refutation:
     circuits_tried: int
     seconds: float
     proved: str = ""  # the kernel's theorem line when T's schematic lemmas all hold: no counterexample exists
+    first_found: Circuit | None = None  # the candidate that first went wrong, when ``circuit`` is it shrunk
 
     @property
     def status(self) -> Status:
@@ -110,6 +113,30 @@ def refute(transformer: Transformer, construction: Construction, circuits: Itera
         schedule = construction.schedule(circuit, encoding)
         found = search_counterexample(circuit, transformer, encoding, schedule,
                                       budget_seconds=per_circuit_seconds, max_runs=80)
-        if found is not None:
+        if found is not None and circuits is not None:  # the user's own circuit: reported as given
             return Refutation(circuit, found, tried, time.perf_counter() - start)
+        if found is not None:
+            smaller, found = shrink(circuit, found.inputs, found, _still_fails(transformer, construction),
+                                    time.perf_counter() + budget_seconds / SHRINK_SHARE)
+            return Refutation(smaller, found, tried, time.perf_counter() - start,
+                              first_found=circuit if smaller is not circuit else None)
     return Refutation(None, None, tried, time.perf_counter() - start)
+
+
+SHRINK_SHARE = 4
+"""A witness found among the candidates is shrunk for at most budget / SHRINK_SHARE seconds more."""
+
+
+def _still_fails(transformer: Transformer, construction: Construction
+                 ) -> Callable[[Circuit, list[Fraction]], tuple[list[Fraction], Counterexample] | None]:
+    """``shrink``'s test: a replayed counterexample of T on a smaller circuit of the class (``xs`` tried first)."""
+    def fails(circuit: Circuit, xs: list[Fraction]) -> tuple[list[Fraction], Counterexample] | None:
+        try:
+            construction.check_class(circuit)
+            encoding = construction.encode(circuit)
+        except InputError:
+            return None
+        found = search_counterexample(circuit, transformer, encoding, construction.schedule(circuit, encoding),
+                                      budget_seconds=1.0, max_runs=8, first=[xs])
+        return None if found is None else (list(found.inputs), found)
+    return fails
