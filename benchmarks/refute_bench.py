@@ -3,7 +3,8 @@
 Usage: ``python benchmarks/refute_bench.py``.  Each row runs ``prove-construction`` on a held-out
 wrong document (``tests/data/constructions/held-out/``) or on an edited transformer
 (``tests/transformer_edits.py``) in this process, and prints the status, the witness (its gates and
-largest add fan-in) and the time.  The issue's budget is 10 s per class.
+largest add fan-in) and the time.  The issue's budget is 10 s per class.  A second table: ``refute`` of gate-edge's
+T_K with one middle gather layer edited, the candidate circuit it first failed on and the shrunk witness it reports.
 """
 
 from __future__ import annotations
@@ -55,11 +56,39 @@ def main() -> int:
         construction = get_construction(name)
         rows.append(_row(label, name, lambda c=construction, e=edit: prove_construction(
             c, transformer=e(c.transformer(2)), witness_budget=30.0)))
-    header = ("class", "construction", "status", "witness", "wall s", "CPU s")
+    _table(("class", "construction", "status", "witness", "wall s", "CPU s"), rows)
+    print()
+    _table(("gate-edge T_K, gather layer edited", "status", "first found", "reported (shrunk)", "wall s", "CPU s"),
+           [_middle_layer(k, layer) for k, layer in MIDDLE])
+    return 0
+
+
+MIDDLE = [(8, 8), (12, 12), (31, 32)]  # (K, layer): sign_value read as the gathered value (red team, round 28)
+
+
+def _middle_layer(k: int, layer: int) -> tuple[str, ...]:
+    """``refute`` of gate-edge's T_K with one middle gather layer edited: the stacked candidate it first fails on,
+    and the witness after shrinking (``refutation/shrink.py``)."""
+    from verified_aat.api import refute
+    from verified_aat.transformer.spec import transformer_from_json, transformer_to_json
+    data = transformer_to_json(get_construction("gate-edge").transformer(k))
+    body = list(data["functions"][data["layers"][layer - 1]["activation"]])
+    body[body.index("sign_value = sign gather.val")] = "sign_value = add gather.val"
+    data["functions"]["edited"], data["layers"][layer - 1]["activation"] = body, "edited"
+    wall, cpu = time.perf_counter(), time.process_time()
+    found = refute(transformer_from_json(data), "gate-edge", budget=240)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+
+    def size(c) -> str:  # type: ignore[no-untyped-def]
+        return "—" if c is None else f"{c.size} gates, {len(c.outputs)} outputs"
+    return (f"K = {k}, layer {layer}", str(found.status), size(found.first_found or found.circuit), size(found.circuit),
+            f"{wall:.2f}", f"{cpu:.2f}")
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
     for r in [header, tuple("-" * w for w in widths), *rows]:
         print(" | ".join(x.ljust(w) for x, w in zip(r, widths)))
-    return 0
 
 
 if __name__ == "__main__":
