@@ -248,3 +248,14 @@ def compare_derived(ctx: Any) -> list[Problem]:
     return [Problem("{key}: the kernel derives {mine:160}, the certificate says {given:160}",
                     {"key": key, "mine": json.dumps(mine[key]), "given": json.dumps(derived[key])})
             for key in mine if not _same(derived[key], mine[key])]
+
+
+def other_netlist(section: Any, given: tuple[str, bytes] | None) -> list[Problem]:
+    """N: a netlist given with --circuit whose sha256 is not the one a link by candidates states (a link read only
+    with --candidate-link): rejected as that link, and the link by steps, reject it."""
+    stated = section.get("sha256") if type(section) is dict else None
+    if given is None or type(stated) is not str or hashlib.sha256(given[1]).hexdigest() == stated:
+        return []
+    return [Problem("the given netlist {given} (sha256 {given_sha:16}) is not the certificate's embedded netlist "
+                    "{name} (sha256 {sha:16})", {"given": given[0], "given_sha": hashlib.sha256(given[1]).hexdigest(),
+                                                "name": str(section.get("file")), "sha": stated})]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .agreement import (compare_derived, entries, lemma_room, match_lemmas, stated_depth_bound, stated_document,
-                        stated_hashes)
+from .agreement import (compare_derived, entries, lemma_room, match_lemmas, other_netlist, stated_depth_bound,
+                        stated_document, stated_hashes)
 from .attention import BRUTE_FORCE_LIMIT, brute_force, budget_for, join, key_lemma
 from .structure import reads, score_reads
 from .data import (MAX_DEGREE, MAX_LAYERS, Malformed, as_dict, as_list, as_rational, counted, within,
@@ -233,8 +233,8 @@ def _netlist(ctx: Context) -> list[str]:
         problems, ctx.netlist_theorem = step_report(ctx)
         return problems
     if raw is not None and not ctx.options.candidate_link:  # the link by candidates: only when asked (N)
-        ctx.unchecked.append(CANDIDATES)
-        return []
+        ctx.unchecked += [] if (problems := other_netlist(raw, ctx.options.netlist)) else [CANDIDATES]
+        return problems  # other_netlist, reject-only: a given netlist that is not the section's is rejected
     from .netlist_link import link_report  # the link by candidates (cap mode): a kind of its own
     problems, ctx.netlist_theorem, _ = link_report(ctx)
     return problems
