@@ -42,3 +42,25 @@ def test_the_certificates_own_netlist_is_still_not_checked_without_the_option(ce
     assert "--candidate-link" in capsys.readouterr().out
     assert main(["check", str(certificates["candidates"]), "--circuit", str(SHARED / "c17.bench"),
                  "--candidate-link"]) == 0
+
+
+BILINEAR = Path(__file__).resolve().parents[1] / "specs" / "transformers" / "bilinear_scores.json"
+
+
+@pytest.mark.parametrize("first, engine, warned", [("1", "float64", None), ("1/10", "float64", "1/10"),
+                                                    ("12345678901234567890", "float64", "12345678901234567890"),
+                                                    ("1/3", "float32", "1/3"), ("3/4", "float32", None)])
+def test_a_float_run_of_a_sequence_warns_when_the_dtype_rounds_it(tmp_path, capsys, first, engine, warned) -> None:  # type: ignore[no-untyped-def]
+    """``run --sequence`` with a float engine rounded the sequence's values silently (an encoding's run warned since
+    red team 28): now one warning naming the first value the dtype cannot hold; none where every value is exact."""
+    import json
+    sequence = tmp_path / "seq.json"
+    sequence.write_text(json.dumps({"format": "verified-aat/sequence", "version": 1, "coordinates": ["k", "v", "w"],
+                                    "vectors": [[first, "2", "3"], ["4", "5", "6"]]}))
+    capsys.readouterr()
+    assert main(["run", str(BILINEAR), "--sequence", str(sequence), "--engine", engine]) == 0
+    err = capsys.readouterr().err
+    if warned is None:
+        assert "warning" not in err
+    else:
+        assert f"warning: {warned} in the sequence is not a {engine}" in err and err.count("\n") == 1

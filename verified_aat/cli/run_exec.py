@@ -124,6 +124,9 @@ def _run_one(args: argparse.Namespace, model: Transformer) -> int:
     readout = encoding.read(outputs) if encoding is not None else None
     if readout is not None and args.engine != "exact":
         _warn_rounding(args.engine, _row_values(encoding), values, readout)  # type: ignore[arg-type]
+    elif args.engine != "exact":  # a --sequence: its own values, and every output value (all are printed)
+        _warn_rounding(args.engine, set(chain.from_iterable(sequence)), (), list(chain.from_iterable(outputs)),
+                       "the sequence")
     comparison = None
     if args.compare_exact and args.engine != "exact":
         from ..transformer.float_engine import compare_to_exact
@@ -183,24 +186,28 @@ def _row_values(encoding: Encoding) -> set[Any]:
     return given
 
 
-def _warn_rounding(engine: str, rows: set[Any], values: Sequence[Any], readout: Sequence[Any]) -> bool:
+def _warn_rounding(engine: str, rows: set[Any], values: Sequence[Any], readout: Sequence[Any],
+                   given: str = "enc(C, x)") -> bool:
     """After a float run on an encoding: a warning (True) when the dtype rounded enc(C, x) (``rows``: _row_values) or a
     read-out, which is then not C(x) to within rounding alone (red team, round 28: sign(1/10 + 2/10 - 3/10) read 1.0,
-    exactly 0; x^1024 read nan; both silently). What the argmax sets need is _warn_precision's."""
+    exactly 0; x^1024 read nan; both silently). What the argmax sets need is _warn_precision's. On a ``--sequence``
+    (``given``): its values, and every output value, against the exact run's."""
     import numpy as np
 
     from ..transformer.precision import MANTISSA_BITS
     limit, cast = 2 ** MANTISSA_BITS[engine], np.dtype(engine).type
-    given = rows | set(map(Fraction, values))
-    rounded = sorted((v for v in given if abs(v) >= limit or Fraction(float(cast(float(v)))) != v), key=abs)[:1]
+    exact = rows | set(map(Fraction, values))
+    rounded = sorted((v for v in exact if abs(v) >= limit or Fraction(float(cast(float(v)))) != v), key=abs)[:1]
     wrong = sorted((float(v) for v in readout if not math.isfinite(float(v)) or abs(float(v)) >= limit),
                    key=math.isfinite)[:1]
     if not rounded and not wrong:
         return False
-    why = f"{format_rational(rounded[0])} in enc(C, x) is not a {engine}" if rounded else \
-        f"a read-out is {wrong[0]!r} (not finite, or past {engine}'s {MANTISSA_BITS[engine]} mantissa bits)"
-    print(f"verified-aat: warning: {why}: read-outs may differ from C(x) by more than rounding (a sign of a rounded 0 "
-          "reads ±1); use the exact engine or --compare-exact", file=sys.stderr)
+    read, differ = ("a read-out", "read-outs may differ from C(x)") if given == "enc(C, x)" else \
+        ("an output value", "outputs may differ from the exact run's")
+    why = f"{format_rational(rounded[0])} in {given} is not a {engine}" if rounded else \
+        f"{read} is {wrong[0]!r} (not finite, or past {engine}'s {MANTISSA_BITS[engine]} mantissa bits)"
+    print(f"verified-aat: warning: {why}: {differ} by more than rounding (a sign of a rounded 0 reads ±1); use the "
+          "exact engine or --compare-exact", file=sys.stderr)
     return True
 
 
