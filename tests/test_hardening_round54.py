@@ -64,3 +64,24 @@ def test_a_float_run_of_a_sequence_warns_when_the_dtype_rounds_it(tmp_path, caps
         assert "warning" not in err
     else:
         assert f"warning: {warned} in the sequence is not a {engine}" in err and err.count("\n") == 1
+
+
+def test_refute_candidates_at_a_large_k_are_built_one_at_a_time_and_stay_small() -> None:
+    """``refute -K 10000`` (K ≤ 10⁴ is allowed) built every lifted and stacked candidate before its first search: at
+    K = 10⁴ the stacked ones alone were 20 circuits of 5·10⁷ gates.  Now each is built when asked for, and past
+    STACKED_MAX_GATES a shape computed at every depth comes as one circuit per depth, each computing the shape."""
+    from itertools import islice
+
+    from verified_aat.circuits.evaluate import evaluate
+    from verified_aat.circuits.measures import depth
+    from verified_aat.refutation.candidates import STACKED_MAX_GATES, _basic, candidate_circuits
+
+    for k in (1000, 10_000):
+        first = list(islice(candidate_circuits(400, max_depth=k), 120))
+        assert all(c.size <= STACKED_MAX_GATES and depth(c) <= k for c in first)
+        carried = [c for c in first if "-to-" in c.name and "every" not in c.name and c.n_edges > 1]  # add() reads
+        assert len(carried) >= 10 and {depth(c) for c in carried} == {k}  # nothing: at depth 1 at any lift
+        for c in carried[:6]:
+            shape = next(s for s in _basic() if c.name.startswith(s.name + "-at-depth+"))
+            xs = [k % 7 - 3 + i for i in range(shape.n_inputs)]
+            assert list(evaluate(c, xs)) == list(evaluate(shape, xs)), c.name

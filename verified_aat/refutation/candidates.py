@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from functools import partial
 from typing import Callable, Iterator, Sequence
 
 from ..circuits.builder import CircuitBuilder
@@ -166,24 +167,41 @@ def _copies(circuit: Circuit, name: str, lifts: Sequence[int], to_depth: int | N
     return b.build()
 
 
+STACKED_MAX_GATES = 200_000
+"""Past this many gates (about K²/2 a shape), a shape computed at every depth is tried as one circuit per depth
+instead (``_carried``): at K = 10⁴ one stacked circuit had 5·10⁷ gates, built before any budget was looked at."""
+
+
 def candidate_circuits(random_count: int = 40, max_depth: int | None = None) -> Iterator[Circuit]:
     """Single-gate circuits of every kind and shape, then growing random ones (with ``max_depth``: as many more
     again of depth at most that, so a search at a fixed K does not skip most of them), and between them (with
     ``max_depth``) the single-gate shapes lifted to every depth up to it (:func:`lifted`), shallowest and deepest in
-    turn, one per random seed so that neither kind waits for all of the other within a search's budget."""
+    turn, one per random seed so that neither kind waits for all of the other within a search's budget.  Each
+    circuit is built when it is asked for: at a large K they are many, and large."""
     yield from _basic()
-    deeper = [lifted(c, by) for by in range(1, max_depth or 1) for c in _basic()
-              if depth(c) >= 1 and depth(c) + by <= (max_depth or 1)]
+    reach, shapes = max_depth or 1, [c for c in _basic() if depth(c) >= 1]
+    deeper: list[Callable[[], Circuit]] = [partial(lifted, c, by) for by in range(1, reach) for c in shapes
+                                           if depth(c) + by <= reach]
     # shallowest and deepest alternately: a T_K with its last layer edited or missing fails only at depth K, which an
     # ascending order reached after the budget at K = 31 (red team, round 28)
     deeper = [c for pair in zip(deeper, reversed(deeper)) for c in pair][:len(deeper)]
     if max_depth is not None and max_depth > 2:  # then every shape at every depth, carried on to K, one circuit each
-        every = [stacked(c, max_depth) for c in _basic() if 1 <= depth(c) <= max_depth]
+        every = [partial(stacked, c, max_depth) for c in shapes if depth(c) <= max_depth
+                 and (max_depth - depth(c) + 1) * (max_depth + c.size) <= STACKED_MAX_GATES]
+        if len(every) < len(shapes):  # too large stacked: each depth its own circuit, deepest and shallowest in turn
+            every = _carried(shapes, max_depth)
         deeper = [c for pair in zip(deeper, every) for c in pair] + deeper[len(every):]
     for seed in range(random_count):
         if seed < len(deeper):
-            yield deeper[seed]
+            yield deeper[seed]()
         yield _random(seed, 2 + seed // 4)
         if max_depth is not None:
             yield _random(seed, 2 + min(seed, 60) // 4, max_depth)
-    yield from deeper[random_count:]
+    yield from (make() for make in deeper[random_count:])
+
+
+def _carried(shapes: list[Circuit], to_depth: int) -> list[Callable[[], Circuit]]:
+    """Each shape computed at one depth, its outputs carried on to ``to_depth``: a copy of :func:`stacked` each."""
+    lifts = [(c, lift) for lift in range(to_depth) for c in shapes if depth(c) + lift <= to_depth]
+    lifts = [c for pair in zip(reversed(lifts), lifts) for c in pair][:len(lifts)]
+    return [partial(_copies, c, f"{c.name}-at-depth+{lift}-to-{to_depth}", [lift], to_depth) for c, lift in lifts]

@@ -43,22 +43,21 @@ def _measure(circuit: Circuit) -> tuple[int, int, int]:
 
 
 def _moves(circuit: Circuit) -> Iterator[tuple[Circuit, list[int]]]:
-    """Smaller circuits, most shrinking first: the outputs' cone alone, one output alone, a gate bypassed by one of
-    its operands (latest gate first: a stacked witness's copies hang off its end), an operand dropped; with, for
-    each, the inputs it keeps (indices into ``circuit``'s, in order)."""
+    """Smaller circuits, most shrinking first, each built only when asked for (a stacked witness at a large K has
+    thousands of gates): the outputs' cone alone, one output alone, a gate bypassed by one of its operands (latest
+    gate first: a stacked witness's copies hang off its end), an operand dropped; with, for each, the inputs it keeps
+    (indices into ``circuit``'s, in order)."""
     whole = _measure(circuit)
-    candidates = [_rebuild(circuit, circuit.outputs, {})]
-    if len(circuit.outputs) > 1:
-        candidates += [_rebuild(circuit, (o,), {}) for o in dict.fromkeys(circuit.outputs)]
-    for g in range(circuit.size - 1, -1, -1):
-        for a in dict.fromkeys(circuit.gates[g].args):
-            candidates.append(_rebuild(circuit, circuit.outputs, {g: a}))
-    for g in range(circuit.size - 1, -1, -1):
-        gate = circuit.gates[g]
-        if gate.fan_in >= (1 if gate.kind is Kind.ADD else 3 if gate.kind is Kind.MUL else gate.fan_in + 1):
-            for k in range(gate.fan_in):
-                candidates.append(_rebuild(circuit, circuit.outputs, {}, (g, k)))
-    yield from (c for c in candidates if _measure(c[0]) < whole)
+    outputs = [circuit.outputs] + ([(o,) for o in dict.fromkeys(circuit.outputs)] if len(circuit.outputs) > 1 else [])
+    edits = [(circuit.outputs, {g: a}, None) for g in range(circuit.size - 1, -1, -1)
+             for a in dict.fromkeys(circuit.gates[g].args)]
+    edits += [(circuit.outputs, {}, (g, k)) for g in range(circuit.size - 1, -1, -1)
+              if (gate := circuit.gates[g]).fan_in >= (1 if gate.kind is Kind.ADD else 3 if gate.kind is Kind.MUL
+                                                       else gate.fan_in + 1) for k in range(gate.fan_in)]
+    for ends, bypass, dropped in [(ends, {}, None) for ends in outputs] + edits:
+        smaller = _rebuild(circuit, ends, bypass, dropped)
+        if _measure(smaller[0]) < whole:
+            yield smaller
 
 
 def _rebuild(circuit: Circuit, outputs: Sequence[int], bypass: dict[int, int],
