@@ -153,6 +153,11 @@ def test_refute_reports_the_shrunk_witness_and_the_candidate_it_came_from(tmp_pa
     encoding = gate_edge.encode(small)
     got = encoding.read(run_exact(transformer, encoding.instantiate(xs)).outputs)
     assert tuple(got) != tuple(evaluate(small, xs))
+    from verified_aat.report.data import from_refute_json
+    result = tmp_path / "refuted.json"
+    result.write_text(json.dumps(out))
+    page = from_refute_json(json.loads(result.read_text()), str(result))
+    assert "the circuit is the candidate first found (44 gates, 8 outputs) shrunk, each step replayed" in page.verdict
     given_file = tmp_path / "given.circ"
     given_file.write_text(circuit["text"].replace("output", "s = sign x0\noutput s"))
     assert main(["refute", str(model), str(given_file), "--json", "--budget", "60"]) == 1

@@ -81,21 +81,15 @@ def _check_depth_bound(args: argparse.Namespace, circuits: list | None) -> None:
 
 def _report_json(result, args: argparse.Namespace) -> int:
     """``--json``: the schema of docs/cli.md, command ``refute``."""
-    from ..circuits.text_format import print_circuit
+    from ..json_envelope import refuting_circuit_json
     from .json_output import counterexample_json, emit, envelope
 
     found = result.counterexample is not None
     reasons = [] if found else [f"no counterexample exists: {result.proved}"] if result.proved else [
         f"no counterexample in {plural(result.circuits_tried, 'circuit')} within the budget; this is not a proof"]
-    circuit = result.circuit if found else None
     return emit(envelope(
         "refute", str(result.status), reasons=reasons,
         counts={"circuits_tried": result.circuits_tried}, timings={"total": result.seconds},
         model=args.model, construction=args.construction,
-        circuit=None if circuit is None else {"name": circuit.name, "gates": circuit.size,
-                                              "edges": circuit.n_edges, "inputs": circuit.n_inputs,
-                                              "text": print_circuit(circuit), "shrunk_from": None
-                                              if result.first_found is None else {
-                                                  "gates": result.first_found.size,
-                                                  "outputs": len(result.first_found.outputs)}},
+        circuit=refuting_circuit_json(result),
         counterexample=counterexample_json(result.counterexample)))

@@ -194,6 +194,9 @@ def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_di
             raise located(at + ("position",), f"position {step['position']} is past the encoding's "
                           f"{plural(encoding.length, 'position')}", where, line_of)
     reasons = tuple(doc.get("reasons") or [])
+    if (first := doc["circuit"].get("shrunk_from")) is not None:  # refute shrank the candidate it first found
+        reasons += (f"the circuit is the candidate first found ({plural(first['gates'], 'gate')}, "
+                    f"{plural(first['outputs'], 'output')}) shrunk, each step replayed",)
     return ReportData(
         title=f"{os.path.basename(model)} ({construction.name}) on {circuit.name}", status=doc["status"],
         verdict=("a counterexample was found and replayed in exact rational arithmetic",) + reasons,
@@ -218,15 +221,12 @@ def _regular_model(path: str, file: str, line_of: Any) -> None:
 
 def from_refutation(refutation: Any, model_path: str, construction: str = "gate-edge") -> ReportData:
     """A report of :func:`verified_aat.refutation.refute.refute`'s result for the model file ``model_path``."""
-    from ..json_envelope import counterexample_json, envelope
-    from ..circuits.text_format import print_circuit
+    from ..json_envelope import counterexample_json, envelope, refuting_circuit_json
 
     if refutation.counterexample is None:
         raise InputError("no counterexample was found: nothing to report (this is not a proof)", model_path)
-    c = refutation.circuit
     doc = envelope("refute", "refuted", model=model_path, construction=construction,
-                   circuit={"name": c.name, "gates": c.size, "edges": c.n_edges, "inputs": c.n_inputs,
-                            "text": print_circuit(c)},
+                   circuit=refuting_circuit_json(refutation),
                    counterexample=counterexample_json(refutation.counterexample))
     return from_refute_json(doc, "refute")
 

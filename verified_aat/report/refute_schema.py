@@ -161,7 +161,8 @@ COUNTEREXAMPLE = obj({"rational": Field(boolean), "inputs": Field(map_of(rationa
                       "input_vector": Field(list_of(rational)), "outputs": Field(list_of(OUTPUT)),
                       "steps": Field(list_of(STEP)), "first_mismatch": Field(optional(STEP))})
 CIRCUIT = obj({"name": Field(text, False), "gates": Field(natural, False), "edges": Field(natural, False),
-               "inputs": Field(natural, False), "text": Field(text)})
+               "inputs": Field(natural, False), "text": Field(text),
+               "shrunk_from": Field(optional(obj({"gates": Field(natural), "outputs": Field(natural)})), False)})
 
 
 def refute_schema(constructions: tuple[str, ...]) -> Callable[[Any, Path], None]:
