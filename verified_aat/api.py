@@ -69,14 +69,14 @@ def family(name: str, n: int) -> Circuit:
     return build_family(name, n)
 
 
-def compile(circuit: Circuit | str | os.PathLike[str], construction: str | Construction = "gate-edge", *,  # noqa: A001
+def compile(circuit: Circuit | str | os.PathLike[str], construction: str | os.PathLike[str] | Construction = "gate-edge", *,  # noqa: A001
             depth_bound: int | None = None) -> CompiledConstruction:
     """Transformer T_K and encoding for ``circuit`` (a Circuit or a circuit file's path) as a
     CompiledConstruction; ``depth_bound`` is K (default: the circuit's depth)."""
     return _resolve(construction, "compile").compile(_circuit(circuit, "compile"), _depth("compile", depth_bound))
 
 
-def simulate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | int], construction: str | Construction = "gate-edge", *,
+def simulate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | int], construction: str | os.PathLike[str] | Construction = "gate-edge", *,
              depth_bound: int | None = None) -> tuple[Fraction | int, ...]:
     """Run the compiled transformer exactly on enc(C, x) and read the outputs (argmax sets by the
     key join, each decomposition used only after its lemma is proved; a settled run, which skips the
@@ -94,20 +94,20 @@ def simulate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | i
 
 
 @overload
-def certify(circuit: Circuit | str | os.PathLike[str], construction: str | Construction = ..., *, depth_bound: int | None = ...,
+def certify(circuit: Circuit | str | os.PathLike[str], construction: str | os.PathLike[str] | Construction = ..., *, depth_bound: int | None = ...,
             transformer: Transformer | str | os.PathLike[str] | None = ..., timeout: float = ..., jobs: int = ..., refute: bool = ...,
             kernel: bool = ..., cluster: str | None = ..., progress: Callable[[str, int, int], None] | None = ...,
             every_k: Literal[False] = ...) -> CertifyResult: ...
 
 
 @overload
-def certify(circuit: Circuit | str | os.PathLike[str], construction: str | Construction = ..., *, depth_bound: int | None = ...,
+def certify(circuit: Circuit | str | os.PathLike[str], construction: str | os.PathLike[str] | Construction = ..., *, depth_bound: int | None = ...,
             transformer: Transformer | str | os.PathLike[str] | None = ..., timeout: float = ..., jobs: int = ..., refute: bool = ...,
             kernel: bool = ..., cluster: str | None = ..., progress: Callable[[str, int, int], None] | None = ...,
             every_k: Literal[True]) -> InstanceResult: ...
 
 
-def certify(circuit: Circuit | str | os.PathLike[str], construction: str | Construction = "gate-edge", *, depth_bound: int | None = None,
+def certify(circuit: Circuit | str | os.PathLike[str], construction: str | os.PathLike[str] | Construction = "gate-edge", *, depth_bound: int | None = None,
             transformer: Transformer | str | os.PathLike[str] | None = None, timeout: float = 10.0, jobs: int = 1,
             refute: bool = True, kernel: bool = True, cluster: str | None = None,
             progress: Callable[[str, int, int], None] | None = None,
@@ -145,7 +145,7 @@ def certify(circuit: Circuit | str | os.PathLike[str], construction: str | Const
                     kernel=kernel, progress=progress, cluster=_cluster(cluster))
 
 
-def refute(transformer: Transformer | str | os.PathLike[str], construction: str | Construction = "gate-edge",
+def refute(transformer: Transformer | str | os.PathLike[str], construction: str | os.PathLike[str] | Construction = "gate-edge",
            circuit: Circuit | str | os.PathLike[str] | None = None, *,
            budget: float = 60.0, per_circuit: float = 5.0, depth_bound: int | None = None) -> Refutation:
     """A small circuit and an exactly replayed input where ``transformer`` (a Transformer
@@ -165,7 +165,7 @@ def refute(transformer: Transformer | str | os.PathLike[str], construction: str 
                    depth_bound=_depth("refute", depth_bound))
 
 
-def prove_construction(construction: str | Construction, *, depth_bound: int | None = None,
+def prove_construction(construction: str | os.PathLike[str] | Construction, *, depth_bound: int | None = None,
                        transformer: Transformer | str | os.PathLike[str] | None = None, timeout: float = 20.0,
                        witness_budget: float = 60.0) -> SchematicResult:
     """One proof for every circuit of depth ≤ ``depth_bound`` (None: every K) under ``construction``'s

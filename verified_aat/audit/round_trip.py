@@ -12,7 +12,7 @@ the round trip is *proved* only when all three are:
    every N ≥ 1, instantiated at N — nothing is unrolled at N for it and no cap on
    N applies.  With a deliberately broken unroller (``--defect``) it is the per-N
    certificate of that U_N (:func:`.prove.prove_audit`, kernel-checked): past the
-   kernel's caps (N ≤ 32, ~2·10⁷ gates) *unknown*, never proved, and the
+   kernel's caps (N ≤ 32, 5·10⁶ gates) *unknown*, never proved, and the
    constructions with a small enough N are named.
 3. *Closing the loop*: U_N(enc(C, x)) = C(x) for every x.  When U_N has at most
    :data:`BUILD_GATES` gates (:func:`.size.size_formula`, known from T_K alone)

@@ -9,7 +9,7 @@ from ..errors import InputError, LimitReached
 from ..export import EXPORT_FORMATS, export_units, format_by_name
 from ..wording import plural
 from .resources import add_resource_options, require_memory
-from .option_rules import decimal
+from .option_rules import check_model_applicable, decimal
 
 if TYPE_CHECKING:
     from ..transformer.model import Transformer
@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         check_temperature(args.softmax_temperature)
         require_onnx()
     model = load_transformer(args.model)
+    check_model_applicable(args, model)
     _require_size(model, fmt, args)
     if fmt == "onnx":
         from ..export.onnx_graph import save_onnx

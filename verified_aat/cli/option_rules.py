@@ -12,9 +12,12 @@ import argparse
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..transformer.model import Transformer
 
 GIVEN = "_given_options"  # the namespace attribute: the dests of the options written on the command line
 
@@ -148,3 +151,13 @@ def check_applicable(args: argparse.Namespace) -> None:
         if by_name not in (None, args.export_format):
             raise InputError(f"the file name says {by_name}, --format says {args.export_format}: make them agree",
                              args.output)
+
+
+def check_model_applicable(args: argparse.Namespace, model: Transformer) -> None:
+    """Once MODEL is read, before any work: ``--softmax-temperature`` divides softmax heads' scores and nothing else,
+    so for a transformer with no softmax head it would do nothing (``run``, ``export``)."""
+    from ..transformer.model import Pooling
+    if given(args, "softmax_temperature") and not any(
+            head.pooling is Pooling.SOFTMAX for layer in model.layers for head in layer.heads):
+        raise InputError("--softmax-temperature goes with softmax heads, and this transformer has none; here it would "
+                         "do nothing", args.model)

@@ -24,6 +24,7 @@ from ..transformer.jsonfile import read_json_file
 from ..transformer.model import Transformer
 from ..transformer.sequence import load_sequence
 from ..transformer.spec import load_transformer
+from .option_rules import check_model_applicable
 from .common import read_input_vectors
 from .eval_cmd import vector_line_parser
 from .resources import require_memory
@@ -88,6 +89,7 @@ def _exact_text(value: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     model = load_transformer(args.model)
+    check_model_applicable(args, model)
     if args.inputs is not None:  # many runs: the collector stays on (garbage of one run must not pile up)
         return _run_many(args, model)
     return _run_one(args, model)

@@ -1,0 +1,161 @@
+"""Red team, round 29: the documentation is a contract.
+
+README.md, docs/cli.md, docs/api.md, docs/certificates.md, docs/construction-format.md,
+docs/transformer-format.md, docs/circuit-format.md, docs/export.md and docs/examples/ read as a user reads
+them, and typed in: the README's two commands (the first run as written, the second read against pyproject and
+.ci/run), about 150 command lines (every subcommand; exit codes 0/1/2/3; the "Options that do not act" table;
+`-o -`, empty, symlinked, read-only and input-naming outputs; `--json` fields of certify, check, audit, info and
+the limit-reached object; the Limits table's numbers against limits.py and the kernel; certificate documents with
+duplicate keys, lone surrogates, a BOM, a wrong format; the four example construction documents and their
+console transcripts; the transformer and circuit format's error examples; ONNX and npz export and their Python
+API), and about 40 Python API calls (every public signature against api.py, the TypeError and InputError
+wording, path arguments, reprs).
+
+False, and fixed in the code:
+- `export --softmax-temperature T` (and `run --engine float64 --softmax-temperature T`) on a transformer with no
+  softmax head exited 0 with the option doing nothing, against the rule that an option given where it does not act
+  is bad input (docs/cli.md's table: "ONNX with softmax heads"). Now exit 2 once MODEL is read, nothing written.
+- api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
+  construction document's path may be a `str` or an `os.PathLike` (it worked at run time; `mypy --strict` refused a
+  `pathlib.Path`).
+
+False, and fixed in the documentation (each checked here against the code it describes):
+- docs/cli.md: the kernel's cap on an audit's unrollings is 5·10⁶ gates (`kernel/audit_proof.MAX_TOTAL_GATES`),
+  not 2·10⁷ (the Limits table and the round trip's link 2); `--defect` takes 10 names, not 6 (3 pass a length
+  audit, one fails only the size formula); the `--timeout` message; `eval --input` prints a line per output.
+- docs/certificates.md: the kernel's check list left out `depth-bound` and the four binarization checks.
+- docs/construction-format.md: `construction check`'s summary line ends with the every-K induction it found.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import verified_aat as va
+from verified_aat import api
+from verified_aat.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+MIXED = ROOT / "specs" / "circuits" / "mixed_depth6.circ"
+INTERLEAVED = DOCS / "examples" / "constructions" / "interleaved.json"
+
+
+def _one_line(capsys: pytest.CaptureFixture[str], argv: list[str], code: int) -> str:
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err and len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("compiled")
+    assert main(["compile", str(MIXED), "-c", "gate-edge", "-o", str(out)]) == 0
+    return out
+
+
+def test_a_softmax_temperature_for_a_transformer_without_softmax_heads_is_bad_input(
+        compiled: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = str(compiled / "transformer.json")
+    capsys.readouterr()
+    for argv in (["export", model, "--format", "onnx", "-o", str(tmp_path / "m.onnx"), "--softmax-temperature", "2"],
+                 ["run", model, "--encoding", str(compiled / "encoding.json"), "--input=1,2,3", "--engine", "float64",
+                  "--softmax-temperature", "2"]):
+        line = _one_line(capsys, argv, 2)
+        assert "--softmax-temperature" in line and "no" in line and "softmax head" in line and model in line
+    assert not (tmp_path / "m.onnx").exists()
+    # the same transformer with one softmax head: the option acts, and is taken
+    soft = tmp_path / "soft.json"
+    soft.write_text((compiled / "transformer.json").read_text().replace('"average"', '"softmax"', 1))
+    pytest.importorskip("onnx")
+    assert main(["export", str(soft), "--format", "onnx", "-o", str(tmp_path / "s.onnx"),
+                 "--softmax-temperature", "2"]) == 0
+    assert (tmp_path / "s.onnx").stat().st_size > 0
+
+
+def test_every_construction_parameter_of_the_api_admits_a_path() -> None:
+    """docs/api.md: wherever a function takes a construction it also takes its file's path, str or os.PathLike."""
+    taking = [(name, fn) for name, fn in vars(api).items() if inspect.isfunction(fn) and fn.__module__ == api.__name__
+              and not name.startswith("_") and ({"construction", "name_or_path"} & set(inspect.signature(fn).parameters))]
+    assert {name for name, _ in taking} >= {"compile", "simulate", "certify", "refute", "prove_construction",
+                                            "construction"}
+    for name, fn in taking:
+        parameters = inspect.signature(fn).parameters
+        annotation = (parameters.get("construction") or parameters["name_or_path"]).annotation
+        assert "os.PathLike[str]" in str(annotation) and "Construction" in str(annotation), (name, annotation)
+    path = Path(os.path.relpath(INTERLEAVED))  # and at run time: a pathlib.Path is read as the document
+    assert va.construction(path).name == "interleaved"
+    assert va.compile(va.load_circuit(str(MIXED)), path).construction == "interleaved"
+
+
+def test_the_audit_caps_docs_cli_md_states_are_the_kernels() -> None:
+    from verified_aat.kernel.audit_proof import MAX_LENGTH, MAX_TOTAL_GATES
+    page = (DOCS / "cli.md").read_text()
+    row = next(line for line in page.splitlines() if line.startswith("| `audit --prove` lengths |"))
+    assert f"N ≤ {MAX_LENGTH}" in row and MAX_TOTAL_GATES == 5 * 10**6 and "5·10⁶ unrolled gates" in row, row
+    caps = re.findall(r"caps N ≤ (\d+) / ([0-9·⁰-⁹]+)", page.replace("\n", " ").replace("   ", " "))
+    assert caps and all(cap == (str(MAX_LENGTH), "5·10⁶") for cap in caps), caps
+
+
+def test_the_defects_docs_cli_md_counts_are_the_ones_audit_takes() -> None:
+    from verified_aat.audit.mutants import DEFECTS, HARMLESS, LATE_DEFECTS
+    text = " ".join((DOCS / "cli.md").read_text().split())
+    total = len(DEFECTS) + len(LATE_DEFECTS) + len(HARMLESS)
+    assert f"`--defect NAME` audits one of {total} changed unrollings" in text
+    assert f"{len(DEFECTS)} deliberately broken ones" in text and f"{len(LATE_DEFECTS)} that are right" in text
+    for name in [*LATE_DEFECTS, *HARMLESS]:
+        assert f"`{name}`" in text
+
+
+def test_the_option_error_example_of_docs_cli_md_is_what_the_command_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    page = (DOCS / "cli.md").read_text()
+    example = re.search(r"\| an option \| `(verified-aat: --timeout: [^`]*)` \|", page)
+    assert example is not None
+    assert _one_line(capsys, ["certify", str(MIXED), "-c", "gate-edge", "--timeout", "-1"], 2) == example.group(1)
+
+
+def test_eval_prints_as_docs_cli_md_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    row = next(line for line in (DOCS / "cli.md").read_text().splitlines() if line.startswith("| `verified-aat eval"))
+    assert "one line per output for `--input`" in row and "(`out = 64, e = 8`) for `--inputs`" in row
+    assert main(["eval", str(MIXED), "--input", "1,2,3"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["out = 64", "e = 8"]
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("1,2,3\n0,0,0\n")
+    assert main(["eval", str(MIXED), "--inputs", str(vectors)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["out = 64, e = 8", "out = 0, e = 0"]
+
+
+def test_docs_certificates_md_lists_every_check_of_the_kernel() -> None:
+    from verified_aat.kernel.checks import CHECKS
+    page = (DOCS / "certificates.md").read_text()
+    listed = page[page.index("It is a table of named checks"):page.index("The first failing check ends the run")]
+    missing = [check.name for check in CHECKS if f"`{check.name}`" not in listed]
+    assert not missing, missing
+
+
+def test_the_construction_check_transcript_is_what_the_command_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    page = (DOCS / "construction-format.md").read_text()
+    shown = page.split("$ verified-aat construction check docs/examples/constructions/interleaved.json\n", 1)[1]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(["construction", "check", "docs/examples/constructions/interleaved.json"]) == 0
+    finally:
+        os.chdir(cwd)
+    assert shown.splitlines()[0] == capsys.readouterr().out.strip()
+
+
+def test_the_json_of_a_refused_softmax_temperature_is_empty(compiled: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad input with --json prints no JSON (docs/cli.md): the new refusal is bad input like every other."""
+    capsys.readouterr()
+    assert main(["run", str(compiled / "transformer.json"), "--encoding", str(compiled / "encoding.json"),
+                 "--input=1,2,3", "--engine", "float64", "--softmax-temperature", "3", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "--softmax-temperature" in captured.err
