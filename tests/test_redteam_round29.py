@@ -15,6 +15,8 @@ False, and fixed in the code:
 - `export --softmax-temperature T` (and `run --engine float64 --softmax-temperature T`) on a transformer with no
   softmax head exited 0 with the option doing nothing, against the rule that an option given where it does not act
   is bad input (docs/cli.md's table: "ONNX with softmax heads"). Now exit 2 once MODEL is read, nothing written.
+- `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
+  1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
   construction document's path may be a `str` or an `os.PathLike` (it worked at run time; `mypy --strict` refused a
   `pathlib.Path`).
@@ -159,3 +161,17 @@ def test_the_json_of_a_refused_softmax_temperature_is_empty(compiled: Path, caps
                  "--input=1,2,3", "--engine", "float64", "--softmax-temperature", "3", "--json"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "--softmax-temperature" in captured.err
+
+
+def test_key_timeout_is_checked_in_its_own_unit(compiled: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--key-timeout MS`` is milliseconds: it was checked against the 10⁶ *seconds* of the options in seconds, so
+    17 minutes (1,000,001 ms) were refused with "at most 1,000,000 seconds"; now its range is those 10⁶ s in ms."""
+    run = ["run", str(compiled / "transformer.json"), "--encoding", str(compiled / "encoding.json"), "--input=1,2,3"]
+    capsys.readouterr()
+    assert main([*run, "--key-timeout", "1000001"]) == 0
+    assert "outputs: 64, 8" in capsys.readouterr().out
+    for value in ("0", str(10**9 + 1)):
+        line = _one_line(capsys, [*run, "--key-timeout", value], 2)
+        assert line.startswith("verified-aat: --key-timeout: ") and " ms" in line and "seconds" not in line.replace("milliseconds", ""), line
+    row = next(line for line in (DOCS / "cli.md").read_text().splitlines() if "`--key-timeout MS`" in line)
+    assert "0 < MS ≤ 10⁹" in row

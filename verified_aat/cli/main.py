@@ -147,11 +147,14 @@ def validate_options(args: argparse.Namespace) -> None:
             raise InputError(f"must be >= 1, got {k}", "--depth-bound (-K)")
         if k > MAX_K:
             raise InputError(f"must be at most {MAX_K:,} (the depth-bound limit), got {k}", "--depth-bound (-K)")
-    for attr, option in (("timeout", "--timeout"), ("budget", "--budget"), ("key_timeout", "--key-timeout"),
-                         ("max_time", "--max-time"), ("round_trip_timeout", "--round-trip-timeout")):
+    for attr, option in (("timeout", "--timeout"), ("budget", "--budget"), ("max_time", "--max-time"),
+                         ("round_trip_timeout", "--round-trip-timeout")):
         value = getattr(args, attr, None)
         if value is not None and not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
             raise InputError(f"must be a finite number > 0 (at most {MAX_SECONDS:,} seconds), got {value}", option)
+    key_ms = getattr(args, "key_timeout", None)  # milliseconds: the same range as the options in seconds
+    if key_ms is not None and not 0 < key_ms <= MAX_SECONDS * 1000:
+        raise InputError(f"must be > 0 milliseconds (at most {MAX_SECONDS * 1000:,} ms), got {key_ms}", "--key-timeout")
     jobs = getattr(args, "jobs", None)
     if jobs is not None and not 1 <= jobs <= MAX_JOBS:
         raise InputError(f"must be >= 1 (and at most {MAX_JOBS}), got {jobs}", "--jobs (-j)")
