@@ -25,6 +25,9 @@ False, and fixed in the documentation (each checked here against the code it des
 - docs/cli.md: the kernel's cap on an audit's unrollings is 5·10⁶ gates (`kernel/audit_proof.MAX_TOTAL_GATES`),
   not 2·10⁷ (the Limits table and the round trip's link 2); `--defect` takes 10 names, not 6 (3 pass a length
   audit, one fails only the size formula); the `--timeout` message; `eval --input` prints a line per output.
+- docs/cli.md's table of options that act only somewhere left out audit's own rules (`--output-circuit` not with
+  `--prove`, `-o` only with `--prove` or `--round-trip`) and stated `--all-N`'s, `--encoded`'s and
+  `--output-length`'s loosely; `prove-construction --json` times `proof_objects` when proved, not `witness`.
 - docs/certificates.md: the kernel's check list left out `depth-bound` and the four binarization checks.
 - docs/construction-format.md: `construction check`'s summary line ends with the every-K induction it found.
 """
@@ -32,6 +35,7 @@ False, and fixed in the documentation (each checked here against the code it des
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import re
 from pathlib import Path
@@ -175,3 +179,30 @@ def test_key_timeout_is_checked_in_its_own_unit(compiled: Path, capsys: pytest.C
         assert line.startswith("verified-aat: --key-timeout: ") and " ms" in line and "seconds" not in line.replace("milliseconds", ""), line
     row = next(line for line in (DOCS / "cli.md").read_text().splitlines() if "`--key-timeout MS`" in line)
     assert "0 < MS ≤ 10⁹" in row
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--lengths", "2", "--all-N"], "--all-N"),
+    (["--lengths", "2", "--encoded", "3"], "--encoded"),
+    (["--lengths", "2", "--output-length", "2"], "--output-length"),
+    (["--lengths", "2", "--prove", "--output-circuit", "{tmp}/u.circ", "-o", "{tmp}/a.json"], "--output-circuit"),
+    (["--lengths", "2", "-o", "{tmp}/a.json"], "-o"),
+])
+def test_the_audit_options_docs_cli_md_now_lists_do_not_act_alone(
+        compiled: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], option: str) -> None:
+    """These rules were in audit_cmd.py but not in docs/cli.md's table of options that act only somewhere."""
+    table = [line for line in (DOCS / "cli.md").read_text().splitlines() if line.startswith("| `audit` |")]
+    assert any(f"`{option}`" in line.split("|")[2] for line in table), option
+    line = _one_line(capsys, ["audit", str(compiled / "transformer.json"),
+                              *[a.format(tmp=tmp_path) for a in argv]], 2)
+    assert option in line
+    assert not list(tmp_path.iterdir())
+
+
+def test_prove_construction_json_timings_are_the_documented_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prove-construction", "gate-edge", "-K", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    text = " ".join((DOCS / "cli.md").read_text().split())
+    documented = text[text.index("- **prove-construction** — "):text.index("- **refute** — ")]
+    for key in result["timings"]:
+        assert f"`{key}`" in documented, key
