@@ -20,6 +20,8 @@ False, and fixed in the code:
 - api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
   construction document's path may be a `str` or an `os.PathLike` (it worked at run time; `mypy --strict` refused a
   `pathlib.Path`).
+- `va.prove_construction`'s SchematicResult printed as the dataclass repr with its whole certificate (tens of
+  thousands of characters) and had no notebook table, against the README's "results ... print as one line".
 
 False, and fixed in the documentation (each checked here against the code it describes):
 - docs/cli.md: the kernel's cap on an audit's unrollings is 5·10⁶ gates (`kernel/audit_proof.MAX_TOTAL_GATES`),
@@ -206,3 +208,15 @@ def test_prove_construction_json_timings_are_the_documented_ones(capsys: pytest.
     documented = text[text.index("- **prove-construction** — "):text.index("- **refute** — ")]
     for key in result["timings"]:
         assert f"`{key}`" in documented, key
+
+
+def test_a_schematic_result_prints_as_one_line_as_every_result_does() -> None:
+    """README: "results ... print as one line ... and as a small table in Jupyter". ``prove_construction``'s result
+    printed the dataclass repr with its whole certificate (tens of thousands of characters), and had no table."""
+    result = va.prove_construction("gate-edge", depth_bound=1)
+    assert result.status == "proved" and result.certificate is not None
+    line = repr(result)
+    assert "\n" not in line and len(line) < 200 and line.startswith("<SchematicResult proved for 'gate-edge' (K ≤ 1)")
+    assert f"{result.lemmas} lemmas" in line and "lemmas': [" not in line
+    table = result._repr_html_()
+    assert table.startswith("<table") and "proved" in table and result.theorem[:40] in table.replace("&#x27;", "'")

@@ -1,8 +1,8 @@
 """Short ``repr`` and ``_repr_html_`` for the values people hold in a REPL or a notebook.
 
 The auto-generated dataclass ``repr`` of a circuit prints every gate (130,000 characters for
-c880), so circuits, transformers, encodings, results, kernel reports and certificates print as
-one line of counts instead, and as a small table in Jupyter.  Everything here only reads the
+c880; a schematic result's, its whole certificate), so circuits, transformers, encodings, results,
+kernel reports and certificates print as one line of counts instead, and as a small table in Jupyter.  Everything here only reads the
 values; equality and hashing stay the dataclasses' own.  This module imports nothing of
 verified_aat: the IR modules call in here from their methods (a circuit computes its own rows).
 """
@@ -159,6 +159,27 @@ def instance_html(result: Any) -> str:
     rows = [("circuit", circuit_repr(result.circuit)), *rows, ("problems", _listed(result.problems)),
             ("theorem (the kernel's)", result.theorem or None)]
     return html_table("InstanceResult", title, rows, status=result.status)
+
+
+def _schematic_rows(result: Any) -> tuple[str, Rows]:
+    covers = "every K" if result.depth_bound is None else f"K ≤ {result.depth_bound}"
+    return (f"{result.status} for {result.construction!r} ({covers})",
+            [("lemmas", result.lemmas), ("seconds", f"{result.seconds:.3f}"),
+             ("problems", len(result.problems) or None)])
+
+
+def schematic_repr(result: Any) -> str:
+    """``<SchematicResult proved for 'gate-edge' (every K): 102 lemmas, 0.812 s>``: not the certificate it holds."""
+    title, rows = _schematic_rows(result)
+    return one_line("SchematicResult", title, rows)
+
+
+def schematic_html(result: Any) -> str:
+    title, rows = _schematic_rows(result)
+    rows = [*rows[:2], ("problems", _listed(result.problems)), ("theorem", result.theorem or None)]
+    found = result.refutation.counterexample if result.refutation is not None else None
+    return html_table("SchematicResult", title, rows + ([] if found is None else counterexample_rows(found)),
+                      status=result.status)
 
 
 def counterexample_rows(found: Any) -> Rows:

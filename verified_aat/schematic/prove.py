@@ -77,6 +77,14 @@ class SchematicResult:
     cpu_seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
 
+    def __repr__(self) -> str:  # one line, as every result prints (display.py), not the certificate it holds
+        from ..display import schematic_repr
+        return schematic_repr(self)
+
+    def _repr_html_(self) -> str:
+        from ..display import schematic_html
+        return schematic_html(self)
+
 
 def encoding_mismatch(construction: Construction, circuits: int = 30) -> str | None:
     """The first sample circuit on which the construction's encoder differs from the kernel's reading of
