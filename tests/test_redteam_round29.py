@@ -30,6 +30,8 @@ False, and fixed in the documentation (each checked here against the code it des
 - docs/cli.md's table of options that act only somewhere left out audit's own rules (`--output-circuit` not with
   `--prove`, `-o` only with `--prove` or `--round-trip`) and stated `--all-N`'s, `--encoded`'s and
   `--output-length`'s loosely; `prove-construction --json` times `proof_objects` when proved, not `witness`.
+- README: the trusted kernel's standard-library imports listed `math` (not imported) and left out `array`,
+  `contextlib`, `operator`, `pathlib` and `stat` (imported).
 - docs/certificates.md: the kernel's check list left out `depth-bound` and the four binarization checks.
 - docs/construction-format.md: `construction check`'s summary line ends with the every-K induction it found.
 """
@@ -220,3 +222,23 @@ def test_a_schematic_result_prints_as_one_line_as_every_result_does() -> None:
     assert f"{result.lemmas} lemmas" in line and "lemmas': [" not in line
     table = result._repr_html_()
     assert table.startswith("<table") and "proved" in table and result.theorem[:40] in table.replace("&#x27;", "'")
+
+
+def test_the_readme_names_every_standard_module_the_kernel_imports_and_no_other() -> None:
+    """The trusted kernel's imports as the README lists them: `math` was listed and is not imported; `array`,
+    `contextlib`, `operator`, `pathlib` and `stat` are imported and were not listed."""
+    import ast
+    import sys
+    imported: set[str] = set()
+    for path in (ROOT / "verified_aat" / "kernel").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    standard = {name for name in imported if name in sys.stdlib_module_names and name != "__future__"}
+    text = " ".join((ROOT / "README.md").read_text().split())
+    listed = text[text.index("only the standard library ("):text.index("the solvers `z3`")]
+    named = {name.split(".")[0] for name in re.findall(r"`([a-z_.0-9]+)`", listed)} - {"yices-smt2"}
+    assert named == standard, (sorted(named - standard), sorted(standard - named))
+    assert imported - standard - {"__future__"} == {"z3", "cvc5", "gmpy2"}
