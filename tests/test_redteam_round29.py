@@ -32,6 +32,7 @@ False, and fixed in the documentation (each checked here against the code it des
   `--output-length`'s loosely; `prove-construction --json` times `proof_objects` when proved, not `witness`.
 - README: the trusted kernel's standard-library imports listed `math` (not imported) and left out `array`,
   `contextlib`, `operator`, `pathlib` and `stat` (imported).
+- docs/cli.md's Limits table had no row for the binary AIGER input limit (limits.MAX_AIGER_IMPLICIT_INPUTS).
 - docs/certificates.md: the kernel's check list left out `depth-bound` and the four binarization checks.
 - docs/construction-format.md: `construction check`'s summary line ends with the every-K induction it found.
 """
@@ -242,3 +243,17 @@ def test_the_readme_names_every_standard_module_the_kernel_imports_and_no_other(
     named = {name.split(".")[0] for name in re.findall(r"`([a-z_.0-9]+)`", listed)} - {"yices-smt2"}
     assert named == standard, (sorted(named - standard), sorted(standard - named))
     assert imported - standard - {"__future__"} == {"z3", "cvc5", "gmpy2"}
+
+
+def test_every_limit_of_limits_py_is_in_the_limits_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """README: "Every exit code and every limit, with its default and the option that raises it: docs/cli.md".
+    The binary AIGER input limit (limits.MAX_AIGER_IMPLICIT_INPUTS) refused files but was in no table."""
+    from verified_aat import limits
+    page = (DOCS / "cli.md").read_text()
+    table = page[page.index("## Limits"):page.index("## Standard input and output")]
+    missing = [name for name in vars(limits) if name.startswith("MAX_") and f"limits.{name}" not in table]
+    assert not missing, missing
+    header = tmp_path / "wide.aig"
+    header.write_bytes(b"aig %d %d 0 1 0\n2\n" % ((limits.MAX_AIGER_IMPLICIT_INPUTS + 1,) * 2))
+    line = _one_line(capsys, ["info", str(header)], 2)
+    assert f"{limits.MAX_AIGER_IMPLICIT_INPUTS:,}" in line and f"{limits.MAX_AIGER_IMPLICIT_INPUTS:,} inputs" in table
