@@ -32,6 +32,8 @@ False, and fixed in the documentation (each checked here against the code it des
   `--output-length`'s loosely; `prove-construction --json` times `proof_objects` when proved, not `witness`.
 - README: the trusted kernel's standard-library imports listed `math` (not imported) and left out `array`,
   `contextlib`, `operator`, `pathlib` and `stat` (imported).
+- docs/cli.md's exit-code table gave exit 3 to eight commands; `compile` (the layers limit) and every command (an
+  input's size, `--max-inflated`) exit 3 at a limit too.
 - docs/cli.md's Limits table had no row for the binary AIGER input limit (limits.MAX_AIGER_IMPLICIT_INPUTS).
 - docs/certificates.md: the kernel's check list left out `depth-bound` and the four binarization checks.
 - docs/construction-format.md: `construction check`'s summary line ends with the every-K induction it found.
@@ -257,3 +259,19 @@ def test_every_limit_of_limits_py_is_in_the_limits_table(tmp_path: Path, capsys:
     header.write_bytes(b"aig %d %d 0 1 0\n2\n" % ((limits.MAX_AIGER_IMPLICIT_INPUTS + 1,) * 2))
     line = _one_line(capsys, ["info", str(header)], 2)
     assert f"{limits.MAX_AIGER_IMPLICIT_INPUTS:,}" in line and f"{limits.MAX_AIGER_IMPLICIT_INPUTS:,} inputs" in table
+
+
+def test_compile_and_info_exit_3_at_a_limit_as_the_exit_code_table_now_says(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    row = next(line for line in (DOCS / "cli.md").read_text().splitlines() if line.startswith("| 3 |"))
+    assert "`compile`" in row and "on a limit every command" in row
+    document = json.loads((ROOT / "verified_aat" / "data" / "constructions" / "gate-edge.json").read_text())
+    document["name"] = "gate-edge-wide"
+    document["transformer"]["block"] = document["transformer"]["block"] * 6  # 12 layers a step: 120,000 at K = 10^4
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps(document))
+    line = _one_line(capsys, ["compile", str(MIXED), "-c", str(path), "-K", "10000", "-o", str(tmp_path / "out")], 3)
+    assert "limit reached" in line and "120,000 layers" in line and not (tmp_path / "out").exists()
+    import io
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b" " * (2 << 20))))
+    assert "limit reached" in _one_line(capsys, ["info", "-", "--max-inflated", "1"], 3)
