@@ -15,6 +15,7 @@ False, and fixed in the code:
 - `export --softmax-temperature T` (and `run --engine float64 --softmax-temperature T`) on a transformer with no
   softmax head exited 0 with the option doing nothing, against the rule that an option given where it does not act
   is bad input (docs/cli.md's table: "ONNX with softmax heads"). Now exit 2 once MODEL is read, nothing written.
+- `check --verbose --json` printed the same JSON as `check --json`, exit 0: now bad input (a rule in option_rules.py).
 - `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
@@ -275,3 +276,16 @@ def test_compile_and_info_exit_3_at_a_limit_as_the_exit_code_table_now_says(
     import io
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b" " * (2 << 20))))
     assert "limit reached" in _one_line(capsys, ["info", "-", "--max-inflated", "1"], 3)
+
+
+def test_check_verbose_with_json_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``check --verbose`` prints every check with its time; with ``--json`` (whose ``checks`` list has them anyway)
+    the output was the same byte for byte, exit 0: an option that does nothing, which docs/cli.md calls bad input."""
+    cert = ROOT / "proofs" / "gate-edge" / "mixed_depth6.cert.json"
+    line = _one_line(capsys, ["check", str(cert), "--verbose", "--json"], 2)
+    assert "--verbose" in line and capsys.readouterr().out == ""
+    assert main(["check", str(cert), "--verbose"]) == 0
+    out = capsys.readouterr().out
+    assert "check document" in out and "check lemmas" in out
+    assert main(["check", str(cert), "--json"]) == 0
+    assert [c["name"] for c in json.loads(capsys.readouterr().out)["checks"]][:2] == ["document", "depth-bound"]

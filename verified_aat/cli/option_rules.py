@@ -112,6 +112,8 @@ RULES: tuple[Rule, ...] = (
          "a length audit (--lengths or --prove), not --round-trip"),
     Rule("check", ("circuit_format",), lambda a: a.circuit is not None, "--circuit FILE"),
     Rule("check", ("mode",), lambda a: False, "is not read by check: a netlist certificate states its own mode"),
+    Rule("check", ("verbose",), lambda a: not a.json,
+         "the text output (--json lists every check with its time in any case)"),
     Rule("certify", ("layout",), lambda a: a.report is not None, "--report FILE"),
     Rule("refute", ("layout",), lambda a: a.report is not None, "--report FILE"),
     Rule("report", ("solver",), lambda a: not a.no_check, "the kernel's check (not --no-check)"),
