@@ -16,6 +16,7 @@ False, and fixed in the code:
   softmax head exited 0 with the option doing nothing, against the rule that an option given where it does not act
   is bad input (docs/cli.md's table: "ONNX with softmax heads"). Now exit 2 once MODEL is read, nothing written.
 - `check --verbose --json` printed the same JSON as `check --json`, exit 0: now bad input (a rule in option_rules.py).
+- `certify --no-timings` without `-o` wrote no certificate to leave timings out of, exit 0: now bad input.
 - `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
@@ -289,3 +290,16 @@ def test_check_verbose_with_json_is_bad_input(tmp_path: Path, capsys: pytest.Cap
     assert "check document" in out and "check lemmas" in out
     assert main(["check", str(cert), "--json"]) == 0
     assert [c["name"] for c in json.loads(capsys.readouterr().out)["checks"]][:2] == ["document", "depth-bound"]
+
+
+def test_certify_no_timings_without_a_certificate_to_write_is_bad_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--no-timings`` leaves the timings out of the certificate ``-o`` writes; without ``-o`` nothing is written and
+    the option did nothing (exit 0).  With ``-o`` (a file, or ``-``) it acts: no ``timings`` key."""
+    monkeypatch.chdir(tmp_path)
+    line = _one_line(capsys, ["certify", str(MIXED), "-c", "gate-edge", "--no-timings"], 2)
+    assert "--no-timings" in line and "-o CERT" in line and not list(tmp_path.iterdir())
+    assert main(["certify", str(MIXED), "-c", "gate-edge", "--no-timings", "-o", "-"]) == 0
+    assert "timings" not in json.loads(capsys.readouterr().out)
+    assert main(["certify", str(MIXED), "-c", "gate-edge", "-o", "c.json"]) == 0
+    assert "timings" in json.loads((tmp_path / "c.json").read_text())

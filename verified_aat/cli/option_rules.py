@@ -115,6 +115,8 @@ RULES: tuple[Rule, ...] = (
     Rule("check", ("verbose",), lambda a: not a.json,
          "the text output (--json lists every check with its time in any case)"),
     Rule("certify", ("layout",), lambda a: a.report is not None, "--report FILE"),
+    Rule("certify", ("no_timings",), lambda a: a.output is not None,
+         "-o CERT (it leaves the timings out of the certificate written there)"),
     Rule("refute", ("layout",), lambda a: a.report is not None, "--report FILE"),
     Rule("report", ("solver",), lambda a: not a.no_check, "the kernel's check (not --no-check)"),
     Rule("run", ("softmax_temperature", "compare_exact"), _float_engine, "--engine float64 or float32"),
