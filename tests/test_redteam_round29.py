@@ -17,6 +17,8 @@ False, and fixed in the code:
   is bad input (docs/cli.md's table: "ONNX with softmax heads"). Now exit 2 once MODEL is read, nothing written.
 - `check --verbose --json` printed the same JSON as `check --json`, exit 0: now bad input (a rule in option_rules.py).
 - `certify --no-timings` without `-o` wrote no certificate to leave timings out of, exit 0: now bad input.
+- `certify --every-k` with `--jobs N` or `--no-refute` ran as without them (exit 0): now bad input, as the other
+  per-circuit options were.
 - `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
@@ -303,3 +305,16 @@ def test_certify_no_timings_without_a_certificate_to_write_is_bad_input(
     assert "timings" not in json.loads(capsys.readouterr().out)
     assert main(["certify", str(MIXED), "-c", "gate-edge", "-o", "c.json"]) == 0
     assert "timings" in json.loads((tmp_path / "c.json").read_text())
+
+
+@pytest.mark.parametrize("option", [["--jobs", "1"], ["--no-refute"]])
+def test_certify_every_k_refuses_the_per_circuit_options_jobs_and_no_refute(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]) -> None:
+    """The every-K route passes neither to its proof (one process; a witness is searched whatever --no-refute says):
+    both exited 0 doing nothing; now they are refused as --binarize, -K, --export-smt and --cluster were."""
+    out = tmp_path / "c.json"
+    line = _one_line(capsys, ["certify", str(MIXED), "-c", "gate-edge", "--every-k", *option, "-o", str(out)], 2)
+    assert option[0] in line and "per-circuit route" in line and not out.exists()
+    text = " ".join((DOCS / "cli.md").read_text().split())
+    assert f"`{option[0]}`" in text[text.index("2 bad input: a netlist"):text.index("(per-circuit options")]
+    assert main(["certify", str(MIXED), "-c", "gate-edge", *option, "-o", str(out)]) == 0  # the per-circuit route

@@ -14,13 +14,15 @@ from typing import Any
 from ..errors import EXIT_PROVED, EXIT_UNKNOWN, InputError
 
 PER_CIRCUIT_ONLY = (("binarize", "--binarize"), ("depth_bound", "--depth-bound"), ("export_smt", "--export-smt"),
-                    ("cluster", "--cluster"))
+                    ("cluster", "--cluster"), ("jobs", "--jobs"), ("no_refute", "--no-refute"))
 
 
 def refuse_per_circuit_options(args: argparse.Namespace) -> None:
-    """Before any work: the options that only the per-circuit route has."""
+    """Before any work: the options that only the per-circuit route has (``--jobs`` and ``--no-refute`` too: the
+    every-K proof runs in one process and searches its witness whatever they say)."""
+    from .option_rules import given
     for name, option in PER_CIRCUIT_ONLY:
-        if getattr(args, name, None) not in (None, False):
+        if given(args, name):
             raise InputError(f"--every-k instantiates the every-K theorem at K = the circuit's depth and derives "
                              f"nothing per circuit; {option} needs the per-circuit route (leave out --every-k)",
                              option)
