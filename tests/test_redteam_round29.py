@@ -19,6 +19,8 @@ False, and fixed in the code:
 - `certify --no-timings` without `-o` wrote no certificate to leave timings out of, exit 0: now bad input.
 - `certify --every-k` with `--jobs N` or `--no-refute` ran as without them (exit 0): now bad input, as the other
   per-circuit options were.
+- `check --defence-budget N` for a schematic or audit certificate (no interpreter runs for them) exited 0 doing
+  nothing: now bad input, as `--circuit` for an audit certificate already was.
 - `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
@@ -318,3 +320,15 @@ def test_certify_every_k_refuses_the_per_circuit_options_jobs_and_no_refute(
     text = " ".join((DOCS / "cli.md").read_text().split())
     assert f"`{option[0]}`" in text[text.index("2 bad input: a netlist"):text.index("(per-circuit options")]
     assert main(["certify", str(MIXED), "-c", "gate-edge", *option, "-o", str(out)]) == 0  # the per-circuit route
+
+
+def test_check_defence_budget_for_a_certificate_without_an_interpreter_run_is_bad_input(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The kernel's interpreter (S-step D) runs for per-circuit certificates only; ``--defence-budget`` given for a
+    schematic or audit certificate was accepted and did nothing (exit 0), as ``--circuit`` for an audit one was not."""
+    for cert in (ROOT / "proofs" / "constructions" / "gate-edge.every-K.schematic.json",
+                 next((ROOT / "proofs" / "audit").glob("*.json"))):
+        line = _one_line(capsys, ["check", str(cert), "--defence-budget", "0"], 2)
+        assert line.startswith("verified-aat: --defence-budget: ") and "per-circuit" in line
+    assert main(["check", str(ROOT / "proofs" / "gate-edge" / "mixed_depth6.cert.json"), "--defence-budget", "0"]) == 0
+    assert "defence      skipped (budget 0)" in capsys.readouterr().out

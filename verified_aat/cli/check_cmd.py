@@ -66,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
 
     _require_options(args)
     doc = read_certificate_argument(args.certificate)  # a CertificateFileError is main()'s: one line, exit 2
+    from .common import CERTIFICATE_FORMATS
+    from .option_rules import given
+    if given(args, "defence_budget") and doc.get("format") != CERTIFICATE_FORMATS[0]:  # schematic and audit: no interpreter
+        raise InputError(f"the kernel's interpreter runs T on a per-circuit certificate's circuit; this certificate "
+                         f"({str(doc.get('format'))[:60]}) has none: here it would do nothing", "--defence-budget")
     require_memory("check", _edges_in(doc), args)
     solvers = solver_options(args.solver, not args.no_solver_trust)["solvers"]
     from .progress import progress_reporter
