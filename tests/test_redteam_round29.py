@@ -23,6 +23,8 @@ False, and fixed in the code:
   nothing: now bad input, as `--circuit` for an audit certificate already was.
 - `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
+- `va.solver_options`, a public function of api.py that docs/api.md's reference shows, was an AttributeError: the
+  package re-exports it now, as every other.
 - api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
   construction document's path may be a `str` or an `os.PathLike` (it worked at run time; `mypy --strict` refused a
   `pathlib.Path`).
@@ -332,3 +334,15 @@ def test_check_defence_budget_for_a_certificate_without_an_interpreter_run_is_ba
         assert line.startswith("verified-aat: --defence-budget: ") and "per-circuit" in line
     assert main(["check", str(ROOT / "proofs" / "gate-edge" / "mixed_depth6.cert.json"), "--defence-budget", "0"]) == 0
     assert "defence      skipped (budget 0)" in capsys.readouterr().out
+
+
+def test_the_package_gives_every_function_the_api_page_documents() -> None:
+    """docs/api.md: "`import verified_aat as va` gives the functions below" — the page renders every public function
+    of api.py, and `va.solver_options` was an AttributeError."""
+    public = [name for name, value in vars(api).items()
+              if inspect.isfunction(value) and value.__module__ == api.__name__ and not name.startswith("_")]
+    assert "solver_options" in public and len(public) >= 14
+    for name in public:
+        assert getattr(va, name) is getattr(api, name), name
+        assert name in va.__all__ and name in dir(va), name
+    assert va.solver_options("both")["solvers"] == ("z3", "cvc5")

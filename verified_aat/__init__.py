@@ -13,7 +13,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers know the name)
 if TYPE_CHECKING:
     from .api import (audit_transformer, certificate, certify, check, compile, construction, evaluate, family,
-                      load_circuit, parse_circuit, prove_construction, refute, simulate)
+                      load_circuit, parse_circuit, prove_construction, refute, simulate, solver_options)
     from .circuits.ir import Circuit, Domain, Gate, Kind
     from .circuits.measures import measure
     from .errors import InputError
@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 __all__ = ["Circuit", "Domain", "Gate", "Kind", "InputError", "certificate", "certify", "check", "compile",
            "evaluate", "family", "load_circuit", "measure", "parse_circuit", "refute", "simulate"]
 __all__ += ["Certificate", "CheckReport", "Status", "Verdict", "audit_transformer"]
-__all__ += ["prove_construction", "construction"]
+__all__ += ["prove_construction", "construction", "solver_options"]
 __version__ = "0.1.0"
 
 _HOME = {name: "api" for name in ("audit_transformer", "certificate", "certify", "check", "compile", "construction",
                                   "evaluate", "family", "load_circuit", "parse_circuit", "prove_construction",
-                                  "refute", "simulate")}
+                                  "refute", "simulate", "solver_options")}
 _HOME.update(Circuit="circuits.ir", Domain="circuits.ir", Gate="circuits.ir",
              Kind="circuits.ir", measure="circuits.measures", InputError="errors", Certificate="results",
              CheckReport="results", Status="status", Verdict="status")
