@@ -25,6 +25,8 @@ False, and fixed in the code:
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - `va.solver_options`, a public function of api.py that docs/api.md's reference shows, was an AttributeError: the
   package re-exports it now, as every other.
+- `va.certificate(result, circuit=PATH)` raised AttributeError ('str' object has no attribute 'provenance'), and an
+  int the same: a path now reads the circuit as every circuit parameter does, another kind is a TypeError.
 - api.py's `construction` parameters were typed `str | Construction`, while docs/api.md and the README say a
   construction document's path may be a `str` or an `os.PathLike` (it worked at run time; `mypy --strict` refused a
   `pathlib.Path`).
@@ -346,3 +348,23 @@ def test_the_package_gives_every_function_the_api_page_documents() -> None:
         assert getattr(va, name) is getattr(api, name), name
         assert name in va.__all__ and name in dir(va), name
     assert va.solver_options("both")["solvers"] == ("z3", "cvc5")
+
+
+def test_certificate_takes_the_original_circuit_as_a_path_as_every_circuit_parameter_does(tmp_path: Path) -> None:
+    """docs/api.md: a circuit parameter also takes the file's path, and another kind is a TypeError naming the function
+    and the parameter; ``certificate(result, circuit=PATH)`` raised AttributeError ('str' has no 'provenance')."""
+    bench = tmp_path / "and3.bench"
+    bench.write_text("INPUT(a)\nINPUT(b)\nINPUT(c)\nOUTPUT(t)\nt = AND(a, b, c)\n")
+    from dataclasses import replace
+    from verified_aat.circuits.link_section import netlist_section
+    netlist = va.load_circuit(bench)
+    assert netlist.provenance is not None and netlist_section(netlist) is not None
+    stripped = replace(netlist, provenance=replace(netlist.provenance, netlist_link=None))
+    assert netlist_section(stripped) is None  # the result's circuit has lost its link to the netlist
+    result = va.certify(stripped, "gate-edge")
+    doc = va.certificate(result, circuit=str(bench))  # the original, by path: its link goes into the certificate
+    assert doc["netlist"]["format"] == "bench"
+    report = va.check(doc, bench)
+    assert report.outcome == "accepted" and "netlist 'and3.bench'" in report.theorem
+    with pytest.raises(TypeError, match="certificate: circuit must be a Circuit or a circuit file's path, got int"):
+        va.certificate(result, circuit=3)  # type: ignore[arg-type]

@@ -192,7 +192,7 @@ def audit_transformer(transformer: Transformer | str | os.PathLike[str], *, leng
 
 
 def certificate(result: CertifyResult | InstanceResult, *, timings: bool = True,
-                circuit: Circuit | None = None) -> Certificate:
+                circuit: Circuit | str | os.PathLike[str] | None = None) -> Certificate:
     """The certificate document of a proved result (a ``dict``; ``timings=False`` leaves out the
     informational timings, so equal inputs give equal documents).  When the certified circuit is an
     imported netlist (``result.circuit``, or the original ``circuit``, carries its link section), the
@@ -207,12 +207,13 @@ def certificate(result: CertifyResult | InstanceResult, *, timings: bool = True,
         raise TypeError(f"certificate: result must be what certify returned, got {_kind(result)}")
     if result.status != "proved":
         raise ValueError(f"no certificate: the result is {result.status}")
+    original = None if circuit is None else _circuit(circuit, "certificate")
     if isinstance(result, InstanceResult):
         doc = dict(result.certificate or {})
         return Certificate(doc if timings else {k: v for k, v in doc.items() if k != "timings"})
     link = netlist_section(result.circuit)
-    if link is None and circuit is not None:
-        link = netlist_section(carry_link(circuit, result.circuit))
+    if link is None and original is not None:
+        link = netlist_section(carry_link(original, result.circuit))
     return Certificate(build_certificate(result, include_timings=timings, netlist=link))
 
 
