@@ -45,6 +45,7 @@ False, and fixed in the documentation (each checked here against the code it des
 - docs/cli.md's exit-code table gave exit 3 to eight commands; `compile` (the layers limit) and every command (an
   input's size, `--max-inflated`) exit 3 at a limit too.
 - docs/cli.md's Limits table had no row for the binary AIGER input limit (limits.MAX_AIGER_IMPLICIT_INPUTS).
+- docs/cli.md's refute section gave exit 1 or 3 only; an unedited T (the kernel accepts its schematic lemmas) is 0.
 - docs/certificates.md: the kernel's check list left out `depth-bound` and the four binarization checks.
 - docs/construction-format.md: `construction check`'s summary line ends with the every-K induction it found.
 """
@@ -368,3 +369,12 @@ def test_certificate_takes_the_original_circuit_as_a_path_as_every_circuit_param
     assert report.outcome == "accepted" and "netlist 'and3.bench'" in report.theorem
     with pytest.raises(TypeError, match="certificate: circuit must be a Circuit or a circuit file's path, got int"):
         va.certificate(result, circuit=3)  # type: ignore[arg-type]
+
+
+def test_refute_of_an_unedited_transformer_exits_0_as_its_section_now_says(
+        compiled: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = " ".join((DOCS / "cli.md").read_text().split())
+    section = text[text.index("**refute** — "):text.index("**prove-construction** — ")]
+    assert "exit 1, or 3" in section and "or 0 when the kernel accepts" in section
+    assert main(["refute", str(compiled / "transformer.json"), "--budget", "20"]) == 0
+    assert "result       PROVED" in capsys.readouterr().out
