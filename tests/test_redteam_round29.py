@@ -21,6 +21,7 @@ False, and fixed in the code:
   per-circuit options were.
 - `check --defence-budget N` for a schematic or audit certificate (no interpreter runs for them) exited 0 doing
   nothing: now bad input, as `--circuit` for an audit certificate already was.
+- `export --format numpy --no-softmax` wrote the `.npz` with the softmax head in it (exit 0); only ONNX refused.
 - `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - `va.solver_options`, a public function of api.py that docs/api.md's reference shows, was an AttributeError: the
@@ -378,3 +379,24 @@ def test_refute_of_an_unedited_transformer_exits_0_as_its_section_now_says(
     assert "exit 1, or 3" in section and "or 0 when the kernel accepts" in section
     assert main(["refute", str(compiled / "transformer.json"), "--budget", "20"]) == 0
     assert "result       PROVED" in capsys.readouterr().out
+
+
+def test_export_no_softmax_refuses_softmax_heads_in_the_numpy_format_too(
+        compiled: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/cli.md: "`--no-softmax` refuses softmax heads (exit 2)" for `export --format onnx|numpy`; the `.npz` was
+    written with the softmax head in it (exit 0), only ONNX refused."""
+    soft = tmp_path / "soft.json"
+    soft.write_text((compiled / "transformer.json").read_text().replace('"average"', '"softmax"', 1))
+    for name in ("s.npz", "s.onnx"):
+        line = _one_line(capsys, ["export", str(soft), "--no-softmax", "-o", str(tmp_path / name)], 2)
+        assert str(soft) in line and "softmax pooling is not exported" in line and "--no-softmax" in line
+        assert not (tmp_path / name).exists()
+    assert main(["export", str(soft), "-o", str(tmp_path / "s.npz")]) == 0  # without the option: exported
+    with np_load(tmp_path / "s.npz") as arrays:
+        assert "softmax" in {str(arrays[key]) for key in arrays.files if key.endswith("_pooling")}
+    assert main(["export", str(compiled / "transformer.json"), "--no-softmax", "-o", str(tmp_path / "h.npz")]) == 0
+
+
+def np_load(path: Path):  # type: ignore[no-untyped-def]
+    import numpy
+    return numpy.load(str(path), allow_pickle=False)

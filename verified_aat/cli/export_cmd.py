@@ -44,6 +44,12 @@ def run(args: argparse.Namespace) -> int:
         require_onnx()
     model = load_transformer(args.model)
     check_model_applicable(args, model)
+    if args.no_softmax:  # both formats: the .npz holds softmax heads as the ONNX graph does
+        from ..transformer.model import Pooling
+        for number, layer in enumerate(model.layers, start=1):
+            for head in (h for h in layer.heads if h.pooling is Pooling.SOFTMAX):
+                raise InputError(f"layer {number}, head {head.name}: softmax pooling is not exported (--no-softmax)",
+                                 args.model)
     _require_size(model, fmt, args)
     if fmt == "onnx":
         from ..export.onnx_graph import save_onnx
