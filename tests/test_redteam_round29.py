@@ -400,3 +400,16 @@ def test_export_no_softmax_refuses_softmax_heads_in_the_numpy_format_too(
 def np_load(path: Path):  # type: ignore[no-untyped-def]
     import numpy
     return numpy.load(str(path), allow_pickle=False)
+
+
+def test_the_model_refusals_name_standard_input_as_stdin(
+        compiled: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/cli.md: errors about a document read from `-` name `<stdin>`, as every other reader's do."""
+    import io
+    text = (compiled / "transformer.json").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    line = _one_line(capsys, ["export", "-", "-o", str(tmp_path / "m.onnx"), "--softmax-temperature", "2"], 2)
+    assert line.startswith("verified-aat: <stdin>: --softmax-temperature")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.replace(b'"average"', b'"softmax"', 1))))
+    line = _one_line(capsys, ["export", "-", "-o", str(tmp_path / "m.npz"), "--no-softmax"], 2)
+    assert line.startswith("verified-aat: <stdin>: layer 1, head ") and "not exported" in line

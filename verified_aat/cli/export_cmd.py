@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ..errors import InputError, LimitReached
+from ..files import shown
 from ..export import EXPORT_FORMATS, export_units, format_by_name
 from ..wording import plural
 from .resources import add_resource_options, require_memory
@@ -49,14 +50,14 @@ def run(args: argparse.Namespace) -> int:
         for number, layer in enumerate(model.layers, start=1):
             for head in (h for h in layer.heads if h.pooling is Pooling.SOFTMAX):
                 raise InputError(f"layer {number}, head {head.name}: softmax pooling is not exported (--no-softmax)",
-                                 args.model)
+                                 shown(args.model))
     _require_size(model, fmt, args)
     if fmt == "onnx":
         from ..export.onnx_graph import save_onnx
         try:
             count = save_onnx(model, args.output, softmax=not args.no_softmax, temperature=args.softmax_temperature)
-        except InputError as exc:  # e.g. a softmax head with --no-softmax: name the model file
-            raise exc.located(args.model) from None
+        except InputError as exc:  # e.g. a softmax temperature the graph refuses: name the model file
+            raise exc.located(shown(args.model)) from None
         what = plural(count, 'ONNX node')
     else:
         from ..export.npz import save_npz

@@ -163,5 +163,6 @@ def check_model_applicable(args: argparse.Namespace, model: Transformer) -> None
     from ..transformer.model import Pooling
     if given(args, "softmax_temperature") and not any(
             head.pooling is Pooling.SOFTMAX for layer in model.layers for head in layer.heads):
+        from ..files import shown
         raise InputError("--softmax-temperature goes with softmax heads, and this transformer has none; here it would "
-                         "do nothing", args.model)
+                         "do nothing", shown(args.model))
