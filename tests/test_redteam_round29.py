@@ -22,6 +22,8 @@ False, and fixed in the code:
 - `check --defence-budget N` for a schematic or audit certificate (no interpreter runs for them) exited 0 doing
   nothing: now bad input, as `--circuit` for an audit certificate already was.
 - `export --format numpy --no-softmax` wrote the `.npz` with the softmax head in it (exit 0); only ONNX refused.
+- `refute SOFTMAX.json` said `<input>: softmax pooling is not exact` (no file, no line): now `FILE:LINE`, as certify;
+  a MODEL read from `-` was named `-` by audit, run and export: now `<stdin>`.
 - `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - `va.solver_options`, a public function of api.py that docs/api.md's reference shows, was an AttributeError: the
@@ -413,3 +415,19 @@ def test_the_model_refusals_name_standard_input_as_stdin(
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.replace(b'"average"', b'"softmax"', 1))))
     line = _one_line(capsys, ["export", "-", "-o", str(tmp_path / "m.npz"), "--no-softmax"], 2)
     assert line.startswith("verified-aat: <stdin>: layer 1, head ") and "not exported" in line
+
+
+def test_a_softmax_model_is_refused_at_its_file_by_refute_audit_and_run(
+        compiled: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bad input names its file: `refute SOFT.json` said `<input>: softmax pooling is not exact` (no file), and a MODEL
+    read from `-` was named `-` by audit and run (docs/cli.md: `<stdin>`)."""
+    import io
+    soft = tmp_path / "soft.json"
+    soft.write_text((compiled / "transformer.json").read_text().replace('"average"', '"softmax"', 1))
+    line = _one_line(capsys, ["refute", str(soft), "--budget", "5"], 2)
+    assert re.match(rf"verified-aat: {re.escape(str(soft))}:\d+: layer 1, head \w+: softmax pooling", line), line
+    for argv in (["refute", "-", "--budget", "5"], ["audit", "-", "--lengths", "2"],
+                 ["run", "-", "--encoding", str(compiled / "encoding.json"), "--input=1,2,3"]):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(soft.read_bytes())))
+        line = _one_line(capsys, argv, 2)
+        assert line.startswith("verified-aat: <stdin>") and "softmax pooling" in line, (argv, line)

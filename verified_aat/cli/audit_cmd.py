@@ -20,6 +20,7 @@ from ..audit.check import DEFAULT_LENGTHS, AuditReport, audit
 from ..audit.unroll import unroll
 from ..circuits.io import save_circuit
 from ..constructions.registry import construction_choice
+from ..files import shown
 from ..errors import EXIT_OK, EXIT_REFUTED, InputError
 from ..limits import MAX_AUDIT_LENGTH, MAX_AUDIT_LENGTHS, MAX_ENCODED, MAX_SAMPLES
 from ..transformer.model import Transformer
@@ -191,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = audit(transformer, lengths, args.samples, args.seed, extra, unroller=unroller_option(args))
     except InputError as exc:  # e.g. a softmax head: name the model file
-        raise exc.located(args.model if args.construction is None else None) from None
+        raise exc.located(shown(args.model) if args.construction is None else None) from None
     if args.output_circuit:
         n = output_length if output_length is not None else max(row.n for row in report.rows)
         save_circuit(unroll(transformer, n).circuit, args.output_circuit)

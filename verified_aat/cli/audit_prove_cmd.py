@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..files import shown
 from ..errors import EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN, InputError
 from .common import ARGUMENTS
 from .option_rules import decimal, integer
@@ -78,7 +79,7 @@ def run_prove_all_n(args: argparse.Namespace, transformer: Any) -> int:
             result = prove_all_n(transformer, family, name=args.defect or "", solvers=solvers,
                                  timeout_s=args.timeout, jobs=args.jobs, samples=args.samples, seed=args.seed)
     except InputError as exc:  # e.g. a softmax head: name the model file
-        raise exc.located(args.model if args.construction is None else None) from None
+        raise exc.located(shown(args.model) if args.construction is None else None) from None
     if result.status == PROVED and args.output:
         write_certificate(result.certificate, args.output)  # type: ignore[arg-type]
     code = EXIT_OK if result.status == PROVED else (EXIT_REFUTED if result.status == REFUTED else EXIT_UNKNOWN)
@@ -131,7 +132,7 @@ def run_prove(args: argparse.Namespace, lengths: list[int], transformer: Any) ->
             result = prove_audit(transformer, lengths, unroller=unroller, solvers=solvers, timeout_s=args.timeout,
                                  jobs=args.jobs, samples=max(args.samples, 20), seed=args.seed)
     except InputError as exc:  # e.g. a softmax head: name the model file
-        raise exc.located(args.model if args.construction is None else None) from None
+        raise exc.located(shown(args.model) if args.construction is None else None) from None
     if result.status == PROVED and args.output:
         write_certificate(result.certificate, args.output)  # type: ignore[arg-type]
     code = EXIT_OK if result.status == PROVED else (EXIT_REFUTED if result.status == REFUTED else EXIT_UNKNOWN)

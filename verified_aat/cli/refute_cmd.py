@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(getattr(args, "report", None))
     construction = resolve_construction(args.construction)
     from .transformer_arg import load_for_construction  # another construction's T: named at MODEL:line
-    transformer = load_for_construction(args.model, construction, exact=False)
+    transformer = load_for_construction(args.model, construction)  # a softmax head: MODEL:line (replays are exact)
     circuits = None
     if args.circuit or args.family:
         from .common import circuit_from_args

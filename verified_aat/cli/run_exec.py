@@ -157,7 +157,8 @@ def _notice(message: str) -> None:
 
 def _located(exc: InputError, args: argparse.Namespace) -> InputError:
     if exc.message == SOFTMAX_MESSAGE:
-        return InputError(f"{SOFTMAX_MESSAGE} (--engine float64)", args.model)
+        from ..files import shown
+        return InputError(f"{SOFTMAX_MESSAGE} (--engine float64)", shown(args.model))
     return exc.located(args.sequence or args.encoding)
 
 
