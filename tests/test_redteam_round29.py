@@ -24,6 +24,8 @@ False, and fixed in the code:
 - `export --format numpy --no-softmax` wrote the `.npz` with the softmax head in it (exit 0); only ONNX refused.
 - `refute SOFTMAX.json` said `<input>: softmax pooling is not exact` (no file, no line): now `FILE:LINE`, as certify;
   a MODEL read from `-` was named `-` by audit, run and export: now `<stdin>`.
+- three of `run`'s option conflicts (`--input` with `--sequence`, `--inputs` with `--input` or `--sequence`) said
+  `<input>:`, a place docs/cli.md's table does not have: now `command line:`.
 - `run --key-timeout MS` was checked against 10⁶ *seconds* and refused 1,000,001 ms (17 minutes) as "at most
   1,000,000 seconds"; its range is now 0 < MS ≤ 10⁹ (the options in seconds' range), said in milliseconds.
 - `va.solver_options`, a public function of api.py that docs/api.md's reference shows, was an AttributeError: the
@@ -431,3 +433,20 @@ def test_a_softmax_model_is_refused_at_its_file_by_refute_audit_and_run(
         monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(soft.read_bytes())))
         line = _one_line(capsys, argv, 2)
         assert line.startswith("verified-aat: <stdin>") and "softmax pooling" in line, (argv, line)
+
+
+def test_run_option_conflicts_say_where_as_docs_cli_md_lists(
+        compiled: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/cli.md's table of where a bad-input line points has a file, a JSON path, an option, the command line and
+    standard input; three of run's option conflicts said `<input>:`, none of them."""
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("1,2,3\n")
+    sequence = tmp_path / "s.json"
+    sequence.write_text(json.dumps({"format": "verified-aat/sequence", "version": 1,
+                                    "coordinates": ["op", "a", "b", "val", "sq"], "vectors": [["0"] * 5]}))
+    model, encoding = str(compiled / "transformer.json"), str(compiled / "encoding.json")
+    for argv in (["run", model, "--sequence", str(sequence), "--input", "1"],
+                 ["run", model, "--encoding", encoding, "--inputs", str(vectors), "--input", "1,2,3"],
+                 ["run", model, "--sequence", str(sequence), "--inputs", str(vectors)]):
+        line = _one_line(capsys, argv, 2)
+        assert line.startswith("verified-aat: command line: --input"), line

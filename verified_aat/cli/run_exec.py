@@ -105,7 +105,7 @@ def _run_one(args: argparse.Namespace, model: Transformer) -> int:
                          if args.engine != "exact" and not args.compare_exact else encoding.instantiate(values))
     else:
         if args.input is not None:
-            raise InputError("--input goes with --encoding, not with --sequence")
+            raise InputError("--input goes with --encoding, not with --sequence", "command line")
         sequence = load_sequence(args.sequence, coordinates=model.coordinates).vectors
     require_memory("run", len(sequence), args)
     _warn_precision(args, model, encoding)
@@ -217,9 +217,10 @@ def _warn_rounding(engine: str, rows: set[Any], values: Sequence[Any], readout: 
 def _run_many(args: argparse.Namespace, model: Transformer) -> int:
     """``--inputs FILE``: every line checked first, then one run each in this start, one output line each."""
     if args.encoding is None:
-        raise InputError("--inputs goes with --encoding ENC (one circuit input vector a line)")
+        raise InputError("--inputs goes with --encoding ENC (one circuit input vector a line)", "command line")
     if args.input is not None or args.trace or args.compare_exact:
-        raise InputError("--inputs takes no --input, --trace or --compare-exact (they are for one input)")
+        raise InputError("--inputs takes no --input, --trace or --compare-exact (they are for one input)",
+                         "command line")
     encoding = _load_encoding(args.encoding, model)
     vectors = read_input_vectors(args.inputs, args.max_inputs, vector_line_parser(encoding.n_inputs))
     require_memory("run", encoding.length, args)
