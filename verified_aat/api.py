@@ -195,7 +195,7 @@ def certificate(result: CertifyResult | InstanceResult, *, timings: bool = True,
                 circuit: Circuit | str | os.PathLike[str] | None = None) -> Certificate:
     """The certificate document of a proved result (a ``dict``; ``timings=False`` leaves out the
     informational timings, so equal inputs give equal documents).  When the certified circuit is an
-    imported netlist (``result.circuit``, or the original ``circuit``, carries its link section), the
+    imported netlist (``result.circuit``, or the original ``circuit``, a Circuit or its file's path, carries its link section), the
     certificate embeds the netlist and the kernel also proves that C equals it.  For ``every_k``'s result:
     its every-K certificate with the circuit embedded."""
     from .certificates.document import build_certificate
