@@ -53,6 +53,14 @@ False, and fixed in the documentation (each checked here against the code it des
 - docs/cli.md's refute section gave exit 1 or 3 only; an unedited T (the kernel accepts its schematic lemmas) is 0.
 - docs/certificates.md: the kernel's check list left out `depth-bound` and the four binarization checks.
 - docs/construction-format.md: `construction check`'s summary line ends with the every-K induction it found.
+
+Noticed, left alone: `check --candidate-link` on a certificate whose link is by steps changes nothing and exits 0
+(tests/test_candidate_link_gate.py asserts that on purpose); `check --max-memory 64` stops reading the certificate
+with a bare "limit reached (--max-memory 64 MB)", not the estimate's sentence (the limit is applied before the
+certificate is read); `construction check FILE --max-inflated MB` is an argparse error (the option goes before
+the action); `va.evaluate`/`va.simulate` of a threshold circuit accept inputs outside {0,1}, which `eval` refuses
+(docs/cli.md speaks of `eval` only); `audit --prove --defect pool-drops-last-past-32` took 31 CPU s against the
+documented ~7 s (a shared machine); `construction show nope` says `NAME:` for where.
 """
 
 from __future__ import annotations
