@@ -23,7 +23,8 @@ def shrink(circuit: Circuit, xs: Sequence[Fraction], found: Found,
            deadline: float) -> tuple[Circuit, Found]:
     """The smallest circuit greedy moves reach from ``circuit`` before ``deadline`` (``time.perf_counter``) on which
     ``fails`` (a circuit and an input to try first) still finds a replayed counterexample: (its input, the
-    counterexample); with it the last counterexample found.  ``found``: the counterexample of ``circuit`` at ``xs``."""
+    counterexample); with it the last counterexample found.  ``found``: the counterexample of ``circuit`` at ``xs``.
+    A circuit shrunk is named ``<name>-shrunk``: its gates are no longer the shape its name says."""
     current, inputs = circuit, list(xs)
     shrunk = True
     while shrunk and time.perf_counter() < deadline:
@@ -35,6 +36,8 @@ def shrink(circuit: Circuit, xs: Sequence[Fraction], found: Found,
             if result is not None:
                 (inputs, found), current, shrunk = result, smaller, True
                 break
+    if current is not circuit:  # no longer the candidate named: "add-of-two" was reported as `input x0 / output x0`
+        current = replace(current, name=f"{circuit.name}-shrunk")
     return current, found
 
 
@@ -93,7 +96,10 @@ def _rebuild(circuit: Circuit, outputs: Sequence[int], bypass: dict[int, int],
                      else replace(gate, args=tuple(number[a] for a in operands(g))))
         number[g] = len(gates) - 1
     given = circuit.output_names or ()  # a name that is only its gate's (g<id>) names the new gate, else it is kept
-    names = [given[circuit.outputs.index(o)] for o in outputs] if given else []
+    at: dict[int, list[int]] = {}  # an output gate's positions: a repeated output keeps each of its names, in order
+    for position, o in reversed(list(enumerate(circuit.outputs))):
+        at.setdefault(o, []).append(position)
+    names = [given[at[o].pop()] for o in outputs] if given else []
     custom = any(n != circuit.gate_name(o) for n, o in zip(names, outputs))
     smaller = Circuit(tuple(gates), tuple(number[e] for e in ends), circuit.name, circuit.domain, tuple(
         n if n != circuit.gate_name(o) else gates[number[e]].name or f"g{number[e]}"
