@@ -20,7 +20,7 @@ Found: (1) a shrunk witness kept its candidate's name: ``refute`` reported ``cir
 (2) ``_rebuild`` named a repeated output by its first occurrence: outputs (y, y) named ``a``, ``b`` became ``a``,
 ``a`` (latent: no candidate names its outputs). (3) ``prove-construction`` reported a shrunk witness as found (no
 "shrunk from" note) and its ``--json`` circuit had no ``shrunk_from``, though docs/cli.md says its ``circuit`` is "as
-for refute"; both now share ``cli/json_output.witness_json``.
+for refute"; both now share ``json_envelope.refuting_circuit_json`` (with the report page).
 
 Left: a shrink that only drops a repeated operand (``add x0 x0 x1`` → ``add x0 x1``) would be noted "shrunk from 3 gates
 and 1 output" on a circuit of 3 gates and 1 output (``shrunk_from`` has no edges; not met in the runs above); the
@@ -31,12 +31,18 @@ so on a machine slow enough two runs could stop at different witnesses (each rep
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
+from pathlib import Path
+
+import pytest
 
 from verified_aat.api import construction
 from verified_aat.audit.reference import reference_run
 from verified_aat.circuits.evaluate import evaluate
 from verified_aat.circuits.ir import Circuit, Gate, Kind
+from verified_aat.circuits.text_format import parse_circuit_text
+from verified_aat.cli.main import main
 from verified_aat.refutation.refute import refute
 from verified_aat.refutation.shrink import _moves, _rebuild
 from verified_aat.transformer.spec import transformer_from_json, transformer_to_json
@@ -75,3 +81,37 @@ def test_a_repeated_output_keeps_each_of_its_names() -> None:
     kept_all = [smaller for smaller, _ in _moves(circuit) if len(smaller.outputs) == 3]
     assert kept_all and all(smaller.output_names == ("a", "b", "s") for smaller in kept_all)
     assert [s.output_names for s, _ in _moves(circuit) if len(s.outputs) == 1] == [("a",), ("s",)]
+
+
+@pytest.fixture
+def middle_edit(tmp_path: Path) -> Path:
+    """gate-edge's T_2 with its first gather layer's sign read as the gathered value (that layer only): no schematic
+    lemma witness, so prove-construction's candidate search refutes it, on a shrunk witness."""
+    data = transformer_to_json(construction("gate-edge").transformer(2))
+    body = list(data["functions"][data["layers"][1]["activation"]])
+    body[body.index("sign_value = sign gather.val")] = "sign_value = add gather.val"
+    data["functions"]["edited"], data["layers"][1]["activation"] = body, "edited"
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_prove_construction_says_what_its_witness_was_shrunk_from(middle_edit: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """``--json``'s circuit is "as for refute" (docs/cli.md): it has ``shrunk_from``; the text says it too."""
+    args = ["prove-construction", "gate-edge", "-K", "2", "--transformer", str(middle_edit), "--budget", "30"]
+    assert main([*args, "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    circuit = out["circuit"]
+    assert set(circuit) == {"name", "gates", "edges", "inputs", "text", "shrunk_from"}
+    first = circuit["shrunk_from"]
+    assert first is not None and first["gates"] > circuit["gates"] and circuit["name"].endswith("-shrunk")
+    witness = parse_circuit_text(circuit["text"])
+    transformer = transformer_from_json(json.loads(middle_edit.read_text(encoding="utf-8")))
+    encoding = construction("gate-edge").encode(witness)
+    xs = [Fraction(v) for v in out["counterexample"]["input_vector"]]
+    run = reference_run(transformer, encoding.instantiate(xs))
+    assert tuple(map(Fraction, encoding.read(run.layers[-1].vectors))) != tuple(evaluate(witness, xs))
+    assert main(args) == 1
+    text = capsys.readouterr().out
+    assert f"shrunk from  {first['gates']} gates and {first['outputs']} output" in text and "witness circuit:\n" in text

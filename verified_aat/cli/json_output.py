@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ..json_envelope import (EXIT_FOR_STATUS, SCHEMA, STATUSES, counterexample_json, envelope,  # noqa: F401
-                             rational)
+                             rational, refuting_circuit_json)
 
 
 def add_json_argument(parser: Any) -> None:
@@ -26,3 +26,4 @@ def emit(doc: dict[str, Any]) -> int:
     sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     sys.stdout.flush()
     return int(doc["exit_code"])
+

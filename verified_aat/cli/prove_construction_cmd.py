@@ -73,6 +73,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if result.status == "refuted":
         _which_k(result, construction)
+        first = result.refutation.first_found  # the candidate found first, when shrunk (red team, round 30)
+        if first is not None:
+            print(f"shrunk from  {plural(first.size, 'gate')} and {plural(len(first.outputs), 'output')} (the "
+                  f"candidate that first went wrong, {first.name})")
         print("witness circuit:")
         print(result.refutation.circuit_text())  # type: ignore[union-attr]
         print(result.refutation.counterexample.report())  # type: ignore[union-attr]
@@ -96,11 +100,9 @@ def _which_k(result, construction) -> None:  # type: ignore[no-untyped-def]
 
 def _report_json(result, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
     """``--json``: the envelope of docs/cli.md, command ``prove-construction``."""
-    from ..circuits.text_format import print_circuit
-    from .json_output import counterexample_json, emit, envelope
+    from .json_output import counterexample_json, emit, envelope, refuting_circuit_json
 
     found = result.refutation.counterexample if result.status == "refuted" else None
-    circuit = result.refutation.circuit if found is not None else None
     kinds = Counter(lemma["kind"].split(":")[-1] for lemma in (result.certificate or {}).get("lemmas", []))
     return emit(envelope(
         "prove-construction", result.status, reasons=list(result.problems),
@@ -108,7 +110,5 @@ def _report_json(result, args: argparse.Namespace) -> int:  # type: ignore[no-un
         timings={**result.timings, "total": result.seconds, "cpu": result.cpu_seconds},
         construction=result.construction, depth_bound=result.depth_bound, every_K=result.depth_bound is None,
         theorem=result.theorem or None, certificate=args.output if result.status == "proved" else None,
-        circuit=None if circuit is None else {"name": circuit.name, "gates": circuit.size,
-                                              "edges": circuit.n_edges, "inputs": circuit.n_inputs,
-                                              "text": print_circuit(circuit)},
+        circuit=None if found is None else refuting_circuit_json(result.refutation),
         counterexample=counterexample_json(found)))

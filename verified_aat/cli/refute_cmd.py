@@ -81,8 +81,7 @@ def _check_depth_bound(args: argparse.Namespace, circuits: list | None) -> None:
 
 def _report_json(result, args: argparse.Namespace) -> int:
     """``--json``: the schema of docs/cli.md, command ``refute``."""
-    from ..json_envelope import refuting_circuit_json
-    from .json_output import counterexample_json, emit, envelope
+    from .json_output import counterexample_json, emit, envelope, refuting_circuit_json
 
     found = result.counterexample is not None
     reasons = [] if found else [f"no counterexample exists: {result.proved}"] if result.proved else [
