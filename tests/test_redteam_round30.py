@@ -20,7 +20,7 @@ Found: (1) a shrunk witness kept its candidate's name: ``refute`` reported ``cir
 (2) ``_rebuild`` named a repeated output by its first occurrence: outputs (y, y) named ``a``, ``b`` became ``a``,
 ``a`` (latent: no candidate names its outputs). (3) ``prove-construction`` reported a shrunk witness as found (no
 "shrunk from" note) and its ``--json`` circuit had no ``shrunk_from``, though docs/cli.md says its ``circuit`` is "as
-for refute"; both now share ``json_envelope.refuting_circuit_json`` (with the report page).
+for refute"; both now share ``Refutation.circuit_json`` (with the report page).
 
 Left: a shrink that only drops a repeated operand (``add x0 x0 x1`` → ``add x0 x1``) would be noted "shrunk from 3 gates
 and 1 output" on a circuit of 3 gates and 1 output (``shrunk_from`` has no edges; not met in the runs above); the

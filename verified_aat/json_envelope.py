@@ -76,13 +76,3 @@ def counterexample_json(cex: Any) -> dict[str, Any] | None:
             "input_vector": [rational(v) for v in cex.inputs],
             "outputs": outputs, "steps": steps, "first_mismatch": mismatch}
 
-
-def refuting_circuit_json(refutation: Any) -> dict[str, Any] | None:
-    """The circuit of a refutation with a counterexample, in the text format, and what it was shrunk from (the
-    candidate first found: its gates and outputs), else null; null without a counterexample."""
-    from .circuits.text_format import print_circuit
-    c, first = refutation.circuit, getattr(refutation, "first_found", None)
-    if refutation.counterexample is None or c is None:
-        return None
-    return {"name": c.name, "gates": c.size, "edges": c.n_edges, "inputs": c.n_inputs, "text": print_circuit(c),
-            "shrunk_from": None if first is None else {"gates": first.size, "outputs": len(first.outputs)}}

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ..json_envelope import (EXIT_FOR_STATUS, SCHEMA, STATUSES, counterexample_json, envelope,  # noqa: F401
-                             rational, refuting_circuit_json)
+                             rational)
 
 
 def add_json_argument(parser: Any) -> None:

@@ -100,7 +100,7 @@ def _which_k(result, construction) -> None:  # type: ignore[no-untyped-def]
 
 def _report_json(result, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
     """``--json``: the envelope of docs/cli.md, command ``prove-construction``."""
-    from .json_output import counterexample_json, emit, envelope, refuting_circuit_json
+    from .json_output import counterexample_json, emit, envelope
 
     found = result.refutation.counterexample if result.status == "refuted" else None
     kinds = Counter(lemma["kind"].split(":")[-1] for lemma in (result.certificate or {}).get("lemmas", []))
@@ -110,5 +110,5 @@ def _report_json(result, args: argparse.Namespace) -> int:  # type: ignore[no-un
         timings={**result.timings, "total": result.seconds, "cpu": result.cpu_seconds},
         construction=result.construction, depth_bound=result.depth_bound, every_K=result.depth_bound is None,
         theorem=result.theorem or None, certificate=args.output if result.status == "proved" else None,
-        circuit=None if found is None else refuting_circuit_json(result.refutation),
+        circuit=None if found is None else result.refutation.circuit_json(),
         counterexample=counterexample_json(found)))

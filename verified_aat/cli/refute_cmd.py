@@ -81,7 +81,7 @@ def _check_depth_bound(args: argparse.Namespace, circuits: list | None) -> None:
 
 def _report_json(result, args: argparse.Namespace) -> int:
     """``--json``: the schema of docs/cli.md, command ``refute``."""
-    from .json_output import counterexample_json, emit, envelope, refuting_circuit_json
+    from .json_output import counterexample_json, emit, envelope
 
     found = result.counterexample is not None
     reasons = [] if found else [f"no counterexample exists: {result.proved}"] if result.proved else [
@@ -90,5 +90,5 @@ def _report_json(result, args: argparse.Namespace) -> int:
         "refute", str(result.status), reasons=reasons,
         counts={"circuits_tried": result.circuits_tried}, timings={"total": result.seconds},
         model=args.model, construction=args.construction,
-        circuit=refuting_circuit_json(result),
+        circuit=result.circuit_json(),
         counterexample=counterexample_json(result.counterexample)))

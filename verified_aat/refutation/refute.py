@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ..circuits.ir import Circuit
 from ..circuits.measures import depth
@@ -53,6 +53,17 @@ class Refutation:
     def circuit_text(self) -> str:
         """The witness circuit in the text format (``witness_text``); empty without one."""
         return "" if self.circuit is None else witness_text(self.circuit)
+
+    def circuit_json(self) -> dict[str, Any] | None:
+        """``--json``'s ``circuit`` (docs/cli.md, ``refute`` and ``prove-construction``): the refuting circuit in the
+        text format and ``shrunk_from``, the first failing candidate's gates and outputs when it was shrunk, else
+        null; None without a counterexample."""
+        from ..circuits.text_format import print_circuit
+        c, first = self.circuit, self.first_found
+        if self.counterexample is None or c is None:
+            return None
+        return {"name": c.name, "gates": c.size, "edges": c.n_edges, "inputs": c.n_inputs, "text": print_circuit(c),
+                "shrunk_from": None if first is None else {"gates": first.size, "outputs": len(first.outputs)}}
 
     def _repr_html_(self) -> str:
         """The verdict and the counterexample (inputs, outputs, first mismatch) for Jupyter."""

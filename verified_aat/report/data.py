@@ -221,12 +221,12 @@ def _regular_model(path: str, file: str, line_of: Any) -> None:
 
 def from_refutation(refutation: Any, model_path: str, construction: str = "gate-edge") -> ReportData:
     """A report of :func:`verified_aat.refutation.refute.refute`'s result for the model file ``model_path``."""
-    from ..json_envelope import counterexample_json, envelope, refuting_circuit_json
+    from ..json_envelope import counterexample_json, envelope
 
     if refutation.counterexample is None:
         raise InputError("no counterexample was found: nothing to report (this is not a proof)", model_path)
     doc = envelope("refute", "refuted", model=model_path, construction=construction,
-                   circuit=refuting_circuit_json(refutation),
+                   circuit=refutation.circuit_json(),
                    counterexample=counterexample_json(refutation.counterexample))
     return from_refute_json(doc, "refute")
 
