@@ -22,10 +22,11 @@ Found: (1) a shrunk witness kept its candidate's name: ``refute`` reported ``cir
 "shrunk from" note) and its ``--json`` circuit had no ``shrunk_from``, though docs/cli.md says its ``circuit`` is "as
 for refute"; both now share ``Refutation.circuit_json`` (with the report page).
 
-Left: a shrink that only drops a repeated operand (``add x0 x0 x1`` → ``add x0 x1``) would be noted "shrunk from 3 gates
-and 1 output" on a circuit of 3 gates and 1 output (``shrunk_from`` has no edges; not met in the runs above); the
-report page (``--report``) does not say the witness was shrunk; a counterexample on a circuit with no inputs prints an
-empty "inputs:" list; whether a shrink step is kept depends on a 1 s per-step search budget and the overall deadline,
+Left, then mended at merge (stop 54): a shrink that only drops a repeated operand (``add x0 x0 x1`` → ``add x0 x1``)
+would be noted "shrunk from 3 gates and 1 output" on a circuit of 3 gates and 1 output (``shrunk_from`` now has the
+edges too); the report page (``--report``) now says the witness was shrunk; a counterexample on a circuit with no
+inputs printed an
+empty "inputs:" list (now "none (the circuit has no inputs)"); whether a shrink step is kept depends on a 1 s per-step search budget and the overall deadline,
 so on a machine slow enough two runs could stop at different witnesses (each replayed).
 """
 
@@ -114,4 +115,5 @@ def test_prove_construction_says_what_its_witness_was_shrunk_from(middle_edit: P
     assert tuple(map(Fraction, encoding.read(run.layers[-1].vectors))) != tuple(evaluate(witness, xs))
     assert main(args) == 1
     text = capsys.readouterr().out
-    assert f"shrunk from  {first['gates']} gates and {first['outputs']} output" in text and "witness circuit:\n" in text
+    assert f"shrunk from  {first['gates']} gates, {first['edges']} edges and {first['outputs']} output" in text
+    assert "witness circuit:\n" in text

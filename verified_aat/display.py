@@ -207,10 +207,16 @@ def refutation_repr(refutation: Any) -> str:
 
 
 def shrunk_note(refutation: Any) -> str:
-    """``, shrunk from 44 gates and 8 outputs`` when the witness is the first failing candidate shrunk, else empty."""
-    first = refutation.first_found
-    return "" if first is None else (f", shrunk from {plural(first.size, 'gate')} and "
-                                     f"{plural(len(first.outputs), 'output')}")
+    """``, shrunk from 44 gates, 51 edges and 8 outputs`` when the witness is the first failing candidate shrunk, else
+    empty."""
+    first = refutation.shrunk_from()
+    return "" if first is None else f", shrunk from {shrunk_size(first)}"
+
+
+def shrunk_size(first: dict[str, int]) -> str:
+    """``44 gates, 51 edges and 8 outputs``: a circuit's size as ``shrunk_from`` gives it."""
+    return (f"{plural(first['gates'], 'gate')}, {plural(first['edges'], 'edge')} and "
+            f"{plural(first['outputs'], 'output')}")
 
 
 def refutation_html(refutation: Any) -> str:

@@ -73,10 +73,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if result.status == "refuted":
         _which_k(result, construction)
-        first = result.refutation.first_found  # the candidate found first, when shrunk (red team, round 30)
+        first = result.refutation.shrunk_from()  # the candidate found first, when shrunk (red team, round 30)
         if first is not None:
-            print(f"shrunk from  {plural(first.size, 'gate')} and {plural(len(first.outputs), 'output')} (the "
-                  f"candidate that first went wrong, {first.name})")
+            from ..display import shrunk_size
+            print(f"shrunk from  {shrunk_size(first)} (the candidate that first went wrong, "
+                  f"{result.refutation.first_found.name})")
         print("witness circuit:")
         print(result.refutation.circuit_text())  # type: ignore[union-attr]
         print(result.refutation.counterexample.report())  # type: ignore[union-attr]

@@ -56,14 +56,20 @@ class Refutation:
 
     def circuit_json(self) -> dict[str, Any] | None:
         """``--json``'s ``circuit`` (docs/cli.md, ``refute`` and ``prove-construction``): the refuting circuit in the
-        text format and ``shrunk_from``, the first failing candidate's gates and outputs when it was shrunk, else
+        text format and ``shrunk_from``, the first failing candidate's size when it was shrunk (``shrunk_from``), else
         null; None without a counterexample."""
         from ..circuits.text_format import print_circuit
-        c, first = self.circuit, self.first_found
+        c = self.circuit
         if self.counterexample is None or c is None:
             return None
         return {"name": c.name, "gates": c.size, "edges": c.n_edges, "inputs": c.n_inputs, "text": print_circuit(c),
-                "shrunk_from": None if first is None else {"gates": first.size, "outputs": len(first.outputs)}}
+                "shrunk_from": self.shrunk_from()}
+
+    def shrunk_from(self) -> dict[str, int] | None:
+        """The first failing candidate's gates, edges and outputs when ``circuit`` is it shrunk, else None (an
+        operand dropped may leave the gates and outputs as they were: red team, round 30)."""
+        first = self.first_found
+        return None if first is None else {"gates": first.size, "edges": first.n_edges, "outputs": len(first.outputs)}
 
     def _repr_html_(self) -> str:
         """The verdict and the counterexample (inputs, outputs, first mismatch) for Jupyter."""

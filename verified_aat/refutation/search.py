@@ -69,7 +69,7 @@ class Counterexample:
                 lines.append(f"    … {len(nonzero) - MANY_INPUTS} more non-zero inputs (all of them: --json)")
             lines.append(f"    the other {plural(len(shown) - len(nonzero), 'input')} = 0")
         else:
-            lines += [f"    {n} = {format_rational(v)}" for n, v in shown]
+            lines += [f"    {n} = {format_rational(v)}" for n, v in shown] or ["    none (the circuit has no inputs)"]
         if self.steps:
             lines.append("  gate by gate (circuit vs transformer at the scheduled layer; an output spoiled later: the "
                          "layer from which its read-out differs):")

@@ -195,7 +195,8 @@ def from_refute_json(doc: dict[str, Any], source: str = "refute --json", base_di
                           f"{plural(encoding.length, 'position')}", where, line_of)
     reasons = tuple(doc.get("reasons") or [])
     if (first := doc["circuit"].get("shrunk_from")) is not None:  # refute shrank the candidate it first found
-        reasons += (f"the circuit is the candidate first found ({plural(first['gates'], 'gate')}, "
+        edges = f"{plural(first['edges'], 'edge')}, " if "edges" in first else ""
+        reasons += (f"the circuit is the candidate first found ({plural(first['gates'], 'gate')}, {edges}"
                     f"{plural(first['outputs'], 'output')}) shrunk, each step replayed",)
     return ReportData(
         title=f"{os.path.basename(model)} ({construction.name}) on {circuit.name}", status=doc["status"],

@@ -162,7 +162,8 @@ COUNTEREXAMPLE = obj({"rational": Field(boolean), "inputs": Field(map_of(rationa
                       "steps": Field(list_of(STEP)), "first_mismatch": Field(optional(STEP))})
 CIRCUIT = obj({"name": Field(text, False), "gates": Field(natural, False), "edges": Field(natural, False),
                "inputs": Field(natural, False), "text": Field(text),
-               "shrunk_from": Field(optional(obj({"gates": Field(natural), "outputs": Field(natural)})), False)})
+               "shrunk_from": Field(optional(obj({"gates": Field(natural), "outputs": Field(natural),
+                                                   "edges": Field(natural, False)})), False)})
 
 
 def refute_schema(constructions: tuple[str, ...]) -> Callable[[Any, Path], None]:
