@@ -87,21 +87,6 @@ def test_refute_candidates_at_a_large_k_are_built_one_at_a_time_and_stay_small()
             assert list(evaluate(c, xs)) == list(evaluate(shape, xs)), c.name
 
 
-def test_the_api_refuses_a_threshold_circuit_outside_0_1_as_eval_does(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """``eval`` of a threshold arithmetization refuses an input outside {0,1} (exit 2); ``va.evaluate`` and
-    ``va.simulate`` computed a value there that means nothing for the netlist (red team 29's note)."""
-    import verified_aat as va
-    from verified_aat.errors import InputError
-
-    circuit = va.load_circuit(SHARED / "c17.bench", "threshold")
-    ones = [1] * circuit.n_inputs
-    assert va.evaluate(circuit, ones) == va.evaluate(va.load_circuit(SHARED / "c17.bench", "exact"), ones)
-    for function in (va.evaluate, lambda c, x: va.simulate(c, x, "gate-edge")):
-        with pytest.raises(InputError, match=r"x\[2\] is 2, not 0 or 1: a threshold arithmetization"):
-            function(circuit, [1, 0, 2, 1, 1])
-    assert main(["eval", str(SHARED / "c17.bench"), "--mode", "threshold", "--input=1,0,2,1,1"]) == 2
-
-
 def test_a_counterexample_on_a_circuit_with_no_inputs_says_so() -> None:
     """A shrunk witness may have no inputs (red team 30: a needle edit wrong at the constant 7 shrank to ``const 7``);
     its report's ``inputs:`` was an empty list."""

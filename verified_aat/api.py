@@ -84,7 +84,7 @@ def simulate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | i
     from .symbolic.attention import engine_keys
     from .transformer.exact_engine import run_exact
     circuit = _circuit(circuit, "simulate")
-    x = _binary_if_threshold("simulate", circuit, _exact_values("simulate", x, circuit.n_inputs))
+    x = _exact_values("simulate", x, circuit.n_inputs)
     compiled = compile(circuit, construction, depth_bound=depth_bound)
     keys = engine_keys(_resolve(construction, "simulate").score_hints())
     encoding = compiled.encoding
@@ -346,21 +346,12 @@ def _depth(function: str, value: Any) -> int | None:
 
 
 def evaluate(circuit: Circuit | str | os.PathLike[str], x: Sequence[Fraction | int]) -> tuple[Fraction | int, ...]:
-    """C(x) exactly: the outputs in output order (``circuit`` a Circuit or a circuit file's path); for a threshold
-    arithmetization x must be in {0,1}^n, as ``eval`` says (else an InputError)."""
+    """C(x) exactly: the outputs in output order (``circuit`` a Circuit or a circuit file's path); any rational x,
+    also for a threshold arithmetization, which equals its netlist on {0,1}^n only (``eval`` refuses other x)."""
     from .circuits.evaluate import evaluate as _evaluate
     circuit = _circuit(circuit, "evaluate")
-    return _evaluate(circuit, _binary_if_threshold("evaluate", circuit, _exact_values("evaluate", x, circuit.n_inputs)))
+    return _evaluate(circuit, _exact_values("evaluate", x, circuit.n_inputs))
 
-
-def _binary_if_threshold(function: str, circuit: Circuit, values: list[Fraction | int]) -> list[Fraction | int]:
-    """A threshold arithmetization means nothing outside {0,1}^n: an InputError there, as ``eval`` refuses it."""
-    if circuit.provenance is not None and circuit.provenance.arithmetization == "threshold":
-        bad = next((i for i, v in enumerate(values) if v not in (0, 1)), None)
-        if bad is not None:
-            raise InputError(f"{function}: x[{bad}] is {values[bad]}, not 0 or 1: a threshold arithmetization matches "
-                             "the netlist on {0,1}^n only (load it with mode='exact')")
-    return values
 
 
 def _exact_values(function: str, x: Any, n_inputs: int) -> list[Fraction | int]:
