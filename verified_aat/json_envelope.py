@@ -75,4 +75,3 @@ def counterexample_json(cex: Any) -> dict[str, Any] | None:
             "inputs": {n: rational(v) for n, v in zip(cex.input_names, cex.inputs)},
             "input_vector": [rational(v) for v in cex.inputs],
             "outputs": outputs, "steps": steps, "first_mismatch": mismatch}
-

@@ -140,6 +140,7 @@ def _copies(circuit: Circuit, name: str, lifts: Sequence[int], to_depth: int | N
     ``to_depth``, each copy's outputs carried on by identities to that depth."""
     b = CircuitBuilder(name)
     leaves: dict[int, list[int]] = {}  # an input or constant of ``circuit`` → its wire at depth 0, 1, 2, …
+    reach = None if to_depth is None else to_depth - depth(circuit)  # identities after a copy lifted by 0
 
     def carried(g: int, d: int) -> int:
         chain = leaves[g]
@@ -161,7 +162,7 @@ def _copies(circuit: Circuit, name: str, lifts: Sequence[int], to_depth: int | N
                 wire[g] = b.sign(args[0]) if gate.kind is Kind.SIGN else getattr(b, gate.kind.value)(*args)
         for o in circuit.outputs:
             w = wire[o] if o in wire else carried(o, 0 if to_depth is None else lift)
-            for _ in range(0 if to_depth is None else to_depth - depth(circuit) - lift):
+            for _ in range(0 if reach is None else reach - lift):
                 w = b.add(w)
             b.output(w)
     return b.build()
